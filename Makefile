@@ -1,0 +1,29 @@
+# Two entry points: `make serve` and `make test`. Each installs what it needs first.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/studio serve
+
+simulate: $(STAMP)
+	$(BIN)/studio simulate --scenario svc:custom-base-v1
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do $(BIN)/python $$b; done
+
+.PHONY: install serve simulate test bench

@@ -1,0 +1,169 @@
+"""The world's rules as one table.
+
+Everything the kernels need is read from here (compiled once into numpy arrays by `rule_arrays`),
+and `rules_text()` renders the same numbers into the document every model seat reads as
+"the world's own rules". Change a number here and both move together.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources as _res
+
+import numpy as np
+
+RULES_VERSION = "world-rules-1"
+
+RESOURCES = ("wood", "stone", "food", "ore", "relics")
+WOOD, STONE, FOOD, ORE, RELICS = range(5)
+N_RES = len(RESOURCES)
+
+# Terrain codes. A tile holds at most one resource, fixed by its terrain.
+TERRAINS = ("grass", "forest", "rock", "berries", "ore_vein", "ruins", "water")
+GRASS, FOREST, ROCK, BERRIES, ORE_VEIN, RUINS, WATER = range(7)
+TERRAIN_RESOURCE = (-1, WOOD, STONE, FOOD, ORE, RELICS, -1)
+
+# Per resource: base pool size per tile (max), regrowth per tick (regen), price at base.
+RESOURCE_TABLE = {
+    "wood": {"terrain": "forest", "max": 6.0, "regen": 0.05, "price": 1.0},
+    "stone": {"terrain": "rock", "max": 6.0, "regen": 0.03, "price": 1.5},
+    "food": {"terrain": "berries", "max": 4.0, "regen": 0.03, "price": 2.0},
+    "ore": {"terrain": "ore_vein", "max": 3.0, "regen": 0.01, "price": 4.0},
+    "relics": {"terrain": "ruins", "max": 1.0, "regen": 0.002, "price": 25.0},
+}
+
+WORLD = {
+    # season and pacing defaults of the base world
+    "season_ticks": 300,
+    "actions_per_turn": 2,
+    "turn_timeout_ms": 30000,
+    # map: side grows with the field so crowding stays comparable
+    "map_side_min": 24,
+    "map_side_per_agent": 2,
+    "map_side_max": 64,
+    "view_radius": 4,
+    "spawn_min_distance": 3,
+    # body
+    "health_max": 100,
+    "satiety_max": 100,
+    "start_health": 100,
+    "start_satiety": 60,
+    "start_food": 3,
+    "hunger_per_tick": 1,
+    "starve_damage": 5,
+    "heal_above_satiety": 50,
+    "heal_per_tick": 1,
+    "eat_satiety": 25,
+    "carry_max": 99,
+    # gathering
+    "gather_yield": 1,
+    "tool_gather_bonus": 1,
+    # building and crafting
+    "shelter_wood": 5,
+    "shelter_stone": 3,
+    "tool_wood": 2,
+    "tool_stone": 1,
+    "tool_ore": 2,
+    "shelter_value": 10.0,
+    "tool_value": 8.0,
+    # trading
+    "offer_range": 6,
+    "offer_ttl": 10,
+    "offer_qty_max": 20,
+    "open_offers_max": 3,
+    # raiding
+    "raid_base_odds": 0.5,
+    "raid_tool_bonus": 0.15,
+    "raid_shelter_penalty": 0.25,
+    "raid_odds_min": 0.05,
+    "raid_odds_max": 0.95,
+    "raid_share_divisor": 3,
+    "raid_effort_satiety": 3,
+    "raid_fail_satiety": 12,
+    # messages
+    "say_max_chars": 280,
+    # snapshots for trajectories and replays
+    "snapshot_every": 10,
+}
+
+ACTIONS = ("wait", "move", "gather", "eat", "build", "craft", "offer", "accept", "decline", "raid", "say")
+(
+    WAIT, MOVE, GATHER, EAT, BUILD, CRAFT, OFFER, ACCEPT, DECLINE, RAID, SAY,
+) = range(len(ACTIONS))
+DIRECTIONS = ("north", "east", "south", "west")
+DIR_DX = (0, 1, 0, -1)
+DIR_DY = (-1, 0, 1, 0)
+
+# Why a refused action was refused; the event log stores the index.
+REASONS = (
+    "ok",
+    "dead",
+    "bad_direction",
+    "blocked",
+    "nothing_here",
+    "inventory_full",
+    "no_food",
+    "full",
+    "lacks_materials",
+    "already_owned",
+    "bad_target",
+    "out_of_range",
+    "bad_resource",
+    "bad_quantity",
+    "lacks_goods",
+    "too_many_offers",
+    "no_such_offer",
+    "offerer_lacks_goods",
+    "unknown_action",
+    "bad_arguments",
+    "timeout",
+)
+REASON = {name: i for i, name in enumerate(REASONS)}
+
+# Non-action events. Action events use the action index as their kind.
+EVENT_KINDS = ACTIONS + ("match_start", "spawn", "starve", "expire", "snapshot", "final", "stock", "season_end")
+MATCH_START, SPAWN, STARVE, EXPIRE, SNAPSHOT, FINAL, STOCK, SEASON_END = range(len(ACTIONS), len(EVENT_KINDS))
+
+# Scripted policies in compiled code; index is the policy code the kernels use.
+POLICIES = ("honest-trader", "greedy-harvester", "aggressive-raider", "random")
+EXTERNAL = -1  # a seat whose actions come from outside (a model)
+
+
+def world_default(name: str):
+    return WORLD[name]
+
+
+def map_side(n_agents: int) -> int:
+    side = WORLD["map_side_min"] + WORLD["map_side_per_agent"] * n_agents
+    return int(min(WORLD["map_side_max"], max(WORLD["map_side_min"], side)))
+
+
+@lru_cache(maxsize=1)
+def rule_arrays() -> dict[str, np.ndarray]:
+    """The table as lookup arrays for the kernels (read-only by convention)."""
+    order = RESOURCES
+    return {
+        "res_max": np.array([RESOURCE_TABLE[r]["max"] for r in order], dtype=np.float64),
+        "res_regen": np.array([RESOURCE_TABLE[r]["regen"] for r in order], dtype=np.float64),
+        "res_price": np.array([RESOURCE_TABLE[r]["price"] for r in order], dtype=np.float64),
+        "terrain_res": np.array(TERRAIN_RESOURCE, dtype=np.int64),
+        "dir_dx": np.array(DIR_DX, dtype=np.int64),
+        "dir_dy": np.array(DIR_DY, dtype=np.int64),
+    }
+
+
+def net_worth(inventory, shelter: int, tool: int) -> float:
+    price = rule_arrays()["res_price"]
+    return float(np.dot(np.asarray(inventory, dtype=np.float64), price)
+                 + shelter * WORLD["shelter_value"] + tool * WORLD["tool_value"])
+
+
+@lru_cache(maxsize=1)
+def rules_text() -> str:
+    """The rules document every model seat reads, with the table's numbers filled in."""
+    template = _res.files("engine").joinpath("RULES.md").read_text(encoding="utf-8")
+    values = dict(WORLD)
+    for r, row in RESOURCE_TABLE.items():
+        for k, v in row.items():
+            values[f"{r}_{k}"] = v
+    values["rules_version"] = RULES_VERSION
+    return template.format(**values)

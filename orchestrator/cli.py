@@ -1,0 +1,62 @@
+"""The `studio` console script (CONTRACT.md section 1). Each command is a small function."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def _data_dir_default() -> str:
+    return os.environ.get("STUDIO_DATA_DIR", "./studio-data")
+
+
+def _add_data_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", default=_data_dir_default())
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from engine.simulate import SimulateError, simulate
+
+    try:
+        results = simulate(
+            args.scenario, seed=args.seed, spawn_seed=args.spawn_seed, ticks=args.ticks,
+            anchors=args.anchors.split(",") if args.anchors is not None else None,
+            seats=[s for s in args.seats.split(",") if s] if args.seats else [],
+        )
+    except SimulateError as e:
+        print(f"studio simulate: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(results))
+    else:
+        from engine.report import results_table
+
+        print(results_table(results))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="studio", description="Scenario Studio")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("simulate", help="play one match in-process and print its results")
+    _add_data_dir(p)
+    p.add_argument("--scenario", required=True)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--spawn-seed", type=int)
+    p.add_argument("--ticks", type=int)
+    p.add_argument("--anchors", help="comma-separated policy ids or one population id; empty for none")
+    p.add_argument("--seats", help="comma-separated local/POLICY seats")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_simulate)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
