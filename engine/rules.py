@@ -13,14 +13,12 @@ import numpy as np
 
 RULES_VERSION = "world-rules-1"
 
-RESOURCES = ("wood", "stone", "food", "ore", "relics")
-WOOD, STONE, FOOD, ORE, RELICS = range(5)
-N_RES = len(RESOURCES)
+from engine.kernels.codes import (  # noqa: F401  (re-exported: one definition each)
+    ACTIONS, DIRECTIONS, EVENT_KINDS, EXTERNAL, N_RES, PARAM_NAMES, POLICIES, REASONS, RESOURCES,
+    TERRAINS,
+)
 
-# Terrain codes. A tile holds at most one resource, fixed by its terrain.
-TERRAINS = ("grass", "forest", "rock", "berries", "ore_vein", "ruins", "water")
-GRASS, FOREST, ROCK, BERRIES, ORE_VEIN, RUINS, WATER = range(7)
-TERRAIN_RESOURCE = (-1, WOOD, STONE, FOOD, ORE, RELICS, -1)
+TERRAIN_RESOURCE = (-1, 0, 1, 2, 3, 4, -1)  # grass, forest, rock, berries, ore_vein, ruins, water
 
 # Per resource: base pool size per tile (max), regrowth per tick (regen), price at base.
 RESOURCE_TABLE = {
@@ -85,47 +83,9 @@ WORLD = {
     "snapshot_every": 10,
 }
 
-ACTIONS = ("wait", "move", "gather", "eat", "build", "craft", "offer", "accept", "decline", "raid", "say")
-(
-    WAIT, MOVE, GATHER, EAT, BUILD, CRAFT, OFFER, ACCEPT, DECLINE, RAID, SAY,
-) = range(len(ACTIONS))
-DIRECTIONS = ("north", "east", "south", "west")
 DIR_DX = (0, 1, 0, -1)
 DIR_DY = (-1, 0, 1, 0)
-
-# Why a refused action was refused; the event log stores the index.
-REASONS = (
-    "ok",
-    "dead",
-    "bad_direction",
-    "blocked",
-    "nothing_here",
-    "inventory_full",
-    "no_food",
-    "full",
-    "lacks_materials",
-    "already_owned",
-    "bad_target",
-    "out_of_range",
-    "bad_resource",
-    "bad_quantity",
-    "lacks_goods",
-    "too_many_offers",
-    "no_such_offer",
-    "offerer_lacks_goods",
-    "unknown_action",
-    "bad_arguments",
-    "timeout",
-)
 REASON = {name: i for i, name in enumerate(REASONS)}
-
-# Non-action events. Action events use the action index as their kind.
-EVENT_KINDS = ACTIONS + ("match_start", "spawn", "starve", "expire", "snapshot", "final", "stock", "season_end")
-MATCH_START, SPAWN, STARVE, EXPIRE, SNAPSHOT, FINAL, STOCK, SEASON_END = range(len(ACTIONS), len(EVENT_KINDS))
-
-# Scripted policies in compiled code; index is the policy code the kernels use.
-POLICIES = ("honest-trader", "greedy-harvester", "aggressive-raider", "random")
-EXTERNAL = -1  # a seat whose actions come from outside (a model)
 
 
 def world_default(name: str):
@@ -149,6 +109,12 @@ def rule_arrays() -> dict[str, np.ndarray]:
         "dir_dx": np.array(DIR_DX, dtype=np.int64),
         "dir_dy": np.array(DIR_DY, dtype=np.int64),
     }
+
+
+@lru_cache(maxsize=1)
+def param_array() -> np.ndarray:
+    """WORLD's numbers in the order the kernels index them (kernels/codes.py PARAM_NAMES)."""
+    return np.array([float(WORLD[name]) for name in PARAM_NAMES], dtype=np.float64)
 
 
 def net_worth(inventory, shelter: int, tool: int) -> float:

@@ -1,0 +1,42 @@
+"""The event log's columns: what the kernels wrote, trimmed, plus message texts.
+
+Column meanings per kind are documented in docs/EVENTS.md; the rubric reads nothing else.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
+
+COLUMNS = ("tick", "agent", "kind", "ok", "reason", "a", "b", "c", "d", "e", "f", "g", "v")
+
+
+def columns(log, messages: list[str]) -> dict[str, np.ndarray]:
+    n = int(log.n[0])
+    out = {name: getattr(log, name)[:n].copy() for name in COLUMNS}
+    text = np.full(n, None, dtype=object)
+    rows = np.nonzero((out["kind"] == SAY) | (out["kind"] == INVALID))[0]
+    for r in rows:
+        idx = int(out["b"][r])
+        if 0 <= idx < len(messages):
+            text[r] = messages[idx]
+    out["text"] = text
+    return out
+
+
+def kind_names() -> list[str]:
+    return list(EVENT_KINDS)
+
+
+def reason_names() -> list[str]:
+    return list(REASONS)
+
+
+def equal(x: dict, y: dict) -> bool:
+    """Byte-for-byte equality of two logs (numeric columns by bytes, texts by value)."""
+    if x.keys() != y.keys():
+        return False
+    for k in COLUMNS:
+        if x[k].dtype != y[k].dtype or x[k].tobytes() != y[k].tobytes():
+            return False
+    return list(x["text"]) == list(y["text"])

@@ -1,0 +1,53 @@
+"""Structural codes shared by the kernels and the Python layer (one definition each)."""
+
+RESOURCES = ("wood", "stone", "food", "ore", "relics")
+WOOD, STONE, FOOD, ORE, RELICS = range(5)
+N_RES = 5
+
+TERRAINS = ("grass", "forest", "rock", "berries", "ore_vein", "ruins", "water")
+GRASS, FOREST, ROCK, BERRIES, ORE_VEIN, RUINS, WATER = range(7)
+
+ACTIONS = ("wait", "move", "gather", "eat", "build", "craft", "offer", "accept", "decline", "raid", "say")
+WAIT, MOVE, GATHER, EAT, BUILD, CRAFT, OFFER, ACCEPT, DECLINE, RAID, SAY = range(11)
+N_ACTIONS = 11
+NO_ACTION = -1  # an empty slot: the seat sent fewer actions than it may take
+
+# Non-action events follow the actions; INVALID records a reply that named no valid action.
+EVENT_KINDS = ACTIONS + ("invalid", "match_start", "spawn", "starve", "expire", "snapshot", "final",
+                         "stock", "season_end")
+(INVALID, MATCH_START, SPAWN, STARVE, EXPIRE, SNAPSHOT, FINAL, STOCK, SEASON_END) = range(11, 20)
+
+REASONS = (
+    "ok", "dead", "bad_direction", "blocked", "nothing_here", "inventory_full", "no_food", "full",
+    "lacks_materials", "already_owned", "bad_target", "out_of_range", "bad_resource", "bad_quantity",
+    "lacks_goods", "too_many_offers", "no_such_offer", "offerer_lacks_goods", "unknown_action",
+    "bad_arguments",
+)
+(R_OK, R_DEAD, R_BAD_DIRECTION, R_BLOCKED, R_NOTHING_HERE, R_INVENTORY_FULL, R_NO_FOOD, R_FULL,
+ R_LACKS_MATERIALS, R_ALREADY_OWNED, R_BAD_TARGET, R_OUT_OF_RANGE, R_BAD_RESOURCE, R_BAD_QUANTITY,
+ R_LACKS_GOODS, R_TOO_MANY_OFFERS, R_NO_SUCH_OFFER, R_OFFERER_LACKS_GOODS, R_UNKNOWN_ACTION,
+ R_BAD_ARGUMENTS) = range(20)
+
+STOP_REASONS = ("season_end", "spend_cap", "cancelled", "failed")
+EXPIRE_CAUSES = ("ttl", "party_gone", "voided")
+WAIT_CAUSES = ("chosen", "timeout", "no_reply")
+DIRECTIONS = ("north", "east", "south", "west")
+
+POLICIES = ("honest-trader", "greedy-harvester", "aggressive-raider", "random")
+HONEST_TRADER, GREEDY_HARVESTER, AGGRESSIVE_RAIDER, RANDOM = range(4)
+EXTERNAL = -1
+
+# Rule numbers reach the kernels as one float64 array P indexed by these names (values in rules.py).
+PARAM_NAMES = (
+    "health_max", "satiety_max", "hunger_per_tick", "starve_damage", "heal_above_satiety",
+    "heal_per_tick", "eat_satiety", "carry_max", "gather_yield", "tool_gather_bonus", "shelter_wood",
+    "shelter_stone", "tool_wood", "tool_stone", "tool_ore", "shelter_value", "tool_value", "offer_range",
+    "offer_ttl", "offer_qty_max", "open_offers_max", "raid_base_odds", "raid_tool_bonus",
+    "raid_shelter_penalty", "raid_odds_min", "raid_odds_max", "raid_share_divisor",
+    "raid_effort_satiety", "raid_fail_satiety", "snapshot_every", "view_radius",
+)
+(P_HEALTH_MAX, P_SATIETY_MAX, P_HUNGER, P_STARVE_DAMAGE, P_HEAL_ABOVE, P_HEAL, P_EAT_SATIETY,
+ P_CARRY_MAX, P_GATHER_YIELD, P_TOOL_BONUS, P_SHELTER_WOOD, P_SHELTER_STONE, P_TOOL_WOOD,
+ P_TOOL_STONE, P_TOOL_ORE, P_SHELTER_VALUE, P_TOOL_VALUE, P_OFFER_RANGE, P_OFFER_TTL, P_OFFER_QTY_MAX,
+ P_OPEN_OFFERS_MAX, P_RAID_BASE, P_RAID_TOOL, P_RAID_SHELTER, P_RAID_MIN, P_RAID_MAX, P_RAID_DIVISOR,
+ P_RAID_EFFORT, P_RAID_FAIL, P_SNAPSHOT_EVERY, P_VIEW_RADIUS) = range(31)

@@ -1,0 +1,122 @@
+"""Map generation and spawn placement.
+
+Terrain comes from two smooth value-noise fields (elevation, moisture) plus per-tile noise, all
+drawn from the map seed's stream; spawns come from the spawn seed's stream alone, so the map and
+the roster's landing spots can be pinned independently.
+"""
+import numpy as np
+from numba import njit
+
+from engine.kernels.codes import BERRIES, FOREST, GRASS, ORE_VEIN, ROCK, RUINS, WATER
+from engine.kernels.rng import uniform
+
+_CELL = 8
+
+
+@njit(cache=True)
+def _smooth(t):
+    return t * t * (3.0 - 2.0 * t)
+
+
+@njit(cache=True)
+def _noise_field(rng, H, W, out):
+    """Bilinear value noise on an 8-tile lattice, values in [0, 1): out float64[H, W]."""
+    gh = H // _CELL + 2
+    gw = W // _CELL + 2
+    lattice = np.empty((gh, gw), dtype=np.float64)
+    for j in range(gh):
+        for i in range(gw):
+            lattice[j, i] = uniform(rng, 0)
+    for y in range(H):
+        gy = y // _CELL
+        fy = _smooth((y % _CELL) / _CELL)
+        for x in range(W):
+            gx = x // _CELL
+            fx = _smooth((x % _CELL) / _CELL)
+            a = lattice[gy, gx] * (1.0 - fx) + lattice[gy, gx + 1] * fx
+            b = lattice[gy + 1, gx] * (1.0 - fx) + lattice[gy + 1, gx + 1] * fx
+            out[y, x] = a * (1.0 - fy) + b * fy
+
+
+@njit(cache=True)
+def generate(rng, terrain, pool, cap, regen, touched, res_max, res_regen, mult_max, mult_regen,
+             terrain_res):
+    """Fill terrain uint8[H, W] and the pool arrays float64[H, W] from the map stream rng uint64[1].
+
+    res_* are the base table (float64[R]); mult_* the scenario's multipliers (float64[R]).
+    Every pool starts full.
+    """
+    H, W = terrain.shape
+    elev = np.empty((H, W), dtype=np.float64)
+    moist = np.empty((H, W), dtype=np.float64)
+    _noise_field(rng, H, W, elev)
+    _noise_field(rng, H, W, moist)
+    for y in range(H):
+        for x in range(W):
+            e = elev[y, x]
+            m = moist[y, x]
+            u = uniform(rng, 0)
+            if e < 0.2:
+                t = WATER
+            elif e > 0.74:
+                t = ORE_VEIN if u < 0.22 else ROCK
+            elif u < 0.006:
+                t = RUINS
+            elif m > 0.6:
+                t = FOREST
+            elif m < 0.42 and u < 0.3:
+                t = BERRIES
+            elif u < 0.04:
+                t = BERRIES
+            else:
+                t = GRASS
+            terrain[y, x] = t
+            r = terrain_res[t]
+            touched[y, x] = 0
+            if r < 0:
+                cap[y, x] = 0.0
+                regen[y, x] = 0.0
+            else:
+                cap[y, x] = res_max[r] * mult_max[r]
+                regen[y, x] = res_regen[r] * mult_regen[r]
+            pool[y, x] = cap[y, x]
+
+
+@njit(cache=True)
+def place_spawns(rng, terrain, n, min_distance, pos):
+    """Land n agents on distinct dry tiles, spread at least min_distance apart when room allows.
+
+    pos: int64[n, 2] as (x, y). Draws only from the spawn stream rng uint64[1].
+    """
+    H, W = terrain.shape
+    for k in range(n):
+        best_x = -1
+        best_y = -1
+        for attempt in range(400):
+            x = np.int64(uniform(rng, 0) * W)
+            y = np.int64(uniform(rng, 0) * H)
+            if terrain[y, x] == WATER:
+                continue
+            clash = False
+            spread = min_distance if attempt < 200 else 0
+            for j in range(k):
+                if max(abs(pos[j, 0] - x), abs(pos[j, 1] - y)) < max(spread, 1):
+                    clash = True
+                    break
+            if not clash:
+                best_x = x
+                best_y = y
+                break
+        if best_x < 0:  # a crowded or drowned map: fall back to a scan for any free dry tile
+            for y in range(H):
+                for x in range(W):
+                    if terrain[y, x] != WATER and best_x < 0:
+                        taken = False
+                        for j in range(k):
+                            if pos[j, 0] == x and pos[j, 1] == y:
+                                taken = True
+                        if not taken:
+                            best_x = x
+                            best_y = y
+        pos[k, 0] = best_x
+        pos[k, 1] = best_y

@@ -1,0 +1,177 @@
+"""A match: the world, its agents and the event log, played one of two ways through one step.
+
+- `run()` plays whole stretches of the season inside compiled code (every agent scripted);
+- `observe()` then `submit()` plays one tick with actions from outside (model seats).
+Both call kernels.step.play_ticks, so identical actions give identical logs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine import rules
+from engine.actions import EMPTY_ROW, encode
+from engine.kernels import step as _step
+from engine.kernels.codes import (
+    EXTERNAL, FINAL, MATCH_START, POLICIES, R_OK, SEASON_END, SPAWN, STOCK, STOP_REASONS,
+)
+from engine.kernels.common import emit, worth
+from engine.kernels.rng import derive
+from engine.kernels.state import log_capacity, new_agents, new_log, new_offers, new_world
+from engine.kernels.worldgen import generate, place_spawns
+
+CANNED_MESSAGES = ("Hello!", "Anyone trading?", "Stay away.", "Nice weather.")
+SEED_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent of the field: a roster seat (scripted `local/<policy>` or external) or an anchor."""
+    name: str
+    model: str
+    policy: str | None = None  # a POLICIES id, or None for a seat played from outside
+    anchor: bool = False
+
+
+@dataclass
+class MatchConfig:
+    season_ticks: int
+    seed: int
+    spawn_seed: int
+    actions_per_turn: int = rules.WORLD["actions_per_turn"]
+    resources: dict = field(default_factory=dict)  # {resource: {"max": m, "regen": r}} multipliers
+    agents: list[AgentSpec] = field(default_factory=list)
+
+
+def multipliers(resources: dict) -> tuple[np.ndarray, np.ndarray]:
+    mult_max = np.ones(rules.N_RES, dtype=np.float64)
+    mult_regen = np.ones(rules.N_RES, dtype=np.float64)
+    for name, m in (resources or {}).items():
+        r = rules.RESOURCES.index(name)
+        mult_max[r] = float(m.get("max", 1.0))
+        mult_regen[r] = float(m.get("regen", 1.0))
+    return mult_max, mult_regen
+
+
+class Match:
+    def __init__(self, config: MatchConfig):
+        if not config.agents:
+            raise ValueError("a match needs at least one agent")
+        for s in (config.seed, config.spawn_seed):
+            if not 0 <= s <= SEED_MAX:
+                raise ValueError(f"seeds must lie in 0..{SEED_MAX}")
+        self.config = config
+        self.specs = list(config.agents)
+        n = len(self.specs)
+        self.n = n
+        self.apt = int(config.actions_per_turn)
+        self.season_ticks = int(config.season_ticks)
+        self.tick = 0
+        self.stop_reason: str | None = None
+        self.messages: list[str] = list(CANNED_MESSAGES)
+        arr = rules.rule_arrays()
+        self._price = arr["res_price"]
+        self._dx, self._dy, self._terrain_res = arr["dir_dx"], arr["dir_dy"], arr["terrain_res"]
+        self._P = rules.param_array()
+        W = rules.WORLD
+
+        side = rules.map_side(n)
+        self.world = new_world(side)
+        mult_max, mult_regen = multipliers(config.resources)
+        generate(np.array([derive(config.seed, 1)]), self.world.terrain, self.world.pool, self.world.cap,
+                 self.world.regen, self.world.touched, arr["res_max"], arr["res_regen"], mult_max,
+                 mult_regen, self._terrain_res)
+        codes = np.array([EXTERNAL if s.policy is None else POLICIES.index(s.policy) for s in self.specs])
+        self.agents = new_agents(codes, W["start_health"], W["start_satiety"], W["start_food"])
+        place_spawns(np.array([derive(config.spawn_seed, 2)]), self.world.terrain, n, W["spawn_min_distance"],
+                     self.agents.pos)
+        self.offers = new_offers(n * W["open_offers_max"])
+        self.rng = np.array([derive(config.seed, 3, config.spawn_seed)]
+                            + [derive(config.seed, 4, config.spawn_seed, i) for i in range(n)], dtype=np.uint64)
+        self.log = new_log(log_capacity(self.season_ticks, n, self.apt))
+        self._ext = np.zeros((n, self.apt, 6), dtype=np.int64)
+        self._ext[:, :, 0] = EMPTY_ROW[0]
+        emit(self.log, 0, -1, MATCH_START, 1, R_OK, side, side, n, self.season_ticks, self.apt,
+             W["view_radius"], 0, 0.0)
+        for i in range(n):
+            emit(self.log, 0, i, SPAWN, 1, R_OK, self.agents.pos[i, 0], self.agents.pos[i, 1], codes[i],
+                 int(self.specs[i].anchor), 0, 0, 0, 0.0)
+
+    # -- state ---------------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.stop_reason is not None
+
+    @property
+    def external(self) -> list[int]:
+        """Indexes of living agents whose actions come from outside."""
+        return [i for i, s in enumerate(self.specs) if s.policy is None and self.agents.alive[i] == 1]
+
+    def _args(self):
+        return (self.world, self.agents, self.offers, self.log, self.rng)
+
+    def _kernel_rest(self):
+        return (self._P, self._price, self._dx, self._dy, self._terrain_res)
+
+    # -- playing -------------------------------------------------------------------------------
+    def run(self, until: int | None = None) -> None:
+        """Play ticks up to `until` (default: the season's end) in compiled code.
+
+        Seats played from outside act only through submit(); here they would only wait, so refuse."""
+        if self.external:
+            raise RuntimeError("run() plays scripted agents only; use observe()/submit() for external seats")
+        end = self.season_ticks if until is None else min(int(until), self.season_ticks)
+        if end > self.tick:
+            _step.play_ticks(*self._args(), self.tick, end, self.apt, self._ext, *self._kernel_rest())
+            self.tick = end
+        if self.tick >= self.season_ticks:
+            self.finish("season_end")
+
+    def submit(self, actions: dict[int, list]) -> None:
+        """Play one tick. actions: agent index -> up to actions_per_turn action dicts (or int rows)."""
+        if self.done:
+            raise RuntimeError("the match is over")
+        self._ext[:, :, :] = 0
+        self._ext[:, :, 0] = EMPTY_ROW[0]
+        for i, acts in actions.items():
+            if self.specs[i].policy is not None:
+                raise ValueError(f"agent {i} is scripted; it takes no submitted actions")
+            for slot, a in enumerate(list(acts)[: self.apt]):
+                self._ext[i, slot] = a if isinstance(a, np.ndarray) else encode(a, self.messages)
+        _step.play_ticks(*self._args(), self.tick, self.tick + 1, self.apt, self._ext, *self._kernel_rest())
+        self.tick += 1
+        if self.tick >= self.season_ticks:
+            self.finish("season_end")
+
+    def finish(self, stop_reason: str = "season_end") -> None:
+        """Close the log: every agent's final state and stock, then season_end. Idempotent."""
+        if self.done:
+            return
+        t = self.tick
+        a = self.agents
+        for i in range(self.n):
+            alive_ticks = t if a.alive[i] == 1 else int(a.death_tick[i]) + 1
+            emit(self.log, t, i, FINAL, 1, R_OK, a.health[i], a.satiety[i], a.alive[i], a.shelter[i], a.tool[i],
+                 alive_ticks, 0, worth(a, i, self._price, self._P))
+            inv = a.inv[i]
+            emit(self.log, t, i, STOCK, 1, R_OK, inv[0], inv[1], inv[2], inv[3], inv[4], 0, 0, 0.0)
+        emit(self.log, t, -1, SEASON_END, 1, R_OK, t, STOP_REASONS.index(stop_reason), 0, 0, 0, 0, 0, 0.0)
+        self.stop_reason = stop_reason
+
+    # -- reading -------------------------------------------------------------------------------
+    def columns(self) -> dict[str, np.ndarray]:
+        """The event log so far as columns (copies), plus `text` for say and invalid rows."""
+        from engine.events import columns
+
+        return columns(self.log, self.messages)
+
+    def results(self) -> dict:
+        from engine.rubric import score
+
+        return score(self.columns(), self.specs)
+
+    def observe(self, i: int) -> dict:
+        from engine.observe import observation
+
+        return observation(self, i)

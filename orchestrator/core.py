@@ -1,0 +1,41 @@
+"""The service core's handle: the store, the plan table and the limiters of one data dir.
+
+REST routes, MCP tools, the admin CLI and notebooks all build one `Core` and pass it to the service
+functions (orchestrator.scenarios, .skills, .auth, ...) together with a Principal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orchestrator.plans import load_plans, read_config
+from orchestrator.ratelimit import AddressLimiter, TokenLimiter
+from orchestrator.store import Store
+
+
+@dataclass
+class Core:
+    store: Store
+    plans: dict[str, dict]
+    config: dict
+    token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
+    address_limiter: AddressLimiter = field(default_factory=AddressLimiter)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.store.data_dir
+
+    @classmethod
+    def open(cls, data_dir: str | Path, *, refused_per_address_per_minute: int | None = None) -> "Core":
+        """Create the data dir if needed, migrate the store, read config.toml (plans, limits, smtp)."""
+        store = Store(data_dir)
+        config = read_config(store.data_dir)
+        ceiling = refused_per_address_per_minute
+        if ceiling is None:
+            ceiling = int((config.get("limits") or {}).get("refused_per_address_per_minute",
+                                                          AddressLimiter.DEFAULT_CEILING))
+        return cls(store=store, plans=load_plans(config), config=config,
+                   address_limiter=AddressLimiter(ceiling))
+
+    def plan(self, plan_id: str) -> dict:
+        return self.plans[plan_id]

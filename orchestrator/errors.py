@@ -1,0 +1,64 @@
+"""Domain errors carrying SPEC.md's error codes. The transports map them to the envelope in one place."""
+from __future__ import annotations
+
+# SPEC.md "Errors": code -> HTTP status. The single source for every surface (REST, MCP, notebooks).
+STATUS: dict[str, int] = {
+    "token_required": 401,
+    "scope_required": 403,
+    "plan_api": 403,
+    "rate_limited": 429,
+    "bad_request": 400,
+    "bad_scenario": 400,
+    "bad_season_ticks": 400,
+    "bad_env": 400,
+    "too_many_scenarios": 400,
+    "unknown_scenario": 404,
+    "bad_skill": 400,
+    "too_many_skills": 400,
+    "unknown_skill": 404,
+    "bad_roster": 400,
+    "bad_provider": 400,
+    "provider_key_required": 400,
+    "router_key_required": 400,
+    "router_balance_low": 400,
+    "billing_frozen": 400,
+    "email_unverified": 400,
+    "bad_trials": 400,
+    "bad_spend_cap": 400,
+    "plan_seats": 400,
+    "plan_ticks": 400,
+    "plan_series": 400,
+    "plan_quota": 400,
+    "too_many_runs": 400,
+    "run_history_full": 400,
+    "seed_not_allowed": 400,
+    "unknown_run": 404,
+    "run_launching": 409,
+    "internal_error": 500,
+    # CONTRACT.md section 2: router-level answers for unknown routes and wrong methods.
+    "not_found": 404,
+    "method_not_allowed": 405,
+}
+
+
+class DomainError(Exception):
+    """A refusal with SPEC.md's code; status comes from STATUS so no caller can pick a wrong one."""
+
+    def __init__(self, code: str, message: str, *, retry_after_s: int | None = None):
+        if code not in STATUS:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.status = STATUS[code]
+        self.message = message
+        self.retry_after_s = retry_after_s  # set on rate_limited; REST sends it as Retry-After
+
+    def envelope(self) -> dict:
+        return {"error": self.code, "message": self.message}
+
+    def __repr__(self) -> str:
+        return f"DomainError({self.code!r}, {self.message!r})"
+
+
+class AdminError(ValueError):
+    """A refusal of an operator command (CLI only): unknown account, token allowance, bad flags."""

@@ -1,0 +1,8 @@
+"""Resource ids: a SPEC.md prefix and random hex, so ids reveal neither order nor count."""
+from __future__ import annotations
+
+import secrets
+
+
+def new_id(prefix: str) -> str:
+    return prefix + secrets.token_hex(12)

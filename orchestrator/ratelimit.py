@@ -1,0 +1,84 @@
+"""Per-minute ceilings (SPEC.md "Limits"): per token, and per client address for refused requests.
+
+Windows are aligned to the wall-clock minute ("the per-minute ceiling rolls each minute"), so
+Retry-After is the number of seconds until the next minute starts. State lives in process memory:
+the service runs as one process (`studio serve`), and a restart forgetting a minute's counts is harmless.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+from orchestrator.errors import DomainError
+
+WINDOW_MS = 60_000
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _retry_after_s(now_ms: int) -> int:
+    return max(1, math.ceil((WINDOW_MS - now_ms % WINDOW_MS) / 1000))
+
+
+class _MinuteCounter:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._window = -1
+        self._counts: dict[str, int] = {}
+
+    def add(self, key: str, now_ms: int) -> int:
+        """Count one hit for key in the current minute; return the count including this hit."""
+        window = now_ms // WINDOW_MS
+        with self._lock:
+            if window != self._window:  # a new minute: every key starts again from zero
+                self._window, self._counts = window, {}
+            n = self._counts.get(key, 0) + 1
+            self._counts[key] = n
+            return n
+
+    def get(self, key: str, now_ms: int) -> int:
+        with self._lock:
+            return self._counts.get(key, 0) if now_ms // WINDOW_MS == self._window else 0
+
+
+class TokenLimiter:
+    """Each authenticated request counts against its token's plan figure (requests_per_minute)."""
+
+    def __init__(self) -> None:
+        self._counter = _MinuteCounter()
+
+    def hit(self, token_id: str, per_minute: int, now_ms: int | None = None) -> None:
+        now_ms = _now_ms() if now_ms is None else now_ms
+        if self._counter.add(token_id, now_ms) > per_minute:
+            wait = _retry_after_s(now_ms)
+            raise DomainError("rate_limited", f"this token is over its plan's ceiling of {per_minute} requests "
+                              f"per minute; retry after {wait} s when the minute rolls", retry_after_s=wait)
+
+
+class AddressLimiter:
+    """Refused (401, 403) requests per client address per minute.
+
+    Past the ceiling, a request from that address that would be refused is answered 429 instead,
+    which slows token guessing without touching requests that carry a valid token and scope.
+    """
+
+    DEFAULT_CEILING = 120
+
+    def __init__(self, ceiling: int = DEFAULT_CEILING) -> None:
+        self.ceiling = ceiling
+        self._counter = _MinuteCounter()
+
+    def refuse(self, address: str | None, error: DomainError, now_ms: int | None = None) -> DomainError:
+        """Record a refusal from address; return the error to answer with (rate_limited when over)."""
+        if address is None or error.status not in (401, 403):
+            return error
+        now_ms = _now_ms() if now_ms is None else now_ms
+        if self._counter.add(address, now_ms) > self.ceiling:
+            wait = _retry_after_s(now_ms)
+            return DomainError("rate_limited", f"too many refused or unauthenticated requests from this address "
+                               f"(ceiling {self.ceiling} per minute); retry after {wait} s with a valid token",
+                               retry_after_s=wait)
+        return error

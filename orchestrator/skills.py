@@ -1,0 +1,114 @@
+"""Skills: the six built-ins (readable by every account, never editable) and each account's own."""
+from __future__ import annotations
+
+import sqlite3
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from engine.skills import BUILTIN_SKILLS
+from orchestrator.auth import Principal, require
+from orchestrator.core import Core
+from orchestrator.errors import DomainError
+from orchestrator.ids import new_id
+from orchestrator.store import now_ms
+from orchestrator.validation import StrictModel, parse
+
+READ, WRITE = "scenarios:read", "scenarios:write"
+NAME_CHARS, TEXT_CHARS = (2, 60), (10, 2000)
+CODES = {"name": "bad_skill", "text": "bad_skill"}
+HINTS = {"name": f"send a string of {NAME_CHARS[0]} to {NAME_CHARS[1]} characters",
+         "text": f"send a string of {TEXT_CHARS[0]} to {TEXT_CHARS[1]} characters"}
+
+SkillName = Annotated[str, Field(min_length=NAME_CHARS[0], max_length=NAME_CHARS[1])]
+SkillText = Annotated[str, Field(min_length=TEXT_CHARS[0], max_length=TEXT_CHARS[1])]
+
+
+class SkillBody(StrictModel):
+    name: SkillName
+    text: SkillText
+
+
+class SkillPatch(StrictModel):
+    name: SkillName = None
+    text: SkillText = None
+
+
+def view(row: sqlite3.Row) -> dict:
+    return {"id": row["id"], "name": row["name"], "text": row["text"], "created_at_ms": row["created_at_ms"],
+            "updated_at_ms": row["updated_at_ms"]}
+
+
+def _own(c: Any, principal: Principal, skill_id: str) -> sqlite3.Row:
+    row = c.execute("SELECT * FROM skills WHERE id = ? AND account_id = ?", (skill_id, principal.account_id)).fetchone()
+    if row is None:
+        raise DomainError("unknown_skill", f"no skill {skill_id!r}: not a built-in and not on this account; "
+                          "list them with GET /api/v1/skills")
+    return row
+
+
+def _refuse_builtin(skill_id: str) -> None:
+    if skill_id in BUILTIN_SKILLS:
+        raise DomainError("bad_skill", f"{skill_id} is a built-in skill and cannot be changed or deleted; "
+                          "create your own skill with its text instead")
+
+
+def list_skills(core: Core, principal: Principal) -> dict:
+    require(principal, READ)
+    rows = core.store.all("SELECT * FROM skills WHERE account_id = ? ORDER BY seq DESC", (principal.account_id,))
+    return {"builtin": [dict(s) for s in BUILTIN_SKILLS.values()], "mine": [view(r) for r in rows],
+            "limits": {"name_chars": list(NAME_CHARS), "text_chars": list(TEXT_CHARS),
+                       "saved_skills": principal.plan["saved_skills"]}}
+
+
+def get(core: Core, principal: Principal, skill_id: str) -> dict:
+    require(principal, READ)
+    if skill_id in BUILTIN_SKILLS:
+        return {"skill": dict(BUILTIN_SKILLS[skill_id])}
+    return {"skill": view(_own(core.store.conn(), principal, skill_id))}
+
+
+def create(core: Core, principal: Principal, body: Any) -> dict:
+    require(principal, WRITE, write=True)
+    skill = parse(SkillBody, body, codes=CODES, hints=HINTS)
+    allowance = principal.plan["saved_skills"]
+    with core.store.write() as c:
+        count = c.execute("SELECT COUNT(*) FROM skills WHERE account_id = ?", (principal.account_id,)).fetchone()[0]
+        if count >= allowance:
+            raise DomainError("too_many_skills", f"the {principal.plan['name']} plan allows {allowance} saved skills "
+                              "and all are in use; delete one first")
+        skill_id = new_id("usk_")
+        c.execute("INSERT INTO skills (id, account_id, name, text, created_at_ms) VALUES (?, ?, ?, ?, ?)",
+                  (skill_id, principal.account_id, skill.name, skill.text, now_ms()))
+        row = c.execute("SELECT * FROM skills WHERE id = ?", (skill_id,)).fetchone()
+    return {"ok": True, "skill": view(row)}
+
+
+def update(core: Core, principal: Principal, skill_id: str, body: Any) -> dict:
+    require(principal, WRITE, write=True)
+    _refuse_builtin(skill_id)
+    patch = parse(SkillPatch, body, codes=CODES, hints=HINTS).model_dump(exclude_unset=True)
+    with core.store.write() as c:
+        row = _own(c, principal, skill_id)
+        c.execute("UPDATE skills SET name = ?, text = ?, updated_at_ms = ? WHERE id = ?",
+                  (patch.get("name", row["name"]), patch.get("text", row["text"]), now_ms(), skill_id))
+        row = c.execute("SELECT * FROM skills WHERE id = ?", (skill_id,)).fetchone()
+    return {"skill": view(row)}
+
+
+def delete(core: Core, principal: Principal, skill_id: str) -> dict:
+    require(principal, WRITE, write=True)
+    _refuse_builtin(skill_id)
+    with core.store.write() as c:
+        _own(c, principal, skill_id)
+        c.execute("DELETE FROM skills WHERE id = ?", (skill_id,))
+    return {"ok": True, "deleted": skill_id}
+
+
+def resolve(core: Core, principal: Principal, skill_id: str) -> dict:
+    """{id, name, text} of a skill the account can see, for a seat at launch (runs issue)."""
+    if skill_id in BUILTIN_SKILLS:
+        s = BUILTIN_SKILLS[skill_id]
+    else:
+        s = view(_own(core.store.conn(), principal, skill_id))
+    return {"id": s["id"], "name": s["name"], "text": s["text"]}

@@ -1,0 +1,175 @@
+"""The control-plane store: SQLite in WAL mode under the data dir, versioned by migrations.
+
+One connection per thread (sqlite3 connections must not be shared across threads), autocommit mode
+with explicit transactions: writes take `BEGIN IMMEDIATE` so the server and the admin CLI serialize
+on the write lock instead of failing half-way with SQLITE_BUSY on lock upgrade.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+DB_NAME = "studio.db"
+
+# Append-only: each entry moves the schema from version i to i+1. Never edit a shipped entry;
+# the runs issue adds its tables as a new entry.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE,
+        handle TEXT NOT NULL UNIQUE,
+        plan TEXT NOT NULL,
+        verified INTEGER NOT NULL DEFAULT 0,
+        frozen INTEGER NOT NULL DEFAULT 0,
+        created_at_ms INTEGER NOT NULL
+    );
+    CREATE TABLE tokens (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        scopes TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        expires_at_ms INTEGER,
+        revoked_at_ms INTEGER,
+        last_used_at_ms INTEGER
+    );
+    CREATE INDEX tokens_account ON tokens(account_id);
+    CREATE TABLE scenarios (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        name TEXT NOT NULL,
+        description TEXT NOT NULL,
+        season_ticks INTEGER NOT NULL,
+        env TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER
+    );
+    CREATE INDEX scenarios_account ON scenarios(account_id, seq);
+    CREATE INDEX scenarios_name_hash ON scenarios(account_id, name, hash);
+    CREATE TABLE skills (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        name TEXT NOT NULL,
+        text TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER
+    );
+    CREATE INDEX skills_account ON skills(account_id, seq);
+    CREATE TABLE security_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        kind TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        at_ms INTEGER NOT NULL
+    );
+    CREATE TABLE email_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id TEXT REFERENCES accounts(id),
+        to_addr TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        sent_at_ms INTEGER,
+        send_error TEXT
+    );
+    CREATE TABLE provider_keys (
+        owner TEXT NOT NULL,           -- an account id, or 'platform' for the operator's sponsor keys
+        provider TEXT NOT NULL,
+        ciphertext BLOB NOT NULL,
+        base_url TEXT,
+        balance_usd REAL,
+        models TEXT,                   -- JSON list; platform keys only
+        created_at_ms INTEGER NOT NULL,
+        updated_at_ms INTEGER,
+        PRIMARY KEY (owner, provider)
+    );
+    """,
+]
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Store:
+    """Opens the database in `data_dir` (created if missing) and brings its schema up to date."""
+
+    def __init__(self, data_dir: str | Path):
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.data_dir / DB_NAME
+        self._local = threading.local()
+        self.migrate()
+
+    def conn(self) -> sqlite3.Connection:
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = sqlite3.connect(self.path, isolation_level=None, timeout=10.0, check_same_thread=True)
+            c.row_factory = sqlite3.Row
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across app crashes
+            c.execute("PRAGMA foreign_keys=ON")
+            self._local.conn = c
+        return c
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; commits on success, rolls back on any exception."""
+        c = self.conn()
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            yield c
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        c.execute("COMMIT")
+
+    def one(self, sql: str, params: tuple = ()) -> sqlite3.Row | None:
+        return self.conn().execute(sql, params).fetchone()
+
+    def all(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
+        return self.conn().execute(sql, params).fetchall()
+
+    def schema_version(self) -> int:
+        return self.conn().execute("PRAGMA user_version").fetchone()[0]
+
+    def migrate(self) -> int:
+        """Apply pending migrations, each in its own transaction with the version bump."""
+        for i in range(len(MIGRATIONS)):
+            with self.write() as c:
+                # Re-read inside the lock: the CLI and the server may start on one data dir at once.
+                if c.execute("PRAGMA user_version").fetchone()[0] != i:
+                    continue
+                for statement in _statements(MIGRATIONS[i]):
+                    c.execute(statement)
+                c.execute(f"PRAGMA user_version = {i + 1}")
+        return self.schema_version()
+
+    def close(self) -> None:
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.close()
+            self._local.conn = None
+
+
+def _statements(script: str) -> list[str]:
+    # executescript() would COMMIT our open transaction; split on complete statements instead.
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {buf.strip()[:60]}")
+    return out

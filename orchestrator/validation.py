@@ -1,0 +1,82 @@
+"""Strict body models and the one translation from pydantic's errors to SPEC.md's codes.
+
+Models refuse wrong JSON types instead of coercing them (strict), refuse unknown fields (extra
+forbid), and keep no defaults in their JSON Schema: an omitted field is simply absent, so
+`model_dump(exclude_unset=True)` returns the body exactly as given.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from orchestrator.errors import DomainError
+
+
+def _schema_without_defaults(schema: dict, _cls: type) -> None:
+    # A `default: null` next to `type: integer` would invite generators (and readers) to send null.
+    for prop in schema.get("properties", {}).values():
+        prop.pop("default", None)
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", json_schema_extra=_schema_without_defaults)
+
+
+def _path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _message(err: dict, union: bool) -> str:
+    if err["type"] in ("model_type", "dict_type", "model_attributes_type"):
+        return "should be a JSON object"
+    if union and err["type"] in ("int_type", "float_type"):
+        return "should be a number"  # a failed int|float union reports its first member; say what it means
+    return err["msg"].replace("Input should", "should")
+
+
+def parse(adapter: TypeAdapter | type[BaseModel], raw: Any, *, codes: dict[str, str], default: str = "bad_request",
+          hints: dict[str, str], top_level: bool = True, prefix: tuple = ()) -> Any:
+    """Validate raw JSON; raise DomainError with the code of the field that failed.
+
+    codes maps a top-level field to its error code (default for the rest). With top_level, a
+    missing required field, an unknown field, or a body that is not an object is bad_request
+    (CONTRACT.md section 2). hints maps a field name (the last path element) to what to send.
+    prefix names where raw sits in a larger body (("env",) for a run's env overrides).
+    """
+    try:
+        if isinstance(adapter, TypeAdapter):
+            return adapter.validate_python(raw)
+        return adapter.model_validate(raw)
+    except ValidationError as e:
+        errors = e.errors()
+    # Structural problems of the body itself outrank a bad value in one field.
+    errors.sort(key=lambda x: 0 if len(x["loc"]) <= 1 and x["type"] in ("missing", "extra_forbidden",
+                                                                       "model_type", "dict_type") else 1)
+    err = errors[0]
+    loc = prefix + tuple(p for p in err["loc"] if not _is_union_tag(p))
+    path = _path(loc)
+    if top_level and len(err["loc"]) == 0:
+        raise DomainError("bad_request", "the body must be a JSON object")
+    if top_level and len(err["loc"]) == 1 and err["type"] == "missing":
+        raise DomainError("bad_request", f"{path} is required")
+    if top_level and len(err["loc"]) == 1 and err["type"] == "extra_forbidden":
+        raise DomainError("bad_request", f"unknown field '{path}'; allowed fields: {', '.join(codes)}")
+    code = codes.get(err["loc"][0], default) if err["loc"] else default
+    if err["type"] == "value_error":  # our own validators write complete messages, path included
+        raise DomainError(code, str(err.get("ctx", {}).get("error", err["msg"])))
+    names = [p for p in loc if isinstance(p, str)]
+    if err["type"] == "extra_forbidden":
+        text, hint = f"{path}: unknown field", hints.get(names[-2]) if len(names) > 1 else None
+    else:
+        union = any(_is_union_tag(p) for p in err["loc"])
+        text, hint = f"{path}: {_message(err, union)}", hints.get(names[-1]) if names else None
+    raise DomainError(code, f"{text}; {hint}" if hint else text)
+
+
+def _is_union_tag(part: Any) -> bool:
+    # pydantic names the union member that failed ('int', 'float', 'constrained-int'); not a field.
+    return isinstance(part, str) and (part in ("int", "float", "str") or part.startswith(("constrained-", "function-")))
