@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
@@ -163,8 +164,17 @@ def trajectory_plot(
 
     fig = Figure(figsize=(7.2, 3.8), layout="constrained")
     ax = fig.add_subplot()
-    for agent, series in df.sort_values("tick").groupby("agent", sort=True):
-        ax.plot(series["tick"].to_numpy(), series["value"].to_numpy(), label=str(agent), linewidth=1.2)
+    palette = colormaps["tab20"].colors
+    for i, (agent, series) in enumerate(df.sort_values("tick").groupby("agent", sort=True)):
+        # 20 distinct colours, then the same colours dashed: matches seat up to 24 agents.
+        ax.plot(
+            series["tick"].to_numpy(),
+            series["value"].to_numpy(),
+            label=str(agent),
+            linewidth=1.2,
+            color=palette[i % len(palette)],
+            linestyle="-" if i < len(palette) else "--",
+        )
     ax.set_xlabel("tick")
     ax.set_ylabel(metric)
     ax.grid(alpha=0.3)

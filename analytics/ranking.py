@@ -88,7 +88,7 @@ def match_win_matrices(model_idx: np.ndarray, ranks: np.ndarray, n_models: int) 
     how often model i finished ahead of model j (lower rank is better; equal
     ranks give 0.5 each way). Seats of the same model are not compared."""
     n_matches = model_idx.shape[0]
-    ahead = ranks[:, :, None] > ranks[:, None, :]
+    ahead = ranks[:, :, None] < ranks[:, None, :]
     level = ranks[:, :, None] == ranks[:, None, :]
     score = ahead + 0.5 * level
     valid = model_idx >= 0

@@ -92,6 +92,7 @@ class Match:
         self.log = new_log(log_capacity(self.season_ticks, n, self.apt))
         self._ext = np.zeros((n, self.apt, 6), dtype=np.int64)
         self._ext[:, :, 0] = EMPTY_ROW[0]
+        self._scratch = (np.empty(n, dtype=np.int64), np.empty(6, dtype=np.int64))
         emit(self.log, 0, -1, MATCH_START, 1, R_OK, side, side, n, self.season_ticks, self.apt,
              W["view_radius"], 0, 0.0)
         for i in range(n):
@@ -123,7 +124,7 @@ class Match:
             raise RuntimeError("run() plays scripted agents only; use observe()/submit() for external seats")
         end = self.season_ticks if until is None else min(int(until), self.season_ticks)
         if end > self.tick:
-            _step.play_ticks(*self._args(), self.tick, end, self.apt, self._ext, *self._kernel_rest())
+            _step.play_ticks(*self._args(), self.tick, end, self.apt, self._ext, *self._scratch, *self._kernel_rest())
             self.tick = end
         if self.tick >= self.season_ticks:
             self.finish("season_end")
@@ -139,7 +140,7 @@ class Match:
                 raise ValueError(f"agent {i} is scripted; it takes no submitted actions")
             for slot, a in enumerate(list(acts)[: self.apt]):
                 self._ext[i, slot] = a if isinstance(a, np.ndarray) else encode(a, self.messages)
-        _step.play_ticks(*self._args(), self.tick, self.tick + 1, self.apt, self._ext, *self._kernel_rest())
+        _step.play_ticks(*self._args(), self.tick, self.tick + 1, self.apt, self._ext, *self._scratch, *self._kernel_rest())
         self.tick += 1
         if self.tick >= self.season_ticks:
             self.finish("season_end")

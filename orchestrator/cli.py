@@ -50,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", help="comma-separated local/POLICY seats")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_simulate)
+
+    from orchestrator.admin import add_parsers
+
+    add_parsers(sub, _add_data_dir)
     return parser
 
 

@@ -1,10 +1,10 @@
 """Small kernels every other kernel uses: lazy pools, the event writer, distances, worth."""
-from numba import njit
+from engine.kernels.jit import hot
 
 from engine.kernels.codes import N_RES, P_SHELTER_VALUE, P_TOOL_VALUE, WATER
 
 
-@njit(cache=True)
+@hot
 def pool_at(world, x, y, t):
     """Amount on tile (x, y) at tick t. Pure read: regrowth since the last write, capped at the pool
     size, so the value never depends on who looked before."""
@@ -13,13 +13,13 @@ def pool_at(world, x, y, t):
     return cap if p > cap else p
 
 
-@njit(cache=True)
+@hot
 def take_from_pool(world, x, y, t, amount):
     world.pool[y, x] = pool_at(world, x, y, t) - amount
     world.touched[y, x] = t
 
 
-@njit(cache=True)
+@hot
 def emit(log, t, agent, kind, ok, reason, a, b, c, d, e, f, g, v):
     i = log.n[0]
     log.tick[i] = t
@@ -38,18 +38,18 @@ def emit(log, t, agent, kind, ok, reason, a, b, c, d, e, f, g, v):
     log.n[0] = i + 1
 
 
-@njit(cache=True)
+@hot
 def chebyshev(agents, i, j):
     return max(abs(agents.pos[i, 0] - agents.pos[j, 0]), abs(agents.pos[i, 1] - agents.pos[j, 1]))
 
 
-@njit(cache=True)
+@hot
 def passable(world, x, y):
     H, W = world.terrain.shape
     return 0 <= x < W and 0 <= y < H and world.terrain[y, x] != WATER
 
 
-@njit(cache=True)
+@hot
 def worth(agents, i, price, P):
     s = 0.0
     for r in range(N_RES):
@@ -57,7 +57,7 @@ def worth(agents, i, price, P):
     return s + agents.shelter[i] * P[P_SHELTER_VALUE] + agents.tool[i] * P[P_TOOL_VALUE]
 
 
-@njit(cache=True)
+@hot
 def find_offer(offers, oid):
     if oid < 0:
         return -1
@@ -67,7 +67,7 @@ def find_offer(offers, oid):
     return -1
 
 
-@njit(cache=True)
+@hot
 def open_offers_of(offers, src):
     c = 0
     for k in range(offers.oid.shape[0]):

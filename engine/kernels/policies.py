@@ -5,7 +5,7 @@ They draw randomness only from their own stream (1 + agent index), so the world'
 same whether a seat is scripted or replayed from its logged actions.
 """
 import numpy as np
-from numba import njit
+from engine.kernels.jit import hot
 
 from engine.kernels.codes import (
     ACCEPT, AGGRESSIVE_RAIDER, BUILD, CRAFT, DECLINE, EAT, FOOD, GATHER, GREEDY_HARVESTER,
@@ -19,7 +19,7 @@ from engine.kernels.rng import randint, uniform
 N_CANNED = 4  # canned messages the random policy may say (engine/match.py CANNED_MESSAGES)
 
 
-@njit(cache=True)
+@hot
 def _set(act, kind, a, b, c, d, e):
     act[0] = kind
     act[1] = a
@@ -29,7 +29,7 @@ def _set(act, kind, a, b, c, d, e):
     act[5] = e
 
 
-@njit(cache=True)
+@hot
 def _has_pool(world, x, y, t, terrain_res, res):
     r = terrain_res[world.terrain[y, x]]
     if r < 0 or (res >= 0 and r != res):
@@ -37,7 +37,7 @@ def _has_pool(world, x, y, t, terrain_res, res):
     return pool_at(world, x, y, t) >= 1.0
 
 
-@njit(cache=True)
+@hot
 def _nearest_tile(world, x0, y0, t, terrain_res, res, radius):
     """Nearest tile (ring by ring) holding resource res (-1: any) with a whole unit; (-1, -1) if none."""
     H, W = world.terrain.shape
@@ -61,7 +61,7 @@ def _nearest_tile(world, x0, y0, t, terrain_res, res, radius):
     return -1, -1
 
 
-@njit(cache=True)
+@hot
 def _step_toward(world, agents, rng, i, tx, ty, dir_dx, dir_dy, act):
     x = agents.pos[i, 0]
     y = agents.pos[i, 1]
@@ -84,7 +84,7 @@ def _step_toward(world, agents, rng, i, tx, ty, dir_dx, dir_dy, act):
     _wander(world, agents, rng, i, dir_dx, dir_dy, act)
 
 
-@njit(cache=True)
+@hot
 def _wander(world, agents, rng, i, dir_dx, dir_dy, act):
     start = randint(rng, 1 + i, 4)
     for k in range(4):
@@ -95,7 +95,7 @@ def _wander(world, agents, rng, i, dir_dx, dir_dy, act):
     _set(act, WAIT, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@hot
 def _seek(world, agents, rng, t, i, res, radius, dir_dx, dir_dy, terrain_res, act):
     """Gather res here, or walk toward the remembered (or nearest) tile holding it."""
     x = agents.pos[i, 0]
@@ -105,30 +105,33 @@ def _seek(world, agents, rng, t, i, res, radius, dir_dx, dir_dy, terrain_res, ac
         return
     tx = agents.mem[i, 0]
     ty = agents.mem[i, 1]
-    if agents.mem[i, 2] != res or tx < 0 or not _has_pool(world, tx, ty, t, terrain_res, res):
+    searching = agents.mem[i, 2] != res or (tx >= 0 and not _has_pool(world, tx, ty, t, terrain_res, res))
+    # a failed search is not repeated for a few ticks: the scan is the policies' costliest step
+    if searching or (tx < 0 and t >= agents.mem[i, 3]):
         tx, ty = _nearest_tile(world, x, y, t, terrain_res, res, radius)
         agents.mem[i, 0] = tx
         agents.mem[i, 1] = ty
         agents.mem[i, 2] = res
+        agents.mem[i, 3] = t + 6
     if tx < 0:
         _wander(world, agents, rng, i, dir_dx, dir_dy, act)
     else:
         _step_toward(world, agents, rng, i, tx, ty, dir_dx, dir_dy, act)
 
 
-@njit(cache=True)
+@hot
 def _can_build(agents, i, P):
     return (agents.shelter[i] == 0 and agents.inv[i, WOOD] >= P[P_SHELTER_WOOD]
             and agents.inv[i, STONE] >= P[P_SHELTER_STONE])
 
 
-@njit(cache=True)
+@hot
 def _can_craft(agents, i, P):
     return (agents.tool[i] == 0 and agents.inv[i, WOOD] >= P[P_TOOL_WOOD]
             and agents.inv[i, STONE] >= P[P_TOOL_STONE] and agents.inv[i, ORE] >= P[P_TOOL_ORE])
 
 
-@njit(cache=True)
+@hot
 def _answer_offers(agents, offers, i, price, ratio, act):
     """Accept the first open offer to i worth at least ratio x what it costs; decline one that is not.
     Returns True when it chose an action."""
@@ -145,7 +148,7 @@ def _answer_offers(agents, offers, i, price, ratio, act):
     return False
 
 
-@njit(cache=True)
+@hot
 def _honest_trader(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
     inv = agents.inv
     if agents.satiety[i] < 50 and inv[i, FOOD] > 0:
@@ -186,7 +189,7 @@ def _honest_trader(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, t
     _seek(world, agents, rng, t, i, need, 8, dir_dx, dir_dy, terrain_res, act)
 
 
-@njit(cache=True)
+@hot
 def _greedy_harvester(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
     inv = agents.inv
     if agents.satiety[i] < 40 and inv[i, FOOD] > 0:
@@ -214,7 +217,7 @@ def _greedy_harvester(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy
     _seek(world, agents, rng, t, i, res, 8, dir_dx, dir_dy, terrain_res, act)
 
 
-@njit(cache=True)
+@hot
 def _aggressive_raider(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
     inv = agents.inv
     if agents.satiety[i] < 45 and inv[i, FOOD] > 0:
@@ -244,7 +247,7 @@ def _aggressive_raider(world, agents, offers, rng, t, i, P, price, dir_dx, dir_d
         _step_toward(world, agents, rng, i, agents.pos[victim, 0], agents.pos[victim, 1], dir_dx, dir_dy, act)
 
 
-@njit(cache=True)
+@hot
 def _random(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
     s = 1 + i
     n = agents.alive.shape[0]
@@ -271,7 +274,7 @@ def _random(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_
         _set(act, SAY, -1, randint(rng, s, N_CANNED), 0, 0, 0)
 
 
-@njit(cache=True)
+@hot
 def decide(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
     pol = agents.policy[i]
     if pol == HONEST_TRADER:

@@ -4,7 +4,7 @@ Each match owns its streams (world, map, spawn, one per agent), so two matches n
 and iteration order never depends on memory layout.
 """
 import numpy as np
-from numba import njit
+from engine.kernels.jit import hot
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -16,27 +16,27 @@ _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
 
 
-@njit(cache=True)
+@hot
 def mix64(z):
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@hot
 def next_u64(state, i):
     """Advance stream i of state (uint64[K]) and return 64 random bits."""
     state[i] += _GOLDEN
     return mix64(state[i])
 
 
-@njit(cache=True)
+@hot
 def uniform(state, i):
     """Float in [0, 1) from stream i."""
     return np.float64(next_u64(state, i) >> _S11) * _INV53
 
 
-@njit(cache=True)
+@hot
 def randint(state, i, n):
     """Integer in [0, n) from stream i (n small: modulo bias is below 2**-50)."""
     return np.int64(next_u64(state, i) % np.uint64(n))

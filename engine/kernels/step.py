@@ -1,6 +1,6 @@
 """The one step function: apply actions, then the end-of-tick rules. Both ways of playing call it."""
 import numpy as np
-from numba import njit
+from engine.kernels.jit import hot
 
 from engine.kernels.codes import (
     ACCEPT, BUILD, CRAFT, DECLINE, EAT, EXPIRE, EXTERNAL, FOOD, GATHER, INVALID, MOVE, N_ACTIONS, N_RES,
@@ -20,17 +20,17 @@ from engine.kernels.policies import decide
 from engine.kernels.rng import randint, uniform
 
 
-@njit(cache=True)
+@hot
 def _refuse(log, t, i, kind, reason, p):
     emit(log, t, i, kind, 0, reason, p[1], p[2], p[3], p[4], p[5], 0, 0, 0.0)
 
 
-@njit(cache=True)
+@hot
 def _valid_agent(agents, j):
     return 0 <= j < agents.alive.shape[0] and agents.alive[j] == 1
 
 
-@njit(cache=True)
+@hot
 def apply_action(world, agents, offers, log, rng, t, i, p, P, price, dir_dx, dir_dy, terrain_res):
     """Validate and apply one action p int64[6] = (kind, a, b, c, d, e) of agent i at tick t.
 
@@ -142,7 +142,7 @@ def apply_action(world, agents, offers, log, rng, t, i, p, P, price, dir_dx, dir
         emit(log, t, i, SAY, 1, R_OK, j, p[2], 0, 0, 0, 0, 0, 0.0)
 
 
-@njit(cache=True)
+@hot
 def _offer(world, agents, offers, log, t, i, p, P):
     j = p[1]
     gr = p[2]
@@ -186,7 +186,7 @@ def _offer(world, agents, offers, log, t, i, p, P):
     emit(log, t, i, OFFER, 1, R_OK, j, gr, gq, wr, wq, oid, 0, 0.0)
 
 
-@njit(cache=True)
+@hot
 def _accept(agents, offers, log, t, i, p, carry):
     k = find_offer(offers, p[1])
     if k < 0 or offers.dst[k] != i:
@@ -218,7 +218,7 @@ def _accept(agents, offers, log, t, i, p, carry):
     emit(log, t, i, ACCEPT, 1, R_OK, p[1], 0, 0, 0, 0, src, 0, 0.0)
 
 
-@njit(cache=True)
+@hot
 def _raid(agents, log, rng, t, i, p, P, price, carry):
     j = p[1]
     if not _valid_agent(agents, j) or j == i:
@@ -247,7 +247,7 @@ def _raid(agents, log, rng, t, i, p, P, price, carry):
         emit(log, t, i, RAID, 1, R_OK, j, 0, 0, 0, 0, 0, 0, 0.0)
 
 
-@njit(cache=True)
+@hot
 def end_of_tick(agents, offers, log, t, P, price):
     """Hunger, healing, starvation, lapsed offers, periodic snapshots."""
     n = agents.alive.shape[0]
@@ -281,16 +281,16 @@ def end_of_tick(agents, offers, log, t, P, price):
                      worth(agents, i, price, P))
 
 
-@njit(cache=True)
-def play_ticks(world, agents, offers, log, rng, t0, t1, apt, ext, P, price, dir_dx, dir_dy, terrain_res):
+@hot
+def play_ticks(world, agents, offers, log, rng, t0, t1, apt, ext, order, act, P, price, dir_dx, dir_dy,
+               terrain_res):
     """Play ticks [t0, t1). ext int64[N, apt, 6] holds this tick's actions of EXTERNAL seats
     (only meaningful when t1 == t0 + 1); scripted agents decide in place, slot by slot.
 
     Turn order is a fresh permutation each tick from the world stream, so no seat always moves first.
+    order int64[N] and act int64[6] are scratch buffers (hot kernels do not allocate).
     """
     n = agents.alive.shape[0]
-    order = np.empty(n, dtype=np.int64)
-    act = np.empty(6, dtype=np.int64)
     for t in range(t0, t1):
         for k in range(n):
             order[k] = k

@@ -1,6 +1,6 @@
 """One pass over a match's event columns, counting what the rubric needs per agent."""
 import numpy as np
-from numba import njit
+from engine.kernels.jit import alloc, hot
 
 from engine.kernels.codes import (
     ACCEPT, BUILD, CRAFT, EAT, EXPIRE, FINAL, GATHER, MATCH_START, MOVE, N_ACTIONS, OFFER, RAID, RELICS,
@@ -13,7 +13,7 @@ C_TICKS_ALIVE, C_HEALTH, C_ALIVE, C_TRADES, C_SETTLED, C_VOIDED, C_RAIDS_WON, C_
 N_COUNTERS = 25
 
 
-@njit(cache=True)
+@hot
 def _see(seen, i, x, y, r):
     H = seen.shape[1]
     W = seen.shape[2]
@@ -22,7 +22,7 @@ def _see(seen, i, x, y, r):
             seen[i, yy, xx] = True
 
 
-@njit(cache=True)
+@alloc
 def tally(n_agents, tick, agent, kind, ok, a, b, c, f, g, v):
     """counters int64[N, N_COUNTERS], worth float64[N], header int64[3] = (side, match_ticks, radius)."""
     cnt = np.zeros((n_agents, N_COUNTERS), dtype=np.int64)

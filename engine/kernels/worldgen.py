@@ -5,7 +5,7 @@ drawn from the map seed's stream; spawns come from the spawn seed's stream alone
 the roster's landing spots can be pinned independently.
 """
 import numpy as np
-from numba import njit
+from engine.kernels.jit import alloc, hot
 
 from engine.kernels.codes import BERRIES, FOREST, GRASS, ORE_VEIN, ROCK, RUINS, WATER
 from engine.kernels.rng import uniform
@@ -13,12 +13,12 @@ from engine.kernels.rng import uniform
 _CELL = 8
 
 
-@njit(cache=True)
+@hot
 def _smooth(t):
     return t * t * (3.0 - 2.0 * t)
 
 
-@njit(cache=True)
+@alloc
 def _noise_field(rng, H, W, out):
     """Bilinear value noise on an 8-tile lattice, values in [0, 1): out float64[H, W]."""
     gh = H // _CELL + 2
@@ -38,7 +38,7 @@ def _noise_field(rng, H, W, out):
             out[y, x] = a * (1.0 - fy) + b * fy
 
 
-@njit(cache=True)
+@alloc
 def generate(rng, terrain, pool, cap, regen, touched, res_max, res_regen, mult_max, mult_regen,
              terrain_res):
     """Fill terrain uint8[H, W] and the pool arrays float64[H, W] from the map stream rng uint64[1].
@@ -82,7 +82,7 @@ def generate(rng, terrain, pool, cap, regen, touched, res_max, res_regen, mult_m
             pool[y, x] = cap[y, x]
 
 
-@njit(cache=True)
+@hot
 def place_spawns(rng, terrain, n, min_distance, pos):
     """Land n agents on distinct dry tiles, spread at least min_distance apart when room allows.
 

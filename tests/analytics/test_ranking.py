@@ -19,16 +19,19 @@ def plackett_luce_matches(strengths, n_matches, seats, rng):
     return names, matches
 
 
-def hunter_mm(wins, iterations=5000):
+def hunter_mm(wins, iterations=5000, tol=1e-10):
     """Unregularised MM (Hunter 2004), written independently of the module."""
     k = wins.shape[0]
     games = wins + wins.T
     w = np.ones(k)
     for _ in range(iterations):
         denom = (games / (w[:, None] + w[None, :])).sum(axis=1)
-        w = wins.sum(axis=1) / denom
-        w /= np.exp(np.log(w).mean())
-    return np.log(w)
+        new = wins.sum(axis=1) / denom
+        new /= np.exp(np.log(new).mean())
+        if np.abs(new - w).max() < tol:
+            break
+        w = new
+    return np.log(new)
 
 
 def by_model(board):
@@ -99,6 +102,29 @@ def test_point_estimate_agrees_with_an_independent_mm_fit():
     np.testing.assert_allclose(got, reference, atol=1e-3)
 
 
+def test_intervals_are_percentiles_of_a_bootstrap_over_whole_matches():
+    # Re-done by hand: draw whole matches the way the module documents (one
+    # rng.integers block), refit each resample with the independent MM, take
+    # the 2.5% and 97.5% quantiles.
+    rng = np.random.default_rng(6)
+    names, matches = plackett_luce_matches(np.array([0.6, 0.0, -0.6]), 150, 3, rng)
+    board = bradley_terry(matches, n_resamples=40, seed=8, regularisation=1e-6)
+
+    index = {name: i for i, name in enumerate(names)}
+    per_match = np.zeros((len(matches), 3, 3))
+    for m, match in enumerate(matches):
+        for m1, r1 in match:
+            for m2, r2 in match:
+                if r1 < r2:
+                    per_match[m, index[m1], index[m2]] += 1
+    draws = np.random.default_rng(8).integers(0, len(matches), (40, len(matches)))
+    boot = np.array([hunter_mm(per_match[d].sum(axis=0)) for d in draws])
+    low, high = np.quantile(boot, [0.025, 0.975], axis=0)
+    rows = by_model(board)
+    np.testing.assert_allclose([rows[n].low for n in names], low, atol=2e-3)
+    np.testing.assert_allclose([rows[n].high for n in names], high, atol=2e-3)
+
+
 def test_recovers_known_strengths_from_simulated_matches():
     rng = np.random.default_rng(4)
     truth = np.array([1.0, 0.5, 0.1, -0.2, -0.6, -0.8])
@@ -122,6 +148,8 @@ def test_separated_models_fall_into_separate_groups():
     assert groups["m0"] == groups["m1"] == 1
     assert groups["m2"] == 2
     assert groups["m3"] == 3
+    tied = {row.model: row.tied_with_leader for row in board.rows}
+    assert tied == {"m0": True, "m1": True, "m2": False, "m3": False}
 
 
 def test_tie_groups_anchor_on_the_group_leader():

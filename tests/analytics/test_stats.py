@@ -197,6 +197,8 @@ def test_skill_uplift_is_with_minus_without():
 def test_iqm_by_hand():
     assert iqm(np.arange(1.0, 9.0)) == pytest.approx(4.5)  # mean of 3, 4, 5, 6
     assert iqm([0, 1, 2, 3, 4, 5, 6, 1000]) == pytest.approx(3.5)  # the outlier is trimmed
+    # Asymmetric, so trimming a fifth instead of a quarter would give 125.
+    assert iqm([0, 10, 20, 30, 40, 50, 600, 1000]) == pytest.approx(35.0)
     with pytest.raises(ValueError):
         iqm([])
 

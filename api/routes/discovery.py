@@ -1,0 +1,43 @@
+"""GET /api/v1 (discovery) and GET /api/v1/me."""
+from __future__ import annotations
+
+import re
+
+from fastapi import APIRouter, FastAPI, Request
+
+from api.deps import PrincipalDep
+from api.openapi import responses
+from api.schemas import Discovery, Me
+from orchestrator.me import me as me_view
+
+router = APIRouter()
+_PARAM = re.compile(r"{(\w+)}")
+
+AUTH_TEXT = ("Send an access token as 'Authorization: Bearer dsk_...' (or 'x-api-key: dsk_...'). Tokens are minted "
+             "by the operator with `studio token mint` and carry scopes scenarios:read, scenarios:write, runs:read, "
+             "runs:write. GET /api/v1 and GET /api/v1/openapi.json need no token.")
+
+
+def endpoint_list(app: FastAPI) -> list[str]:
+    """Every operation of the app's OpenAPI document (itself built from the routes), plus the
+    document's own route, spelled as SPEC.md's table spells them (GET /api/v1/scenarios/:id)."""
+    cached = getattr(app.state, "endpoints", None)
+    if cached is None:
+        cached = [method.upper() + " " + _PARAM.sub(r":\1", path)
+                  for path, operations in app.openapi()["paths"].items() for method in operations]
+        cached.insert(1 if cached[:1] == ["GET /api/v1"] else 0, f"GET {app.openapi_url}")
+        app.state.endpoints = cached
+    return cached
+
+
+@router.get("/api/v1", responses=responses({200: Discovery}), summary="Discovery")
+def discovery(request: Request) -> dict:
+    base = str(request.base_url).rstrip("/")
+    return {"api": "Scenario Studio", "version": 1, "docs": f"{base}/api/v1/docs",
+            "openapi": f"{base}{request.app.openapi_url}", "mcp": f"{base}/mcp/studio", "auth": AUTH_TEXT,
+            "endpoints": endpoint_list(request.app)}
+
+
+@router.get("/api/v1/me", responses=responses({200: Me}), summary="The account view")
+def get_me(p: PrincipalDep) -> dict:
+    return me_view(p)

@@ -1,0 +1,33 @@
+"""`studio serve`: one process running the whole service under uvicorn on one data dir."""
+from __future__ import annotations
+
+import os
+import sys
+
+import uvicorn
+
+from api.app import create_app
+from orchestrator.bootstrap import bootstrap_owner, is_empty
+from orchestrator.core import Core
+
+
+def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None, bootstrap: bool = True,
+          log_level: str = "info") -> int:
+    first_start = is_empty(data_dir)
+    core = Core.open(data_dir)  # creates the data dir and migrates the store before any request
+    if first_start and bootstrap:
+        account, token = bootstrap_owner(core)
+        print(f"studio: new data dir {core.data_dir.resolve()}; owner account {account['email']} (plan lab).\n"
+              "studio: owner API token (full scope), shown once; store it now:\n"
+              f"{token}", flush=True)
+    app = create_app(core=core)
+    # Runs arrive in a later issue; the address is kept so the dispatcher can join that cluster.
+    app.state.ray_address = ray_address or os.environ.get("RAY_ADDRESS")
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1))
+    # uvicorn installs SIGINT/SIGTERM handlers and finishes in-flight requests before returning.
+    server.run()
+    return 0 if server.started else 1  # uvicorn logs why it could not start (port taken, ...)
+
+
+if __name__ == "__main__":
+    sys.exit(serve(host="127.0.0.1", port=8000, data_dir=os.environ.get("STUDIO_DATA_DIR", "./studio-data")))

@@ -1,0 +1,147 @@
+"""Operator commands of CONTRACT.md section 1 (serve, account, token, key, outbox) for cli.py."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Callable
+
+from orchestrator.errors import AdminError
+from orchestrator.plans import PLAN_IDS, ConfigError
+
+
+def _core(args: argparse.Namespace):
+    from orchestrator.core import Core
+    return Core.open(args.data_dir)
+
+
+def _print(obj: object) -> None:
+    print(json.dumps(obj, indent=2))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from api.serve import serve  # the HTTP stack loads only for this command
+    return serve(host=args.host, port=args.port, data_dir=args.data_dir, ray_address=args.ray_address,
+                 bootstrap=not args.no_bootstrap)
+
+
+def cmd_account_create(args: argparse.Namespace) -> int:
+    from orchestrator.accounts import create_account
+    _print(create_account(_core(args), args.email, handle=args.handle, plan=args.plan, verified=args.verified))
+    return 0
+
+
+def cmd_account_set(args: argparse.Namespace) -> int:
+    from orchestrator.accounts import set_account
+    _print(set_account(_core(args), args.email, plan=args.plan, verified=args.verified, frozen=args.frozen))
+    return 0
+
+
+def cmd_token_mint(args: argparse.Namespace) -> int:
+    from orchestrator.auth import mint, parse_scopes
+    token, _ = mint(_core(args), args.email, name=args.name, scopes=parse_scopes(args.scopes),
+                    expires_in_ms=args.expires_in_ms)
+    print(token)  # alone on stdout, once: scripts capture it with $(studio token mint ...)
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    from orchestrator.auth import revoke
+    _print(revoke(_core(args), args.email, args.prefix))
+    return 0
+
+
+def cmd_token_list(args: argparse.Namespace) -> int:
+    from orchestrator.auth import list_tokens
+    _print(list_tokens(_core(args), args.email))
+    return 0
+
+
+def cmd_key_set(args: argparse.Namespace) -> int:
+    from orchestrator.keys import set_key
+    models = [m for m in args.models.split(",") if m] if args.models else None
+    _print(set_key(_core(args), provider=args.provider, key=args.key, email=args.email, platform=args.platform,
+                   base_url=args.base_url, balance_usd=args.balance_usd, models=models))
+    return 0
+
+
+def cmd_key_list(args: argparse.Namespace) -> int:
+    from orchestrator.keys import list_keys
+    _print(list_keys(_core(args), email=args.email, platform=args.platform))
+    return 0
+
+
+def cmd_outbox_list(args: argparse.Namespace) -> int:
+    from orchestrator.outbox import messages
+    _print(messages(_core(args), args.email.strip().lower() if args.email else None))
+    return 0
+
+
+def guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Operator mistakes print one line on stderr and exit 2, not a traceback."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except (AdminError, ConfigError) as e:
+            print(f"studio: {e}", file=sys.stderr)
+            return 2
+    return run
+
+
+def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argparse.ArgumentParser], None]) -> None:
+    def command(parent, name: str, func, help: str) -> argparse.ArgumentParser:
+        p = parent.add_parser(name, help=help)
+        add_data_dir(p)
+        p.set_defaults(func=guarded(func))
+        return p
+
+    p = command(sub, "serve", cmd_serve, "run the service (REST API) on one data dir")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS or local)")
+    p.add_argument("--no-bootstrap", action="store_true", help="do not create the owner account on first start")
+
+    group = sub.add_parser("account", help="create and change accounts").add_subparsers(dest="action", required=True)
+    p = command(group, "create", cmd_account_create, "create an account; prints it as JSON")
+    p.add_argument("--email", required=True)
+    p.add_argument("--handle")
+    p.add_argument("--plan", choices=PLAN_IDS, default="free")
+    p.add_argument("--verified", action="store_true")
+    p = command(group, "set", cmd_account_set, "change plan, verification or frozen state; prints the account")
+    p.add_argument("--email", required=True)
+    p.add_argument("--plan", choices=PLAN_IDS)
+    p.add_argument("--verified", dest="verified", action="store_true", default=None)
+    p.add_argument("--unverified", dest="verified", action="store_false")
+    p.add_argument("--frozen", dest="frozen", action="store_true", default=None)
+    p.add_argument("--unfrozen", dest="frozen", action="store_false")
+
+    group = sub.add_parser("token", help="mint, revoke and list access tokens").add_subparsers(dest="action", required=True)
+    p = command(group, "mint", cmd_token_mint, "mint a token; prints the plaintext once")
+    p.add_argument("--email", required=True)
+    p.add_argument("--name", default="default")
+    p.add_argument("--scopes", help="comma-separated; default scenarios:read,scenarios:write,runs:read")
+    p.add_argument("--expires-in-ms", type=int)
+    p = command(group, "revoke", cmd_token_revoke, "revoke a token at once")
+    p.add_argument("--email", required=True)
+    p.add_argument("--prefix", required=True)
+    p = command(group, "list", cmd_token_list, "name, prefix, scopes, expiry, last used")
+    p.add_argument("--email", required=True)
+
+    group = sub.add_parser("key", help="store provider keys (encrypted at rest)").add_subparsers(dest="action", required=True)
+    p = command(group, "set", cmd_key_set, "store a provider key for an account, or the platform's sponsor key")
+    owner = p.add_mutually_exclusive_group(required=True)
+    owner.add_argument("--email")
+    owner.add_argument("--platform", action="store_true")
+    p.add_argument("--provider", required=True)
+    p.add_argument("--key", required=True)
+    p.add_argument("--base-url")
+    p.add_argument("--balance-usd", type=float)
+    p.add_argument("--models", help="platform keys: comma-separated models it sponsors")
+    p = command(group, "list", cmd_key_list, "providers held, never the key")
+    owner = p.add_mutually_exclusive_group(required=True)
+    owner.add_argument("--email")
+    owner.add_argument("--platform", action="store_true")
+
+    group = sub.add_parser("outbox", help="read the email outbox").add_subparsers(dest="action", required=True)
+    p = command(group, "list", cmd_outbox_list, "notices queued or sent, oldest first")
+    p.add_argument("--email")

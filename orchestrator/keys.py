@@ -1,0 +1,88 @@
+"""Provider keys, encrypted at rest with Fernet (AES-128-CBC + HMAC-SHA256).
+
+The Fernet key lives in its own file, `<data dir>/secrets/fernet.key` (mode 0600), or wherever
+STUDIO_SECRET_KEY_FILE points, so a copy of the database alone does not reveal provider keys.
+Keys are never printed back; `list_keys` shows which providers are held. Checking a key against its
+provider happens at launch (runs issue).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from cryptography.fernet import Fernet
+
+from orchestrator.accounts import by_email
+from orchestrator.core import Core
+from orchestrator.errors import AdminError
+from orchestrator.store import now_ms
+
+PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6; local needs no key
+NEEDS_BASE_URL = ("ollama", "openai-compatible")
+PLATFORM = "platform"
+
+
+def key_file(core: Core) -> Path:
+    override = os.environ.get("STUDIO_SECRET_KEY_FILE")
+    return Path(override) if override else core.data_dir / "secrets" / "fernet.key"
+
+
+def _fernet(core: Core) -> Fernet:
+    path = key_file(core)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # O_EXCL: if the server and the CLI race to create it, exactly one key wins and both read it.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as f:
+                f.write(Fernet.generate_key())
+    return Fernet(path.read_bytes().strip())
+
+
+def set_key(core: Core, *, provider: str, key: str, email: str | None = None, platform: bool = False,
+            base_url: str | None = None, balance_usd: float | None = None, models: list[str] | None = None) -> dict:
+    if provider not in PROVIDERS:
+        raise AdminError(f"unknown provider '{provider}'; providers are {', '.join(PROVIDERS)}")
+    if not key:
+        raise AdminError("--key must not be empty")
+    if provider in NEEDS_BASE_URL and not base_url:
+        raise AdminError(f"provider {provider} needs --base-url")
+    if platform:
+        if not models:
+            raise AdminError("a platform key sponsors the models it lists; pass --models m1,m2")
+        owner = PLATFORM
+    else:
+        if email is None:
+            raise AdminError("pass --email E, or --platform for the operator's sponsor key")
+        owner = by_email(core, email)["id"]
+    ciphertext = _fernet(core).encrypt(key.encode())
+    now = now_ms()
+    with core.store.write() as c:
+        c.execute("INSERT INTO provider_keys (owner, provider, ciphertext, base_url, balance_usd, models, created_at_ms) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, provider) DO UPDATE SET "
+                  "ciphertext = excluded.ciphertext, base_url = excluded.base_url, balance_usd = excluded.balance_usd, "
+                  "models = excluded.models, updated_at_ms = ?",
+                  (owner, provider, ciphertext, base_url, balance_usd, json.dumps(models) if models else None, now, now))
+    return next(k for k in _listing(core, owner) if k["provider"] == provider)
+
+
+def _listing(core: Core, owner: str) -> list[dict]:
+    rows = core.store.all("SELECT * FROM provider_keys WHERE owner = ? ORDER BY provider", (owner,))
+    return [{"provider": r["provider"], "platform": owner == PLATFORM, "base_url": r["base_url"],
+             "balance_usd": r["balance_usd"], "models": json.loads(r["models"]) if r["models"] else None,
+             "created_at_ms": r["created_at_ms"], "updated_at_ms": r["updated_at_ms"]} for r in rows]
+
+
+def list_keys(core: Core, *, email: str | None = None, platform: bool = False) -> list[dict]:
+    """Providers held, never the key itself."""
+    return _listing(core, PLATFORM if platform else by_email(core, email or "")["id"])
+
+
+def plaintext(core: Core, owner: str, provider: str) -> str | None:
+    """The decrypted key for a seat at launch (runs issue); owner is an account id or 'platform'."""
+    row = core.store.one("SELECT ciphertext FROM provider_keys WHERE owner = ? AND provider = ?", (owner, provider))
+    return None if row is None else _fernet(core).decrypt(row["ciphertext"]).decode()
