@@ -96,7 +96,7 @@ class Match:
         emit(self.log, 0, -1, MATCH_START, 1, R_OK, side, side, n, self.season_ticks, self.apt,
              W["view_radius"], 0, 0.0)
         for i in range(n):
-            emit(self.log, 0, i, SPAWN, 1, R_OK, self.agents.pos[i, 0], self.agents.pos[i, 1], codes[i],
+            emit(self.log, 0, i, SPAWN, 1, R_OK, self.agents.pos[i, 0], self.agents.pos[i, 1], 0,
                  int(self.specs[i].anchor), 0, 0, 0, 0.0)
 
     # -- state ---------------------------------------------------------------------------------
@@ -136,6 +136,8 @@ class Match:
         self._ext[:, :, :] = 0
         self._ext[:, :, 0] = EMPTY_ROW[0]
         for i, acts in actions.items():
+            if not 0 <= i < self.n:
+                raise ValueError(f"no agent {i} in this match")
             if self.specs[i].policy is not None:
                 raise ValueError(f"agent {i} is scripted; it takes no submitted actions")
             for slot, a in enumerate(list(acts)[: self.apt]):

@@ -1,0 +1,106 @@
+"""Rubric properties: bounds, rank order, field size, Crafter's score on hand-computed cases."""
+import math
+
+import numpy as np
+import pytest
+
+from engine import rubric
+from engine.rubric import ACHIEVEMENTS, DIMENSIONS, crafter_score
+from tests.engine.conftest import external_match, make_match, place
+
+
+@pytest.fixture(scope="module")
+def results():
+    m = make_match(ticks=300, seats=("local/honest-trader", "local/greedy-harvester", "local/aggressive-raider",
+                                     "local/random"))
+    m.run()
+    return m.results()
+
+
+def test_results_shape_and_bounds(results):
+    assert results["rubric"] == rubric.RUBRIC_VERSION
+    assert results["match_ticks"] == 300
+    assert results["field_size"] == 8
+    assert len(results["agents"]) == 4 and len(results["anchors"]) == 4
+    for e in results["agents"] + results["anchors"]:
+        assert 0 <= e["fitness_index"] <= 100 and 0 <= e["crafter_score"] <= 100
+        assert set(e["dimensions"]) == set(DIMENSIONS)
+        assert all(0 <= v <= 100 for v in e["dimensions"].values())
+        assert e["status"] in ("alive", "starved")
+        assert e["grade"] == rubric.grade(e["fitness_index"])
+        assert e["epilogue"].endswith(f"of {results['field_size']}.")
+
+
+def test_rank_orders_the_whole_field_by_fitness(results):
+    field = results["agents"] + results["anchors"]
+    ranked = sorted(field, key=lambda e: e["rank"])
+    fit = [e["fitness_index"] for e in ranked]
+    assert fit == sorted(fit, reverse=True)
+    assert ranked[0]["rank"] == 1
+    best_seat = min(results["agents"], key=lambda e: e["rank"])
+    assert results["top_model"] == {"name": best_seat["name"], "model": best_seat["model"]}
+
+
+def test_fitness_is_the_documented_blend(results):
+    for e in results["agents"]:
+        blend = sum(rubric.WEIGHTS[d] * e["dimensions"][d] for d in DIMENSIONS)
+        assert e["fitness_index"] == pytest.approx(blend, abs=0.011)
+
+
+def test_competition_ranks_share_ties():
+    assert list(rubric.competition_ranks(np.array([5.0, 9.0, 5.0, 1.0]))) == [2, 1, 2, 4]
+
+
+@pytest.mark.parametrize("unlocked", [0, 1, 6, 12])
+def test_crafter_score_single_run_hand_computed(unlocked):
+    rates = [100.0] * unlocked + [0.0] * (len(ACHIEVEMENTS) - unlocked)
+    expected = math.exp(unlocked * math.log(101) / len(ACHIEVEMENTS)) - 1
+    assert crafter_score(rates) == pytest.approx(expected)
+
+
+def test_crafter_score_over_series_rates():
+    # rates 50% and 10% on two achievements: exp((ln 51 + ln 11) / 2) - 1
+    assert crafter_score([50, 10]) == pytest.approx(math.sqrt(51 * 11) - 1)
+
+
+def test_grades_follow_thresholds():
+    assert [rubric.grade(x) for x in (95, 85, 75, 65, 55, 10)] == ["A+", "A", "B", "C", "D", "F"]
+
+
+def test_starved_agent_scores_lower_survival_and_says_so():
+    m = external_match(n=2, ticks=40)
+    place(m, 0, 3, 3)
+    place(m, 1, 9, 9)
+    m.agents.satiety[0] = 0
+    m.agents.inv[0, 2] = 0
+    m.agents.health[0] = 10
+    while not m.done:
+        m.submit({1: [{"action": "eat"}]})
+    r = m.results()
+    dead, alive = r["agents"]
+    assert dead["status"] == "starved" and alive["status"] == "alive"
+    assert dead["dimensions"]["survival"] < alive["dimensions"]["survival"]
+    assert dead["epilogue"].startswith("Starved at tick 1,")
+    assert alive["epilogue"].startswith("Survived all 40 ticks")
+    assert "survive_season" in alive["achievements"] and "eat_food" in alive["achievements"]
+    assert alive["rank"] == 1 and dead["rank"] == 2
+
+
+def test_trade_counts_for_both_sides_in_social():
+    m = external_match(n=2, ticks=12)
+    place(m, 0, 3, 3)
+    place(m, 1, 4, 3)
+    m.agents.inv[0, 0] = 5
+    m.agents.inv[1, 3] = 2
+    m.submit({0: [{"action": "offer", "to": 1, "give": "wood", "give_qty": 2, "want": "ore", "want_qty": 1}]})
+    oid = int(m.offers.oid.max())
+    m.submit({1: [{"action": "accept", "offer_id": oid}]})
+    while not m.done:
+        m.submit({})
+    a, b = m.results()["agents"]
+    assert a["stats"]["trades"] == b["stats"]["trades"] == 1
+    assert a["stats"]["partners"] == b["stats"]["partners"] == 1
+    # offerer: 50*1/10 + 30*1/5 + 20*honoured(1.0); acceptor has no honour record of its own
+    assert a["dimensions"]["social"] == pytest.approx(5 + 6 + 20)
+    assert b["dimensions"]["social"] == pytest.approx(5 + 6)
+    assert "close_trade" in a["achievements"]

@@ -1,0 +1,37 @@
+"""`studio simulate` end to end, as a user runs it."""
+import json
+import subprocess
+import sys
+
+from engine.simulate import SimulateError, simulate
+import pytest
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "orchestrator.cli", "simulate", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_prints_results_json_and_is_reproducible():
+    args = ("--scenario", "svc:custom-base-v1", "--seed", "4", "--spawn-seed", "9", "--ticks", "60",
+            "--seats", "local/honest-trader,local/random", "--json")
+    a, b = run_cli(*args), run_cli(*args)
+    assert a.returncode == 0, a.stderr
+    ra = json.loads(a.stdout)
+    assert ra == json.loads(b.stdout)
+    assert ra["match_ticks"] == 60 and ra["field_size"] == 6
+    assert [e["model"] for e in ra["agents"]] == ["local/honest-trader", "local/random"]
+
+
+def test_cli_table_and_errors():
+    ok = run_cli("--scenario", "svc:long-winter", "--ticks", "30", "--anchors", "random,random")
+    assert ok.returncode == 0 and "random #2" in ok.stdout and "rank" in ok.stdout
+    bad = run_cli("--scenario", "svc:nope")
+    assert bad.returncode == 2 and "unknown scenario" in bad.stderr
+
+
+def test_fixed_library_scenario_refuses_seed_override():
+    with pytest.raises(SimulateError):
+        simulate("svc:relic-rush", seed=3)
+    r = simulate("svc:relic-rush", ticks=20)
+    assert r["effective"]["seed"] == 3303
