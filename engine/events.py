@@ -7,13 +7,16 @@ from __future__ import annotations
 import numpy as np
 
 from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
+from engine.kernels.state import LOG_DTYPES, LOG_INT_COLUMNS
 
 COLUMNS = ("tick", "agent", "kind", "ok", "reason", "a", "b", "c", "d", "e", "f", "g", "v")
 
 
-def columns(log, messages: list[str]) -> dict[str, np.ndarray]:
-    n = int(log.n[0])
-    out = {name: getattr(log, name)[:n].copy() for name in COLUMNS}
+def columns(tables, messages: list[str]) -> dict[str, np.ndarray]:
+    n = int(tables.meta[0])
+    out = {name: np.ascontiguousarray(tables.logi[:n, k], dtype=LOG_DTYPES.get(name, np.int32))
+           for k, name in enumerate(LOG_INT_COLUMNS)}
+    out["v"] = tables.logv[:n].copy()
     text = np.full(n, None, dtype=object)
     rows = np.nonzero((out["kind"] == SAY) | (out["kind"] == INVALID))[0]
     for r in rows:

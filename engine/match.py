@@ -18,7 +18,7 @@ from engine.kernels.codes import (
 )
 from engine.kernels.common import emit, worth
 from engine.kernels.rng import derive
-from engine.kernels.state import log_capacity, new_agents, new_log, new_offers, new_world
+from engine.kernels.state import agents_view, log_capacity, new_tables, offers_view, world_view
 from engine.kernels.worldgen import generate, place_spawns
 
 CANNED_MESSAGES = ("Hello!", "Anyone trading?", "Stay away.", "Nice weather.")
@@ -71,33 +71,26 @@ class Match:
         self.stop_reason: str | None = None
         self.messages: list[str] = list(CANNED_MESSAGES)
         arr = rules.rule_arrays()
-        self._price = arr["res_price"]
-        self._dx, self._dy, self._terrain_res = arr["dir_dx"], arr["dir_dy"], arr["terrain_res"]
         self._P = rules.param_array()
         W = rules.WORLD
 
         side = rules.map_side(n)
-        self.world = new_world(side)
-        mult_max, mult_regen = multipliers(config.resources)
-        generate(np.array([derive(config.seed, 1)]), self.world.terrain, self.world.pool, self.world.cap,
-                 self.world.regen, self.world.touched, arr["res_max"], arr["res_regen"], mult_max,
-                 mult_regen, self._terrain_res)
         codes = np.array([EXTERNAL if s.policy is None else POLICIES.index(s.policy) for s in self.specs])
-        self.agents = new_agents(codes, W["start_health"], W["start_satiety"], W["start_food"])
-        place_spawns(np.array([derive(config.spawn_seed, 2)]), self.world.terrain, n, W["spawn_min_distance"],
-                     self.agents.pos)
-        self.offers = new_offers(n * W["open_offers_max"])
+        self.tables = new_tables(side, codes, W["start_health"], W["start_satiety"], W["start_food"],
+                                 n * W["open_offers_max"], log_capacity(self.season_ticks, n, self.apt))
+        tb = self.tables
+        mult_max, mult_regen = multipliers(config.resources)
+        generate(np.array([derive(config.seed, 1)]), tb.terrain, tb.tiles, arr["res_max"], arr["res_regen"],
+                 mult_max, mult_regen)
+        place_spawns(np.array([derive(config.spawn_seed, 2)]), tb.terrain, n, W["spawn_min_distance"], tb.ag)
+        self.world, self.agents, self.offers = world_view(tb), agents_view(tb), offers_view(tb)
         self.rng = np.array([derive(config.seed, 3, config.spawn_seed)]
                             + [derive(config.seed, 4, config.spawn_seed, i) for i in range(n)], dtype=np.uint64)
-        self.log = new_log(log_capacity(self.season_ticks, n, self.apt))
         self._ext = np.zeros((n, self.apt, 6), dtype=np.int64)
-        self._ext[:, :, 0] = EMPTY_ROW[0]
         self._scratch = (np.empty(n, dtype=np.int64), np.empty(6, dtype=np.int64))
-        emit(self.log, 0, -1, MATCH_START, 1, R_OK, side, side, n, self.season_ticks, self.apt,
-             W["view_radius"], 0, 0.0)
+        self.emit(0, -1, MATCH_START, side, side, n, self.season_ticks, self.apt, W["view_radius"])
         for i in range(n):
-            emit(self.log, 0, i, SPAWN, 1, R_OK, self.agents.pos[i, 0], self.agents.pos[i, 1], 0,
-                 int(self.specs[i].anchor), 0, 0, 0, 0.0)
+            self.emit(0, i, SPAWN, self.agents.pos[i, 0], self.agents.pos[i, 1], 0, int(self.specs[i].anchor))
 
     # -- state ---------------------------------------------------------------------------------
     @property
@@ -109,11 +102,19 @@ class Match:
         """Indexes of living agents whose actions come from outside."""
         return [i for i, s in enumerate(self.specs) if s.policy is None and self.agents.alive[i] == 1]
 
-    def _args(self):
-        return (self.world, self.agents, self.offers, self.log, self.rng)
+    @property
+    def rows(self) -> int:
+        """Event rows written so far."""
+        return int(self.tables.meta[0])
 
-    def _kernel_rest(self):
-        return (self._P, self._price, self._dx, self._dy, self._terrain_res)
+    def emit(self, t, agent, kind, a=0, b=0, c=0, d=0, e=0, f=0, g=0, v=0.0) -> None:
+        tb = self.tables
+        emit(tb.logi, tb.logv, tb.meta, t, agent, kind, 1, R_OK, a, b, c, d, e, f, g, v)
+
+    def _play(self, t0: int, t1: int) -> None:
+        tb = self.tables
+        _step.play_ticks(tb.terrain, tb.tiles, tb.ag, tb.offers, tb.ocount, tb.logi, tb.logv, tb.meta, self.rng,
+                         t0, t1, self.apt, self._ext, *self._scratch, self._P)
 
     # -- playing -------------------------------------------------------------------------------
     def run(self, until: int | None = None) -> None:
@@ -124,7 +125,7 @@ class Match:
             raise RuntimeError("run() plays scripted agents only; use observe()/submit() for external seats")
         end = self.season_ticks if until is None else min(int(until), self.season_ticks)
         if end > self.tick:
-            _step.play_ticks(*self._args(), self.tick, end, self.apt, self._ext, *self._scratch, *self._kernel_rest())
+            self._play(self.tick, end)
             self.tick = end
         if self.tick >= self.season_ticks:
             self.finish("season_end")
@@ -142,7 +143,7 @@ class Match:
                 raise ValueError(f"agent {i} is scripted; it takes no submitted actions")
             for slot, a in enumerate(list(acts)[: self.apt]):
                 self._ext[i, slot] = a if isinstance(a, np.ndarray) else encode(a, self.messages)
-        _step.play_ticks(*self._args(), self.tick, self.tick + 1, self.apt, self._ext, *self._scratch, *self._kernel_rest())
+        self._play(self.tick, self.tick + 1)
         self.tick += 1
         if self.tick >= self.season_ticks:
             self.finish("season_end")
@@ -155,11 +156,11 @@ class Match:
         a = self.agents
         for i in range(self.n):
             alive_ticks = t if a.alive[i] == 1 else int(a.death_tick[i]) + 1
-            emit(self.log, t, i, FINAL, 1, R_OK, a.health[i], a.satiety[i], a.alive[i], a.shelter[i], a.tool[i],
-                 alive_ticks, 0, worth(a, i, self._price, self._P))
+            self.emit(t, i, FINAL, a.health[i], a.satiety[i], a.alive[i], a.shelter[i], a.tool[i], alive_ticks,
+                      0, worth(self.tables.ag, i, self._P))
             inv = a.inv[i]
-            emit(self.log, t, i, STOCK, 1, R_OK, inv[0], inv[1], inv[2], inv[3], inv[4], 0, 0, 0.0)
-        emit(self.log, t, -1, SEASON_END, 1, R_OK, t, STOP_REASONS.index(stop_reason), 0, 0, 0, 0, 0, 0.0)
+            self.emit(t, i, STOCK, inv[0], inv[1], inv[2], inv[3], inv[4])
+        self.emit(t, -1, SEASON_END, t, STOP_REASONS.index(stop_reason))
         self.stop_reason = stop_reason
 
     # -- reading -------------------------------------------------------------------------------
@@ -167,7 +168,7 @@ class Match:
         """The event log so far as columns (copies), plus `text` for say and invalid rows."""
         from engine.events import columns
 
-        return columns(self.log, self.messages)
+        return columns(self.tables, self.messages)
 
     def results(self) -> dict:
         from engine.rubric import score

@@ -25,7 +25,7 @@ def observation(match, i: int) -> dict:
             row.append(GLYPHS[terrain])
             res = rules.TERRAIN_RESOURCE[w.terrain[y, x]]
             if res >= 0 and w.terrain[y, x] != WATER:
-                amount = int(pool_at(w, x, y, t) + 1e-9)
+                amount = int(pool_at(match.tables.tiles, x, y, t) + 1e-9)
                 tiles.append({"x": x, "y": y, "resource": RESOURCES[res], "amount": amount})
         grid.append("".join(row))
     agents = []
@@ -59,13 +59,14 @@ def observation(match, i: int) -> dict:
 
 def _recent_messages(match, i: int) -> list[dict]:
     """Messages said during the previous tick that reach agent i."""
-    log, n = match.log, int(match.log.n[0])
+    log = match.tables.logi
     out = []
-    for row in range(n - 1, -1, -1):
-        if log.tick[row] < match.tick - 1:
+    for row in range(match.rows - 1, -1, -1):
+        tick, agent, kind, ok, _, a, b = log[row, :7]
+        if tick < match.tick - 1:
             break
-        if log.kind[row] == SAY and log.ok[row] == 1 and log.agent[row] != i and log.a[row] in (-1, i):
-            out.append({"from": int(log.agent[row]), "text": match.messages[int(log.b[row])]})
+        if kind == SAY and ok == 1 and agent != i and a in (-1, i):
+            out.append({"from": int(agent), "text": match.messages[int(b)]})
     return out[::-1]
 
 
@@ -73,12 +74,12 @@ def _last_actions(match, i: int) -> list[dict]:
     """Agent i's own actions of the previous tick with their outcomes, so refusals are visible."""
     from engine.kernels.codes import EVENT_KINDS, N_ACTIONS, REASONS
 
-    log, n = match.log, int(match.log.n[0])
+    log = match.tables.logi
     out = []
-    for row in range(n - 1, -1, -1):
-        if log.tick[row] < match.tick - 1:
+    for row in range(match.rows - 1, -1, -1):
+        tick, agent, kind, ok, reason = log[row, :5]
+        if tick < match.tick - 1:
             break
-        if log.agent[row] == i and log.kind[row] <= N_ACTIONS:
-            out.append({"action": EVENT_KINDS[log.kind[row]], "ok": bool(log.ok[row]),
-                        "reason": None if log.ok[row] else REASONS[log.reason[row]]})
+        if agent == i and kind <= N_ACTIONS:
+            out.append({"action": EVENT_KINDS[kind], "ok": bool(ok), "reason": None if ok else REASONS[reason]})
     return out[::-1]

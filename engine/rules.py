@@ -113,8 +113,9 @@ def rule_arrays() -> dict[str, np.ndarray]:
 
 @lru_cache(maxsize=1)
 def param_array() -> np.ndarray:
-    """WORLD's numbers in the order the kernels index them (kernels/codes.py PARAM_NAMES)."""
-    return np.array([float(WORLD[name]) for name in PARAM_NAMES], dtype=np.float64)
+    """WORLD's numbers in the order the kernels index them (codes.PARAM_NAMES), then the prices (P_PRICE)."""
+    prices = [RESOURCE_TABLE[r]["price"] for r in RESOURCES]
+    return np.array([float(WORLD[name]) for name in PARAM_NAMES] + prices, dtype=np.float64)
 
 
 def net_worth(inventory, shelter: int, tool: int) -> float:

@@ -51,3 +51,19 @@ PARAM_NAMES = (
  P_TOOL_STONE, P_TOOL_ORE, P_SHELTER_VALUE, P_TOOL_VALUE, P_OFFER_RANGE, P_OFFER_TTL, P_OFFER_QTY_MAX,
  P_OPEN_OFFERS_MAX, P_RAID_BASE, P_RAID_TOOL, P_RAID_SHELTER, P_RAID_MIN, P_RAID_MAX, P_RAID_DIVISOR,
  P_RAID_EFFORT, P_RAID_FAIL, P_SNAPSHOT_EVERY, P_VIEW_RADIUS) = range(31)
+
+# Column layouts of the packed state tables (state.py).
+DIR_DX = (0, 1, 0, -1)
+DIR_DY = (-1, 0, 1, 0)
+TERRAIN_RES = (-1, 0, 1, 2, 3, 4, -1)  # grass, forest, rock, berries, ore_vein, ruins, water -> resource
+
+T_POOL, T_TOUCHED, T_CAP, T_REGEN = range(4)  # tiles float64[H, W, 4]
+(A_X, A_Y, A_HEALTH, A_SATIETY, A_INV, _I1, _I2, _I3, _I4, A_SHELTER, A_TOOL, A_ALIVE, A_DEATH, A_POLICY,
+ A_MEM) = range(15)  # ag int64[N, A_COLS]; inventory A_INV..A_INV+4; policy memory A_MEM..A_MEM+5
+A_COLS = A_MEM + 6
+M_TX, M_TY, M_TRES, M_RESCAN, M_VICTIM, M_VICTIM_UNTIL = range(A_MEM, A_MEM + 6)
+O_ID, O_SRC, O_DST, O_GIVE_R, O_GIVE_Q, O_WANT_R, O_WANT_Q, O_EXPIRES = range(8)  # offers int64[K, 8]
+OC_IN, OC_OUT = range(2)  # ocount int64[N, 2]: open offers to / from each agent
+META_ROWS, META_NEXT_OFFER = range(2)  # meta int64[2]
+L_TICK, L_AGENT, L_KIND, L_OK, L_REASON, L_A, L_B, L_C, L_D, L_E, L_F, L_G = range(12)  # logi int32[C, 12]
+P_PRICE = len(PARAM_NAMES)  # P[P_PRICE + r]: each resource's value

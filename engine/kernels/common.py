@@ -1,78 +1,78 @@
-"""Small kernels every other kernel uses: lazy pools, the event writer, distances, worth."""
+"""Small kernels every other kernel uses: lazy pools, the event writer, distances, worth, offers."""
+from engine.kernels.codes import (
+    A_INV, A_SHELTER, A_TOOL, A_X, A_Y, L_A, L_AGENT, L_B, L_C, L_D, L_E, L_F, L_G, L_KIND, L_OK,
+    L_REASON, L_TICK, META_ROWS, N_RES, O_DST, O_ID, O_SRC, OC_IN, OC_OUT, P_PRICE, P_SHELTER_VALUE,
+    P_TOOL_VALUE, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
+)
 from engine.kernels.jit import hot
-
-from engine.kernels.codes import N_RES, P_SHELTER_VALUE, P_TOOL_VALUE, WATER
 
 
 @hot
-def pool_at(world, x, y, t):
+def pool_at(tiles, x, y, t):
     """Amount on tile (x, y) at tick t. Pure read: regrowth since the last write, capped at the pool
     size, so the value never depends on who looked before."""
-    cap = world.cap[y, x]
-    p = world.pool[y, x] + world.regen[y, x] * (t - world.touched[y, x])
+    cap = tiles[y, x, T_CAP]
+    p = tiles[y, x, T_POOL] + tiles[y, x, T_REGEN] * (t - tiles[y, x, T_TOUCHED])
     return cap if p > cap else p
 
 
 @hot
-def take_from_pool(world, x, y, t, amount):
-    world.pool[y, x] = pool_at(world, x, y, t) - amount
-    world.touched[y, x] = t
+def take_from_pool(tiles, x, y, t, amount):
+    tiles[y, x, T_POOL] = pool_at(tiles, x, y, t) - amount
+    tiles[y, x, T_TOUCHED] = t
 
 
 @hot
-def emit(log, t, agent, kind, ok, reason, a, b, c, d, e, f, g, v):
-    i = log.n[0]
-    log.tick[i] = t
-    log.agent[i] = agent
-    log.kind[i] = kind
-    log.ok[i] = ok
-    log.reason[i] = reason
-    log.a[i] = a
-    log.b[i] = b
-    log.c[i] = c
-    log.d[i] = d
-    log.e[i] = e
-    log.f[i] = f
-    log.g[i] = g
-    log.v[i] = v
-    log.n[0] = i + 1
+def emit(logi, logv, meta, t, agent, kind, ok, reason, a, b, c, d, e, f, g, v):
+    i = meta[META_ROWS]
+    logi[i, L_TICK] = t
+    logi[i, L_AGENT] = agent
+    logi[i, L_KIND] = kind
+    logi[i, L_OK] = ok
+    logi[i, L_REASON] = reason
+    logi[i, L_A] = a
+    logi[i, L_B] = b
+    logi[i, L_C] = c
+    logi[i, L_D] = d
+    logi[i, L_E] = e
+    logi[i, L_F] = f
+    logi[i, L_G] = g
+    logv[i] = v
+    meta[META_ROWS] = i + 1
 
 
 @hot
-def chebyshev(agents, i, j):
-    return max(abs(agents.pos[i, 0] - agents.pos[j, 0]), abs(agents.pos[i, 1] - agents.pos[j, 1]))
+def chebyshev(ag, i, j):
+    return max(abs(ag[i, A_X] - ag[j, A_X]), abs(ag[i, A_Y] - ag[j, A_Y]))
 
 
 @hot
-def passable(world, x, y):
-    H, W = world.terrain.shape
-    return 0 <= x < W and 0 <= y < H and world.terrain[y, x] != WATER
+def passable(terrain, x, y):
+    H, W = terrain.shape
+    return 0 <= x < W and 0 <= y < H and terrain[y, x] != WATER
 
 
 @hot
-def worth(agents, i, price, P):
+def worth(ag, i, P):
     s = 0.0
     for r in range(N_RES):
-        s += agents.inv[i, r] * price[r]
-    return s + agents.shelter[i] * P[P_SHELTER_VALUE] + agents.tool[i] * P[P_TOOL_VALUE]
+        s += ag[i, A_INV + r] * P[P_PRICE + r]
+    return s + ag[i, A_SHELTER] * P[P_SHELTER_VALUE] + ag[i, A_TOOL] * P[P_TOOL_VALUE]
 
 
 @hot
 def find_offer(offers, oid):
     if oid < 0:
         return -1
-    for k in range(offers.oid.shape[0]):
-        if offers.oid[k] == oid:
+    for k in range(offers.shape[0]):
+        if offers[k, O_ID] == oid:
             return k
     return -1
 
 
 @hot
-def open_offers_of(offers, src):
-    c = 0
-    for k in range(offers.oid.shape[0]):
-        if offers.oid[k] >= 0 and offers.src[k] == src:
-            c += 1
-    return c
-
-
+def close_offer(offers, ocount, k):
+    """Free slot k and keep the per-agent counts in step."""
+    ocount[offers[k, O_DST], OC_IN] -= 1
+    ocount[offers[k, O_SRC], OC_OUT] -= 1
+    offers[k, O_ID] = -1

@@ -8,12 +8,14 @@ import numpy as np
 from engine.kernels.jit import hot
 
 from engine.kernels.codes import (
-    ACCEPT, AGGRESSIVE_RAIDER, BUILD, CRAFT, DECLINE, EAT, FOOD, GATHER, GREEDY_HARVESTER,
-    HONEST_TRADER, MOVE, N_RES, OFFER, ORE, P_CARRY_MAX, P_OFFER_RANGE, P_OPEN_OFFERS_MAX,
+    A_ALIVE, A_INV, A_POLICY, A_SATIETY, A_SHELTER, A_TOOL, A_X, A_Y, ACCEPT, AGGRESSIVE_RAIDER, BUILD,
+    CRAFT, DECLINE, DIR_DX, DIR_DY, EAT, FOOD, GATHER, GREEDY_HARVESTER, HONEST_TRADER, M_RESCAN, M_TRES,
+    M_TX, M_TY, M_VICTIM, M_VICTIM_UNTIL, MOVE, N_RES, O_DST, O_GIVE_Q, O_GIVE_R, O_ID, O_WANT_Q,
+    O_WANT_R, OC_IN, OC_OUT, OFFER, ORE, P_CARRY_MAX, P_OFFER_RANGE, P_OPEN_OFFERS_MAX, P_PRICE,
     P_SHELTER_STONE, P_SHELTER_WOOD, P_TOOL_ORE, P_TOOL_STONE, P_TOOL_WOOD, RAID, SAY, STONE,
-    WAIT, WOOD,
+    TERRAIN_RES, WAIT, WOOD,
 )
-from engine.kernels.common import chebyshev, open_offers_of, passable, pool_at, worth
+from engine.kernels.common import chebyshev, passable, pool_at, worth
 from engine.kernels.rng import randint, uniform
 
 N_CANNED = 4  # canned messages the random policy may say (engine/match.py CANNED_MESSAGES)
@@ -30,17 +32,17 @@ def _set(act, kind, a, b, c, d, e):
 
 
 @hot
-def _has_pool(world, x, y, t, terrain_res, res):
-    r = terrain_res[world.terrain[y, x]]
+def _has_pool(terrain, tiles, x, y, t, res):
+    r = TERRAIN_RES[terrain[y, x]]
     if r < 0 or (res >= 0 and r != res):
         return False
-    return pool_at(world, x, y, t) >= 1.0
+    return pool_at(tiles, x, y, t) >= 1.0
 
 
 @hot
-def _nearest_tile(world, x0, y0, t, terrain_res, res, radius):
+def _nearest_tile(terrain, tiles, x0, y0, t, res, radius):
     """Nearest tile (ring by ring) holding resource res (-1: any) with a whole unit; (-1, -1) if none."""
-    H, W = world.terrain.shape
+    H, W = terrain.shape
     for d in range(1, radius + 1):
         for k in range(-d, d + 1):
             for side in range(4):
@@ -56,19 +58,28 @@ def _nearest_tile(world, x0, y0, t, terrain_res, res, radius):
                     if k == -d or k == d:
                         continue
                     x, y = x0 + d, y0 + k
-                if 0 <= x < W and 0 <= y < H and _has_pool(world, x, y, t, terrain_res, res):
+                if 0 <= x < W and 0 <= y < H and _has_pool(terrain, tiles, x, y, t, res):
                     return x, y
     return -1, -1
 
 
 @hot
-def _step_toward(world, agents, rng, i, tx, ty, dir_dx, dir_dy, act):
-    x = agents.pos[i, 0]
-    y = agents.pos[i, 1]
+def _wander(terrain, ag, rng, i, act):
+    start = randint(rng, 1 + i, 4)
+    for k in range(4):
+        d = (start + k) % 4
+        if passable(terrain, ag[i, A_X] + DIR_DX[d], ag[i, A_Y] + DIR_DY[d]):
+            _set(act, MOVE, d, 0, 0, 0, 0)
+            return
+    _set(act, WAIT, 0, 0, 0, 0, 0)
+
+
+@hot
+def _step_toward(terrain, ag, rng, i, tx, ty, act):
+    x = ag[i, A_X]
+    y = ag[i, A_Y]
     dx = tx - x
     dy = ty - y
-    first = -1
-    second = -1
     hor = 1 if dx > 0 else 3
     ver = 2 if dy > 0 else 0
     if abs(dx) >= abs(dy):
@@ -77,180 +88,174 @@ def _step_toward(world, agents, rng, i, tx, ty, dir_dx, dir_dy, act):
     else:
         first = ver
         second = hor if dx != 0 else -1
-    for d in (first, second):
-        if d >= 0 and passable(world, x + dir_dx[d], y + dir_dy[d]):
-            _set(act, MOVE, d, 0, 0, 0, 0)
-            return
-    _wander(world, agents, rng, i, dir_dx, dir_dy, act)
+    if first >= 0 and passable(terrain, x + DIR_DX[first], y + DIR_DY[first]):
+        _set(act, MOVE, first, 0, 0, 0, 0)
+    elif second >= 0 and passable(terrain, x + DIR_DX[second], y + DIR_DY[second]):
+        _set(act, MOVE, second, 0, 0, 0, 0)
+    else:
+        _wander(terrain, ag, rng, i, act)
 
 
 @hot
-def _wander(world, agents, rng, i, dir_dx, dir_dy, act):
-    start = randint(rng, 1 + i, 4)
-    for k in range(4):
-        d = (start + k) % 4
-        if passable(world, agents.pos[i, 0] + dir_dx[d], agents.pos[i, 1] + dir_dy[d]):
-            _set(act, MOVE, d, 0, 0, 0, 0)
-            return
-    _set(act, WAIT, 0, 0, 0, 0, 0)
-
-
-@hot
-def _seek(world, agents, rng, t, i, res, radius, dir_dx, dir_dy, terrain_res, act):
+def _seek(terrain, tiles, ag, rng, t, i, res, radius, act):
     """Gather res here, or walk toward the remembered (or nearest) tile holding it."""
-    x = agents.pos[i, 0]
-    y = agents.pos[i, 1]
-    if _has_pool(world, x, y, t, terrain_res, res):
+    x = ag[i, A_X]
+    y = ag[i, A_Y]
+    if _has_pool(terrain, tiles, x, y, t, res):
         _set(act, GATHER, 0, 0, 0, 0, 0)
         return
-    tx = agents.mem[i, 0]
-    ty = agents.mem[i, 1]
-    searching = agents.mem[i, 2] != res or (tx >= 0 and not _has_pool(world, tx, ty, t, terrain_res, res))
+    tx = ag[i, M_TX]
+    ty = ag[i, M_TY]
+    searching = ag[i, M_TRES] != res or (tx >= 0 and not _has_pool(terrain, tiles, tx, ty, t, res))
     # a failed search is not repeated for a few ticks: the scan is the policies' costliest step
-    if searching or (tx < 0 and t >= agents.mem[i, 3]):
-        tx, ty = _nearest_tile(world, x, y, t, terrain_res, res, radius)
-        agents.mem[i, 0] = tx
-        agents.mem[i, 1] = ty
-        agents.mem[i, 2] = res
-        agents.mem[i, 3] = t + 6
+    if searching or (tx < 0 and t >= ag[i, M_RESCAN]):
+        tx, ty = _nearest_tile(terrain, tiles, x, y, t, res, radius)
+        ag[i, M_TX] = tx
+        ag[i, M_TY] = ty
+        ag[i, M_TRES] = res
+        ag[i, M_RESCAN] = t + 6
     if tx < 0:
-        _wander(world, agents, rng, i, dir_dx, dir_dy, act)
+        _wander(terrain, ag, rng, i, act)
     else:
-        _step_toward(world, agents, rng, i, tx, ty, dir_dx, dir_dy, act)
+        _step_toward(terrain, ag, rng, i, tx, ty, act)
 
 
 @hot
-def _can_build(agents, i, P):
-    return (agents.shelter[i] == 0 and agents.inv[i, WOOD] >= P[P_SHELTER_WOOD]
-            and agents.inv[i, STONE] >= P[P_SHELTER_STONE])
+def _can_build(ag, i, P):
+    return (ag[i, A_SHELTER] == 0 and ag[i, A_INV + WOOD] >= P[P_SHELTER_WOOD]
+            and ag[i, A_INV + STONE] >= P[P_SHELTER_STONE])
 
 
 @hot
-def _can_craft(agents, i, P):
-    return (agents.tool[i] == 0 and agents.inv[i, WOOD] >= P[P_TOOL_WOOD]
-            and agents.inv[i, STONE] >= P[P_TOOL_STONE] and agents.inv[i, ORE] >= P[P_TOOL_ORE])
+def _can_craft(ag, i, P):
+    return (ag[i, A_TOOL] == 0 and ag[i, A_INV + WOOD] >= P[P_TOOL_WOOD]
+            and ag[i, A_INV + STONE] >= P[P_TOOL_STONE] and ag[i, A_INV + ORE] >= P[P_TOOL_ORE])
 
 
 @hot
-def _answer_offers(agents, offers, i, price, ratio, act):
+def _answer_offers(ag, offers, ocount, i, P, ratio, act):
     """Accept the first open offer to i worth at least ratio x what it costs; decline one that is not.
     Returns True when it chose an action."""
-    for k in range(offers.oid.shape[0]):
-        if offers.oid[k] < 0 or offers.dst[k] != i:
+    if ocount[i, OC_IN] == 0:
+        return False
+    for k in range(offers.shape[0]):
+        if offers[k, O_ID] < 0 or offers[k, O_DST] != i:
             continue
-        gain = offers.give_q[k] * price[offers.give_r[k]]
-        cost = offers.want_q[k] * price[offers.want_r[k]]
-        if ratio > 0 and gain >= ratio * cost and agents.inv[i, offers.want_r[k]] >= offers.want_q[k]:
-            _set(act, ACCEPT, offers.oid[k], 0, 0, 0, 0)
+        gain = offers[k, O_GIVE_Q] * P[P_PRICE + offers[k, O_GIVE_R]]
+        cost = offers[k, O_WANT_Q] * P[P_PRICE + offers[k, O_WANT_R]]
+        if ratio > 0 and gain >= ratio * cost and ag[i, A_INV + offers[k, O_WANT_R]] >= offers[k, O_WANT_Q]:
+            _set(act, ACCEPT, offers[k, O_ID], 0, 0, 0, 0)
         else:
-            _set(act, DECLINE, offers.oid[k], 0, 0, 0, 0)
+            _set(act, DECLINE, offers[k, O_ID], 0, 0, 0, 0)
         return True
     return False
 
 
 @hot
-def _honest_trader(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
-    inv = agents.inv
-    if agents.satiety[i] < 50 and inv[i, FOOD] > 0:
+def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+    if ag[i, A_SATIETY] < 50 and ag[i, A_INV + FOOD] > 0:
         _set(act, EAT, 0, 0, 0, 0, 0)
         return
-    if _answer_offers(agents, offers, i, price, 0.8, act):
+    if _answer_offers(ag, offers, ocount, i, P, 0.8, act):
         return
-    if _can_craft(agents, i, P):
+    if _can_craft(ag, i, P):
         _set(act, CRAFT, 0, 0, 0, 0, 0)
         return
-    if _can_build(agents, i, P):
+    if _can_build(ag, i, P):
         _set(act, BUILD, 0, 0, 0, 0, 0)
         return
     need = FOOD
-    if inv[i, FOOD] >= 3:
+    if ag[i, A_INV + FOOD] >= 3:
         need = WOOD
         for r in (WOOD, STONE, ORE):
-            if inv[i, r] < inv[i, need]:
+            if ag[i, A_INV + r] < ag[i, A_INV + need]:
                 need = r
     surplus = -1
     for r in (WOOD, STONE, FOOD, ORE):
         keep = 4 if r == FOOD else 0
-        if inv[i, r] - keep >= 6 and (surplus < 0 or inv[i, r] > inv[i, surplus]):
+        if ag[i, A_INV + r] - keep >= 6 and (surplus < 0 or ag[i, A_INV + r] > ag[i, A_INV + surplus]):
             surplus = r
-    if surplus >= 0 and surplus != need and (t + i) % 4 == 0 and open_offers_of(offers, i) < P[P_OPEN_OFFERS_MAX]:
+    if surplus >= 0 and surplus != need and (t + i) % 4 == 0 and ocount[i, OC_OUT] < P[P_OPEN_OFFERS_MAX]:
         best = -1
         best_d = np.int64(P[P_OFFER_RANGE]) + 1
-        for j in range(agents.alive.shape[0]):
-            if j != i and agents.alive[j] == 1:
-                dd = chebyshev(agents, i, j)
+        for j in range(ag.shape[0]):
+            if j != i and ag[j, A_ALIVE] == 1:
+                dd = chebyshev(ag, i, j)
                 if dd < best_d:
                     best_d = dd
                     best = j
         if best >= 0:
-            want_q = max(1, np.int64(np.round(2 * price[surplus] / price[need])))
+            want_q = max(1, np.int64(np.round(2 * P[P_PRICE + surplus] / P[P_PRICE + need])))
             _set(act, OFFER, best, surplus, 2, need, want_q)
             return
-    _seek(world, agents, rng, t, i, need, 8, dir_dx, dir_dy, terrain_res, act)
+    _seek(terrain, tiles, ag, rng, t, i, need, 8, act)
 
 
 @hot
-def _greedy_harvester(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
-    inv = agents.inv
-    if agents.satiety[i] < 40 and inv[i, FOOD] > 0:
+def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+    if ag[i, A_SATIETY] < 40 and ag[i, A_INV + FOOD] > 0:
         _set(act, EAT, 0, 0, 0, 0, 0)
         return
-    if _can_craft(agents, i, P):
+    if _can_craft(ag, i, P):
         _set(act, CRAFT, 0, 0, 0, 0, 0)
         return
-    if _can_build(agents, i, P):
+    if _can_build(ag, i, P):
         _set(act, BUILD, 0, 0, 0, 0, 0)
         return
-    if t % 3 == 0 and _answer_offers(agents, offers, i, price, 1.5, act):
+    if t % 3 == 0 and _answer_offers(ag, offers, ocount, i, P, 1.5, act):
         return
-    x = agents.pos[i, 0]
-    y = agents.pos[i, 1]
-    here = terrain_res[world.terrain[y, x]]
-    if here >= 0 and pool_at(world, x, y, t) >= 1.0 and inv[i, here] < P[P_CARRY_MAX]:
+    x = ag[i, A_X]
+    y = ag[i, A_Y]
+    here = TERRAIN_RES[terrain[y, x]]
+    if here >= 0 and pool_at(tiles, x, y, t) >= 1.0 and ag[i, A_INV + here] < P[P_CARRY_MAX]:
         _set(act, GATHER, 0, 0, 0, 0, 0)
         return
     res = -1
-    if inv[i, FOOD] < 2:
+    if ag[i, A_INV + FOOD] < 2:
         res = FOOD
-    elif agents.tool[i] == 0 and inv[i, ORE] < P[P_TOOL_ORE]:
+    elif ag[i, A_TOOL] == 0 and ag[i, A_INV + ORE] < P[P_TOOL_ORE]:
         res = ORE
-    _seek(world, agents, rng, t, i, res, 8, dir_dx, dir_dy, terrain_res, act)
+    _seek(terrain, tiles, ag, rng, t, i, res, 8, act)
 
 
 @hot
-def _aggressive_raider(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
-    inv = agents.inv
-    if agents.satiety[i] < 45 and inv[i, FOOD] > 0:
+def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+    if ag[i, A_SATIETY] < 45 and ag[i, A_INV + FOOD] > 0:
         _set(act, EAT, 0, 0, 0, 0, 0)
         return
-    if _answer_offers(agents, offers, i, price, 0.0, act):
+    if _answer_offers(ag, offers, ocount, i, P, 0.0, act):
         return
-    if _can_craft(agents, i, P):
+    if _can_craft(ag, i, P):
         _set(act, CRAFT, 0, 0, 0, 0, 0)
         return
-    if inv[i, FOOD] == 0 and agents.satiety[i] < 40:
-        _seek(world, agents, rng, t, i, FOOD, 10, dir_dx, dir_dy, terrain_res, act)
+    if ag[i, A_INV + FOOD] == 0 and ag[i, A_SATIETY] < 40:
+        _seek(terrain, tiles, ag, rng, t, i, FOOD, 10, act)
         return
-    victim = -1
-    best = 0.0
-    for j in range(agents.alive.shape[0]):
-        if j != i and agents.alive[j] == 1 and chebyshev(agents, i, j) <= 10:
-            w = worth(agents, j, price, P) - 10.0 * agents.shelter[j]
-            if w > best:
-                best = w
-                victim = j
+    # the victim is chosen anew every few ticks, not every action: it is a scan of the whole field
+    victim = ag[i, M_VICTIM]
+    if t >= ag[i, M_VICTIM_UNTIL] or victim < 0 or ag[victim, A_ALIVE] == 0:
+        victim = -1
+        best = 0.0
+        for j in range(ag.shape[0]):
+            if j != i and ag[j, A_ALIVE] == 1 and chebyshev(ag, i, j) <= 10:
+                w = worth(ag, j, P) - 10.0 * ag[j, A_SHELTER]
+                if w > best:
+                    best = w
+                    victim = j
+        ag[i, M_VICTIM] = victim
+        ag[i, M_VICTIM_UNTIL] = t + 4
     if victim < 0:
-        _seek(world, agents, rng, t, i, -1, 6, dir_dx, dir_dy, terrain_res, act)
-    elif chebyshev(agents, i, victim) <= 1:
+        _seek(terrain, tiles, ag, rng, t, i, -1, 6, act)
+    elif chebyshev(ag, i, victim) <= 1:
         _set(act, RAID, victim, 0, 0, 0, 0)
     else:
-        _step_toward(world, agents, rng, i, agents.pos[victim, 0], agents.pos[victim, 1], dir_dx, dir_dy, act)
+        _step_toward(terrain, ag, rng, i, ag[victim, A_X], ag[victim, A_Y], act)
 
 
 @hot
-def _random(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
+def _random(ag, offers, ocount, rng, i, P, act):
     s = 1 + i
-    n = agents.alive.shape[0]
+    n = ag.shape[0]
     u = uniform(rng, s)
     if u < 0.40:
         _set(act, MOVE, randint(rng, s, 4), 0, 0, 0, 0)
@@ -264,7 +269,7 @@ def _random(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_
         _set(act, OFFER, randint(rng, s, n), randint(rng, s, N_RES), 1 + randint(rng, s, 3),
              randint(rng, s, N_RES), 1 + randint(rng, s, 3))
     elif u < 0.86:
-        if not _answer_offers(agents, offers, i, price, uniform(rng, s) * 2.0, act):
+        if not _answer_offers(ag, offers, ocount, i, P, uniform(rng, s) * 2.0, act):
             _set(act, WAIT, 0, 0, 0, 0, 0)
     elif u < 0.90:
         _set(act, RAID, randint(rng, s, n), 0, 0, 0, 0)
@@ -275,15 +280,13 @@ def _random(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_
 
 
 @hot
-def decide(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act):
-    pol = agents.policy[i]
+def decide(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+    pol = ag[i, A_POLICY]
     if pol == HONEST_TRADER:
-        _honest_trader(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act)
+        _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
     elif pol == GREEDY_HARVESTER:
-        _greedy_harvester(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act)
+        _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
     elif pol == AGGRESSIVE_RAIDER:
-        _aggressive_raider(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act)
+        _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
     else:
-        _random(world, agents, offers, rng, t, i, P, price, dir_dx, dir_dy, terrain_res, act)
-
-
+        _random(ag, offers, ocount, rng, i, P, act)

@@ -7,7 +7,9 @@ the roster's landing spots can be pinned independently.
 import numpy as np
 from engine.kernels.jit import alloc, hot
 
-from engine.kernels.codes import BERRIES, FOREST, GRASS, ORE_VEIN, ROCK, RUINS, WATER
+from engine.kernels.codes import (
+    A_X, A_Y, BERRIES, FOREST, GRASS, ORE_VEIN, ROCK, RUINS, T_CAP, T_POOL, T_REGEN, T_TOUCHED, TERRAIN_RES, WATER,
+)
 from engine.kernels.rng import uniform
 
 _CELL = 8
@@ -39,9 +41,8 @@ def _noise_field(rng, H, W, out):
 
 
 @alloc
-def generate(rng, terrain, pool, cap, regen, touched, res_max, res_regen, mult_max, mult_regen,
-             terrain_res):
-    """Fill terrain uint8[H, W] and the pool arrays float64[H, W] from the map stream rng uint64[1].
+def generate(rng, terrain, tiles, res_max, res_regen, mult_max, mult_regen):
+    """Fill terrain uint8[H, W] and tiles float64[H, W, 4] from the map stream rng uint64[1].
 
     res_* are the base table (float64[R]); mult_* the scenario's multipliers (float64[R]).
     Every pool starts full.
@@ -71,22 +72,22 @@ def generate(rng, terrain, pool, cap, regen, touched, res_max, res_regen, mult_m
             else:
                 t = GRASS
             terrain[y, x] = t
-            r = terrain_res[t]
-            touched[y, x] = 0
+            r = TERRAIN_RES[t]
+            tiles[y, x, T_TOUCHED] = 0.0
             if r < 0:
-                cap[y, x] = 0.0
-                regen[y, x] = 0.0
+                tiles[y, x, T_CAP] = 0.0
+                tiles[y, x, T_REGEN] = 0.0
             else:
-                cap[y, x] = res_max[r] * mult_max[r]
-                regen[y, x] = res_regen[r] * mult_regen[r]
-            pool[y, x] = cap[y, x]
+                tiles[y, x, T_CAP] = res_max[r] * mult_max[r]
+                tiles[y, x, T_REGEN] = res_regen[r] * mult_regen[r]
+            tiles[y, x, T_POOL] = tiles[y, x, T_CAP]
 
 
 @hot
-def place_spawns(rng, terrain, n, min_distance, pos):
+def place_spawns(rng, terrain, n, min_distance, ag):
     """Land n agents on distinct dry tiles, spread at least min_distance apart when room allows.
 
-    pos: int64[n, 2] as (x, y). Draws only from the spawn stream rng uint64[1].
+    Writes ag[:, A_X], ag[:, A_Y]. Draws only from the spawn stream rng uint64[1].
     """
     H, W = terrain.shape
     for k in range(n):
@@ -100,7 +101,7 @@ def place_spawns(rng, terrain, n, min_distance, pos):
             clash = False
             spread = min_distance if attempt < 200 else 0
             for j in range(k):
-                if max(abs(pos[j, 0] - x), abs(pos[j, 1] - y)) < max(spread, 1):
+                if max(abs(ag[j, A_X] - x), abs(ag[j, A_Y] - y)) < max(spread, 1):
                     clash = True
                     break
             if not clash:
@@ -113,10 +114,10 @@ def place_spawns(rng, terrain, n, min_distance, pos):
                     if terrain[y, x] != WATER and best_x < 0:
                         taken = False
                         for j in range(k):
-                            if pos[j, 0] == x and pos[j, 1] == y:
+                            if ag[j, A_X] == x and ag[j, A_Y] == y:
                                 taken = True
                         if not taken:
                             best_x = x
                             best_y = y
-        pos[k, 0] = best_x
-        pos[k, 1] = best_y
+        ag[k, A_X] = best_x
+        ag[k, A_Y] = best_y

@@ -27,7 +27,7 @@ def check_invariants(m):
     assert ((a.pos[:, 0] >= 0) & (a.pos[:, 0] < W) & (a.pos[:, 1] >= 0) & (a.pos[:, 1] < H)).all()
     assert (w.terrain[a.pos[:, 1], a.pos[:, 0]] != 6).all()
     for y, x in zip(*np.nonzero(w.cap)):
-        p = pool_at(w, x, y, m.tick)
+        p = pool_at(m.tables.tiles, x, y, m.tick)
         assert -1e-9 <= p <= w.cap[y, x] + 1e-9
 
 

@@ -30,7 +30,7 @@ def test_hunger_then_starvation_then_no_more_actions(ext2):
     m.submit({0: [{"action": "wait"}], 1: [{"action": "eat"}]})
     assert m.agents.satiety[0] == 0 and m.agents.health[0] == 0 and m.agents.alive[0] == 0
     assert last_event(m, 0)["kind"] == STARVE
-    n = int(m.log.n[0])
+    n = m.rows
     with pytest.raises(ValueError):
         m.submit({0: [{"action": "wait"}], 9: []})
     m.submit({0: [{"action": "move", "direction": "north"}]})  # the dead do not act
@@ -79,7 +79,7 @@ def test_refused_actions_are_logged_with_reason_and_change_nothing(ext2, action,
     row = encode(action, m.messages)
     # apply just this action, outside the tick loop, so hunger does not blur the comparison
     from engine.kernels.step import apply_action
-    apply_action(m.world, m.agents, m.offers, m.log, m.rng, 0, 0, row, *m._kernel_rest())
+    apply_action(*m.tables, m.rng, 0, 0, row, m._P)
     ev = last_event(m, 0)
     assert ev["ok"] == 0
     assert rules.REASONS[ev["reason"]] == reason
@@ -206,9 +206,9 @@ def test_gather_takes_from_pool_and_pool_regrows_to_its_cap(ext2):
     m.world.cap[y, x], m.world.regen[y, x], m.world.pool[y, x], m.world.touched[y, x] = cap, regen, cap, 0
     m.submit({0: [{"action": "gather"}, {"action": "gather"}]})
     assert m.agents.inv[0, WOOD] == 2
-    assert pool_at(m.world, x, y, 0) == pytest.approx(cap - 2)
-    assert pool_at(m.world, x, y, 10) == pytest.approx(cap - 2 + 10 * regen)
-    assert pool_at(m.world, x, y, 100000) == cap  # never above the pool size
+    assert pool_at(m.tables.tiles, x, y, 0) == pytest.approx(cap - 2)
+    assert pool_at(m.tables.tiles, x, y, 10) == pytest.approx(cap - 2 + 10 * regen)
+    assert pool_at(m.tables.tiles, x, y, 100000) == cap  # never above the pool size
 
 
 def test_tool_adds_to_each_gather(ext2):
@@ -237,7 +237,7 @@ def test_multiplier_zero_removes_pool_or_growth(field):
             m.submit({0: [{"action": "gather"}]})
         for _ in range(50):
             m.submit({})
-        assert pool_at(m.world, x, y, m.tick) == 0
+        assert pool_at(m.tables.tiles, x, y, m.tick) == 0
         m.submit({0: [{"action": "gather"}]})
         assert rules.REASONS[last_event(m, 0)["reason"]] == "nothing_here"
 
