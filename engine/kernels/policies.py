@@ -113,7 +113,7 @@ def _seek(terrain, tiles, ag, rng, t, i, res, radius, act):
         ag[i, M_TX] = tx
         ag[i, M_TY] = ty
         ag[i, M_TRES] = res
-        ag[i, M_RESCAN] = t + 6
+        ag[i, M_RESCAN] = t + (6 if tx >= 0 else 15)
     if tx < 0:
         _wander(terrain, ag, rng, i, act)
     else:
@@ -188,7 +188,11 @@ def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
             want_q = max(1, np.int64(np.round(2 * P[P_PRICE + surplus] / P[P_PRICE + need])))
             _set(act, OFFER, best, surplus, 2, need, want_q)
             return
-    _seek(terrain, tiles, ag, rng, t, i, need, 8, act)
+    here = TERRAIN_RES[terrain[ag[i, A_Y], ag[i, A_X]]]
+    if here >= 0 and here != need and ag[i, A_INV + here] < 4 and pool_at(tiles, ag[i, A_X], ag[i, A_Y], t) >= 1.0:
+        _set(act, GATHER, 0, 0, 0, 0, 0)  # a little of what lies underfoot is worth the action
+        return
+    _seek(terrain, tiles, ag, rng, t, i, need, 6, act)
 
 
 @hot
