@@ -1,0 +1,109 @@
+"""The archive: one Parquet file per match (events), one per match (seat results), one per run
+(run metadata), and a DuckDB catalog the service alone writes.
+
+Notebooks read the Parquet files (no locks, safe while the service runs); the service queries the
+catalog. Files are written to a temporary name and renamed, so a reader never sees half a file.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from engine.events import COLUMNS
+from engine.kernels.codes import EVENT_KINDS, REASONS
+
+EVENTS_DIR, SEATS_DIR, RUNS_DIR = "events", "seats", "runs"
+_KINDS = pa.array(list(EVENT_KINDS), pa.string())
+_REASONS = pa.array(list(REASONS), pa.string())
+
+
+def archive_dir(data_dir: str | Path) -> Path:
+    return Path(data_dir) / "archive"
+
+
+def events_path(data_dir, match_id: str) -> Path:
+    return archive_dir(data_dir) / EVENTS_DIR / f"{match_id}.parquet"
+
+
+def _write(table: pa.Table, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".parquet.tmp")
+    # dictionary-encoding the integer columns and writing statistics cost a third of the write time
+    dict_cols = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+    pq.write_table(table, tmp, compression="zstd", compression_level=1, use_dictionary=dict_cols or False,
+                   write_statistics=False)
+    os.replace(tmp, path)
+
+
+def events_table(match_id: str, cols: dict, meta: dict) -> pa.Table:
+    """The event columns of engine/events.py plus the match id and readable names for kind/reason."""
+    n = len(cols["tick"])
+    arrays = {"match_id": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int8)),
+                                                        pa.array([match_id]))}
+    for name in COLUMNS:
+        arrays[name] = pa.array(cols[name])
+    arrays["event"] = pa.DictionaryArray.from_arrays(pa.array(cols["kind"]), _KINDS)
+    refused = cols["ok"] == 0
+    arrays["refusal"] = pa.DictionaryArray.from_arrays(pa.array(cols["reason"], mask=~refused), _REASONS)
+    arrays["text"] = pa.array(list(cols["text"]), pa.string())
+    table = pa.table(arrays)
+    return table.replace_schema_metadata({b"studio": json.dumps(meta).encode()})
+
+
+def write_events(data_dir, match_id: str, cols: dict, meta: dict) -> Path:
+    path = events_path(data_dir, match_id)
+    _write(events_table(match_id, cols, meta), path)
+    return path
+
+
+def read_events(path: str | Path, with_text: bool = True) -> tuple[dict, dict]:
+    """(columns as numpy arrays, the match metadata) from a stored event log. Scoring needs no text."""
+    table = pq.read_table(path, columns=list(COLUMNS) + (["text"] if with_text else []))
+    cols = {name: table.column(name).to_numpy() for name in COLUMNS}
+    if with_text:
+        cols["text"] = np.array(table.column("text").to_pylist(), dtype=object)
+    meta = json.loads((table.schema.metadata or {}).get(b"studio", b"{}"))
+    return cols, meta
+
+
+def seat_rows(run: dict, results: dict) -> list[dict]:
+    """One flat row per agent (seats and anchors) with every results field, for analysis."""
+    rows = []
+    for entry in results["agents"] + results.get("anchors", []):
+        row = {
+            "match_id": run["match_id"], "run_id": run["run_id"], "batch_id": run.get("batch_id"),
+            "scenario_id": run["scenario_id"], "scenario_hash": run["scenario_hash"],
+            "config_hash": run["config_hash"], "seed": run["seed"], "spawn_seed": run["spawn_seed"],
+            "seat": entry["seat"], "anchor": entry in results.get("anchors", []), "name": entry["name"],
+            "model": entry["model"], "rank": entry["rank"], "fitness_index": entry["fitness_index"],
+            "grade": entry["grade"], "archetype": entry["archetype"], "status": entry["status"],
+            "crafter_score": entry["crafter_score"], "field_size": results["field_size"],
+            "match_ticks": results["match_ticks"], "rubric": results["rubric"],
+            "scaffold": run.get("scaffolds", {}).get(entry["seat"]),
+            "achievements": entry.get("achievements", []), "epilogue": entry["epilogue"],
+        }
+        for k, v in entry["dimensions"].items():
+            row[k] = v
+        for k, v in entry.get("stats", {}).items():
+            row[k] = v
+        rows.append(row)
+    return rows
+
+
+def write_seats(data_dir, match_id: str, rows: list[dict]) -> Path:
+    path = archive_dir(data_dir) / SEATS_DIR / f"{match_id}.parquet"
+    _write(pa.Table.from_pylist(rows), path)
+    return path
+
+
+def write_run(data_dir, run_view: dict) -> Path:
+    """The run's metadata as one row (nested fields as JSON text), rewritten when the run ends."""
+    flat = {k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in run_view.items()}
+    path = archive_dir(data_dir) / RUNS_DIR / f"{run_view['run_id']}.parquet"
+    _write(pa.Table.from_pylist([flat]), path)
+    return path
