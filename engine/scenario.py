@@ -11,7 +11,8 @@ DEFAULT_ANCHORS = ["anchors-v1"]
 
 
 def draw_seed() -> int:
-    return secrets.randbits(63)
+    # 2**53 - 1 at most: seeds land in JSON and in the RFC 8785 hash, exact only up to there
+    return secrets.randbelow(2**53)
 
 
 def resolve_env(env: dict | None) -> dict:

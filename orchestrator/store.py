@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from orchestrator.runs.schema import RUNS_MIGRATION
+
 DB_NAME = "studio.db"
 
 # Append-only: each entry moves the schema from version i to i+1. Never edit a shipped entry;
@@ -94,6 +96,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (owner, provider)
     );
     """,
+    RUNS_MIGRATION,
 ]
 
 

@@ -1,0 +1,240 @@
+"""Admission: one function decides whether a run body may launch, and what it would cost.
+
+`admit` runs every check of a launch in SPEC.md's order (body, scenario, account, roster, plan
+ceilings, seeds, funding); estimate reports what it found, launch (runs/launch.py) takes the same
+plan into a write transaction for the checks that depend on other runs (queue, quota, history).
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import library
+from engine.anchors import expand as expand_anchors
+from engine.hashing import BASE_ID, content_hash
+from engine.rules import POLICIES
+from engine.scenario import draw_seed, resolve_env
+from orchestrator import scenarios as saved_scenarios
+from orchestrator import skills as skill_service
+from orchestrator.auth import Principal, require
+from orchestrator.core import Core
+from orchestrator.envspec import SEED_MAX
+from orchestrator.errors import DomainError
+from orchestrator.runs.body import MAX_DIRECTIONS, PROVIDERS, check_run_body
+from orchestrator.runs import funding
+
+REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
+# Spend caps are clamped into the plan's range (USD); an omitted cap gets the top of the range.
+SPEND_CAP_RANGE = {"free": (0.05, 5.0), "starter": (0.05, 50.0), "pro": (0.05, 250.0), "lab": (0.05, 2500.0)}
+SCRIPTED_STEPS_PER_S = 2_000_000  # conservative engine speed for wall-clock estimates
+
+
+@dataclass
+class Scenario:
+    id: str
+    base: str           # the base its effective hash is computed over
+    hash: str           # the scenario's own content hash
+    season_ticks: int
+    env: dict
+    seed_policy: str
+    roster: dict | None  # library roster bounds
+
+
+@dataclass
+class Admission:
+    body: dict
+    scenario: Scenario
+    seats: list[dict]               # resolved roster entries, usage zeroed
+    season_ticks: int
+    trials: int
+    seed_mode: str | None
+    trial_envs: list[dict]          # per trial: effective object (CONTRACT.md section 3)
+    batch_seed: int | None
+    agent_turns: int                # for the whole launch
+    usd: dict
+    spend_cap_usd: float | None
+    name: str
+    scripted: bool
+    warnings: list = field(default_factory=list)
+
+
+def resolve_scenario(core: Core, principal: Principal, scenario_id: str) -> Scenario:
+    d = library.definition(scenario_id)
+    if d is not None:
+        return Scenario(id=scenario_id, base=scenario_id, hash=library.entry(scenario_id)["hash"],
+                        season_ticks=d["season_ticks"], env=d["env"], seed_policy=d["seed_policy"],
+                        roster=d["roster"])
+    if scenario_id.startswith("usc_"):
+        try:
+            view = saved_scenarios.load(core, principal, scenario_id)
+        except DomainError:
+            view = None
+        if view is not None:
+            return Scenario(id=scenario_id, base=BASE_ID, hash=view["hash"], season_ticks=view["season_ticks"],
+                            env=view["env"], seed_policy="drawn", roster=None)
+    raise DomainError("bad_scenario", f"scenario_id '{scenario_id}' names nothing launchable; send a library id "
+                      "(GET /api/v1/library/scenarios) or one of your saved scenario ids (usc_...)")
+
+
+def merge_env(base: dict, over: dict | None) -> dict:
+    """Run overrides on the scenario's env: given fields replace, resources merge per resource."""
+    out = {k: v for k, v in base.items()}
+    for k, v in (over or {}).items():
+        if k == "resources":
+            res = {r: dict(m) for r, m in (out.get("resources") or {}).items()}
+            for r, m in v.items():
+                res[r] = {**res.get(r, {}), **m}
+            out["resources"] = res
+        else:
+            out[k] = v
+    return out
+
+
+def _seat_label(k: int, seat: dict) -> str:
+    return f"roster[{k}] (model {seat['model']})"
+
+
+def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[dict]:
+    """Roster as sent -> resolved entries (skills snapshotted, provider defaulted, name derived)."""
+    out, used = [], {}
+    for k, seat in enumerate(roster):
+        provider = seat.get("provider") or ("local" if seat["model"].startswith("local/") else "router")
+        if provider not in PROVIDERS:
+            raise DomainError("bad_provider", f"{_seat_label(k, seat)}: provider '{provider}' is not routed; "
+                              f"send one of {', '.join(PROVIDERS)}")
+        if provider == "local":
+            policy = seat["model"].split("/", 1)[1] if seat["model"].startswith("local/") else ""
+            if policy not in POLICIES:
+                raise DomainError("bad_roster", f"{_seat_label(k, seat)}: local seats play local/<policy> with a "
+                                  f"policy among {', '.join(POLICIES)}")
+        skills = []
+        for sid in seat.get("skills") or []:
+            try:
+                skills.append(skill_service.resolve(core, principal, sid))
+            except DomainError as e:
+                if e.code != "unknown_skill":
+                    raise
+                raise DomainError("unknown_skill", f"{_seat_label(k, seat)}: skill '{sid}' is not a built-in "
+                                  "and not one of your skills (GET /api/v1/skills)") from None
+        instructions = seat.get("instructions")
+        directions = funding.compose_directions(skills, instructions)
+        if len(directions) > MAX_DIRECTIONS:
+            raise DomainError("bad_roster", f"{_seat_label(k, seat)}: skills plus instructions make "
+                              f"{len(directions)} characters; at most {MAX_DIRECTIONS} are allowed")
+        base = seat.get("name") or seat["model"].rsplit("/", 1)[-1]
+        used[base] = used.get(base, 0) + 1
+        name = base if seat.get("name") or used[base] == 1 else f"{base} {used[base]}"
+        fmt = seat.get("format") or "tools"
+        out.append({
+            "seat": k, "name": name, "model": seat["model"], "provider": provider, "funding": None,
+            "reasoning": seat.get("reasoning") or "off", "temperature": seat.get("temperature"),
+            "max_tokens": seat.get("max_tokens"), "format": fmt, "skills": skills,
+            "instructions": instructions, "scaffold": funding.scaffold(provider, fmt, directions),
+            "usage": {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0},
+        })
+    return out
+
+
+def _seeds(scen: Scenario, body: dict, trials: int, seed_mode: str | None) -> tuple[list[dict], int | None]:
+    """Per trial: (seed, source, spawn_seed, source) under CONTRACT.md section 9's rules."""
+    run_env = body.get("env") or {}
+    if "seed" in run_env and scen.seed_policy == "fixed":
+        raise DomainError("seed_not_allowed", f"{scen.id} plays a fixed map; drop env.seed from the run")
+    seed, seed_src = (run_env["seed"], "run") if "seed" in run_env else (
+        (scen.env["seed"], "scenario") if "seed" in scen.env else (None, None))
+    spawn, spawn_src = (run_env["spawn_seed"], "run") if "spawn_seed" in run_env else (
+        (scen.env["spawn_seed"], "scenario") if "spawn_seed" in scen.env else (None, None))
+    if trials == 1:
+        if seed is None:
+            seed, seed_src = draw_seed(), "drawn"
+        if spawn is None:
+            spawn, spawn_src = draw_seed(), "drawn"
+        return [{"seed": seed, "seed_source": seed_src, "spawn_seed": spawn, "spawn_seed_source": spawn_src}], None
+    if spawn is not None:
+        raise DomainError("seed_not_allowed", f"env.spawn_seed is pinned ({spawn_src}); a series of {trials} trials "
+                          "would replay one layout. Drop spawn_seed or launch a single run")
+    if seed_mode == "pinned" and seed is not None:
+        raise DomainError("seed_not_allowed", f"seed_mode pinned draws one map seed for the series, but env.seed is "
+                          f"already pinned ({seed_src}); drop one of them")
+    batch_seed = draw_seed()
+    out = []
+    for k in range(trials):
+        s, ss = (seed, seed_src) if seed is not None else (
+            (trial_seed(batch_seed, "map", 0 if seed_mode == "pinned" else k), "series"))
+        out.append({"seed": s, "seed_source": ss, "spawn_seed": trial_seed(batch_seed, "spawn", k),
+                    "spawn_seed_source": "series"})
+    return out, batch_seed
+
+
+def trial_seed(batch_seed: int, salt: str, k: int) -> int:
+    """Trial k's seed, derived from the batch's recorded seed: anyone can recompute it."""
+    digest = hashlib.sha256(f"{batch_seed}:{salt}:{k}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % (SEED_MAX + 1)
+
+
+def effective(scen: Scenario, season_ticks: int, env: dict, seeds: dict) -> dict:
+    resolved = resolve_env(env)
+    resolved["seed"], resolved["spawn_seed"] = seeds["seed"], seeds["spawn_seed"]
+    return {"season_ticks": season_ticks, "env": resolved, **seeds,
+            "hash": content_hash(scen.base, season_ticks, resolved)}
+
+
+def spend_cap(principal: Principal, requested: float | None) -> float:
+    lo, hi = SPEND_CAP_RANGE.get(principal.plan["id"], (0.05, 50.0))
+    return hi if requested is None else min(hi, max(lo, float(requested)))
+
+
+def admit(core: Core, principal: Principal, raw: Any, *, launching: bool) -> Admission:
+    if launching:
+        require(principal, "runs:write", write=True)
+    else:
+        require(principal, "runs:read")
+    body = check_run_body(raw)
+    scen = resolve_scenario(core, principal, body["scenario_id"])
+    if principal.frozen:
+        raise DomainError("billing_frozen", "the account is frozen after a payment dispute; runs cannot launch "
+                          "until billing is resolved")
+    seats = resolve_seats(core, principal, body["roster"])
+    plan = principal.plan
+    n_seats = len(seats)
+    if scen.roster and not scen.roster["min_agents"] <= n_seats <= scen.roster["max_agents"]:
+        raise DomainError("bad_roster", f"{scen.id} takes {scen.roster['min_agents']} to {scen.roster['max_agents']} "
+                          f"seats; the roster has {n_seats}")
+    if n_seats > plan["seats_per_run"]:
+        raise DomainError("plan_seats", f"roster has {n_seats} seats; the {plan['name']} plan allows "
+                          f"{plan['seats_per_run']} per run")
+    ticks = body.get("season_ticks", scen.season_ticks)
+    if ticks > plan["ticks_per_run"]:
+        raise DomainError("plan_ticks", f"season_ticks {ticks} is over the {plan['name']} plan's ceiling of "
+                          f"{plan['ticks_per_run']}; send season_ticks of at most {plan['ticks_per_run']}")
+    trials = body.get("trials", 1)
+    if trials > plan["series_max_trials"]:
+        raise DomainError("plan_series", f"trials {trials} is over the {plan['name']} plan's "
+                          f"{plan['series_max_trials']} trials per series")
+    seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
+    env = merge_env(scen.env, body.get("env"))
+    seeds, batch_seed = _seeds(scen, body, trials, seed_mode)
+    trial_envs = [effective(scen, ticks, env, s) for s in seeds]
+    agent_turns = n_seats * ticks * trials
+    usd = funding.estimate_usd(seats, ticks, trials)
+    funding.check(core, principal, seats, usd)
+    scripted = all(s["provider"] == "local" for s in seats)
+    name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
+    return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
+                     trial_envs=trial_envs, batch_seed=batch_seed, agent_turns=agent_turns, usd=usd,
+                     spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted)
+
+
+def wall_clock_ms(adm: Admission, workers: int) -> dict:
+    """A range for the whole launch: scripted seasons at engine speed, model seats at a turn latency
+    between 0.5 s and the turn timeout per tick; trials run workers at a time."""
+    waves = math.ceil(adm.trials / max(1, workers))
+    if adm.scripted:
+        field_size = len(adm.seats) + len(expand_anchors(adm.trial_envs[0]["env"]["anchors"]))
+        per = 1000 * adm.season_ticks * field_size / SCRIPTED_STEPS_PER_S + 50
+        return {"low": round(per * waves), "high": round(5 * per * waves + 2000)}
+    timeout = adm.trial_envs[0]["env"]["turn_timeout_ms"]
+    return {"low": round(500 * adm.season_ticks * waves), "high": round(timeout * adm.season_ticks * waves)}

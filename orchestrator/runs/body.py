@@ -1,0 +1,70 @@
+"""The run body of POST /runs and POST /runs/estimate (SPEC.md "Run body", "Roster seat")."""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, StrictFloat, StrictInt, StrictStr, WithJsonSchema
+
+from orchestrator.envspec import HINTS as ENV_HINTS, Env
+from orchestrator.errors import DomainError
+from orchestrator.validation import StrictModel, parse
+
+MAX_SKILLS = 4
+MAX_INSTRUCTIONS = 4000
+MAX_DIRECTIONS = 8000
+PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible", "local")
+
+Number = Annotated[Union[StrictInt, StrictFloat], WithJsonSchema({"type": "number"})]
+
+
+class Seat(StrictModel):
+    """One seat of the roster: played by `model` through the account's key for `provider`."""
+    model: Annotated[str, Field(min_length=1, max_length=200)]
+    provider: Annotated[str, Field(min_length=1, max_length=40)] = None
+    name: Annotated[str, Field(min_length=1, max_length=60)] = None
+    reasoning: Literal["off", "low", "medium", "high"] = None
+    temperature: Annotated[Number, Field(ge=0, le=2)] = None
+    max_tokens: Annotated[int, Field(ge=1, le=200000)] = None
+    format: Literal["tools", "json"] = None
+    skills: Annotated[list[StrictStr], Field(max_length=MAX_SKILLS)] = None
+    instructions: Annotated[str, Field(max_length=MAX_INSTRUCTIONS)] = None
+
+
+class RunBody(StrictModel):
+    scenario_id: Annotated[str, Field(min_length=1, max_length=100)]
+    roster: Annotated[list[Seat], Field(min_length=1)]
+    name: Annotated[str, Field(max_length=80)] = None
+    season_ticks: Annotated[int, Field(ge=10, le=2000)] = None
+    env: Env = None
+    max_spend_usd: Annotated[Number, Field(ge=0)] = None
+    trials: Annotated[int, Field(ge=1)] = None
+    seed_mode: Literal["vary", "pinned"] = None
+
+
+CODES = {"scenario_id": "bad_scenario", "roster": "bad_roster", "name": "bad_request",
+         "season_ticks": "bad_season_ticks", "env": "bad_env", "max_spend_usd": "bad_spend_cap",
+         "trials": "bad_trials", "seed_mode": "bad_request"}
+HINTS = {**ENV_HINTS,
+         "scenario_id": "send a library id (svc:...) or a saved scenario id (usc_...)",
+         "roster": "send a non-empty array of seats, each {model, provider?, name?, reasoning?, temperature?, "
+                   "max_tokens?, format?, skills?, instructions?}",
+         "model": "send the model id as the provider names it, e.g. local/honest-trader or vendor/model",
+         "name": "send a string of at most 80 characters (a seat name: 1 to 60)",
+         "season_ticks": "send an integer from 10 to 2000 within the plan's ceiling",
+         "max_spend_usd": "send a number of US dollars; it is clamped into the plan's range",
+         "trials": "send a positive integer: 1 for a single run, more for a series",
+         "seed_mode": "send vary or pinned",
+         "skills": f"send at most {MAX_SKILLS} skill ids (builtin:... or usk_...)",
+         "instructions": f"send a string of at most {MAX_INSTRUCTIONS} characters",
+         "reasoning": "send off, low, medium or high", "format": "send tools or json",
+         "temperature": "send a number from 0 to 2", "max_tokens": "send a positive integer",
+         "provider": "send one of " + ", ".join(PROVIDERS)}
+
+
+def check_run_body(raw: Any) -> dict:
+    """Raw body -> the body as given (validated), or the field's own error code."""
+    if isinstance(raw, dict) and isinstance(raw.get("roster"), list):
+        for k, seat in enumerate(raw["roster"]):
+            if isinstance(seat, dict) and "model" not in seat:
+                raise DomainError("bad_roster", f"roster[{k}]: model is required; {HINTS['model']}")
+    return parse(RunBody, raw, codes=CODES, hints=HINTS).model_dump(exclude_unset=True)

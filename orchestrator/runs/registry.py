@@ -1,0 +1,67 @@
+"""The DuckDB catalog of archived matches, written by the service alone.
+
+Tables `matches` (one row per archived match, pointing at its Parquet log) and `seats` (every
+results field per agent). Notebooks never open this file (DuckDB lets one process write it); they
+read the Parquet files the archive writes beside it, which hold the same rows.
+"""
+from __future__ import annotations
+
+import threading
+
+import duckdb
+import pyarrow as pa
+
+from orchestrator import archive
+from orchestrator.runs.views import run_view
+from orchestrator.store import now_ms
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    match_id VARCHAR PRIMARY KEY, run_id VARCHAR, account_id VARCHAR, batch_id VARCHAR, scenario_id VARCHAR,
+    events_path VARCHAR, match_ticks INTEGER, stop_reason VARCHAR, registered_at_ms BIGINT
+);
+"""
+
+
+class Registry:
+    def __init__(self, data_dir):
+        self.data_dir = data_dir
+        path = archive.archive_dir(data_dir) / "catalog.duckdb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(str(path))
+        self.con.execute("SET timezone = 'UTC'")
+        self.con.execute(_SCHEMA)
+        self._lock = threading.Lock()
+        self._has_seats = bool(self.con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'seats'").fetchone()[0])
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor for a reader thread (a DuckDB connection is not shared across threads)."""
+        return self.con.cursor()
+
+    def register(self, row, outcome: dict) -> None:
+        rows = outcome["seat_rows"]
+        with self._lock:
+            self.con.execute(
+                "INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [rows[0]["match_id"] if rows else None, row["id"], row["account_id"], row["batch_id"],
+                 row["scenario_id"], str(archive.events_path(self.data_dir, rows[0]["match_id"])) if rows else None,
+                 outcome["match_ticks"], outcome["stop_reason"], now_ms()])
+            if not rows:
+                return
+            seat_table = pa.Table.from_pylist(rows)  # noqa: F841  (DuckDB reads it by name below)
+            if not self._has_seats:
+                self.con.execute("CREATE TABLE seats AS SELECT * FROM seat_table")
+                self._has_seats = True
+            else:
+                self.con.execute("INSERT INTO seats BY NAME SELECT * FROM seat_table")
+
+    def export_run(self, core, run_id: str) -> None:
+        row = core.store.one("SELECT * FROM runs WHERE id = ?", (run_id,))
+        view = run_view(row)
+        view["account_id"] = row["account_id"]
+        archive.write_run(self.data_dir, view)
+
+    def close(self) -> None:
+        with self._lock:
+            self.con.close()

@@ -1,0 +1,173 @@
+"""Run service functions: estimate, launch, read, list, cancel. REST, MCP and Python call these."""
+from __future__ import annotations
+
+import base64
+import json
+import time
+from typing import Any
+
+from analytics.stats import precision_half_width
+from orchestrator.auth import Principal, require
+from orchestrator.core import Core
+from orchestrator.errors import DomainError
+from orchestrator.ids import new_id
+from orchestrator.runs import ledger
+from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
+from orchestrator.runs.views import results_of, run_view
+from orchestrator.store import now_ms
+
+READ, WRITE = "runs:read", "runs:write"
+
+
+def _workers(core: Core) -> int:
+    d = getattr(core, "dispatcher", None)
+    return d.capacity if d is not None else 1
+
+
+def _precision(trials: int) -> dict:
+    p = precision_half_width(max(trials, 2), REFERENCE_SD)
+    return {"reference_sd": REFERENCE_SD,
+            "half_width_95": round(p.half_width, 4) if trials > 1 else round(p.single_run, 4),
+            "single_run_half_width_95": round(p.single_run, 4)}
+
+
+def _check_room(c, principal: Principal, adm: Admission, history_limit: int) -> dict:
+    """The checks that depend on the account's other runs; raises the launch's code."""
+    plan = principal.plan
+    if ledger.history(c, principal.account_id) + adm.trials > history_limit:
+        raise DomainError("run_history_full", f"the account holds {history_limit} runs, the platform's ceiling; "
+                          "no further runs can be recorded")
+    queued = ledger.active_launches(c, principal.account_id)
+    if queued >= plan["queued_runs"]:
+        raise DomainError("too_many_runs", f"{queued} launches are queued or running; the {plan['name']} plan allows "
+                          f"{plan['queued_runs']} at once. Wait for one to finish or cancel one")
+    t = ledger.turns(c, principal.account_id)
+    left = ledger.remaining(plan, t)
+    if left is not None and adm.agent_turns > left:
+        raise DomainError("plan_quota", f"this launch needs {adm.agent_turns} agent turns (seats x ticks x trials); "
+                          f"{left} of the month's {plan['agent_turns_per_month']} remain")
+    return {"queued": queued, "turns_left": left}
+
+
+def _history_limit(core: Core) -> int:
+    return int((core.config.get("limits") or {}).get("run_history", ledger.RUN_HISTORY_DEFAULT))
+
+
+def estimate(core: Core, principal: Principal, raw: Any) -> dict:
+    adm = admit(core, principal, raw, launching=False)
+    room = _check_room(core.store.conn(), principal, adm, _history_limit(core))
+    left = room["turns_left"]
+    return {"ok": True, "batch": {
+        "trials": adm.trials, "agent_turns": adm.agent_turns, "usd": adm.usd,
+        "wall_clock_ms": wall_clock_ms(adm, _workers(core)),
+        "seats": [{k: s[k] for k in ("seat", "name", "model", "provider", "funding")} for s in adm.seats],
+        "spend_cap_usd": adm.spend_cap_usd,
+        "quota": {"agent_turns_remaining": left, "after_launch": None if left is None else left - adm.agent_turns},
+        "queue": {"queued": room["queued"], "limit": principal.plan["queued_runs"],
+                  "headroom": principal.plan["queued_runs"] - room["queued"]},
+        "precision": _precision(adm.trials),
+    }}
+
+
+def launch(core: Core, principal: Principal, raw: Any) -> dict:
+    """Queue a run or a whole series, reserving its agent turns and one queue slot atomically."""
+    adm = admit(core, principal, raw, launching=True)
+    batch_id = new_id("bat_") if adm.trials > 1 else None
+    run_ids = [new_id("run_") for _ in range(adm.trials)]
+    now = now_ms()
+    per_run_turns = len(adm.seats) * adm.season_ticks
+    with core.store.write() as c:
+        _check_room(c, principal, adm, _history_limit(core))
+        if batch_id:
+            c.execute("INSERT INTO batches (id, account_id, trials, seed_mode, batch_seed, created_at_ms) "
+                      "VALUES (?, ?, ?, ?, ?, ?)", (batch_id, principal.account_id, adm.trials, adm.seed_mode,
+                                                    adm.batch_seed, now))
+        for k, (run_id, eff) in enumerate(zip(run_ids, adm.trial_envs)):
+            name = adm.name if not batch_id else f"{adm.name} (trial {k + 1}/{adm.trials})"
+            c.execute(
+                "INSERT INTO runs (id, account_id, launch_id, batch_id, trial, name, status, scenario_id, "
+                "scenario_hash, scripted, effective, roster, cap_usd, turns_reserved, created_at_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, principal.account_id, batch_id or run_id, batch_id, k, name, adm.scenario.id,
+                 adm.scenario.hash, int(adm.scripted), json.dumps(eff), json.dumps(adm.seats), adm.spend_cap_usd,
+                 per_run_turns, now))
+    d = getattr(core, "dispatcher", None)
+    if d is not None:
+        d.wake()
+    first = _row(core, principal, run_ids[0])
+    batch = {"batch_id": batch_id, "trials": adm.trials, "seed_mode": adm.seed_mode, "run_ids": run_ids} \
+        if batch_id else None
+    return {"ok": True, "run": run_view(first), "batch": batch}
+
+
+def _row(core: Core, principal: Principal, run_id: str):
+    row = core.store.one("SELECT * FROM runs WHERE id = ? AND account_id = ?", (run_id, principal.account_id))
+    if row is None:
+        raise DomainError("unknown_run", f"no run '{run_id}' on this account; list yours with GET /api/v1/runs")
+    return row
+
+
+def get_run(core: Core, principal: Principal, run_id: str) -> dict:
+    require(principal, READ)
+    row = _row(core, principal, run_id)
+    return {"run": run_view(row), "results": results_of(row)}
+
+
+STATUSES = ("queued", "launching", "running", "finished", "failed", "cancelled")
+
+
+def list_runs(core: Core, principal: Principal, *, status: str | None = None, scenario_id: str | None = None,
+              batch_id: str | None = None, limit: int | None = None, cursor: str | None = None) -> dict:
+    """Newest first; `next_cursor` resumes after the last run of this page."""
+    require(principal, READ)
+    limit = 20 if limit is None else limit
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
+        raise DomainError("bad_request", "limit: send an integer from 1 to 100")
+    if status is not None and status not in STATUSES:
+        raise DomainError("bad_request", f"status: send one of {', '.join(STATUSES)}")
+    sql, params = "SELECT * FROM runs WHERE account_id = ?", [principal.account_id]
+    for col, val in (("status", status), ("scenario_id", scenario_id), ("batch_id", batch_id)):
+        if val is not None:
+            sql += f" AND {col} = ?"  # col comes from the fixed tuple above, never from the caller
+            params.append(val)
+    if cursor:
+        try:
+            before = int(base64.urlsafe_b64decode(cursor.encode()).decode())
+        except ValueError:
+            raise DomainError("bad_request", "cursor: send the next_cursor of a previous page") from None
+        sql += " AND seq < ?"
+        params.append(before)
+    rows = core.store.all(sql + " ORDER BY seq DESC LIMIT ?", (*params, limit + 1))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    nxt = base64.urlsafe_b64encode(str(rows[-1]["seq"]).encode()).decode() if more else None
+    return {"runs": [run_view(r) for r in rows], "next_cursor": nxt}
+
+
+def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0) -> dict:
+    """queued: cancelled at once; launching: 409 run_launching; running: stopped at the next tick
+    boundary (waits up to wait_s for the worker to archive what played); terminal: unchanged."""
+    require(principal, WRITE, write=True)
+    row = _row(core, principal, run_id)
+    if row["status"] in ledger.TERMINAL:
+        return {"ok": True, "cancelled": False, "run": run_view(row)}
+    with core.store.write() as c:
+        status = c.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
+        if status == "queued":
+            c.execute("UPDATE runs SET status = 'cancelled', stop_reason = 'cancelled', turns_settled = 0, "
+                      "finished_at_ms = ? WHERE id = ?", (now_ms(), run_id))
+        elif status == "launching":
+            raise DomainError("run_launching", "the run is being handed to the world; retry the cancel in a few "
+                              "seconds")
+        elif status == "running":
+            c.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ?", (run_id,))
+    if status == "running":
+        d = getattr(core, "dispatcher", None)
+        if d is not None:
+            d.request_cancel(run_id)
+            deadline = time.monotonic() + wait_s
+            while time.monotonic() < deadline and _row(core, principal, run_id)["status"] == "running":
+                time.sleep(0.02)
+    if status in ledger.TERMINAL:
+        return {"ok": True, "cancelled": False, "run": run_view(_row(core, principal, run_id))}
+    return {"ok": True, "cancelled": True, "run": run_view(_row(core, principal, run_id))}

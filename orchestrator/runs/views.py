@@ -1,0 +1,41 @@
+"""The run view of CONTRACT.md section 3, built from a stored row."""
+from __future__ import annotations
+
+import json
+import sqlite3
+
+
+def links(match_id: str | None) -> dict | None:
+    if not match_id:
+        return None
+    base = f"/api/matches/{match_id}"
+    return {"match": f"{base}/report", "log": f"{base}/log", "replay": f"{base}/replay"}
+
+
+def run_view(row: sqlite3.Row) -> dict:
+    eff = json.loads(row["effective"])
+    running = row["status"] == "running"
+    return {
+        "run_id": row["id"],
+        "match_id": row["match_id"],
+        "name": row["name"],
+        "status": row["status"],
+        "scenario_id": row["scenario_id"],
+        "scenario_hash": row["scenario_hash"],
+        "batch_id": row["batch_id"],
+        "created_at_ms": row["created_at_ms"],
+        "started_at_ms": row["started_at_ms"],
+        "finished_at_ms": row["finished_at_ms"],
+        "live": {"tick": row["live_tick"] or 0, "season_ticks": eff["season_ticks"]} if running else None,
+        "links": links(row["match_id"]),
+        "error": json.loads(row["error"]) if row["error"] else None,
+        "effective": eff,
+        "roster": json.loads(row["roster"]),
+        "spend": {"usd": round(row["spend_usd"], 6), "cap_usd": row["cap_usd"]},
+        "agent_turns": {"reserved": row["turns_reserved"], "settled": row["turns_settled"]},
+        "stop_reason": row["stop_reason"],
+    }
+
+
+def results_of(row: sqlite3.Row) -> dict | None:
+    return json.loads(row["results"]) if row["results"] else None
