@@ -12,6 +12,10 @@ from pydantic.json_schema import models_json_schema
 from api.schemas import ErrorEnvelope
 
 _REF = "#/components/schemas/{model}"
+SECURITY_SCHEMES = {
+    "bearer": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer dsk_..."},
+    "apiKey": {"type": "apiKey", "in": "header", "name": "x-api-key", "description": "x-api-key: dsk_..."},
+}
 
 
 def body(model: type[BaseModel]) -> dict[str, Any]:
@@ -39,7 +43,11 @@ def install(app: FastAPI, body_models: list[type[BaseModel]]) -> None:
             doc = get_openapi(title=app.title, version=app.version, openapi_version="3.1.0",
                               description=app.description, routes=app.routes)
             _, defs = models_json_schema([(m, "validation") for m in body_models], ref_template=_REF)
-            doc.setdefault("components", {}).setdefault("schemas", {}).update(defs.get("$defs", {}))
+            components = doc.setdefault("components", {})
+            components.setdefault("schemas", {}).update(defs.get("$defs", {}))
+            # Every operation needs a token unless it says `security: []` (discovery, this document).
+            components["securitySchemes"] = SECURITY_SCHEMES
+            doc["security"] = [{name: []} for name in SECURITY_SCHEMES]
             app.openapi_schema = doc
         return app.openapi_schema
     app.openapi = openapi  # type: ignore[method-assign]

@@ -2,18 +2,18 @@
 from __future__ import annotations
 
 import os
-import sys
+import signal
 
 import uvicorn
 
 from api.app import create_app
-from orchestrator.bootstrap import bootstrap_owner, is_empty
+from orchestrator.bootstrap import bootstrap_owner, is_first_start
 from orchestrator.core import Core
 
 
 def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None, bootstrap: bool = True,
           log_level: str = "info") -> int:
-    first_start = is_empty(data_dir)
+    first_start = is_first_start(data_dir)
     core = Core.open(data_dir)  # creates the data dir and migrates the store before any request
     if first_start and bootstrap:
         account, token = bootstrap_owner(core)
@@ -24,10 +24,11 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
     # Runs arrive in a later issue; the address is kept so the dispatcher can join that cluster.
     app.state.ray_address = ray_address or os.environ.get("RAY_ADDRESS")
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1))
-    # uvicorn installs SIGINT/SIGTERM handlers and finishes in-flight requests before returning.
+    # uvicorn catches SIGINT/SIGTERM, finishes in-flight requests, then re-raises the signal to the
+    # handler that was installed before it. Installing a quiet one here turns that into a normal
+    # return, so an operator's stop exits 0 instead of dying by the signal.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: None)
     server.run()
     return 0 if server.started else 1  # uvicorn logs why it could not start (port taken, ...)
 
-
-if __name__ == "__main__":
-    sys.exit(serve(host="127.0.0.1", port=8000, data_dir=os.environ.get("STUDIO_DATA_DIR", "./studio-data")))

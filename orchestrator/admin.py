@@ -22,7 +22,7 @@ def _print(obj: object) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from api.serve import serve  # the HTTP stack loads only for this command
     return serve(host=args.host, port=args.port, data_dir=args.data_dir, ray_address=args.ray_address,
-                 bootstrap=not args.no_bootstrap)
+                 bootstrap=not args.no_bootstrap, log_level=args.log_level)
 
 
 def cmd_account_create(args: argparse.Namespace) -> int:
@@ -100,6 +100,8 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS or local)")
     p.add_argument("--no-bootstrap", action="store_true", help="do not create the owner account on first start")
+    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
+                   help="uvicorn log level; below info drops the access log")
 
     group = sub.add_parser("account", help="create and change accounts").add_subparsers(dest="action", required=True)
     p = command(group, "create", cmd_account_create, "create an account; prints it as JSON")

@@ -6,13 +6,14 @@ from pathlib import Path
 
 from orchestrator import accounts, auth
 from orchestrator.core import Core
+from orchestrator.store import DB_NAME
 
 DEFAULT_OWNER_EMAIL = "owner@localhost"
 
 
-def is_empty(data_dir: str | Path) -> bool:
-    path = Path(data_dir)
-    return not path.exists() or not any(path.iterdir())
+def is_first_start(data_dir: str | Path) -> bool:
+    """No store yet. A config.toml the operator put there beforehand does not count as a start."""
+    return not (Path(data_dir) / DB_NAME).exists()
 
 
 def bootstrap_owner(core: Core, email: str | None = None) -> tuple[dict, str]:

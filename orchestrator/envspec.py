@@ -13,7 +13,10 @@ from engine import anchors as engine_anchors
 from engine.rules import RESOURCES
 from orchestrator.validation import StrictModel, parse
 
-SEED_MAX = 2**63 - 1  # the engine's RNG state is uint64; keep seeds inside int64 for every JSON client
+# The engine's RNG state is uint64, but the content hash is RFC 8785 (CONTRACT.md section 8), which is
+# defined only for integers a JSON double holds exactly (I-JSON, up to 2**53 - 1); larger seeds would
+# also be rounded by every JavaScript client. So seeds stop at the largest safe integer.
+SEED_MAX = 2**53 - 1
 
 HINTS = {
     "seed": f"send an integer from 0 to {SEED_MAX}, or omit it for a fresh seed per run",

@@ -86,3 +86,9 @@ def plaintext(core: Core, owner: str, provider: str) -> str | None:
     """The decrypted key for a seat at launch (runs issue); owner is an account id or 'platform'."""
     row = core.store.one("SELECT ciphertext FROM provider_keys WHERE owner = ? AND provider = ?", (owner, provider))
     return None if row is None else _fernet(core).decrypt(row["ciphertext"]).decode()
+
+
+def held(core: Core, owner: str) -> dict[str, dict]:
+    """provider -> {base_url, balance_usd, models, ...} of the keys an owner (account id or 'platform')
+    holds, never the key itself: the launch checks and the seat clients read this."""
+    return {k["provider"]: k for k in _listing(core, owner)}

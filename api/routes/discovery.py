@@ -5,7 +5,7 @@ import re
 
 from fastapi import APIRouter, FastAPI, Request
 
-from api.deps import PrincipalDep
+from api.deps import AnyToken
 from api.openapi import responses
 from api.schemas import Discovery, Me
 from orchestrator.me import me as me_view
@@ -30,8 +30,8 @@ def endpoint_list(app: FastAPI) -> list[str]:
     return cached
 
 
-@router.get("/api/v1", responses=responses({200: Discovery}), summary="Discovery")
-def discovery(request: Request) -> dict:
+@router.get("/api/v1", responses=responses({200: Discovery}), summary="Discovery", openapi_extra={"security": []})
+async def discovery(request: Request) -> dict:
     base = str(request.base_url).rstrip("/")
     return {"api": "Scenario Studio", "version": 1, "docs": f"{base}/api/v1/docs",
             "openapi": f"{base}{request.app.openapi_url}", "mcp": f"{base}/mcp/studio", "auth": AUTH_TEXT,
@@ -39,5 +39,5 @@ def discovery(request: Request) -> dict:
 
 
 @router.get("/api/v1/me", responses=responses({200: Me}), summary="The account view")
-def get_me(p: PrincipalDep) -> dict:
-    return me_view(p)
+async def get_me(c: AnyToken) -> dict:
+    return me_view(c.principal)

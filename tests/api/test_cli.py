@@ -1,0 +1,174 @@
+"""Admin commands (CONTRACT.md section 1) against a running server on the same data dir, and
+`studio serve` itself: bootstrap, token printed once, clean shutdown on SIGINT and SIGTERM."""
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from orchestrator.cli import main
+from tests.api.util import bearer, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN_RE = re.compile(r"dsk_[0-9a-f]{64}")
+
+
+def studio(data_dir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """The `studio` command in its own process, as an operator runs it beside the server."""
+    r = subprocess.run([sys.executable, "-m", "orchestrator.cli", *args, "--data-dir", str(data_dir)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture
+def studio_inproc(capsys):
+    """The same command through orchestrator.cli.main in this process: argparse, handlers and exit
+    codes exactly as above, without paying an interpreter start per call."""
+    def run(data_dir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        code = main([*args, "--data-dir", str(data_dir)])
+        out, err = capsys.readouterr()
+        if check:
+            assert code == 0, err
+        return subprocess.CompletedProcess(args, code, out, err)
+    return run
+
+
+def test_account_token_and_plan_commands_against_a_running_server(live, client, studio_inproc):
+    # create, mint and revoke run as separate processes beside the server; the reads in-process
+    email = f"cli-{time.time_ns()}@example.org"
+    account = json.loads(studio(live.data_dir, "account", "create", "--email", email, "--plan", "starter").stdout)
+    assert account["email"] == email and account["plan"] == "starter" and account["verified"] is False
+
+    minted = studio(live.data_dir, "token", "mint", "--email", email, "--name", "ci").stdout
+    assert TOKEN_RE.fullmatch(minted.strip())  # the plaintext alone on stdout
+    token = minted.strip()
+    assert client.get("/api/v1/me", headers=bearer(token)).json()["token"]["scopes"] == [
+        "scenarios:read", "scenarios:write", "runs:read"]  # the default scopes
+    assert client.post("/api/v1/skills", json={"name": "cli", "text": "made from a CLI token"},
+                       headers=bearer(token)).status_code == 201
+
+    listed = json.loads(studio_inproc(live.data_dir, "token", "list", "--email", email).stdout)
+    assert [(t["name"], t["prefix"], t["status"]) for t in listed] == [("ci", token[:12], "active")]
+    assert listed[0]["last_used_at_ms"] is not None and listed[0]["expires_at_ms"] is None
+    assert token not in json.dumps(listed)
+
+    changed = json.loads(studio_inproc(live.data_dir, "account", "set", "--email", email, "--plan", "free",
+                                "--verified").stdout)
+    assert changed["plan"] == "free" and changed["verified"] is True
+    r = client.post("/api/v1/skills", json={"name": "cli", "text": "made from a CLI token"}, headers=bearer(token))
+    assert (r.status_code, r.json()["error"]) == (403, "plan_api")
+
+    studio(live.data_dir, "token", "revoke", "--email", email, "--prefix", token[:12])
+    r = client.get("/api/v1/me", headers=bearer(token))
+    assert (r.status_code, r.json()["error"]) == (401, "token_required")
+    assert json.loads(studio_inproc(live.data_dir, "token", "list", "--email", email).stdout)[0]["status"] == "revoked"
+
+    notices = json.loads(studio_inproc(live.data_dir, "outbox", "list", "--email", email).stdout)
+    assert [n["subject"] for n in notices] == ["New API token on your Scenario Studio account",
+                                                "API token revoked on your Scenario Studio account"]
+    assert all(token[:12] in n["body"] and token not in n["body"] for n in notices)
+
+
+def test_token_mint_scopes_expiry_and_allowance(live, client, studio_inproc):
+    studio = studio_inproc
+    email = f"cli-{time.time_ns()}@example.org"
+    studio(live.data_dir, "account", "create", "--email", email, "--plan", "free")
+    token = studio(live.data_dir, "token", "mint", "--email", email, "--scopes", "runs:read",
+                   "--expires-in-ms", "60000").stdout.strip()
+    me = client.get("/api/v1/me", headers=bearer(token)).json()
+    assert me["token"]["scopes"] == ["runs:read"] and me["token"]["expires_at_ms"] is not None
+    refused = studio(live.data_dir, "token", "mint", "--email", email, check=False)  # free: one token
+    assert refused.returncode == 2 and "allows 1 active tokens" in refused.stderr and refused.stdout == ""
+    studio(live.data_dir, "token", "revoke", "--email", email, "--prefix", token[:12])
+    assert TOKEN_RE.fullmatch(studio(live.data_dir, "token", "mint", "--email", email).stdout.strip())
+    bad = studio(live.data_dir, "token", "mint", "--email", email, "--scopes", "admin", check=False)
+    assert bad.returncode == 2 and "scopes" in bad.stderr
+    nobody = studio(live.data_dir, "token", "mint", "--email", "nobody@example.org", check=False)
+    assert nobody.returncode == 2 and "no account" in nobody.stderr
+
+
+def test_key_set_and_list_never_show_the_key(live, studio_inproc):
+    studio = studio_inproc
+    email = f"cli-{time.time_ns()}@example.org"
+    secret = "sk-test-" + "9" * 40
+    studio(live.data_dir, "account", "create", "--email", email, "--plan", "pro")
+    out = studio(live.data_dir, "key", "set", "--email", email, "--provider", "openai", "--key", secret).stdout
+    assert secret not in out
+    listed = studio(live.data_dir, "key", "list", "--email", email).stdout
+    assert secret not in listed and [k["provider"] for k in json.loads(listed)] == ["openai"]
+    studio(live.data_dir, "key", "set", "--platform", "--provider", "router", "--key", secret,
+           "--models", "a/b,c/d", "--base-url", "http://127.0.0.1:9/v1")
+    platform = json.loads(studio(live.data_dir, "key", "list", "--platform").stdout)
+    assert platform[0]["models"] == ["a/b", "c/d"] and platform[0]["platform"] is True
+    db_bytes = b"".join(p.read_bytes() for p in live.data_dir.glob("studio.db*"))
+    assert secret.encode() not in db_bytes  # encrypted at rest
+    bad = studio(live.data_dir, "key", "set", "--email", email, "--provider", "acme", "--key", "k", check=False)
+    assert bad.returncode == 2 and "unknown provider" in bad.stderr
+
+
+def _serve(data_dir: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    out = open(data_dir.parent / f"serve-{port}.out", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "orchestrator.cli", "serve", "--port", str(port), "--data-dir",
+                             str(data_dir), "--log-level", "warning", *extra], cwd=ROOT, stdout=out,
+                            stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        assert proc.poll() is None, Path(out.name).read_text()
+        try:
+            httpx.get(url + "/api/v1", timeout=1)
+            return proc, url
+        except httpx.TransportError:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+
+
+def _stop(proc: subprocess.Popen, sig: int) -> int:
+    proc.send_signal(sig)
+    return proc.wait(timeout=15)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_serve_bootstraps_once_and_stops_cleanly(tmp_path, sig):
+    data_dir = tmp_path / "fresh"  # does not exist yet: serve creates it
+    proc, url = _serve(data_dir)
+    out_file = tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out"
+    try:
+        tokens = TOKEN_RE.findall(out_file.read_text())
+        assert len(tokens) == 1
+        me = httpx.get(url + "/api/v1/me", headers=bearer(tokens[0])).json()
+        assert me["plan"]["id"] == "lab" and me["token"]["scopes"] == ["scenarios:read", "scenarios:write",
+                                                                        "runs:read", "runs:write"]
+    finally:
+        assert _stop(proc, sig) == 0
+    proc, url = _serve(data_dir)  # second start: no new owner, no token printed
+    try:
+        assert TOKEN_RE.findall((tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out").read_text()) == []
+        assert httpx.get(url + "/api/v1/me", headers=bearer(tokens[0])).status_code == 200
+    finally:
+        assert _stop(proc, signal.SIGTERM) == 0
+
+
+def test_serve_no_bootstrap_creates_no_account(tmp_path, studio_inproc):
+    studio = studio_inproc
+    data_dir = tmp_path / "quiet"
+    proc, url = _serve(data_dir, "--no-bootstrap", "--ray-address", "127.0.0.1:6379")
+    try:
+        assert TOKEN_RE.findall((tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out").read_text()) == []
+        assert (data_dir / "studio.db").exists()
+        # accounts made by the admin CLI while it runs can use the server at once
+        studio(data_dir, "account", "create", "--email", "late@example.org", "--plan", "pro")
+        token = studio(data_dir, "token", "mint", "--email", "late@example.org").stdout.strip()
+        assert httpx.get(url + "/api/v1/me", headers=bearer(token)).status_code == 200
+    finally:
+        assert _stop(proc, signal.SIGTERM) == 0

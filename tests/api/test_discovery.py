@@ -1,0 +1,102 @@
+"""Discovery, the OpenAPI document, and the router-level envelopes (CONTRACT.md section 2)."""
+from __future__ import annotations
+
+import json
+
+from tests.api.util import bearer
+
+SPEC_TABLE = [
+    "GET /api/v1", "GET /api/v1/openapi.json", "GET /api/v1/me", "GET /api/v1/scenarios/schema",
+    "GET /api/v1/library/scenarios", "GET /api/v1/library/anchors", "POST /api/v1/scenarios/validate",
+    "GET /api/v1/scenarios", "POST /api/v1/scenarios", "GET /api/v1/scenarios/:id", "PUT /api/v1/scenarios/:id",
+    "DELETE /api/v1/scenarios/:id", "GET /api/v1/skills", "POST /api/v1/skills", "GET /api/v1/skills/:id",
+    "PUT /api/v1/skills/:id", "DELETE /api/v1/skills/:id",
+]
+
+
+def test_discovery_needs_no_token_and_lists_every_route(client, live):
+    r = client.get("/api/v1")
+    assert r.status_code == 200
+    d = r.json()
+    assert d["version"] == 1
+    assert d["openapi"] == f"{live.url}/api/v1/openapi.json"
+    assert d["mcp"] == f"{live.url}/mcp/studio"
+    assert "Bearer" in d["auth"] and "x-api-key" in d["auth"]
+    assert d["endpoints"] == SPEC_TABLE  # SPEC.md's spelling and order, runs group excluded for now
+
+
+def test_openapi_document_is_3_1_and_covers_every_endpoint(client):
+    r = client.get("/api/v1/openapi.json")
+    assert r.status_code == 200
+    doc = r.json()
+    assert doc["openapi"] == "3.1.0"
+    assert doc["info"]["title"] and doc["info"]["version"]
+    operations = {f"{m.upper()} {p.replace('{id}', ':id')}" for p, ops in doc["paths"].items() for m in ops}
+    assert operations == set(SPEC_TABLE) - {"GET /api/v1/openapi.json"}
+    assert "422" not in json.dumps(doc["paths"])  # never 422
+    body = doc["paths"]["/api/v1/scenarios"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"$ref": "#/components/schemas/ScenarioBody"}
+    schemes = doc["components"]["securitySchemes"]
+    assert {s["type"] for s in schemes.values()} == {"http", "apiKey"}
+
+
+def test_openapi_request_schemas_are_the_validating_models(client):
+    schemas = client.get("/api/v1/openapi.json").json()["components"]["schemas"]
+    body = schemas["ScenarioBody"]
+    assert body["required"] == ["name"] and body["additionalProperties"] is False
+    assert body["properties"]["name"] == {"maxLength": 60, "minLength": 2, "title": "Name", "type": "string"}
+    env = schemas["Env"]["properties"]
+    assert env["turn_timeout_ms"]["minimum"] == 5000 and env["turn_timeout_ms"]["maximum"] == 300000
+    assert schemas["SkillBody"]["required"] == ["name", "text"]
+
+
+def test_unknown_route_is_not_found_envelope(client):
+    r = client.get("/api/v1/nothing-here")
+    assert r.status_code == 404
+    assert r.json()["error"] == "not_found"
+
+
+def test_wrong_method_is_method_not_allowed_with_allow_header(client):
+    r = client.delete("/api/v1/scenarios")
+    assert r.status_code == 405
+    assert r.json()["error"] == "method_not_allowed"
+    assert r.headers["allow"] == "GET, POST"
+    r = client.post("/api/v1/skills/usk_x")
+    assert r.status_code == 405 and r.headers["allow"] == "GET, PUT, DELETE"
+
+
+def test_body_that_is_not_json_is_bad_request(client, lab_token):
+    for raw in (b"{not json", b"", b"NaN", b'{"name": "ab", "season_ticks": Infinity}'):
+        r = client.post("/api/v1/scenarios/validate", content=raw, headers={**bearer(lab_token),
+                                                                            "content-type": "application/json"})
+        assert r.status_code == 400, raw
+        assert r.json()["error"] == "bad_request"
+
+
+def test_body_that_is_not_an_object_is_bad_request(client, lab_token):
+    for body in ([], "x", 5, None):
+        r = client.post("/api/v1/scenarios", json=body, headers=bearer(lab_token))
+        assert (r.status_code, r.json()["error"]) == (400, "bad_request"), body
+
+
+def test_oversized_body_is_bad_request(client, lab_token):
+    r = client.post("/api/v1/skills", json={"name": "big", "text": "x" * 70_000}, headers=bearer(lab_token))
+    assert (r.status_code, r.json()["error"]) == (400, "bad_request")
+    assert "65536" in r.json()["message"]
+
+
+def test_a_server_fault_is_internal_error_envelope(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    app = create_app(tmp_path / "data")
+
+    @app.get("/api/v1/boom")
+    def boom() -> dict:
+        raise RuntimeError("simulated fault")
+
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = c.get("/api/v1/boom")
+    assert r.status_code == 500
+    assert r.json()["error"] == "internal_error" and "simulated" not in r.json()["message"]

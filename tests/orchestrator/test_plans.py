@@ -1,0 +1,45 @@
+"""Plan table (SPEC.md "Limits") and the operator's override in config.toml."""
+from __future__ import annotations
+
+import pytest
+
+from orchestrator.core import Core
+from orchestrator.plans import DEFAULT_PLANS, ConfigError, load_plans
+
+
+def test_default_table_is_spec_limits():
+    column = {k: [DEFAULT_PLANS[p][k] for p in ("free", "starter", "pro", "lab")] for k in DEFAULT_PLANS["free"]}
+    assert column["access_tokens"] == [1, 3, 10, 25]
+    assert column["requests_per_minute"] == [60, 120, 300, 600]
+    assert column["saved_scenarios"] == [5, 20, 50, 500]
+    assert column["saved_skills"] == [5, 20, 50, 500]
+    assert column["seats_per_run"] == [4, 6, 8, 16]
+    assert column["ticks_per_run"] == [300, 600, 2000, 2000]
+    assert column["series_max_trials"] == [2, 4, 10, 50]
+    assert column["queued_runs"] == [1, 2, 3, 10]
+    assert column["agent_turns_per_month"] == [5000, 12000, 60000, None]
+    assert column["api_access"] == ["read", "full", "full", "full"]
+
+
+def test_override_from_config_toml(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "config.toml").write_text(
+        '[plans.free]\nsaved_scenarios = 9\napi_access = "full"\n[plans.pro]\nagent_turns_per_month = "unlimited"\n')
+    core = Core.open(tmp_path / "d")
+    assert core.plan("free")["saved_scenarios"] == 9 and core.plan("free")["api_access"] == "full"
+    assert core.plan("pro")["agent_turns_per_month"] is None
+    assert core.plan("starter") == {**DEFAULT_PLANS["starter"], "id": "starter"}
+    assert DEFAULT_PLANS["free"]["saved_scenarios"] == 5  # the defaults themselves are untouched
+
+
+@pytest.mark.parametrize("config", [
+    {"plans": {"gold": {"saved_scenarios": 1}}},
+    {"plans": {"free": {"saved_scenarios": -1}}},
+    {"plans": {"free": {"saved_scenarios": "many"}}},
+    {"plans": {"free": {"colour": 1}}},
+    {"plans": {"free": {"api_access": "write"}}},
+])
+def test_bad_config_is_refused_with_the_field_named(config):
+    with pytest.raises(ConfigError) as e:
+        load_plans(config)
+    assert "config.toml" in str(e.value)
