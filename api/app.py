@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from contextlib import asynccontextmanager
+
 from fastapi import FastAPI
 
 from api import errors, openapi
-from api.routes import discovery, scenarios, skills
+from api.routes import discovery, matches, runs, scenarios, skills
 from orchestrator.core import Core
+from orchestrator.runs.body import RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
 
@@ -15,18 +18,35 @@ API_VERSION = "1.0.0"
 
 
 def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
-               refused_per_address_per_minute: int | None = None) -> FastAPI:
-    """One app per data dir; pass `core` to share a Core that is already open."""
+               refused_per_address_per_minute: int | None = None, dispatch: bool = False,
+               ray_address: str | None = None, num_cpus: int | None = None) -> FastAPI:
+    """One app per data dir; pass `core` to share a Core that is already open. With `dispatch`, the
+    app plays runs: it starts (or joins) Ray and the dispatcher on start-up, stops them on shutdown."""
     if core is None:
         if data_dir is None:
             raise ValueError("create_app needs data_dir or core")
         core = Core.open(data_dir, refused_per_address_per_minute=refused_per_address_per_minute)
-    app = FastAPI(title="Scenario Studio API", version=API_VERSION,
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        dispatcher = None
+        if dispatch:
+            from orchestrator.runs.dispatcher import Dispatcher
+
+            dispatcher = Dispatcher(core, ray_address=ray_address, num_cpus=num_cpus)
+            dispatcher.start()
+        try:
+            yield
+        finally:
+            if dispatcher is not None:
+                dispatcher.stop()
+
+    app = FastAPI(title="Scenario Studio API", version=API_VERSION, lifespan=lifespan,
                   description="Author scenarios and launch and read runs. Errors are {error, message}.",
                   openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None)
     app.state.core = core
     errors.install(app)
-    for module in (discovery, scenarios, skills):
+    for module in (discovery, scenarios, skills, runs, matches):
         app.include_router(module.router)
-    openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch])
+    openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody])
     return app

@@ -20,9 +20,7 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
         print(f"studio: new data dir {core.data_dir.resolve()}; owner account {account['email']} (plan lab).\n"
               "studio: owner API token (full scope), shown once; store it now:\n"
               f"{token}", flush=True)
-    app = create_app(core=core)
-    # Runs arrive in a later issue; the address is kept so the dispatcher can join that cluster.
-    app.state.ray_address = ray_address or os.environ.get("RAY_ADDRESS")
+    app = create_app(core=core, dispatch=True, ray_address=ray_address or os.environ.get("RAY_ADDRESS"))
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1))
     # uvicorn catches SIGINT/SIGTERM, finishes in-flight requests, then re-raises the signal to the
     # handler that was installed before it. Installing a quiet one here turns that into a normal

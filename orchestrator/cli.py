@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     from orchestrator.admin import add_parsers
 
     add_parsers(sub, _add_data_dir)
+
+    from analytics.report_cli import add_parser as add_report_parser
+
+    add_report_parser(sub, _add_data_dir)
     return parser
 
 

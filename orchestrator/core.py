@@ -20,6 +20,7 @@ class Core:
     config: dict
     token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
     address_limiter: AddressLimiter = field(default_factory=AddressLimiter)
+    dispatcher: object | None = None  # set while a Dispatcher plays runs for this data dir
 
     @property
     def data_dir(self) -> Path:

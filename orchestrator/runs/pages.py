@@ -20,6 +20,10 @@ from orchestrator.errors import DomainError
 from orchestrator.playing import seat_specs
 
 
+def require_match(core: Core, match_id: str):
+    return _row(core, match_id)
+
+
 def _row(core: Core, match_id: str):
     row = core.store.one("SELECT * FROM runs WHERE match_id = ?", (match_id,))
     if row is None:

@@ -32,7 +32,7 @@ class Registry:
         self.con.execute("SET timezone = 'UTC'")
         self.con.execute(_SCHEMA)
         self._lock = threading.Lock()
-        self._has_seats = bool(self.con.execute(
+        self.has_seats = bool(self.con.execute(
             "SELECT count(*) FROM information_schema.tables WHERE table_name = 'seats'").fetchone()[0])
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
@@ -50,9 +50,9 @@ class Registry:
             if not rows:
                 return
             seat_table = pa.Table.from_pylist(rows)  # noqa: F841  (DuckDB reads it by name below)
-            if not self._has_seats:
+            if not self.has_seats:
                 self.con.execute("CREATE TABLE seats AS SELECT * FROM seat_table")
-                self._has_seats = True
+                self.has_seats = True
             else:
                 self.con.execute("INSERT INTO seats BY NAME SELECT * FROM seat_table")
 

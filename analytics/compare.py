@@ -1,0 +1,122 @@
+"""Comparisons over the archive: thin wrappers that pick the right seat rows, pair them, and hand
+the numbers to stats.py / ranking.py. Metrics are checked against a fixed list and read from
+pandas columns, so no caller text ever becomes part of a SQL statement.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analytics import stats
+from analytics.data import DIMENSIONS, STATS, as_data, plain, where
+from analytics.ranking import Leaderboard, bradley_terry
+
+# Higher is better for all of these (won and survived are 0/1 per match).
+METRICS = ("fitness_index", "crafter_score", *DIMENSIONS, *STATS, "won", "survived")
+BY = ("model", "name", "seat")
+
+
+def _check_metric(metric: str) -> None:
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; one of {', '.join(METRICS)}")
+
+
+def _rows(data, **filters) -> pd.DataFrame:
+    rows = as_data(data).seats_df(**filters)
+    rows["won"] = (rows["rank"] == 1).astype(float)
+    rows["survived"] = (rows["status"] == "alive").astype(float)
+    return rows
+
+
+def _pick(rows: pd.DataFrame, seat: int | str) -> pd.DataFrame:
+    """A seat by index (int) or by name (str)."""
+    column = "name" if isinstance(seat, str) else "seat"
+    picked = rows[rows[column] == seat]
+    if picked.empty:
+        raise ValueError(f"no rows for seat {seat!r}")
+    return picked
+
+
+def _paired(a: pd.DataFrame, b: pd.DataFrame, on: str, metric: str) -> tuple[np.ndarray, np.ndarray, list]:
+    for side, rows in (("a", a), ("b", b)):
+        if rows[on].duplicated().any():
+            raise ValueError(f"side {side} has several rows per {on}; pairing needs one each")
+    joined = a[[on, metric]].merge(b[[on, metric]], on=on, suffixes=("_a", "_b")).sort_values(on)
+    if joined.empty:
+        raise ValueError(f"no shared {on} between the two sides")
+    return joined[f"{metric}_a"].to_numpy(float), joined[f"{metric}_b"].to_numpy(float), joined[on].tolist()
+
+
+def _result(comparison: stats.Comparison, metric: str, keys: list, **labels) -> dict:
+    return {"metric": metric, **labels, **comparison.to_dict(), "paired_on": [plain(k) for k in keys]}
+
+
+def compare_seats(data, batch_id: str, seat_a: int | str, seat_b: int | str, metric: str = "fitness_index",
+                  confidence: float = 0.95) -> dict:
+    """Seat a against seat b inside one batch, paired per match (same map, same seed):
+    the difference of means (a - b) with its t interval and the probability that a beats b."""
+    _check_metric(metric)
+    rows = _rows(data, batch_id=batch_id)
+    a, b, keys = _paired(_pick(rows, seat_a), _pick(rows, seat_b), "match_id", metric)
+    return _result(stats.paired_comparison(a, b, confidence), metric, keys, batch_id=batch_id,
+                   seat_a=seat_a, seat_b=seat_b)
+
+
+def compare_configs(data, batch_a: str, batch_b: str, seat: int | str, metric: str = "fitness_index",
+                    seat_b: int | str | None = None, confidence: float = 0.95) -> dict:
+    """One seat under two configurations (two batches) on the seeds both batches played."""
+    _check_metric(metric)
+    a = _pick(_rows(data, batch_id=batch_a), seat)
+    b = _pick(_rows(data, batch_id=batch_b), seat if seat_b is None else seat_b)
+    x, y, keys = _paired(a, b, "seed", metric)
+    return _result(stats.paired_comparison(x, y, confidence), metric, keys, batch_a=batch_a, batch_b=batch_b,
+                   seat=seat)
+
+
+def skill_uplift(data, batch_with: str, batch_without: str, seat: int | str, metric: str = "fitness_index",
+                 confidence: float = 0.95) -> dict:
+    """The same seat with and without a skill (two batches on shared seeds): positive means it helps."""
+    _check_metric(metric)
+    a = _pick(_rows(data, batch_id=batch_with), seat)
+    b = _pick(_rows(data, batch_id=batch_without), seat)
+    x, y, keys = _paired(a, b, "seed", metric)
+    return _result(stats.skill_uplift(x, y, confidence), metric, keys, batch_with=batch_with,
+                   batch_without=batch_without, seat=seat)
+
+
+def aggregate_over_scenarios(data, *, metric: str = "fitness_index", by: str = "model", batch_id=None,
+                             run_ids=None, anchors: bool = True, confidence: float = 0.95) -> list[dict]:
+    """Per model (or name, or seat): IQM of the metric over every scenario's runs, with the
+    stratified bootstrap interval (runs resampled within each scenario), best first."""
+    _check_metric(metric)
+    if by not in BY:
+        raise ValueError(f"by must be one of {', '.join(BY)}")
+    rows = _rows(data, batch_id=batch_id, run_ids=run_ids, anchors=anchors)
+    out = []
+    for key, part in rows.groupby(by, sort=True):
+        scores = {str(s): g[metric].to_numpy(float) for s, g in part.groupby("scenario_id", sort=True)}
+        interval = stats.aggregate_iqm(scores, confidence)
+        out.append({by: plain(key), **interval.to_dict(), "scenarios": {s: int(v.size) for s, v in scores.items()}})
+    return sorted(out, key=lambda r: -r["estimate"])
+
+
+def finishing_orders(rows: pd.DataFrame, by: str = "model") -> list[list[tuple]]:
+    """Each match's (model, rank) pairs, the input of ranking.bradley_terry."""
+    rows = rows.sort_values(["match_id", "seat"], kind="stable")
+    labels, ranks = rows[by].to_numpy(), rows["rank"].to_numpy(float)
+    cuts = np.flatnonzero(rows["match_id"].to_numpy()[1:] != rows["match_id"].to_numpy()[:-1]) + 1
+    return [list(zip(lab.tolist(), rk.tolist())) for lab, rk in zip(np.split(labels, cuts), np.split(ranks, cuts))]
+
+
+def leaderboard(data, *, batch_id=None, run_ids=None, scenario_id=None, by: str = "model", anchors: bool = True,
+                n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> Leaderboard:
+    """Bradley-Terry strengths from the finishing order inside each selected match, with
+    bootstrap intervals over matches; overlapping intervals form tie groups."""
+    if by not in BY:
+        raise ValueError(f"by must be one of {', '.join(BY)}")
+    clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors)
+    rows = as_data(data).query(f"SELECT match_id, seat, name, model, rank FROM seats{clause}", params)
+    if rows.empty:
+        raise ValueError("no matches selected")
+    return bradley_terry(finishing_orders(rows, by), n_resamples=n_resamples, confidence=confidence, seed=seed)
+

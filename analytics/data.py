@@ -1,0 +1,228 @@
+"""A data dir's archive as DuckDB views, read without disturbing the service.
+
+The service is the only process that writes its DuckDB catalog; a reader holding that file would
+block it. So analytics never opens a service file for writing and takes no lock: it reads the
+per-match Parquet files (written to a temporary name and renamed, so never seen half-written)
+through an in-memory DuckDB connection. Views re-expand their glob on every query, so matches
+archived after opening show up without reopening.
+
+    data = open_data_dir("./studio-data")
+    data.seats_df(batch_id="bat_...")          # pandas
+    data.query_arrow("SELECT ... WHERE seed = ?", [7])   # Arrow, values bound as parameters
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from orchestrator.archive import EVENTS_DIR, RUNS_DIR, SEATS_DIR, archive_dir
+
+DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
+STATS = ("net_worth", "ticks_alive", "trades", "partners", "raids_won", "raids_lost", "raids_repelled",
+         "relics", "tiles_seen", "refused")
+_INT_COLS = "tick agent a b c d e f g".split()
+
+# Column types of each view when the directory holds no file yet, so that queries written against
+# a fresh data dir return an empty result instead of failing on a missing column.
+EVENTS_COLUMNS = {"match_id": "VARCHAR", **{c: "INTEGER" for c in _INT_COLS[:2]}, "kind": "TINYINT",
+                  "ok": "TINYINT", "reason": "TINYINT", **{c: "INTEGER" for c in _INT_COLS[2:]},
+                  "v": "DOUBLE", "event": "VARCHAR", "refusal": "VARCHAR", "text": "VARCHAR"}
+SEATS_COLUMNS = {
+    **{c: "VARCHAR" for c in ("match_id", "run_id", "batch_id", "scenario_id", "scenario_hash", "config_hash")},
+    "seed": "BIGINT", "spawn_seed": "BIGINT", "seat": "BIGINT", "anchor": "BOOLEAN", "name": "VARCHAR",
+    "model": "VARCHAR", "rank": "BIGINT", "fitness_index": "DOUBLE", "grade": "VARCHAR",
+    "archetype": "VARCHAR", "status": "VARCHAR", "crafter_score": "DOUBLE", "field_size": "BIGINT",
+    "match_ticks": "BIGINT", "rubric": "VARCHAR", "scaffold": "VARCHAR", "achievements": "VARCHAR[]",
+    "epilogue": "VARCHAR", **{d: "DOUBLE" for d in DIMENSIONS}, "net_worth": "DOUBLE",
+    **{s: "BIGINT" for s in STATS[1:]},
+}
+# The runs issue owns the run view; only these columns are relied on here.
+RUNS_COLUMNS = {"run_id": "VARCHAR", "status": "VARCHAR", "scenario_id": "VARCHAR", "batch_id": "VARCHAR",
+                "created_at_ms": "BIGINT", "finished_at_ms": "BIGINT"}
+VIEWS = {"events": (EVENTS_DIR, EVENTS_COLUMNS), "seats": (SEATS_DIR, SEATS_COLUMNS),
+         "runs": (RUNS_DIR, RUNS_COLUMNS)}
+# Columns that are all-null in some files come out typed NULL; pin them so unions stay stable.
+_PINNED = {"seats": {"scaffold": "VARCHAR", "achievements": "VARCHAR[]"}}
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal. View definitions cannot hold bound parameters, so the glob (a value,
+    never an identifier) is quoted here with the quote doubled."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def where(*, batch_id=None, run_ids=None, scenario_id=None, match_ids=None, anchors: bool = True) -> tuple[str, list]:
+    """A WHERE clause over seats/runs columns and its bound values. Each filter is one value or a
+    list of values; column names are fixed here, only values come from the caller."""
+    clauses, params = [], []
+    for column, value in (("batch_id", batch_id), ("run_id", run_ids), ("scenario_id", scenario_id),
+                          ("match_id", match_ids)):
+        if value is None:
+            continue
+        if isinstance(value, str):
+            clauses.append(f"{column} = ?")
+            params.append(value)
+        else:
+            clauses.append(f"list_contains(?, {column})")
+            params.append([str(v) for v in value])
+    if not anchors:
+        clauses.append("NOT anchor")
+    return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), params
+
+
+def _empty_select(columns: dict[str, str]) -> str:
+    # Identifiers and types come from the constants above, never from the caller.
+    cols = ", ".join(f"CAST(NULL AS {t}) AS {name}" for name, t in columns.items())
+    return f"SELECT {cols} WHERE false"
+
+
+class DataDir:
+    """An archive opened for reading: views ``events``, ``seats``, ``runs`` on ``con``.
+
+    With ``path`` None, ``con`` is used as it is (e.g. the service's own connection, whose
+    ``seats`` table the batch summary reads) and no views are created.
+    """
+
+    def __init__(self, path: str | Path | None = None, con: duckdb.DuckDBPyConnection | None = None):
+        self.path = Path(path) if path is not None else None
+        self.con = con if con is not None else duckdb.connect(":memory:")
+        if con is None or self.path is not None:
+            # Our own connection (or one we add views to): timestamps read the same on every machine.
+            # A bare service connection is left as its owner configured it.
+            self.con.execute("SET timezone = 'UTC'")
+        self._empty: set[str] = set()
+        if self.path is not None:
+            self.refresh()
+
+    # -- views -----------------------------------------------------------------------------------
+    def _dir(self, sub: str) -> Path:
+        return archive_dir(self.path) / sub
+
+    def _has_files(self, sub: str) -> bool:
+        return any(self._dir(sub).glob("*.parquet"))
+
+    def refresh(self) -> None:
+        """(Re)create the views; a directory without files gets an empty view of the known columns."""
+        self._empty.clear()
+        for view, (sub, columns) in VIEWS.items():
+            if self._has_files(sub):
+                glob = _literal(str(self._dir(sub) / "*.parquet"))
+                pinned = _PINNED.get(view, {})
+                replace = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in pinned.items())
+                star = f"* REPLACE ({replace})" if replace else "*"
+                sql = f"SELECT {star} FROM read_parquet({glob}, union_by_name = true)"
+            else:
+                self._empty.add(view)
+                sql = _empty_select(columns)
+            self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {sql}")
+
+    def _pick_up_new_dirs(self) -> None:
+        # An empty view does not glob; once its first file lands, switch it to the Parquet view.
+        if self.path is not None and any(self._has_files(VIEWS[v][0]) for v in self._empty):
+            self.refresh()
+
+    # -- queries ---------------------------------------------------------------------------------
+    def _run(self, sql: str, params: Sequence | dict | None):
+        self._pick_up_new_dirs()
+        return self.con.execute(sql, params if params is not None else [])
+
+    def query(self, sql: str, params: Sequence | dict | None = None) -> pd.DataFrame:
+        """pandas result of ``sql`` with ``?`` (or ``$name``) values bound from ``params``."""
+        return self._run(sql, params).df()
+
+    def query_arrow(self, sql: str, params: Sequence | dict | None = None) -> pa.Table:
+        self._pick_up_new_dirs()
+        # A relation, not a cursor: DuckDB 2 copies the rows once more for Arrow from a cursor.
+        return self.con.sql(sql, params=params).to_arrow_table()
+
+    def seats_df(self, *, batch_id: str | Iterable[str] | None = None, run_ids: Iterable[str] | None = None,
+                 scenario_id: str | Iterable[str] | None = None, match_ids: Iterable[str] | None = None,
+                 anchors: bool = True) -> pd.DataFrame:
+        """Seat rows (one per agent per match, every results field); each filter is a value or a list."""
+        return self.query(*self._seats_sql(batch_id, run_ids, scenario_id, match_ids, anchors))
+
+    def seats_arrow(self, *, batch_id=None, run_ids=None, scenario_id=None, match_ids=None,
+                    anchors: bool = True) -> pa.Table:
+        return self.query_arrow(*self._seats_sql(batch_id, run_ids, scenario_id, match_ids, anchors))
+
+    @staticmethod
+    def _seats_sql(batch_id, run_ids, scenario_id, match_ids, anchors):
+        clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, match_ids=match_ids,
+                               anchors=anchors)
+        return f"SELECT * FROM seats{clause} ORDER BY match_id, seat", params
+
+    def runs_df(self, *, batch_id=None, run_ids=None, scenario_id=None) -> pd.DataFrame:
+        clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id)
+        return self.query(f"SELECT * FROM runs{clause} ORDER BY run_id", params)
+
+    def runs_arrow(self, *, batch_id=None, run_ids=None, scenario_id=None) -> pa.Table:
+        clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id)
+        return self.query_arrow(f"SELECT * FROM runs{clause} ORDER BY run_id", params)
+
+    def events_df(self, match_id: str, kinds: Iterable[str] | None = None) -> pd.DataFrame:
+        """One match's events in log order, optionally only some kinds (by name: 'snapshot', ...)."""
+        return self.query(*self._events_sql(match_id, kinds))
+
+    def events_arrow(self, match_id: str, kinds: Iterable[str] | None = None) -> pa.Table:
+        return self.query_arrow(*self._events_sql(match_id, kinds))
+
+    def _events_sql(self, match_id: str, kinds):
+        if self.path is not None and "events" not in self._empty:
+            # One file per match: read just that file (the archive names it after the match) rather
+            # than globbing every log; file_row_number keeps the log's own order.
+            source = "read_parquet(?, file_row_number = true)"
+            params: list = [str(self._dir(EVENTS_DIR) / f"{match_id}.parquet")]
+            if not Path(params[0]).exists():
+                source, params = "(SELECT *, 0 AS file_row_number FROM events WHERE match_id = ?)", [match_id]
+        else:
+            source, params = "(SELECT *, 0 AS file_row_number FROM events WHERE match_id = ?)", [match_id]
+        sql = f"SELECT * EXCLUDE (file_row_number) FROM {source}"
+        if kinds is not None:
+            sql += " WHERE list_contains(?, event::VARCHAR)"
+            params.append(list(kinds))
+        return sql + " ORDER BY file_row_number", params
+
+    def events_files(self, match_ids: Iterable[str] | None = None) -> list[Path]:
+        """Event log paths, sorted; only those of ``match_ids`` when given (missing ones skipped)."""
+        if self.path is None:
+            raise ValueError("events files need a data dir, not a bare connection")
+        if match_ids is None:
+            return sorted(self._dir(EVENTS_DIR).glob("*.parquet"))
+        paths = (self._dir(EVENTS_DIR) / f"{m}.parquet" for m in sorted(set(match_ids)))
+        return [p for p in paths if p.exists()]
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "DataDir":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_data_dir(path: str | Path, con: duckdb.DuckDBPyConnection | None = None) -> DataDir:
+    """Views over ``<path>/archive`` on ``con`` (a fresh in-memory connection by default)."""
+    return DataDir(path, con)
+
+
+def as_data(source) -> DataDir:
+    """A DataDir from a DataDir, a data dir path, or a DuckDB connection that already has a
+    ``seats`` view or table (the service's). One entry point so the API and notebooks share it."""
+    if isinstance(source, DataDir):
+        return source
+    if isinstance(source, duckdb.DuckDBPyConnection):
+        return DataDir(None, source)
+    if isinstance(source, (str, Path)):
+        return open_data_dir(source)
+    raise TypeError(f"expected a DataDir, a data dir path or a DuckDB connection, got {type(source).__name__}")
+
+
+def plain(value):
+    """numpy scalars to Python ones, so results go through json.dumps as they are."""
+    return value.item() if isinstance(value, np.generic) else value

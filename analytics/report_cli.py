@@ -1,0 +1,127 @@
+"""`studio report`: a batch's, some runs' or the whole archive's summary table, or JSON.
+
+Reads the archive's Parquet files only (analytics.data), so it is safe while the service runs.
+The progress bar goes to stderr and only on a terminal, so `--json` output stays clean on stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+# rich, pandas, scipy and DuckDB are imported inside the functions: `studio` builds every
+# subcommand's parser on each start, and other commands should not pay for this one's imports.
+
+
+def add_parser(sub, add_data_dir) -> None:
+    """Register `report` on the `studio` subparsers (orchestrator/cli.py calls this)."""
+    p = sub.add_parser("report", help="summary table of a batch, some runs or the whole archive")
+    add_data_dir(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--batch", help="a batch id: one row per seat")
+    which.add_argument("--runs", help="comma-separated run ids: one row per seat")
+    which.add_argument("--all", action="store_true", help="every archived match: one row per model")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the leaderboard")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.set_defaults(func=cmd_report)
+
+
+def _interval(iv: dict, scale: float = 1.0, digits: int = 1) -> str:
+    if iv["estimate"] is None:
+        return "-"
+    est = f"{iv['estimate'] * scale:.{digits}f}"
+    if iv["low"] is None:
+        return est
+    return f"{est} [{iv['low'] * scale:.{digits}f}, {iv['high'] * scale:.{digits}f}]"
+
+
+def build_report(data_dir: str, *, batch: str | None, runs: list[str] | None, resamples: int,
+                 progress=None) -> dict:
+    """The report as plain data: the series summary and the Bradley-Terry leaderboard.
+    ``progress``: a rich Progress to show the steps on, or None."""
+    from analytics.compare import leaderboard
+    from analytics.data import open_data_dir
+    from analytics.summary import series_summary
+
+    def step(text: str):
+        return progress.add_task(text, total=None) if progress else None
+
+    def done(task):
+        if progress:
+            progress.update(task, completed=1, total=1)
+
+    data = open_data_dir(data_dir)
+    task = step("summarising seats")
+    summary = series_summary(data, batch_id=batch, run_ids=runs, by="seat" if batch or runs else "model")
+    done(task)
+    if summary["matches"] == 0:
+        what = f"batch {batch}" if batch else f"runs {', '.join(runs)}" if runs else "the archive"
+        raise LookupError(f"no archived matches for {what} under {data_dir}")
+    task = step(f"leaderboard, {resamples} bootstrap resamples")
+    board = leaderboard(data, batch_id=batch, run_ids=runs, n_resamples=resamples)
+    done(task)
+    return {"data_dir": str(data_dir), "summary": summary, "leaderboard": board.to_dict()}
+
+
+def render(report: dict, console) -> None:
+    """Two rich tables (summary, leaderboard) on ``console``."""
+    from rich.table import Table
+
+    summary = report["summary"]
+    per_seat = summary["by"] == "seat"
+    scope = (f"batch {summary['batch_id']}" if summary["batch_id"] else
+             f"{len(summary['run_ids'])} runs" if summary["run_ids"] is not None else "all runs")
+    table = Table(title=f"{scope}: {summary['runs']} runs, {summary['matches']} matches, "
+                        f"scenarios {', '.join(summary['scenario_ids'])} (95% intervals)")
+    if per_seat:
+        table.add_column("seat", justify="right")
+        table.add_column("name", no_wrap=True)
+    table.add_column("model", no_wrap=True)
+    for head in ("n", "fitness index", "win %", "survival %", "crafter"):
+        table.add_column(head, justify="right")
+    for row in summary["seats" if per_seat else "models"]:
+        label = [str(row["seat"]), row["name"] + (" (anchor)" if row["anchor"] else "")] if per_seat else []
+        crafter = "-" if row["crafter_score"] is None else f"{row['crafter_score']:.1f}"
+        table.add_row(*label, row["model"], str(row["n"]), _interval(row["fitness_index"]),
+                      _interval(row["win_rate"], 100, 0), _interval(row["survival_rate"], 100, 0), crafter)
+    console.print(table)
+
+    board = report["leaderboard"]
+    lb = Table(title=f"Bradley-Terry leaderboard over {board['n_matches']} matches "
+                     f"({board['n_resamples']} resamples; same group = tied)")
+    for head in ("rank", "model", "log-strength", "group", "matches"):
+        lb.add_column(head, justify="left" if head == "model" else "right")
+    for row in board["rows"]:
+        lb.add_row(str(row["rank"]), str(row["model"]),
+                   f"{row['estimate']:+.2f} [{row['low']:+.2f}, {row['high']:+.2f}]", str(row["group"]), str(row["n"]))
+    console.print(lb)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    err = Console(stderr=True, soft_wrap=True)
+    if not Path(args.data_dir).is_dir():
+        err.print(f"studio report: no data dir at {args.data_dir}")
+        return 2
+    runs = [r for r in args.runs.split(",") if r] if args.runs else None
+    if args.resamples < 1:
+        err.print("studio report: --resamples must be at least 1")
+        return 2
+    try:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
+                      transient=True, disable=not err.is_terminal) as progress:
+            report = build_report(args.data_dir, batch=args.batch, runs=runs, resamples=args.resamples,
+                                  progress=progress)
+    except LookupError as e:
+        err.print(f"studio report: {e}")
+        return 2
+    if args.json:
+        print(json.dumps(report, allow_nan=False))
+    else:
+        out = Console(file=sys.stdout)
+        # Piped output has no width to fit; 80 columns would wrap every interval over three lines.
+        render(report, out if out.is_terminal else Console(file=sys.stdout, width=160))
+    return 0

@@ -1,0 +1,233 @@
+"""Every match's scorecard recomputed from its event log alone, for the whole data dir at once.
+
+Stored seat rows are the rubric's output at archive time; recomputing them from the events checks
+the archive end to end and re-scores old logs. It must agree with engine.rubric.score to the last
+digit, so it reuses the engine's compiled tally kernel, called per match from a compiled grouped
+pass over each streamed Arrow batch (Python loops over batches, never over rows or agents), and
+then applies the rubric's formulas to all agents of all matches as whole-array numpy operations,
+written in the same operation order as engine/rubric.py so the floats round identically.
+"""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from analytics.data import as_data
+from engine import rubric
+from engine.kernels import tally as T
+from engine.kernels.codes import MATCH_START
+
+_COLUMNS = ("tick", "agent", "kind", "ok", "a", "b", "c", "f", "g", "v")
+_BATCH_ROWS = 1_000_000
+
+
+@njit(cache=True)
+def _tally_all(starts, tick, agent, kind, ok, a, b, c, f, g, v):
+    """The engine's tally per match over stacked logs. starts int64[M + 1] (row offsets).
+    Returns counters int64[A, N_COUNTERS], worth float64[A], header int64[M, 3] (side, ticks,
+    radius), offsets int64[M + 1] (agent rows of match m are offsets[m]:offsets[m+1])."""
+    m_count = starts.shape[0] - 1
+    sizes = np.zeros(m_count, dtype=np.int64)
+    for m in range(m_count):
+        for r in range(starts[m], starts[m + 1]):
+            if kind[r] == MATCH_START:
+                sizes[m] = c[r]  # match_start: c is the field size
+                break
+    offsets = np.zeros(m_count + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(sizes)
+    cnt = np.zeros((offsets[m_count], T.N_COUNTERS), dtype=np.int64)
+    worth = np.zeros(offsets[m_count], dtype=np.float64)
+    header = np.zeros((m_count, 3), dtype=np.int64)
+    for m in range(m_count):
+        s, e = starts[m], starts[m + 1]
+        cm, wm, hm = T.tally(sizes[m], tick[s:e], agent[s:e], kind[s:e], ok[s:e], a[s:e], b[s:e], c[s:e],
+                             f[s:e], g[s:e], v[s:e])
+        cnt[offsets[m]:offsets[m + 1]] = cm
+        worth[offsets[m]:offsets[m + 1]] = wm
+        header[m] = hm
+    return cnt, worth, header, offsets
+
+
+class _Tallies:
+    """Collects the grouped tally's output while the logs stream past, one Arrow batch at a time.
+
+    Streaming keeps memory to a batch instead of the whole archive, and skips first-touch page
+    faults on one huge buffer, which cost more than the scan itself on a cold process. A log may
+    be split over batches: its last piece is held (as views, copied only if it spans batches)
+    until the next batch shows whether it continues."""
+
+    def __init__(self, n_files: int):
+        self.done = np.zeros(n_files, dtype=bool)
+        self.parts: list[tuple] = []
+        self.pending: list[dict] = []
+        self.pending_file = -1
+
+    def _tally(self, files: np.ndarray, starts: np.ndarray, cols: dict) -> None:
+        if self.done[files].any() or np.unique(files).size != files.size:
+            # The grouped pass needs each log whole and in order (DuckDB keeps insertion order).
+            raise RuntimeError("event rows of a match did not arrive contiguously; cannot group by match")
+        self.done[files] = True
+        cnt, worth, header, offsets = _tally_all(starts, *(cols[c] for c in _COLUMNS))
+        self.parts.append((files, cnt, worth, header, np.diff(offsets)))
+
+    def _flush(self) -> None:
+        if self.pending:
+            pieces = self.pending
+            cols = pieces[0] if len(pieces) == 1 else {c: np.concatenate([p[c] for p in pieces]) for c in _COLUMNS}
+            self._tally(np.array([self.pending_file]), np.array([0, cols["kind"].size]), cols)
+        self.pending = []
+
+    def add(self, batch) -> None:
+        if batch.num_rows == 0:
+            return
+        cols = {c: batch.column(c).to_numpy() for c in _COLUMNS}  # zero-copy views
+        fi = batch.column("file_index").to_numpy().astype(np.int64)
+        bounds = np.concatenate(([0], np.flatnonzero(fi[1:] != fi[:-1]) + 1, [fi.size]))
+        files = fi[bounds[:-1]]
+        first = 0
+        if files[0] == self.pending_file:
+            self.pending.append({c: v[:bounds[1]] for c, v in cols.items()})
+            first = 1
+        if first == files.size:
+            return  # the whole batch continues the pending log
+        self._flush()
+        last = files.size - 1
+        if last > first:  # logs wholly inside this batch: one compiled call for all of them
+            lo, hi = bounds[first], bounds[last]
+            self._tally(files[first:last], bounds[first:last + 1] - lo, {c: v[lo:hi] for c, v in cols.items()})
+        self.pending = [{c: v[bounds[last]:] for c, v in cols.items()}]
+        self.pending_file = int(files[last])
+
+    def finish(self) -> tuple:
+        self._flush()
+        if not self.parts:
+            return (np.zeros(0, np.int64), np.zeros((0, T.N_COUNTERS), np.int64), np.zeros(0),
+                    np.zeros((0, 3), np.int64), np.zeros(1, np.int64))
+        files, cnt, worth, header, sizes = (np.concatenate(x) for x in zip(*self.parts))
+        # Back to file order, whatever order the batches came in: move each match's agent rows.
+        order = np.argsort(files, kind="stable")
+        old_start = np.cumsum(sizes) - sizes
+        new_sizes = sizes[order]
+        new_start = np.cumsum(new_sizes) - new_sizes
+        rows = np.arange(new_sizes.sum()) + np.repeat(old_start[order] - new_start, new_sizes)
+        return files[order], cnt[rows], worth[rows], header[order], np.concatenate(([0], np.cumsum(new_sizes)))
+
+
+def _tally_files(paths: list[Path], batch_rows: int = _BATCH_ROWS) -> tuple:
+    """Stream the columns the tally reads from every log; file_index numbers the files in list
+    order. Returns (file index per match, counters, worth, header, agent offsets)."""
+    if not paths:
+        return _Tallies(0).finish()
+    con = duckdb.connect(":memory:")
+    sql = f"SELECT {', '.join(_COLUMNS)}, file_index FROM read_parquet($paths)"
+    tallies = _Tallies(len(paths))
+    for batch in con.sql(sql, params={"paths": [str(p) for p in paths]}).to_arrow_reader(batch_rows):
+        tallies.add(batch)
+    con.close()
+    return tallies.finish()
+
+
+def _ranks_within(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """rubric.competition_ranks inside each match: 1 + how many in the same match score higher."""
+    sizes = np.diff(offsets)
+    match_of = np.repeat(np.arange(sizes.size), sizes)
+    slot = np.arange(values.size) - offsets[match_of]
+    padded = np.full((sizes.size, int(sizes.max(initial=1))), -np.inf)
+    padded[match_of, slot] = values
+    above = (padded[match_of] > values[:, None]).sum(axis=1)
+    return 1 + above.astype(np.int64)
+
+
+@cache
+def _crafter_table() -> np.ndarray:
+    """The per-match crafter score of every unlock pattern (2^12 of them), from the engine's own
+    function, so the table lookup is the engine's number exactly."""
+    k = len(rubric.ACHIEVEMENTS)
+    bits = ((np.arange(2 ** k)[:, None] >> np.arange(k)) & 1).astype(bool)
+    return np.array([round(rubric.crafter_score(100.0 * row), 2) for row in bits])
+
+
+def scorecards_from_tally(cnt, worth, header, offsets) -> dict[str, np.ndarray]:
+    """engine.rubric.dimensions and the rest of rubric.score, for all agents of all matches."""
+    sizes = np.diff(offsets)
+    m = np.repeat(np.arange(sizes.size), sizes)
+    side, match_ticks = header[m, 0], header[m, 1]
+    n = sizes[m]
+    ticks = np.maximum(match_ticks, 1)
+    survival = 100 * (0.7 * cnt[:, T.C_TICKS_ALIVE] / ticks + 0.3 * cnt[:, T.C_HEALTH] / 100)
+    top = np.maximum.reduceat(worth, offsets[:-1])[m] if worth.size else worth
+    economy = np.divide(100 * worth, top, out=np.zeros(worth.size), where=top > 0)
+    honoured_den = cnt[:, T.C_SETTLED] + cnt[:, T.C_VOIDED]
+    honour = np.divide(cnt[:, T.C_SETTLED], honoured_den, out=np.zeros(worth.size), where=honoured_den > 0)
+    social = (50 * np.minimum(cnt[:, T.C_TRADES], 10) / 10 + 30 * np.minimum(cnt[:, T.C_PARTNERS], 5) / 5
+              + 20 * honour)
+    worth_rank = _ranks_within(worth, offsets)
+    standing = np.where(n > 1, (n - worth_rank) / np.maximum(n - 1, 1), 1.0)
+    fights = np.minimum(cnt[:, T.C_RAIDS_WON] + cnt[:, T.C_REPELLED], 10) / 10
+    competitiveness = 60 * standing + 40 * fights
+    seen_share = cnt[:, T.C_SEEN] / (side * side).astype(np.float64)
+    exploration = (80 * np.minimum(1.0, seen_share / rubric.SEEN_FULL_SHARE)
+                   + 20 * np.minimum(cnt[:, T.C_RELICS], 3) / 3)
+    raw = dict(survival=survival, economy=economy, social=social, competitiveness=competitiveness,
+               exploration=exploration)
+    dims = {k: np.clip(np.round(v, 2), 0, 100) for k, v in raw.items()}
+    fitness = np.round(sum(rubric.WEIGHTS[d] * dims[d] for d in rubric.DIMENSIONS), 2)
+    rank = _ranks_within(fitness, offsets)
+
+    grade = np.select([fitness >= floor for floor, _ in rubric.GRADES], [g for _, g in rubric.GRADES], "F")
+    alive = cnt[:, T.C_ALIVE] != 0
+    status = np.where(alive, "alive", "starved")
+    unlocked = np.stack([
+        cnt[:, T.C_G_WOOD] > 0, cnt[:, T.C_G_STONE] > 0, cnt[:, T.C_G_FOOD] > 0, cnt[:, T.C_G_ORE] > 0,
+        cnt[:, T.C_RELICS] > 0, cnt[:, T.C_EAT] > 0, cnt[:, T.C_BUILD] > 0, cnt[:, T.C_CRAFT] > 0,
+        cnt[:, T.C_TRADES] > 0, cnt[:, T.C_RAIDS_WON] > 0, cnt[:, T.C_REPELLED] > 0,
+        alive & (cnt[:, T.C_TICKS_ALIVE] >= match_ticks),
+    ], axis=1) if worth.size else np.zeros((0, len(rubric.ACHIEVEMENTS)), bool)
+    # Same order as rubric.achievements; guards against the engine's list changing under us.
+    assert unlocked.shape[1] == len(rubric.ACHIEVEMENTS)
+    mask = (unlocked.astype(np.int64) << np.arange(unlocked.shape[1])).sum(axis=1)
+    crafter = _crafter_table()[mask]
+
+    # archetype: rubric.archetype's rules in its order; the top dimension is the first maximum.
+    trades, won, lost = cnt[:, T.C_TRADES], cnt[:, T.C_RAIDS_WON], cnt[:, T.C_RAIDS_LOST]
+    raids = won + lost
+    top_dim = np.argmax(np.stack([dims[d] for d in rubric.DIMENSIONS], axis=1), axis=1) if worth.size \
+        else np.zeros(0, int)
+    archetype = np.select(
+        [(raids >= 3) & (raids >= trades), trades >= 3,
+         (cnt[:, T.C_BUILD] > 0) & (cnt[:, T.C_CRAFT] > 0) & (dims["economy"] >= 50),
+         top_dim == rubric.DIMENSIONS.index("exploration"), ~alive,
+         top_dim == rubric.DIMENSIONS.index("economy")],
+        ["Raider", "Trader", "Builder", "Explorer", "Casualty", "Hoarder"], "Survivor")
+    return {
+        "seat": np.arange(worth.size) - offsets[m], "rank": rank, "fitness_index": fitness, "grade": grade,
+        "archetype": archetype, "status": status, "crafter_score": crafter, **dims,
+        "net_worth": np.round(worth, 2), "ticks_alive": cnt[:, T.C_TICKS_ALIVE], "trades": trades,
+        "partners": cnt[:, T.C_PARTNERS], "raids_won": won, "raids_lost": lost,
+        "raids_repelled": cnt[:, T.C_REPELLED], "relics": cnt[:, T.C_RELICS], "tiles_seen": cnt[:, T.C_SEEN],
+        "refused": cnt[:, T.C_REFUSED], "field_size": n, "match_ticks": match_ticks,
+        "achievement_mask": mask,
+    }
+
+
+def recompute_scorecards(data, match_ids=None) -> pd.DataFrame:
+    """One row per agent per match (match_id, seat, rank, fitness_index, grade, archetype, status,
+    crafter_score, the five dimensions, the stats, field_size, match_ticks, achievement_mask),
+    recomputed from the event logs of ``data`` (a DataDir or a data dir path); only the matches in
+    ``match_ids`` when given. Bit i of achievement_mask is rubric.ACHIEVEMENTS[i]."""
+    paths = as_data(data).events_files(match_ids)
+    files, cnt, worth, header, offsets = _tally_files(paths)
+    cards = scorecards_from_tally(cnt, worth, header, offsets)
+    # The archive names each log after its match (orchestrator.archive.events_path).
+    names = np.array([paths[i].stem for i in files], dtype=object)
+    return pd.DataFrame({"match_id": np.repeat(names, np.diff(offsets)), **cards})
+
+
+def achievement_names(mask: int) -> list[str]:
+    """The achievements a mask holds, in rubric order (as the seat rows list them)."""
+    return [a for i, a in enumerate(rubric.ACHIEVEMENTS) if mask >> i & 1]

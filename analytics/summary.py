@@ -1,0 +1,84 @@
+"""Series summaries: per seat, a metric's mean with its interval, win and survival rates, the
+crafter score over the series. GET /api/v1/batches/:id returns ``batch_summary`` unchanged, so
+the output is plain JSON (None where an interval cannot be computed, never NaN).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import pandas as pd
+
+from analytics import stats
+from analytics.data import DIMENSIONS, as_data, plain, where
+from engine import rubric
+
+SUMMARY_COLUMNS = ("match_id", "run_id", "batch_id", "scenario_id", "seed", "seat", "anchor", "name", "model",
+                   "rank", "status", "fitness_index", "crafter_score", *DIMENSIONS, "achievements")
+GROUPINGS = {"seat": ("seat", "name", "model", "anchor"), "model": ("model",)}
+
+
+def _seat_rows(data, *, batch_id=None, run_ids=None, scenario_id=None, anchors=True) -> pd.DataFrame:
+    """The seat rows of a series, only the columns a summary reads (all a bare seats table needs)."""
+    clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors)
+    # The column list is this module's constant; only the filter values are bound.
+    return as_data(data).query(f"SELECT {', '.join(SUMMARY_COLUMNS)} FROM seats{clause} ORDER BY match_id, seat",
+                               params)
+
+
+def achievement_rates(achievements: pd.Series) -> dict[str, float]:
+    """Percent of matches in which each achievement was unlocked, in rubric order."""
+    n = len(achievements)
+    counts = Counter(a for row in achievements for a in (row if row is not None else ()))
+    return {a: (100.0 * counts[a] / n if n else 0.0) for a in rubric.ACHIEVEMENTS}
+
+
+def _group_summary(rows: pd.DataFrame, confidence: float) -> dict:
+    n = len(rows)
+    wins = int((rows["rank"] == 1).sum())  # rank 1 among the whole field, anchors included; ties share it
+    alive = int((rows["status"] == "alive").sum())
+    rates = achievement_rates(rows["achievements"])
+    return {
+        "n": n,
+        "matches": int(rows["match_id"].nunique()),
+        "fitness_index": stats.mean_interval(rows["fitness_index"].to_numpy(float), confidence).to_dict(),
+        "dimensions": {d: stats.mean_interval(rows[d].to_numpy(float), confidence).to_dict() for d in DIMENSIONS},
+        "win_rate": stats.wilson(wins, n, confidence).to_dict(),
+        "survival_rate": stats.wilson(alive, n, confidence).to_dict(),
+        "mean_rank": float(rows["rank"].mean()) if n else None,
+        "crafter_score": rubric.crafter_score(list(rates.values())) if n else None,
+        "achievement_rates": rates,
+    }
+
+
+def series_summary(data, *, batch_id: str | None = None, run_ids=None, scenario_id: str | None = None,
+                   by: str = "seat", anchors: bool = True, confidence: float = 0.95) -> dict:
+    """Summary of the selected seat rows, one entry per seat (by="seat": seat index, name, model,
+    anchor) or per model (by="model", for runs with different rosters)."""
+    if by not in GROUPINGS:
+        raise ValueError(f"by must be one of {sorted(GROUPINGS)}, got {by!r}")
+    rows = _seat_rows(data, batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors)
+    keys = list(GROUPINGS[by])
+    groups = []
+    if len(rows):
+        for key, part in rows.groupby(keys, sort=True, dropna=False):
+            key = key if isinstance(key, tuple) else (key,)
+            entry = {k: plain(v) for k, v in zip(keys, key)}
+            groups.append(entry | _group_summary(part, confidence))
+    return {
+        "batch_id": batch_id,
+        "run_ids": sorted({str(r) for r in rows["run_id"]}) if run_ids is not None else None,
+        "by": by,
+        "runs": int(rows["run_id"].nunique()),
+        "matches": int(rows["match_id"].nunique()),
+        "scenario_ids": sorted({str(s) for s in rows["scenario_id"].dropna()}),
+        "seeds": int(rows["seed"].nunique()),
+        "confidence": confidence,
+        "seats" if by == "seat" else "models": groups,
+    }
+
+
+def batch_summary(data_or_con, batch_id: str, *, anchors: bool = True, confidence: float = 0.95) -> dict:
+    """A batch's summary per seat. ``data_or_con``: a DataDir, a data dir path, or a DuckDB
+    connection with a ``seats`` view/table (the service's). See series_summary for the shape."""
+    return series_summary(data_or_con, batch_id=batch_id, anchors=anchors, confidence=confidence)
+

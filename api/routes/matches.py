@@ -1,0 +1,37 @@
+"""Public match pages: no token, unlisted (the match id is the key)."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, PlainTextResponse
+
+from api.html import replay_html, report_html
+from orchestrator.runs import pages
+
+router = APIRouter(prefix="/api/matches")
+
+
+def _wants_html(request: Request, fmt: str | None) -> bool:
+    if fmt is not None:
+        return fmt == "html"
+    return "text/html" in request.headers.get("accept", "")
+
+
+@router.get("/{id}/report", summary="Match report (JSON, or HTML with Accept: text/html or ?format=html)",
+            openapi_extra={"security": []})
+def report(id: str, request: Request, format: str | None = None):
+    rep = pages.report(request.app.state.core, id)
+    return HTMLResponse(report_html(rep)) if _wants_html(request, format) else rep
+
+
+@router.get("/{id}/log", response_class=PlainTextResponse, summary="Play-by-play, tick by tick",
+            openapi_extra={"security": []})
+def log(id: str, request: Request) -> PlainTextResponse:
+    return PlainTextResponse(pages.log_text(request.app.state.core, id))
+
+
+@router.get("/{id}/replay", summary="Replay page (?format=json gives the frames)", openapi_extra={"security": []})
+def replay(id: str, request: Request, format: str | None = None):
+    if format == "json":
+        return pages.replay_frames(request.app.state.core, id)
+    pages.require_match(request.app.state.core, id)
+    return HTMLResponse(replay_html(id))

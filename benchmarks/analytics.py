@@ -1,0 +1,160 @@
+"""Analytics speed over a generated data dir (>= 10 million events in >= 2,000 matches): scorecards
+recomputed from events, the Bradley-Terry leaderboard with 1,000 bootstrap resamples, a series
+summary. Prints one JSON object; also saves docs/forest.png from the same data.
+
+    python benchmarks/analytics.py [--data-dir DIR] [--repeats N]
+
+The data dir is generated once (scripted matches played and archived by the service's own code,
+two processes) and cached under /tmp, so reruns only time the analytics.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_DIR = "/tmp/studio-analytics-bench-v1"
+# 20 series of 100 seeds: every series shares the seeds, so configurations pair on them.
+N_BATCHES, SEEDS_PER_BATCH = 20, 100
+SCENARIOS = {
+    "base": {},
+    "lush": {"resources": {"food": {"max": 2, "regen": 2}, "wood": {"regen": 1.5}}},
+    "scarce": {"resources": {"food": {"regen": 0.5}, "wood": {"max": 0.5}}},
+    "relics": {"resources": {"relics": {"max": 3, "regen": 5}, "ore": {"max": 1.5, "regen": 1.5}}},
+}
+ROSTERS = (
+    ("honest-trader", "greedy-harvester", "aggressive-raider", "random", "honest-trader", "greedy-harvester"),
+    ("greedy-harvester", "honest-trader", "random", "aggressive-raider", "greedy-harvester", "honest-trader"),
+)
+TARGETS = {"scorecard_recompute_s": 2.0, "leaderboard_1000_resamples_s": 3.0}
+
+
+def batch_plan(b: int) -> dict:
+    scenario = sorted(SCENARIOS)[b % len(SCENARIOS)]
+    return {"batch_id": f"bat_{b:02d}", "scenario_id": scenario, "env": SCENARIOS[scenario],
+            "roster": ROSTERS[(b // len(SCENARIOS)) % len(ROSTERS)]}
+
+
+def _play_batch(args) -> int:
+    data_dir, b = args
+    from analytics.sample import local_seats, play_series
+
+    plan = batch_plan(b)
+    play_series(data_dir, plan["batch_id"], local_seats(plan["roster"]), range(SEEDS_PER_BATCH),
+                scenario_id=plan["scenario_id"], env=plan["env"])
+    return b
+
+
+def ensure_data(data_dir: str) -> dict:
+    """Generate the data dir unless a complete one is cached; returns its manifest."""
+    path = Path(data_dir)
+    manifest = path / "complete.json"
+    if manifest.exists():
+        return json.loads(manifest.read_text())
+    path.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
+        list(pool.map(_play_batch, [(data_dir, b) for b in range(N_BATCHES)]))
+    import duckdb
+
+    glob = str(path / "archive" / "events" / "*.parquet")
+    events, matches = duckdb.connect().execute(
+        "SELECT count(*), count(DISTINCT match_id) FROM read_parquet(?)", [glob]).fetchone()
+    info = {"events": int(events), "matches": int(matches), "batches": N_BATCHES,
+            "generate_s": round(time.perf_counter() - t0, 2)}
+    manifest.write_text(json.dumps(info))
+    return info
+
+
+def timed(fn, repeats: int) -> tuple[list[float], object]:
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return times, out
+
+
+def figure(times: list[float], unit: str = "s") -> dict:
+    return {"median": round(statistics.median(times), 3), "best": round(min(times), 3),
+            "repeats": [round(t, 3) for t in times], "unit": unit}
+
+
+def target(goal: float, measured: float) -> dict:
+    return {"goal_s": goal, "measured_s": measured, "met": measured < goal}
+
+
+def mismatches(cards, seats) -> int:
+    """Cells where the recomputed scorecard differs from the stored seat row (0 expected)."""
+    from analytics.scorecards import achievement_names
+
+    joined = seats.merge(cards, on=["match_id", "seat"], suffixes=("", "_re"), how="outer", indicator=True)
+    bad = int((joined["_merge"] != "both").sum())
+    for col in ("rank", "fitness_index", "grade", "archetype", "status", "crafter_score", "survival", "economy",
+                "social", "competitiveness", "exploration", "net_worth", "ticks_alive", "trades", "partners",
+                "raids_won", "raids_lost", "raids_repelled", "relics", "tiles_seen", "refused"):
+        bad += int((joined[col] != joined[f"{col}_re"]).sum())
+    bad += sum(list(a) != achievement_names(m) for a, m in zip(joined["achievements"], joined["achievement_mask"]))
+    return bad
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=DEFAULT_DIR)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--plot", default=str(ROOT / "docs" / "forest.png"))
+    args = parser.parse_args()
+    info = ensure_data(args.data_dir)
+
+    from analytics.compare import leaderboard
+    from analytics.data import open_data_dir
+    from analytics.figures import seat_forest
+    from analytics.scorecards import recompute_scorecards
+    from analytics.summary import batch_summary
+
+    t0 = time.perf_counter()
+    data = open_data_dir(args.data_dir)
+    open_s = time.perf_counter() - t0
+    # The first call loads the compiled kernels from Numba's on-disk cache (or compiles them).
+    first, _ = timed(lambda: recompute_scorecards(data), 1)
+    recompute, cards = timed(lambda: recompute_scorecards(data), args.repeats)
+    bad = mismatches(cards, data.seats_df())
+    board_t, board = timed(lambda: leaderboard(data, n_resamples=1000), max(1, args.repeats // 2))
+    summary_t, summary = timed(lambda: batch_summary(data, "bat_00"), args.repeats)
+    seat_forest(summary, path=args.plot)
+
+    rec_med, board_med = statistics.median(recompute), statistics.median(board_t)
+    print(json.dumps({
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "data": {"dir": args.data_dir, "events": info["events"], "matches": info["matches"],
+                 "seat_rows": len(cards), "batches": info["batches"], "generate_s": info["generate_s"],
+                 "units": {"events": "rows", "matches": "count", "generate_s": "s"}},
+        "open_data_dir_s": round(open_s, 4),
+        "scorecard_recompute": {**figure(recompute), "first_call_s": round(first[0], 3),
+                                "events_per_s": round(info["events"] / rec_med),
+                                "mismatched_cells_vs_stored": bad},
+        "leaderboard": {**figure(board_t), "resamples": 1000, "matches": board.n_matches,
+                        "models": len(board.rows)},
+        "batch_summary": {**figure(summary_t), "batch_id": "bat_00", "runs": summary["runs"],
+                          "seats": len(summary["seats"]), "interval_method": summary["seats"][0]["fitness_index"]["method"]},
+        "targets": {
+            "scorecard_recompute_s": target(TARGETS["scorecard_recompute_s"], round(rec_med, 3)),
+            "leaderboard_1000_resamples_s": target(TARGETS["leaderboard_1000_resamples_s"], round(board_med, 3)),
+        },
+        "plot": os.path.relpath(args.plot, ROOT),
+        "note": "times are medians of warm repeats on a shared machine; first_call_s includes loading "
+                "the compiled kernels",
+    }))
+
+
+if __name__ == "__main__":
+    main()

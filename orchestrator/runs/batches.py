@@ -1,0 +1,40 @@
+"""GET /batches/:id: a series' runs and its per-seat summary (analytics.summary, one path)."""
+from __future__ import annotations
+
+from collections import Counter
+
+from analytics.summary import batch_summary
+from orchestrator.auth import Principal, require
+from orchestrator.core import Core
+from orchestrator.errors import DomainError
+
+
+def _status(counts: Counter) -> str:
+    if counts["queued"] + counts["launching"] + counts["running"]:
+        return "running" if counts["launching"] + counts["running"] or sum(counts.values()) > counts["queued"] \
+            else "queued"
+    if counts["cancelled"] == sum(counts.values()):
+        return "cancelled"
+    if counts["failed"] == sum(counts.values()):
+        return "failed"
+    return "finished"
+
+
+def summary_source(core: Core):
+    """The service's own catalog while it runs; the Parquet archive otherwise (notebooks)."""
+    d = getattr(core, "dispatcher", None)
+    return d.registry.cursor() if d is not None and d.registry.has_seats else core.data_dir
+
+
+def get_batch(core: Core, principal: Principal, batch_id: str) -> dict:
+    require(principal, "runs:read")
+    b = core.store.one("SELECT * FROM batches WHERE id = ? AND account_id = ?", (batch_id, principal.account_id))
+    if b is None:
+        raise DomainError("unknown_run", f"no batch '{batch_id}' on this account; a series answers its batch_id "
+                          "at launch")
+    runs = core.store.all("SELECT id, status FROM runs WHERE batch_id = ? ORDER BY trial", (batch_id,))
+    counts = Counter(r["status"] for r in runs)
+    return {"batch": {"batch_id": batch_id, "status": _status(counts), "trials": b["trials"],
+                      "seed_mode": b["seed_mode"], "batch_seed": b["batch_seed"],
+                      "run_ids": [r["id"] for r in runs], "counts": dict(counts),
+                      "summary": batch_summary(summary_source(core), batch_id)}}

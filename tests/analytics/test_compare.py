@@ -1,0 +1,87 @@
+"""Comparisons, IQM and leaderboard over the archive, each against a direct computation."""
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from analytics import stats
+from analytics.compare import (aggregate_over_scenarios, compare_configs, compare_seats, finishing_orders,
+                               leaderboard, skill_uplift)
+from analytics.ranking import bradley_terry
+from tests.analytics.conftest import SEEDS_B, direct_seats
+
+
+def by_seed(rows, batch, seat, metric):
+    part = rows[(rows["batch_id"] == batch) & (rows["seat"] == seat)]
+    return dict(zip(part["seed"], part[metric]))
+
+
+def test_two_seats_of_a_batch_are_paired_per_match(archive_dir):
+    got = compare_seats(archive_dir, "bat_b", 0, "raider", metric="economy")
+    rows = direct_seats(archive_dir)
+    a, b = by_seed(rows, "bat_b", 0, "economy"), by_seed(rows, "bat_b", 1, "economy")
+    diff = np.array([a[s] - b[s] for s in sorted(a)])
+    low, high = st.t.interval(0.95, df=diff.size - 1, loc=diff.mean(), scale=st.sem(diff))
+    assert got["difference"]["n"] == len(SEEDS_B)
+    assert got["difference"]["estimate"] == pytest.approx(diff.mean(), rel=1e-12)
+    assert (got["difference"]["low"], got["difference"]["high"]) == pytest.approx((low, high), rel=1e-12)
+    wins = np.mean([(a[s] > b[s]) + 0.5 * (a[s] == b[s]) for s in a])
+    assert got["prob_improvement"]["estimate"] == pytest.approx(wins)
+
+
+def test_configurations_pair_on_the_seeds_both_batches_played(archive_dir):
+    got = compare_configs(archive_dir, "bat_a", "bat_b", 0)
+    rows = direct_seats(archive_dir)
+    a, b = by_seed(rows, "bat_a", 0, "fitness_index"), by_seed(rows, "bat_b", 0, "fitness_index")
+    shared = sorted(set(a) & set(b))
+    assert got["paired_on"] == shared == SEEDS_B
+    want = stats.paired_comparison([a[s] for s in shared], [b[s] for s in shared])
+    assert got["difference"] == want.difference.to_dict()
+    assert got["prob_improvement"] == want.prob_improvement.to_dict()
+
+
+def test_skill_uplift_is_with_minus_without(archive_dir):
+    up = skill_uplift(archive_dir, "bat_a", "bat_b", "trader", metric="won")
+    rows = direct_seats(archive_dir)
+    rows["won"] = (rows["rank"] == 1).astype(float)
+    a, b = by_seed(rows, "bat_a", 0, "won"), by_seed(rows, "bat_b", 0, "won")
+    assert up["difference"]["estimate"] == pytest.approx(np.mean([a[s] - b[s] for s in SEEDS_B]))
+    down = skill_uplift(archive_dir, "bat_b", "bat_a", "trader", metric="won")
+    assert down["difference"]["estimate"] == pytest.approx(-up["difference"]["estimate"])
+
+
+def test_bad_metric_or_seat_is_refused(archive_dir):
+    with pytest.raises(ValueError, match="unknown metric"):
+        compare_seats(archive_dir, "bat_b", 0, 1, metric="fitness_index; DROP TABLE seats")
+    with pytest.raises(ValueError, match="no rows for seat"):
+        compare_seats(archive_dir, "bat_b", 0, 9)
+
+
+def test_iqm_over_scenarios_is_stratified_by_scenario(archive_dir):
+    got = {r["model"]: r for r in aggregate_over_scenarios(archive_dir, batch_id=["bat_a", "bat_c"])}
+    rows = direct_seats(archive_dir)
+    rows = rows[rows["batch_id"].isin(["bat_a", "bat_c"]) & (rows["model"] == "local/honest-trader")]
+    scores = {s: g["fitness_index"].to_numpy() for s, g in rows.groupby("scenario_id")}
+    entry = got["local/honest-trader"]
+    assert entry["scenarios"] == {"base": 32, "lush": 10}
+    assert entry["estimate"] == pytest.approx(st.trim_mean(np.concatenate(list(scores.values())), 0.25))
+    want = stats.aggregate_iqm(scores)
+    assert (entry["low"], entry["high"]) == (want.low, want.high)
+
+
+def test_leaderboard_fits_the_finishing_order_of_each_match(archive_dir):
+    board = leaderboard(archive_dir, batch_id="bat_a", n_resamples=200)
+    rows = direct_seats(archive_dir)
+    rows = rows[rows["batch_id"] == "bat_a"].sort_values(["match_id", "seat"])
+    orders = [list(zip(g["model"], g["rank"].astype(float))) for _, g in rows.groupby("match_id", sort=True)]
+    want = bradley_terry(orders, n_resamples=200)
+    assert board.to_dict() == want.to_dict()
+    assert board.n_matches == 32 and len(board.rows) == 4
+    assert all(r.low <= r.estimate <= r.high for r in board.rows)
+
+
+def test_finishing_orders_are_each_matchs_models_and_ranks_ties_included():
+    import pandas as pd
+
+    rows = pd.DataFrame({"match_id": ["m2", "m1", "m1", "m2", "m1"], "seat": [1, 2, 0, 0, 1],
+                         "model": ["x", "z", "x", "y", "y"], "rank": [1, 2, 1, 1, 2]})
+    assert finishing_orders(rows) == [[("x", 1.0), ("y", 2.0), ("z", 2.0)], [("y", 1.0), ("x", 1.0)]]

@@ -1,0 +1,100 @@
+"""Batch summaries: every number checked against scipy/numpy on the same rows read without DuckDB."""
+import json
+
+import duckdb
+import numpy as np
+import pytest
+from scipy import stats as st
+
+from analytics.data import DIMENSIONS, open_data_dir
+from analytics.sample import local_seats, play_series
+from analytics.summary import batch_summary, series_summary
+from engine import rubric
+from tests.analytics.conftest import SEEDS_A, SEEDS_B, direct_seats
+
+
+def seat_rows(root, batch, seat):
+    rows = direct_seats(root)
+    return rows[(rows["batch_id"] == batch) & (rows["seat"] == seat)].sort_values("match_id")
+
+
+def test_small_batch_uses_t_intervals_and_wilson_rates(archive_dir):
+    summary = batch_summary(archive_dir, "bat_b")
+    assert summary["runs"] == summary["matches"] == len(SEEDS_B)
+    assert [s["seat"] for s in summary["seats"]] == [0, 1, 2, 3]
+    for entry in summary["seats"]:
+        rows = seat_rows(archive_dir, "bat_b", entry["seat"])
+        assert (entry["name"], entry["model"], entry["anchor"]) == tuple(rows.iloc[0][["name", "model", "anchor"]])
+        x = rows["fitness_index"].to_numpy()
+        got = entry["fitness_index"]
+        assert got["method"] == "t" and got["n"] == x.size == len(SEEDS_B)
+        assert got["estimate"] == pytest.approx(x.mean(), rel=1e-12)
+        if np.ptp(x) > 0:
+            low, high = st.t.interval(0.95, df=x.size - 1, loc=x.mean(), scale=st.sem(x))
+            assert (got["low"], got["high"]) == pytest.approx((low, high), rel=1e-12)
+        wins, alive = int((rows["rank"] == 1).sum()), int((rows["status"] == "alive").sum())
+        for key, k in (("win_rate", wins), ("survival_rate", alive)):
+            ci = st.binomtest(k, x.size).proportion_ci(method="wilson")
+            assert entry[key]["estimate"] == k / x.size
+            assert (entry[key]["low"], entry[key]["high"]) == pytest.approx((ci.low, ci.high), rel=1e-12)
+
+
+def test_from_30_runs_the_mean_interval_is_scipy_bca(archive_dir):
+    summary = batch_summary(archive_dir, "bat_a")
+    entry = next(s for s in summary["seats"] if s["seat"] == 0)
+    rows = seat_rows(archive_dir, "bat_a", 0)
+    for name in ("fitness_index", "economy"):
+        x = rows[name].to_numpy()
+        got = entry[name] if name == "fitness_index" else entry["dimensions"][name]
+        assert got["n"] == len(SEEDS_A) >= 30 and got["method"] == "BCa bootstrap"
+        res = st.bootstrap((x,), np.mean, confidence_level=0.95, n_resamples=2000, method="BCa",
+                           rng=np.random.default_rng(0))
+        assert (got["low"], got["high"]) == pytest.approx(tuple(res.confidence_interval), rel=1e-12)
+
+
+def test_crafter_score_uses_series_success_rates(archive_dir):
+    entry = batch_summary(archive_dir, "bat_a")["seats"][1]
+    rows = seat_rows(archive_dir, "bat_a", 1)
+    rates = np.array([100.0 * np.mean([a in list(got) for got in rows["achievements"]])
+                      for a in rubric.ACHIEVEMENTS])
+    assert list(entry["achievement_rates"].values()) == pytest.approx(rates.tolist())
+    assert entry["crafter_score"] == pytest.approx(np.exp(np.mean(np.log(1 + rates))) - 1, rel=1e-12)
+    # the series score is not the mean of per-match scores (the geometric mean rewards breadth)
+    assert entry["crafter_score"] != pytest.approx(rows["crafter_score"].mean(), abs=1e-6)
+
+
+def test_dimensions_are_summarised_per_seat(archive_dir):
+    entry = batch_summary(archive_dir, "bat_b")["seats"][2]
+    rows = seat_rows(archive_dir, "bat_b", 2)
+    assert set(entry["dimensions"]) == set(DIMENSIONS)
+    for d in DIMENSIONS:
+        assert entry["dimensions"][d]["estimate"] == pytest.approx(rows[d].mean(), rel=1e-12)
+
+
+def test_summary_is_strict_json_and_a_single_run_has_no_bounds(tmp_path):
+    play_series(tmp_path, "one", local_seats(["honest-trader"]), [4], season_ticks=20, anchors=["random"])
+    summary = batch_summary(tmp_path, "one")
+    text = json.dumps(summary, allow_nan=False)
+    entry = json.loads(text)["seats"][0]
+    assert entry["n"] == 1 and entry["fitness_index"]["low"] is None and entry["fitness_index"]["high"] is None
+
+
+def test_a_duckdb_connection_with_a_seats_table_gives_the_same_summary(archive_dir):
+    con = duckdb.connect()
+    con.execute("CREATE TABLE seats AS SELECT * FROM read_parquet(?)",
+                [str(archive_dir / "archive" / "seats" / "*.parquet")])
+    assert batch_summary(con, "bat_b") == batch_summary(open_data_dir(archive_dir), "bat_b")
+
+
+def test_unknown_batch_is_an_empty_summary_not_an_error(archive_dir):
+    summary = batch_summary(archive_dir, "bat_none")
+    assert summary["matches"] == 0 and summary["seats"] == []
+
+
+def test_runs_of_different_rosters_summarise_per_model(archive_dir):
+    summary = series_summary(archive_dir, run_ids=["run_bat_a_0", "run_bat_b_0"], by="model")
+    by_model = {m["model"]: m["n"] for m in summary["models"]}
+    assert by_model == {"local/honest-trader": 1, "local/greedy-harvester": 1, "local/aggressive-raider": 2,
+                        "anchor/random": 2, "anchor/greedy-harvester": 2}
+    with pytest.raises(ValueError):
+        series_summary(archive_dir, by="colour")
