@@ -19,7 +19,7 @@ API_VERSION = "1.0.0"
 
 def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                refused_per_address_per_minute: int | None = None, dispatch: bool = False,
-               ray_address: str | None = None, num_cpus: int | None = None) -> FastAPI:
+               ray_address: str | None = None, num_cpus: int | None = None, workers: int | None = None) -> FastAPI:
     """One app per data dir; pass `core` to share a Core that is already open. With `dispatch`, the
     app plays runs: it starts (or joins) Ray and the dispatcher on start-up, stops them on shutdown."""
     if core is None:
@@ -33,7 +33,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
         if dispatch:
             from orchestrator.runs.dispatcher import Dispatcher
 
-            dispatcher = Dispatcher(core, ray_address=ray_address, num_cpus=num_cpus)
+            dispatcher = Dispatcher(core, ray_address=ray_address, num_cpus=num_cpus, workers=workers)
             dispatcher.start()
         try:
             yield

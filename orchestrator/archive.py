@@ -71,6 +71,24 @@ def read_events(path: str | Path, with_text: bool = True) -> tuple[dict, dict]:
     return cols, meta
 
 
+_STR, _I64, _I32, _F64 = pa.string(), pa.int64(), pa.int32(), pa.float64()
+# Explicit, so a first file whose batch_id happens to be null still has the same schema as the rest.
+SEAT_SCHEMA = pa.schema(
+    [(c, _STR) for c in ("match_id", "run_id", "batch_id", "scenario_id", "scenario_hash", "config_hash")]
+    + [("seed", _I64), ("spawn_seed", _I64), ("seat", _I32), ("anchor", pa.bool_()), ("name", _STR),
+       ("model", _STR), ("rank", _I32), ("fitness_index", _F64), ("grade", _STR), ("archetype", _STR),
+       ("status", _STR), ("crafter_score", _F64), ("field_size", _I32), ("match_ticks", _I32), ("rubric", _STR),
+       ("scaffold", _STR), ("achievements", pa.list_(_STR)), ("epilogue", _STR)]
+    + [(d, _F64) for d in ("survival", "economy", "social", "competitiveness", "exploration")]
+    + [("net_worth", _F64)]
+    + [(c, _I32) for c in ("ticks_alive", "trades", "partners", "raids_won", "raids_lost", "raids_repelled",
+                           "relics", "tiles_seen", "refused")])
+
+
+def seat_table(rows: list[dict]) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=SEAT_SCHEMA)
+
+
 def seat_rows(run: dict, results: dict) -> list[dict]:
     """One flat row per agent (seats and anchors) with every results field, for analysis."""
     rows = []
@@ -97,7 +115,7 @@ def seat_rows(run: dict, results: dict) -> list[dict]:
 
 def write_seats(data_dir, match_id: str, rows: list[dict]) -> Path:
     path = archive_dir(data_dir) / SEATS_DIR / f"{match_id}.parquet"
-    _write(pa.Table.from_pylist(rows), path)
+    _write(seat_table(rows), path)
     return path
 
 

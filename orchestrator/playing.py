@@ -28,6 +28,7 @@ class Job:
     seats: list[dict]           # resolved roster entries (run view's roster)
     meta: dict = field(default_factory=dict)  # scenario id and hashes, batch id: stored with the log
     spend_cap_usd: float | None = None
+    tick_ms: float = 0.0        # operator's pace for scripted matches (config [runs] min_tick_ms); 0: flat out
 
 
 @dataclass
@@ -70,12 +71,15 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     usage = [{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0} for _ in job.seats]
     spend = 0.0
     if players is None:
+        chunk = 1 if job.tick_ms > 0 else CHUNK_TICKS
         while match.tick < match.season_ticks:
             if should_stop():
                 stop = "cancelled"
                 break
-            match.run(until=min(match.tick + CHUNK_TICKS, match.season_ticks))
+            match.run(until=min(match.tick + chunk, match.season_ticks))
             on_tick(match.tick)
+            if job.tick_ms > 0:
+                time.sleep(job.tick_ms / 1000)
     else:
         stop, spend = players.play(match, job, usage, should_stop, on_tick)
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat

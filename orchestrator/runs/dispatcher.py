@@ -29,10 +29,12 @@ PROGRESS_EVERY_S = 1.0
 
 
 class Dispatcher:
-    def __init__(self, core: Core, *, ray_address: str | None = None, num_cpus: int | None = None):
+    def __init__(self, core: Core, *, ray_address: str | None = None, num_cpus: int | None = None,
+                 workers: int | None = None):
         self.core = core
         self.ray_address = ray_address
         self.num_cpus = num_cpus
+        self.n_workers = workers  # default: one per CPU of the cluster
         self.workers: list = []
         self.inflight: dict = {}      # ObjectRef -> (run_id, worker)
         self.by_run: dict = {}        # run_id -> worker
@@ -40,6 +42,8 @@ class Dispatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.registry = Registry(core.data_dir)
+        # spectators (and tests) may slow scripted matches down to watch them live
+        self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
 
     @property
     def capacity(self) -> int:
@@ -47,17 +51,22 @@ class Dispatcher:
 
     def start(self) -> None:
         init_ray(self.ray_address, self.num_cpus)
-        self.workers = [MatchWorker.remote() for _ in range(cluster_cpus())]
+        self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.reconcile()
         self.core.dispatcher = self
         self._thread = threading.Thread(target=self._loop, name="studio-dispatcher", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop dispatching. Runs still playing stay `running` in the store; the next start requeues
+        or fails them (reconcile), so the workers playing them are killed rather than awaited."""
         self._stop.set()
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=10)
+        for w in self.workers:
+            ray.kill(w)
+        self.workers = []
         self.core.dispatcher = None
         self.registry.close()
 
@@ -109,7 +118,7 @@ class Dispatcher:
                   season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
                   meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                         "config_hash": eff["hash"], "batch_id": row["batch_id"]},
-                  spend_cap_usd=row["cap_usd"])
+                  spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms)
         ref = worker.play.remote(asdict(job))
         with self.core.store.write() as c:
             c.execute("UPDATE runs SET status = 'running', match_id = ?, started_at_ms = ?, live_tick = 0 "
@@ -134,7 +143,11 @@ class Dispatcher:
             except RayError as e:
                 self._fail(run_id, f"the match could not be played: {str(e).splitlines()[0][:300]}")
                 continue
-            self._record(outcome)
+            try:
+                self._record(outcome)
+            except Exception as e:  # a run must never stay `running` because its record failed
+                log.exception("recording run %s failed", run_id)
+                self._fail(run_id, f"the match played but could not be recorded: {type(e).__name__}")
 
     def _replace(self, worker) -> None:
         self.workers = [w for w in self.workers if w is not worker] + [MatchWorker.remote()]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 
 import duckdb
-import pyarrow as pa
 
 from orchestrator import archive
 from orchestrator.runs.views import run_view
@@ -49,12 +48,12 @@ class Registry:
                  outcome["match_ticks"], outcome["stop_reason"], now_ms()])
             if not rows:
                 return
-            seat_table = pa.Table.from_pylist(rows)  # noqa: F841  (DuckDB reads it by name below)
+            seats_arrow = archive.seat_table(rows)  # noqa: F841  (DuckDB reads it by name below)
             if not self.has_seats:
-                self.con.execute("CREATE TABLE seats AS SELECT * FROM seat_table")
+                self.con.execute("CREATE TABLE seats AS SELECT * FROM seats_arrow")
                 self.has_seats = True
             else:
-                self.con.execute("INSERT INTO seats BY NAME SELECT * FROM seat_table")
+                self.con.execute("INSERT INTO seats BY NAME SELECT * FROM seats_arrow")
 
     def export_run(self, core, run_id: str) -> None:
         row = core.store.one("SELECT * FROM runs WHERE id = ?", (run_id,))

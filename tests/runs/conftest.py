@@ -1,0 +1,98 @@
+"""Servers that play runs: a real uvicorn on 127.0.0.1 with the dispatcher and a session-wide local
+Ray (4 logical CPUs on any machine, so two servers can each hold two workers)."""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api.app import create_app
+from orchestrator import accounts, auth
+from orchestrator.core import Core
+from orchestrator.workers import init_ray
+from tests.api.util import bearer, free_port, start_server
+
+ALL_SCOPES = ("scenarios:read", "scenarios:write", "runs:read", "runs:write")
+CONFIG = """
+[plans.lab]
+requests_per_minute = 1000000
+[limits]
+refused_per_address_per_minute = 1000000
+"""
+TERMINAL = ("finished", "failed", "cancelled")
+
+
+@dataclass
+class Server:
+    url: str
+    data_dir: Path
+    core: Core
+    stop: object
+
+    def client(self, token: str) -> httpx.Client:
+        return httpx.Client(base_url=self.url, headers=bearer(token), timeout=30)
+
+
+def start(data_dir: Path, config: str = CONFIG, dispatch: bool = True) -> Server:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "config.toml").write_text(config)
+    port = free_port()
+    server, thread = start_server(create_app(data_dir, dispatch=dispatch, workers=2), port)
+
+    def stop():
+        server.should_exit = True
+        thread.join(timeout=20)
+    return Server(f"http://127.0.0.1:{port}", data_dir, Core.open(data_dir), stop)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ray_session():
+    init_ray(num_cpus=4)
+    yield
+    import ray
+
+    ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def srv(tmp_path_factory) -> Server:
+    s = start(tmp_path_factory.mktemp("runs") / "data")
+    yield s
+    s.stop()
+
+
+_seq = itertools.count()
+
+
+def account(core: Core, plan: str = "lab", scopes=ALL_SCOPES, verified: bool = True) -> str:
+    email = f"runs{next(_seq)}-{time.monotonic_ns()}@example.com"
+    accounts.create_account(core, email, plan=plan, verified=verified)
+    token, _ = auth.mint(core, email, scopes=scopes)
+    return token
+
+
+@pytest.fixture
+def lab(srv) -> httpx.Client:
+    with srv.client(account(srv.core)) as c:
+        yield c
+
+
+def wait_terminal(c: httpx.Client, run_id: str, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = c.get(f"/api/v1/runs/{run_id}").json()
+        if body["run"]["status"] in TERMINAL:
+            return body
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} did not end: {body['run']['status']}")
+
+
+def local_body(**over) -> dict:
+    body = {"scenario_id": "svc:custom-base-v1", "season_ticks": 60,
+            "roster": [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider"}]}
+    body.update(over)
+    return body

@@ -1,0 +1,126 @@
+"""A run end to end through the API with real Ray: launch, poll, results, pages, determinism."""
+
+import duckdb
+import pyarrow.parquet as pq
+
+from engine.hashing import content_hash
+from orchestrator import archive
+from tests.runs.conftest import local_body, wait_terminal
+
+
+def test_launch_poll_finish_and_read_results(lab, srv):
+    r = lab.post("/api/v1/runs", json=local_body(name="first"))
+    assert r.status_code == 201
+    launched = r.json()
+    assert launched["ok"] is True and launched["batch"] is None
+    run = launched["run"]
+    assert run["status"] in ("queued", "launching", "running", "finished")
+    assert run["name"] == "first" and run["agent_turns"]["reserved"] == 2 * 60
+    body = wait_terminal(lab, run["run_id"])
+    run, res = body["run"], body["results"]
+    assert run["status"] == "finished" and run["stop_reason"] == "season_end" and run["error"] is None
+    assert res["match_ticks"] == 60 and res["field_size"] == 6 and len(res["agents"]) == 2
+    assert run["agent_turns"]["settled"] == 120 and run["live"] is None
+    assert [s["funding"] for s in run["roster"]] == ["free", "free"]
+    assert run["roster"][0]["usage"]["agent_turns"] == 60
+    eff = run["effective"]
+    assert eff["seed_source"] == "drawn" and eff["spawn_seed_source"] == "drawn"
+    assert eff["hash"] == content_hash("svc:custom-base-v1", 60, eff["env"])
+    assert run["started_at_ms"] <= run["finished_at_ms"]
+    # the stored log is the source of the results: recomputing from the Parquet file agrees
+    path = archive.events_path(srv.data_dir, run["match_id"])
+    assert pq.read_metadata(path).row_group(0).column(1).compression == "ZSTD"
+    from engine.rubric import score
+    from orchestrator.playing import specs_from_meta
+    cols, meta = archive.read_events(path)
+    assert score(cols, specs_from_meta(meta)) == res
+
+
+def test_public_pages_need_no_token(lab, srv):
+    run = lab.post("/api/v1/runs", json=local_body()).json()["run"]
+    run = wait_terminal(lab, run["run_id"])["run"]
+    import httpx
+    with httpx.Client(base_url=srv.url) as anon:
+        rep = anon.get(run["links"]["match"])
+        assert rep.status_code == 200 and rep.json()["results"]["match_ticks"] == 60
+        html = anon.get(run["links"]["match"], headers={"Accept": "text/html"})
+        assert html.headers["content-type"].startswith("text/html") and "<svg" in html.text
+        assert html.text.count("<svg") == 5  # a chart per dimension
+        log = anon.get(run["links"]["log"])
+        assert log.status_code == 200 and "tick 0" in log.text and "honest-trader" in log.text
+        page = anon.get(run["links"]["replay"])
+        assert page.status_code == 200 and "<canvas" in page.text
+        frames = anon.get(run["links"]["replay"], params={"format": "json"}).json()
+        assert len(frames["terrain"]) == len(frames["terrain"][0]) >= 24
+        assert frames["frames"][-1]["tick"] == 60 and len(frames["frames"][0]["agents"]) == 6
+        assert anon.get("/api/matches/" + "0" * 32 + "/report").status_code == 404
+
+
+def test_pinned_seeds_replay_identically(lab):
+    body = local_body(env={"seed": 77, "spawn_seed": 78})
+    a = wait_terminal(lab, lab.post("/api/v1/runs", json=body).json()["run"]["run_id"])
+    b = wait_terminal(lab, lab.post("/api/v1/runs", json=body).json()["run"]["run_id"])
+    assert a["run"]["run_id"] != b["run"]["run_id"]  # not idempotent: two runs
+    assert a["results"] == b["results"]
+    assert a["run"]["effective"]["seed_source"] == "run" and a["run"]["effective"]["seed"] == 77
+    assert a["run"]["effective"]["hash"] == b["run"]["effective"]["hash"]
+
+
+def test_series_runs_in_parallel_and_summarises(lab):
+    r = lab.post("/api/v1/runs", json=local_body(trials=4)).json()
+    batch = r["batch"]
+    assert batch["trials"] == 4 and batch["seed_mode"] == "vary" and len(batch["run_ids"]) == 4
+    assert r["run"]["run_id"] == batch["run_ids"][0] and r["run"]["batch_id"] == batch["batch_id"]
+    runs = [wait_terminal(lab, rid) for rid in batch["run_ids"]]
+    seeds = {x["run"]["effective"]["seed"] for x in runs}
+    assert len(seeds) == 4 and {x["run"]["effective"]["seed_source"] for x in runs} == {"series"}
+    b = lab.get(f"/api/v1/batches/{batch['batch_id']}").json()["batch"]
+    assert b["status"] == "finished" and b["run_ids"] == batch["run_ids"]
+    seat0 = b["summary"]["seats"][0]
+    assert seat0["n"] == 4 and seat0["fitness_index"]["method"] == "t"
+    fits = [x["results"]["agents"][0]["fitness_index"] for x in runs]
+    assert abs(seat0["fitness_index"]["estimate"] - sum(fits) / 4) < 1e-9
+    listed = lab.get("/api/v1/runs", params={"batch_id": batch["batch_id"]}).json()["runs"]
+    assert sorted(x["run_id"] for x in listed) == sorted(batch["run_ids"])
+
+
+def test_series_pinned_mode_shares_one_map(lab):
+    r = lab.post("/api/v1/runs", json=local_body(trials=3, seed_mode="pinned")).json()
+    runs = [wait_terminal(lab, rid)["run"]["effective"] for rid in r["batch"]["run_ids"]]
+    assert len({e["seed"] for e in runs}) == 1 and len({e["spawn_seed"] for e in runs}) == 3
+
+
+def test_list_filters_and_cursor(lab):
+    ids = [lab.post("/api/v1/runs", json=local_body(season_ticks=10)).json()["run"]["run_id"] for _ in range(3)]
+    for rid in ids:
+        wait_terminal(lab, rid)
+    page1 = lab.get("/api/v1/runs", params={"limit": 2}).json()
+    assert [x["run_id"] for x in page1["runs"]] == ids[::-1][:2]
+    page2 = lab.get("/api/v1/runs", params={"limit": 2, "cursor": page1["next_cursor"]}).json()
+    assert page2["runs"][0]["run_id"] == ids[0]
+    assert lab.get("/api/v1/runs", params={"status": "finished", "limit": 100}).json()["runs"]
+    assert lab.get("/api/v1/runs", params={"limit": 0}).json()["error"] == "bad_request"
+    assert lab.get("/api/v1/runs", params={"status": "nope"}).status_code == 400
+
+
+def test_usage_reports_turns_and_allowances(lab):
+    rid = lab.post("/api/v1/runs", json=local_body(season_ticks=20)).json()["run"]["run_id"]
+    wait_terminal(lab, rid)
+    u = lab.get("/api/v1/usage").json()
+    month = u["months"][0]
+    assert any(x["run_id"] == rid and x["agent_turns"] == 40 for x in month["runs"])
+    assert {m["model"] for m in month["by_model"]} >= {"local/honest-trader"}
+    assert u["allowances"]["agent_turns"]["used"] >= 40 and u["allowances"]["queued_runs"]["limit"] == 10
+
+
+def test_notebook_reads_while_service_runs(lab, srv):
+    rid = lab.post("/api/v1/runs", json=local_body()).json()["run"]["run_id"]
+    run = wait_terminal(lab, rid)["run"]
+    con = duckdb.connect()
+    rows = con.execute("SELECT count(*) FROM read_parquet(?) WHERE event = 'move'",
+                       [str(srv.data_dir / "archive" / "events" / "*.parquet")]).fetchone()[0]
+    assert rows > 0
+    from analytics.data import open_data_dir
+    data = open_data_dir(srv.data_dir)
+    seats = data.seats_df(run_ids=[rid])
+    assert len(seats) == 6 and set(seats["match_id"]) == {run["match_id"]}
