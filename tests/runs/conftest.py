@@ -30,8 +30,13 @@ TERMINAL = ("finished", "failed", "cancelled")
 class Server:
     url: str
     data_dir: Path
-    core: Core
+    core: Core           # a second Core on the data dir, as the admin CLI would open
     stop: object
+    app: object = None
+
+    @property
+    def dispatcher(self):
+        return self.app.state.core.dispatcher
 
     def client(self, token: str) -> httpx.Client:
         return httpx.Client(base_url=self.url, headers=bearer(token), timeout=30)
@@ -41,12 +46,13 @@ def start(data_dir: Path, config: str = CONFIG, dispatch: bool = True) -> Server
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / "config.toml").write_text(config)
     port = free_port()
-    server, thread = start_server(create_app(data_dir, dispatch=dispatch, workers=2), port)
+    app = create_app(data_dir, dispatch=dispatch, workers=2)
+    server, thread = start_server(app, port)
 
     def stop():
         server.should_exit = True
         thread.join(timeout=20)
-    return Server(f"http://127.0.0.1:{port}", data_dir, Core.open(data_dir), stop)
+    return Server(f"http://127.0.0.1:{port}", data_dir, Core.open(data_dir), stop, app)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,0 +1,180 @@
+"""Every launch refusal through both estimate and launch, with the same code and message; the
+estimate's numbers; atomic reservations under concurrent launches."""
+import threading
+
+import pytest
+
+from orchestrator.accounts import set_account
+from tests.runs.conftest import ALL_SCOPES, CONFIG, account, local_body, start
+
+# A tight plan for the ceilings: starter with a small month and a short history.
+TIGHT = """
+[plans.lab]
+requests_per_minute = 1000000
+[plans.starter]
+requests_per_minute = 1000000
+agent_turns_per_month = 1000
+queued_runs = 2
+[limits]
+refused_per_address_per_minute = 1000000
+run_history = 12
+"""
+
+
+@pytest.fixture(scope="module")
+def idle(tmp_path_factory):
+    s = start(tmp_path_factory.mktemp("adm") / "data", TIGHT, dispatch=False)
+    yield s
+    s.stop()
+
+
+def both(c, body):
+    """Estimate then launch the same body; the refusal must be the same on both."""
+    e = c.post("/api/v1/runs/estimate", json=body)
+    l_ = c.post("/api/v1/runs", json=body)
+    assert (e.status_code, e.json()) == (l_.status_code, l_.json()), (e.json(), l_.json())
+    return e.status_code, e.json()
+
+
+SEAT = {"model": "local/random"}
+CASES = [
+    ("bad_scenario", {"scenario_id": "svc:nope"}),
+    ("bad_scenario", {"scenario_id": "usc_000000000000000000000000"}),
+    ("bad_roster", {"roster": []}),
+    ("bad_roster", {"roster": [{"name": "no model"}]}),
+    ("bad_roster", {"roster": [{"model": "local/random", "skills": ["builtin:trader"] * 5}]}),
+    ("bad_roster", {"roster": [{"model": "local/random", "instructions": "x" * 4001}]}),
+    ("bad_roster", {"roster": [{"model": "local/flying-monk"}]}),
+    ("bad_provider", {"roster": [{"model": "m", "provider": "carrier-pigeon"}]}),
+    ("unknown_skill", {"roster": [SEAT, {"model": "local/random", "skills": ["usk_nope"]}]}),
+    ("bad_trials", {"trials": 0}),
+    ("bad_trials", {"trials": 1.5}),
+    ("bad_trials", {"trials": "2"}),
+    ("bad_spend_cap", {"max_spend_usd": "5"}),
+    ("bad_spend_cap", {"max_spend_usd": -1}),
+    ("bad_season_ticks", {"season_ticks": 2001}),
+    ("bad_env", {"env": {"actions_per_turn": 6}}),
+    ("bad_request", {"name": "x" * 81}),
+    ("bad_request", {"colour": "red"}),
+    ("plan_seats", {"roster": [SEAT] * 7}),
+    ("plan_ticks", {"season_ticks": 601}),
+    ("plan_series", {"trials": 5}),
+    ("seed_not_allowed", {"trials": 2, "env": {"spawn_seed": 4}}),
+    ("seed_not_allowed", {"trials": 2, "seed_mode": "pinned", "env": {"seed": 4}}),
+    ("seed_not_allowed", {"scenario_id": "svc:long-winter", "env": {"seed": 4}}),
+]
+
+
+@pytest.mark.parametrize("code,over", CASES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(CASES)])
+def test_refusals_match_between_estimate_and_launch(idle, code, over):
+    with idle.client(account(idle.core, plan="starter")) as c:
+        status, body = both(c, local_body(**over))
+        assert body["error"] == code, body
+        assert status == (404 if code == "unknown_skill" else 400)
+        assert body["message"]
+
+
+def test_unknown_skill_message_names_the_seat(idle):
+    with idle.client(account(idle.core, plan="starter")) as c:
+        _, body = both(c, local_body(roster=[SEAT, {"model": "local/random", "skills": ["usk_nope"]}]))
+        assert "roster[1]" in body["message"] and "usk_nope" in body["message"]
+
+
+def test_scope_and_plan_refusals(idle):
+    read_only = account(idle.core, plan="starter", scopes=("runs:read",))
+    with idle.client(read_only) as c:
+        assert c.post("/api/v1/runs/estimate", json=local_body()).status_code == 200
+        r = c.post("/api/v1/runs", json=local_body())
+        assert (r.status_code, r.json()["error"]) == (403, "scope_required")
+    no_runs = account(idle.core, plan="starter", scopes=("scenarios:read",))
+    with idle.client(no_runs) as c:
+        assert c.post("/api/v1/runs/estimate", json=local_body()).json()["error"] == "scope_required"
+        assert c.get("/api/v1/runs").json()["error"] == "scope_required"
+    free = account(idle.core, plan="free", scopes=ALL_SCOPES[:3] + ("runs:write",))
+    with idle.client(free) as c:
+        assert c.post("/api/v1/runs/estimate", json=local_body()).status_code == 200  # free may estimate
+        r = c.post("/api/v1/runs", json=local_body())
+        assert (r.status_code, r.json()["error"]) == (403, "plan_api")
+
+
+def test_billing_frozen(idle):
+    token = account(idle.core, plan="starter")
+    email = idle.core.store.one("SELECT a.email FROM accounts a JOIN tokens t ON t.account_id = a.id "
+                                "WHERE t.prefix = ?", (token[:12],))["email"]
+    set_account(idle.core, email, frozen=True)
+    with idle.client(token) as c:
+        assert both(c, local_body())[1]["error"] == "billing_frozen"
+
+
+def test_queue_quota_and_history_ceilings(idle):
+    with idle.client(account(idle.core, plan="starter")) as c:
+        body = local_body(season_ticks=200)  # 2 seats x 200 ticks = 400 turns of the month's 1000
+        assert c.post("/api/v1/runs", json=body).status_code == 201
+        e = c.post("/api/v1/runs/estimate", json=body).json()["batch"]
+        assert e["queue"] == {"queued": 1, "limit": 2, "headroom": 1}
+        assert e["quota"] == {"agent_turns_remaining": 600, "after_launch": 200}
+        assert c.post("/api/v1/runs", json=body).status_code == 201
+        assert both(c, local_body(season_ticks=10))[1]["error"] == "too_many_runs"
+    with idle.client(account(idle.core, plan="starter")) as c:
+        assert both(c, local_body(season_ticks=300, trials=2))[1]["error"] == "plan_quota"  # 1200 > 1000
+    with idle.client(account(idle.core, plan="lab")) as c:
+        for _ in range(3):
+            c.post("/api/v1/runs", json=local_body(trials=4, season_ticks=10))
+        assert both(c, local_body(season_ticks=10, trials=2))[1]["error"] == "run_history_full"
+
+
+def test_estimate_reports_the_launch(idle):
+    with idle.client(account(idle.core, plan="lab")) as c:
+        e = c.post("/api/v1/runs/estimate", json=local_body(trials=10, season_ticks=100, max_spend_usd=1e9)).json()
+        b = e["batch"]
+        assert b["trials"] == 10 and b["agent_turns"] == 2 * 100 * 10
+        assert b["usd"] == {"low": 0.0, "high": 0.0} and b["spend_cap_usd"] == 2500.0
+        assert [s["funding"] for s in b["seats"]] == ["free", "free"]
+        assert b["quota"]["agent_turns_remaining"] is None
+        assert b["precision"]["reference_sd"] == 10.0
+        assert b["precision"]["half_width_95"] == pytest.approx(2.262157 * 10 / 10 ** 0.5, abs=1e-3)
+        assert b["precision"]["single_run_half_width_95"] == pytest.approx(19.5996, abs=1e-3)
+        assert b["wall_clock_ms"]["low"] <= b["wall_clock_ms"]["high"]
+        low = c.post("/api/v1/runs/estimate", json=local_body(max_spend_usd=0)).json()["batch"]
+        assert low["spend_cap_usd"] == 0.05  # clamped into the plan's range
+
+
+def test_fifty_concurrent_launches_never_overflow(idle):
+    token = account(idle.core, plan="starter")  # queue of 2, 1000 turns a month
+    results = []
+
+    def go():
+        with idle.client(token) as c:
+            r = c.post("/api/v1/runs", json=local_body(season_ticks=100))  # 200 turns each
+            results.append((r.status_code, r.json().get("error")))
+
+    threads = [threading.Thread(target=go) for _ in range(50)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(1 for s, _ in results if s == 201) == 2
+    assert {e for s, e in results if s != 201} == {"too_many_runs"}
+    acct = idle.core.store.one("SELECT account_id FROM tokens WHERE prefix = ?", (token[:12],))["account_id"]
+    held = idle.core.store.one("SELECT SUM(turns_reserved) s, COUNT(*) n FROM runs WHERE account_id = ?", (acct,))
+    assert held["n"] == 2 and held["s"] == 400
+
+
+def test_fifty_concurrent_launches_never_exceed_the_allowance(tmp_path):
+    s = start(tmp_path / "data", CONFIG + "\n[plans.pro]\nqueued_runs = 100\nagent_turns_per_month = 2100\n"
+              "requests_per_minute = 1000000\n", dispatch=False)
+    try:
+        token = account(s.core, plan="pro")
+        codes = []
+
+        def go():
+            with s.client(token) as c:
+                r = c.post("/api/v1/runs", json=local_body(season_ticks=100))
+                codes.append(r.json().get("error", "ok"))
+
+        threads = [threading.Thread(target=go) for _ in range(50)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        assert codes.count("ok") == 10 and codes.count("plan_quota") == 40
+    finally:
+        s.stop()

@@ -1,0 +1,106 @@
+"""Cancel in each state, a killed worker, a restart mid-run: no run is ever left stuck."""
+import os
+import signal
+import time
+
+import pytest
+import ray
+
+from tests.runs.conftest import CONFIG, account, local_body, start, wait_terminal
+
+PACED = CONFIG + "\n[runs]\nmin_tick_ms = 20\n"  # 20 ms a tick: a run is caught while it plays
+
+
+@pytest.fixture(scope="module")
+def paced(tmp_path_factory):
+    s = start(tmp_path_factory.mktemp("paced") / "data", PACED)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def idle(tmp_path_factory):
+    """A server with no dispatcher: runs stay queued."""
+    s = start(tmp_path_factory.mktemp("idle") / "data", dispatch=False)
+    yield s
+    s.stop()
+
+
+def wait_status(c, run_id, status, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = c.get(f"/api/v1/runs/{run_id}").json()["run"]
+        if run["status"] == status and (status != "running" or (run["live"] or {}).get("tick", 0) > 0):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"{run_id} never reached {status}")
+
+
+def test_cancel_queued_is_immediate_and_never_gets_a_match(idle):
+    with idle.client(account(idle.core)) as c:
+        run = c.post("/api/v1/runs", json=local_body()).json()["run"]
+        assert run["status"] == "queued"
+        r = c.post(f"/api/v1/runs/{run['run_id']}/cancel").json()
+        assert r["ok"] and r["cancelled"] is True
+        assert r["run"]["status"] == "cancelled" and r["run"]["stop_reason"] == "cancelled"
+        body = c.get(f"/api/v1/runs/{run['run_id']}").json()
+        assert body["run"]["links"] is None and body["results"] is None and body["run"]["match_id"] is None
+        assert body["run"]["agent_turns"]["settled"] == 0
+        again = c.post(f"/api/v1/runs/{run['run_id']}/cancel").json()
+        assert again["cancelled"] is False and again["run"]["status"] == "cancelled"
+
+
+def test_cancel_while_launching_answers_409(idle):
+    with idle.client(account(idle.core)) as c:
+        rid = c.post("/api/v1/runs", json=local_body()).json()["run"]["run_id"]
+        with idle.core.store.write() as db:  # the moment the dispatcher hands the run to the world
+            db.execute("UPDATE runs SET status = 'launching' WHERE id = ?", (rid,))
+        r = c.post(f"/api/v1/runs/{rid}/cancel")
+        assert r.status_code == 409 and r.json()["error"] == "run_launching"
+        assert c.get(f"/api/v1/runs/{rid}").json()["run"]["status"] == "launching"
+
+
+def test_cancel_running_stops_at_a_tick_and_scores_what_played(paced):
+    with paced.client(account(paced.core)) as c:
+        rid = c.post("/api/v1/runs", json=local_body(season_ticks=600)).json()["run"]["run_id"]
+        running = wait_status(c, rid, "running")
+        assert running["links"] is not None and running["live"]["season_ticks"] == 600
+        r = c.post(f"/api/v1/runs/{rid}/cancel").json()
+        assert r["cancelled"] is True
+        body = wait_terminal(c, rid)
+        run, res = body["run"], body["results"]
+        assert run["status"] == "cancelled" and run["stop_reason"] == "cancelled"
+        assert 0 < res["match_ticks"] < 600
+        assert run["agent_turns"]["settled"] == 2 * res["match_ticks"]  # nothing metered past the stop
+        assert c.get(run["links"]["log"]).status_code == 200
+
+
+def test_killed_worker_fails_only_its_run(paced):
+    with paced.client(account(paced.core)) as c:
+        victim = c.post("/api/v1/runs", json=local_body(season_ticks=600)).json()["run"]["run_id"]
+        wait_status(c, victim, "running")
+        pid = ray.get(paced.dispatcher.by_run[victim].pid.remote())
+        os.kill(pid, signal.SIGKILL)
+        body = wait_terminal(c, victim)
+        assert body["run"]["status"] == "failed" and "worker" in body["run"]["error"]["message"]
+        assert body["run"]["agent_turns"]["settled"] == 0
+        after = c.post("/api/v1/runs", json=local_body(season_ticks=20)).json()["run"]["run_id"]
+        assert wait_terminal(c, after)["run"]["status"] == "finished"
+
+
+def test_restart_mid_run_requeues_and_finishes(tmp_path):
+    s = start(tmp_path / "data", PACED)
+    token = account(s.core)
+    with s.client(token) as c:
+        rid = c.post("/api/v1/runs", json=local_body(season_ticks=300)).json()["run"]["run_id"]
+        wait_status(c, rid, "running")
+    s.stop()  # the service goes down while the run plays
+    assert s.core.store.one("SELECT status FROM runs WHERE id = ?", (rid,))["status"] == "running"
+    s2 = start(tmp_path / "data", CONFIG)  # same data dir, full speed
+    try:
+        with s2.client(token) as c:
+            body = wait_terminal(c, rid)
+            assert body["run"]["status"] == "finished" and body["results"]["match_ticks"] == 300
+            assert body["run"]["agent_turns"]["settled"] == 600
+    finally:
+        s2.stop()
