@@ -20,7 +20,13 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
         print(f"studio: new data dir {core.data_dir.resolve()}; owner account {account['email']} (plan lab).\n"
               "studio: owner API token (full scope), shown once; store it now:\n"
               f"{token}", flush=True)
-    app = create_app(core=core, dispatch=True, ray_address=ray_address or os.environ.get("RAY_ADDRESS"))
+    ray_address = ray_address or os.environ.get("RAY_ADDRESS")
+    # Ray installs its own SIGTERM handler when it starts; starting it before uvicorn lets uvicorn's
+    # graceful shutdown (and the quiet handler below) win, so a stop still closes the dispatcher.
+    from orchestrator.workers import init_ray
+
+    init_ray(ray_address)
+    app = create_app(core=core, dispatch=True, ray_address=ray_address)
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1))
     # uvicorn catches SIGINT/SIGTERM, finishes in-flight requests, then re-raises the signal to the
     # handler that was installed before it. Installing a quiet one here turns that into a normal

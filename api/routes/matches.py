@@ -5,6 +5,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from api.html import replay_html, report_html
+from api.openapi import responses
 from orchestrator.runs import pages
 
 router = APIRouter(prefix="/api/matches")
@@ -16,20 +17,28 @@ def _wants_html(request: Request, fmt: str | None) -> bool:
     return "text/html" in request.headers.get("accept", "")
 
 
-@router.get("/{id}/report", summary="Match report (JSON, or HTML with Accept: text/html or ?format=html)",
+_PAGE = {"type": "object"}
+
+
+@router.get("/{id}/report", responses=responses({200: _PAGE}), summary="Match report (JSON, or HTML with Accept: text/html or ?format=html)",
             openapi_extra={"security": []})
 def report(id: str, request: Request, format: str | None = None):
     rep = pages.report(request.app.state.core, id)
     return HTMLResponse(report_html(rep)) if _wants_html(request, format) else rep
 
 
-@router.get("/{id}/log", response_class=PlainTextResponse, summary="Play-by-play, tick by tick",
+_TEXT = {**responses({}), 200: {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}},
+         "4XX": {"description": "refused: {error, message}", "content": {"application/json": {
+             "schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}}}
+
+
+@router.get("/{id}/log", response_class=PlainTextResponse, responses=_TEXT, summary="Play-by-play, tick by tick",
             openapi_extra={"security": []})
 def log(id: str, request: Request) -> PlainTextResponse:
     return PlainTextResponse(pages.log_text(request.app.state.core, id))
 
 
-@router.get("/{id}/replay", summary="Replay page (?format=json gives the frames)", openapi_extra={"security": []})
+@router.get("/{id}/replay", responses=responses({200: _PAGE}), summary="Replay page (?format=json gives the frames)", openapi_extra={"security": []})
 def replay(id: str, request: Request, format: str | None = None):
     if format == "json":
         return pages.replay_frames(request.app.state.core, id)

@@ -1,14 +1,13 @@
 """Run routes: estimate, launch, list, read, cancel, batches, usage. Each calls one service function."""
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
-from orchestrator.errors import DomainError
 from orchestrator.runs import batches, service, usage
 from orchestrator.runs.body import RunBody
 
@@ -49,19 +48,15 @@ def launch(c: Writer, raw: BodyDep) -> JSONResponse:
     return JSONResponse(service.launch(c.core, c.principal, raw), status_code=201)
 
 
-def _int(name: str, value: str | None) -> int | None:
-    if value is None:
-        return None
-    if not value.isdigit():
-        raise DomainError("bad_request", f"{name}: send an integer from 1 to 100")
-    return int(value)
+Status = Literal["queued", "launching", "running", "finished", "failed", "cancelled"]
 
 
 @router.get("/runs", responses=responses({200: RUN_LIST}), summary="List runs, newest first")
-def list_runs(c: Reader, status: str | None = None, scenario_id: str | None = None, batch_id: str | None = None,
-              limit: str | None = None, cursor: str | None = None) -> dict:
+def list_runs(c: Reader, status: Status | None = None, scenario_id: str | None = None, batch_id: str | None = None,
+              limit: Annotated[int | None, Query(ge=1, le=100)] = None,
+              cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None) -> dict:
     return service.list_runs(c.core, c.principal, status=status, scenario_id=scenario_id, batch_id=batch_id,
-                             limit=_int("limit", limit), cursor=cursor)
+                             limit=limit, cursor=cursor or None)
 
 
 @router.get("/runs/{id}", responses=responses({200: RUN_ONE}), summary="A run and its results (null until archived)")

@@ -14,7 +14,10 @@ MAX_INSTRUCTIONS = 4000
 MAX_DIRECTIONS = 8000
 PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible", "local")
 
-Number = Annotated[Union[StrictInt, StrictFloat], WithJsonSchema({"type": "number"})]
+# Ints stay ints and floats floats (strict); the schema states the bounds the validators apply.
+SpendCap = Annotated[Union[StrictInt, StrictFloat], Field(ge=0), WithJsonSchema({"type": "number", "minimum": 0})]
+Temperature = Annotated[Union[StrictInt, StrictFloat], Field(ge=0, le=2),
+                        WithJsonSchema({"type": "number", "minimum": 0, "maximum": 2})]
 
 
 class Seat(StrictModel):
@@ -23,7 +26,7 @@ class Seat(StrictModel):
     provider: Annotated[str, Field(min_length=1, max_length=40)] = None
     name: Annotated[str, Field(min_length=1, max_length=60)] = None
     reasoning: Literal["off", "low", "medium", "high"] = None
-    temperature: Annotated[Number, Field(ge=0, le=2)] = None
+    temperature: Temperature = None
     max_tokens: Annotated[int, Field(ge=1, le=200000)] = None
     format: Literal["tools", "json"] = None
     skills: Annotated[list[StrictStr], Field(max_length=MAX_SKILLS)] = None
@@ -36,7 +39,7 @@ class RunBody(StrictModel):
     name: Annotated[str, Field(max_length=80)] = None
     season_ticks: Annotated[int, Field(ge=10, le=2000)] = None
     env: Env = None
-    max_spend_usd: Annotated[Number, Field(ge=0)] = None
+    max_spend_usd: SpendCap = None
     trials: Annotated[int, Field(ge=1)] = None
     seed_mode: Literal["vary", "pinned"] = None
 

@@ -1,7 +1,6 @@
 """Run service functions: estimate, launch, read, list, cancel. REST, MCP and Python call these."""
 from __future__ import annotations
 
-import base64
 import json
 import time
 from typing import Any
@@ -131,16 +130,14 @@ def list_runs(core: Core, principal: Principal, *, status: str | None = None, sc
             sql += f" AND {col} = ?"  # col comes from the fixed tuple above, never from the caller
             params.append(val)
     if cursor:
-        try:
-            before = int(base64.urlsafe_b64decode(cursor.encode()).decode())
-        except ValueError:
-            raise DomainError("bad_request", "cursor: send the next_cursor of a previous page") from None
+        if not cursor.isdigit():
+            raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
         sql += " AND seq < ?"
-        params.append(before)
+        params.append(int(cursor))
     rows = core.store.all(sql + " ORDER BY seq DESC LIMIT ?", (*params, limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
-    nxt = base64.urlsafe_b64encode(str(rows[-1]["seq"]).encode()).decode() if more else None
+    nxt = str(rows[-1]["seq"]) if more else None  # resume strictly below the last run shown
     return {"runs": [run_view(r) for r in rows], "next_cursor": nxt}
 
 

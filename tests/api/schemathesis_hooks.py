@@ -4,7 +4,9 @@ Two places where JSON Schema cannot say what the API means, each handled narrowl
 - JSON Schema counts 300.0 as an integer; the API refuses it (wrong JSON types are refused, not
   coerced, and tests/api/test_bounds.py pins that). Generated integral floats are sent as integers.
 - A few schema-valid requests are refused by rule, not by shape: an edit of a built-in skill
-  (bad_skill) and a create past the plan's allowance (too_many_*). Only those refusals are accepted.
+  (bad_skill), a create past the plan's allowance (too_many_*), and a launch the account cannot
+  make (a scenario id that names nothing, a model no key routes, a plan ceiling, a seed rule).
+  Only those refusals are accepted.
 """
 from __future__ import annotations
 
@@ -13,7 +15,11 @@ from typing import Any
 
 import schemathesis
 
-BY_RULE = {"too_many_scenarios", "too_many_skills"}
+BY_RULE = {"too_many_scenarios", "too_many_skills",
+           # launch rules that a run body's shape cannot express
+           "bad_scenario", "bad_roster", "bad_provider", "provider_key_required", "router_key_required",
+           "router_balance_low", "email_unverified", "billing_frozen", "unknown_skill", "plan_seats", "plan_ticks",
+           "plan_series", "plan_quota", "too_many_runs", "run_history_full", "seed_not_allowed"}
 
 
 def _ints(value: Any) -> Any:
