@@ -44,10 +44,10 @@ def play_series(data_dir: str | Path, batch_id: str, seats: list[dict], seeds: I
                                seats, meta))
         # A minimal run view: the columns analytics may rely on (run_id, status, scenario_id,
         # batch_id, created_at_ms, finished_at_ms) plus the seeds for readers who want them.
-        archive.write_run(data_dir, {
+        archive.write_runs(data_dir, [{
             "run_id": run_id, "status": outcome.status, "scenario_id": scenario_id, "batch_id": batch_id,
             "created_at_ms": started, "finished_at_ms": int(time.time() * 1000),
             "seed": int(seed), "spawn_seed": run_env["spawn_seed"], "roster": seats,
-        })
+        }])
         run_ids.append(run_id)
     return run_ids

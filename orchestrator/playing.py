@@ -14,6 +14,7 @@ from engine import rubric
 from engine.match import AgentSpec
 from engine.scenario import build_match
 from orchestrator import archive
+from orchestrator.seats.providers import KeyRejected
 
 CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)
 
@@ -29,6 +30,7 @@ class Job:
     meta: dict = field(default_factory=dict)  # scenario id and hashes, batch id: stored with the log
     spend_cap_usd: float | None = None
     tick_ms: float = 0.0        # operator's pace for scripted matches (config [runs] min_tick_ms); 0: flat out
+    account_id: str | None = None  # whose stored keys the model seats use (decrypted where they play)
 
 
 @dataclass
@@ -43,6 +45,25 @@ class Outcome:
     spend_usd: float
     error: dict | None = None
     timings_ms: dict = field(default_factory=dict)
+
+
+def _failed(job: Job, match, usage: list[dict], error: dict) -> Outcome:
+    for u in usage:
+        u["agent_turns"] = match.tick
+    return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=match.tick, results=None,
+                   seat_rows=[], usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error)
+
+
+def model_players(job: Job):
+    """The seat layer for a job with model seats, keys decrypted here (they never travel in the job)."""
+    if all(s["provider"] == "local" for s in job.seats):
+        return None
+    from orchestrator.core import Core
+    from orchestrator.seats.funding import credentials
+    from orchestrator.seats.player import ModelSeats
+
+    core = Core.open(job.data_dir)
+    return ModelSeats(credentials(core, job.account_id, job.seats, [s["funding"] for s in job.seats]))
 
 
 def seat_specs(seats: list[dict]) -> list[AgentSpec]:
@@ -81,7 +102,10 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
             if job.tick_ms > 0:
                 time.sleep(job.tick_ms / 1000)
     else:
-        stop, spend = players.play(match, job, usage, should_stop, on_tick)
+        try:
+            stop, spend = players.play(match, job, usage, should_stop, on_tick)
+        except KeyRejected as e:  # the run cannot go on; what played is metered, nothing after
+            return _failed(job, match, usage, e.envelope())
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick

@@ -1,9 +1,10 @@
 """Ray: starting or joining a cluster, and the actors that play matches.
 
-Each MatchWorker holds one CPU and plays one job at a time; the dispatcher keeps a pool of them
-(one per CPU in the cluster), so concurrency is bounded by Ray's resources. The actor is threaded
-(max_concurrency=2) so `cancel` and `ticks` are answered while `play` runs: the play loop checks the
-stop flag between stretches of ticks.
+Scripted matches are CPU-bound: each of those workers holds one CPU and plays one job at a time,
+one worker per CPU of the cluster. Matches with model seats mostly wait on providers: their workers
+hold no CPU and play several jobs at once, one thread (and event loop) each. Actors are threaded so
+`cancel` and `ticks` are answered while `play` runs: the play loop checks the stop flag every tick
+(model seats) or every stretch of ticks (scripted).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import asdict
 
 import ray
 
-from orchestrator.playing import Job, play_job
+from orchestrator.playing import Job, model_players, play_job
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
@@ -32,7 +33,10 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-@ray.remote(num_cpus=1, max_concurrency=2, max_restarts=0, max_task_retries=0)
+MODEL_JOBS_PER_WORKER = 8
+
+
+@ray.remote(num_cpus=1, max_concurrency=3, max_restarts=0, max_task_retries=0)
 class MatchWorker:
     def __init__(self):
         self._stop: set[str] = set()
@@ -42,7 +46,7 @@ class MatchWorker:
         j = Job(**job)
         try:
             outcome = play_job(j, should_stop=lambda: j.run_id in self._stop,
-                               on_tick=lambda t: self._tick.__setitem__(j.run_id, t))
+                               on_tick=lambda t: self._tick.__setitem__(j.run_id, t), players=model_players(j))
         finally:
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)
@@ -56,3 +60,9 @@ class MatchWorker:
 
     def pid(self) -> int:
         return os.getpid()
+
+
+def model_worker():
+    """A worker for matches with model seats: no CPU held, MODEL_JOBS_PER_WORKER jobs at once (+2
+    threads for cancel and progress)."""
+    return MatchWorker.options(num_cpus=0, max_concurrency=MODEL_JOBS_PER_WORKER + 2).remote()

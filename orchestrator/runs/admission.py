@@ -219,8 +219,9 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool) -> Adm
     seeds, batch_seed = _seeds(scen, body, trials, seed_mode)
     trial_envs = [effective(scen, ticks, env, s) for s in seeds]
     agent_turns = n_seats * ticks * trials
-    usd = funding.estimate_usd(seats, ticks, trials)
-    funding.check(core, principal, seats, usd)
+    est = funding.estimate(seats, ticks, trials)
+    usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
+    funding.check(core, principal, seats, est)
     scripted = all(s["provider"] == "local" for s in seats)
     name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,

@@ -22,10 +22,12 @@ from orchestrator.core import Core
 from orchestrator.playing import Job
 from orchestrator.runs.registry import Registry
 from orchestrator.store import now_ms
-from orchestrator.workers import MatchWorker, cluster_cpus, init_ray
+from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cluster_cpus, init_ray, model_worker
 
 log = logging.getLogger("studio.dispatcher")
 PROGRESS_EVERY_S = 1.0
+SCRIPTED_JOBS_PER_WORKER = 1  # one job at a time: a queued second one only waited, and its clock ran
+MODEL_WORKERS = 2
 
 
 class Dispatcher:
@@ -35,7 +37,8 @@ class Dispatcher:
         self.ray_address = ray_address
         self.num_cpus = num_cpus
         self.n_workers = workers  # default: one per CPU of the cluster
-        self.workers: list = []
+        self.workers: list = []       # scripted matches, one CPU each
+        self.model_workers: list = []  # matches with model seats, no CPU held
         self.inflight: dict = {}      # ObjectRef -> (run_id, worker)
         self.by_run: dict = {}        # run_id -> worker
         self._wake = threading.Event()
@@ -52,6 +55,7 @@ class Dispatcher:
     def start(self) -> None:
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
+        self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
         self.reconcile()
         self.core.dispatcher = self
         self._thread = threading.Thread(target=self._loop, name="studio-dispatcher", daemon=True)
@@ -64,9 +68,9 @@ class Dispatcher:
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=10)
-        for w in self.workers:
+        for w in self.workers + self.model_workers:
             ray.kill(w)
-        self.workers = []
+        self.workers, self.model_workers = [], []
         self.core.dispatcher = None
         self.registry.close()
 
@@ -96,87 +100,106 @@ class Dispatcher:
                 log.exception("dispatcher step failed")
                 time.sleep(0.2)
 
-    def _free_workers(self) -> list:
-        busy = {id(w) for _, w in self.inflight.values()}
-        return [w for w in self.workers if id(w) not in busy]
+    def _free_slots(self, pool: list, per_worker: int) -> list:
+        load: dict[int, int] = {}
+        for _, w in self.inflight.values():
+            load[id(w)] = load.get(id(w), 0) + 1
+        return [w for w in pool for _ in range(per_worker - load.get(id(w), 0))]
 
     def _submit_queued(self) -> None:
-        free = self._free_workers()
-        if not free:
-            return
-        with self.core.store.write() as c:
-            rows = c.execute(
-                "UPDATE runs SET status = 'launching' WHERE id IN (SELECT id FROM runs WHERE status = 'queued' "
-                "AND scripted = 1 ORDER BY seq LIMIT ?) RETURNING *", (len(free),)).fetchall()
-        for row, worker in zip(sorted(rows, key=lambda r: r["seq"]), free):
-            self._hand_over(row, worker)
+        for scripted, slots in ((1, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
+                                (0, self._free_slots(self.model_workers, MODEL_JOBS_PER_WORKER))):
+            if not slots:
+                continue
+            with self.core.store.write() as c:
+                rows = c.execute(
+                    "UPDATE runs SET status = 'launching' WHERE id IN (SELECT id FROM runs WHERE status = 'queued' "
+                    "AND scripted = ? ORDER BY seq LIMIT ?) RETURNING *", (scripted, len(slots))).fetchall()
+            if rows:
+                self._hand_over(sorted(rows, key=lambda r: r["seq"]), slots)
 
-    def _hand_over(self, row, worker) -> None:
-        match_id = secrets.token_hex(16)  # unlisted pages: the id is the only key
-        eff = json.loads(row["effective"])
-        job = Job(run_id=row["id"], match_id=match_id, data_dir=str(self.core.data_dir),
-                  season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
-                  meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
-                        "config_hash": eff["hash"], "batch_id": row["batch_id"]},
-                  spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms)
-        ref = worker.play.remote(asdict(job))
+    def _hand_over(self, rows: list, slots: list) -> None:
+        started = []
+        for row, worker in zip(rows, slots):
+            match_id = secrets.token_hex(16)  # unlisted pages: the id is the only key
+            eff = json.loads(row["effective"])
+            job = Job(run_id=row["id"], match_id=match_id, data_dir=str(self.core.data_dir),
+                      season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
+                      meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
+                            "config_hash": eff["hash"], "batch_id": row["batch_id"]},
+                      spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"])
+            ref = worker.play.remote(asdict(job))
+            self.inflight[ref] = (row["id"], worker)
+            self.by_run[row["id"]] = worker
+            started.append((match_id, now_ms(), row["id"]))
+            if row["cancel_requested"]:
+                worker.cancel.remote(row["id"])
         with self.core.store.write() as c:
-            c.execute("UPDATE runs SET status = 'running', match_id = ?, started_at_ms = ?, live_tick = 0 "
-                      "WHERE id = ?", (match_id, now_ms(), row["id"]))
-        self.inflight[ref] = (row["id"], worker)
-        self.by_run[row["id"]] = worker
-        if row["cancel_requested"]:
-            worker.cancel.remote(row["id"])
+            c.executemany("UPDATE runs SET status = 'running', match_id = ?, started_at_ms = ?, live_tick = 0 "
+                          "WHERE id = ?", started)
 
     def _collect(self, timeout: float) -> None:
-        ready, _ = ray.wait(list(self.inflight), num_returns=len(self.inflight), timeout=timeout)
+        # wake on the first result, then take whatever else is ready too
+        ready, rest = ray.wait(list(self.inflight), num_returns=1, timeout=timeout)
+        if ready and rest:
+            ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
+        outcomes = []
         for ref in ready:
             run_id, worker = self.inflight.pop(ref)
             self.by_run.pop(run_id, None)
             try:
-                outcome = ray.get(ref)
+                outcomes.append(ray.get(ref))
             except RayActorError as e:
                 self._replace(worker)
                 self._fail(run_id, f"the worker playing this run died ({type(e).__name__}); nothing after its last "
                                    "archived tick was metered")
-                continue
             except RayError as e:
                 self._fail(run_id, f"the match could not be played: {str(e).splitlines()[0][:300]}")
-                continue
-            try:
-                self._record(outcome)
-            except Exception as e:  # a run must never stay `running` because its record failed
-                log.exception("recording run %s failed", run_id)
-                self._fail(run_id, f"the match played but could not be recorded: {type(e).__name__}")
+        if not outcomes:
+            return
+        try:
+            self._record(outcomes)
+        except Exception as e:  # a run must never stay `running` because its record failed
+            log.exception("recording %d runs failed", len(outcomes))
+            for o in outcomes:
+                self._fail(o["run_id"], f"the match played but could not be recorded: {type(e).__name__}")
 
     def _replace(self, worker) -> None:
-        self.workers = [w for w in self.workers if w is not worker] + [MatchWorker.remote()]
+        if any(w is worker for w in self.model_workers):
+            self.model_workers = [w for w in self.model_workers if w is not worker] + [model_worker()]
+        else:
+            self.workers = [w for w in self.workers if w is not worker] + [MatchWorker.remote()]
 
-    def _record(self, o: dict) -> None:
-        row = self.core.store.one("SELECT * FROM runs WHERE id = ?", (o["run_id"],))
-        roster = json.loads(row["roster"])
-        for seat, usage in zip(roster, o["usage"]):
-            seat["usage"] = usage
-        settled = sum(u["agent_turns"] for u in o["usage"])
-        self.registry.register(row, o)
+    def _record(self, outcomes: list[dict]) -> None:
+        """Every ready outcome in one store transaction and one catalog insert."""
+        ids = [o["run_id"] for o in outcomes]
+        rows = {r["id"]: r for r in self.core.store.all(
+            f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))}
+        updates = []
+        for o in outcomes:
+            roster = json.loads(rows[o["run_id"]]["roster"])
+            for seat, usage in zip(roster, o["usage"]):
+                seat["usage"] = usage
+            settled = sum(u["agent_turns"] for u in o["usage"])
+            updates.append((o["status"], o["stop_reason"], json.dumps(o["results"]) if o["results"] else None,
+                            json.dumps(roster), o["spend_usd"], settled, o["match_ticks"], now_ms(),
+                            json.dumps(o["error"]) if o["error"] else None, o["run_id"]))
+        self.registry.register(rows, outcomes)
         with self.core.store.write() as c:
-            c.execute("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
-                      "turns_settled = ?, live_tick = ?, finished_at_ms = ?, error = ? WHERE id = ?",
-                      (o["status"], o["stop_reason"], json.dumps(o["results"]), json.dumps(roster), o["spend_usd"],
-                       settled, o["match_ticks"], now_ms(), json.dumps(o["error"]) if o["error"] else None,
-                       o["run_id"]))
-        self.registry.export_run(self.core, o["run_id"])
+            c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
+                          "turns_settled = ?, live_tick = ?, finished_at_ms = ?, error = ? WHERE id = ?", updates)
+        self.registry.export_runs(self.core, ids)
 
     def _fail(self, run_id: str, message: str) -> None:
         with self.core.store.write() as c:
             c.execute("UPDATE runs SET status = 'failed', stop_reason = 'failed', error = ?, turns_settled = 0, "
                       "finished_at_ms = ? WHERE id = ?",
                       (json.dumps({"error": "internal_error", "message": message}), now_ms(), run_id))
-        self.registry.export_run(self.core, run_id)
+        self.registry.export_runs(self.core, [run_id])
 
     def _progress(self) -> None:
         """Copy live ticks from busy workers into the store (long runs only take more than a poll)."""
-        busy = {id(w): w for _, w in self.inflight.values()}
+        busy = {id(w): w for _, w in self.inflight.values()}  # one ticks() call per busy worker
         for w in busy.values():
             try:
                 ticks = ray.get(w.ticks.remote(), timeout=1.0)

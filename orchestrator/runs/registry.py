@@ -38,28 +38,37 @@ class Registry:
         """A cursor for a reader thread (a DuckDB connection is not shared across threads)."""
         return self.con.cursor()
 
-    def register(self, row, outcome: dict) -> None:
-        rows = outcome["seat_rows"]
+    def register(self, rows: dict, outcomes: list[dict]) -> None:
+        """Archived matches of finished runs (rows: run id -> store row) into the catalog, in one go."""
+        matches, seats = [], []
+        for o in outcomes:
+            if not o["seat_rows"]:  # a run that failed before anything was archived
+                continue
+            row, match_id = rows[o["run_id"]], o["seat_rows"][0]["match_id"]
+            matches.append([match_id, row["id"], row["account_id"], row["batch_id"], row["scenario_id"],
+                            str(archive.events_path(self.data_dir, match_id)), o["match_ticks"], o["stop_reason"],
+                            now_ms()])
+            seats += o["seat_rows"]
+        if not matches:
+            return
         with self._lock:
-            self.con.execute(
-                "INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [rows[0]["match_id"] if rows else None, row["id"], row["account_id"], row["batch_id"],
-                 row["scenario_id"], str(archive.events_path(self.data_dir, rows[0]["match_id"])) if rows else None,
-                 outcome["match_ticks"], outcome["stop_reason"], now_ms()])
-            if not rows:
-                return
-            seats_arrow = archive.seat_table(rows)  # noqa: F841  (DuckDB reads it by name below)
+            self.con.executemany("INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", matches)
+            seats_arrow = archive.seat_table(seats)  # noqa: F841  (DuckDB reads it by name below)
             if not self.has_seats:
                 self.con.execute("CREATE TABLE seats AS SELECT * FROM seats_arrow")
                 self.has_seats = True
             else:
                 self.con.execute("INSERT INTO seats BY NAME SELECT * FROM seats_arrow")
 
-    def export_run(self, core, run_id: str) -> None:
-        row = core.store.one("SELECT * FROM runs WHERE id = ?", (run_id,))
-        view = run_view(row)
-        view["account_id"] = row["account_id"]
-        archive.write_run(self.data_dir, view)
+    def export_runs(self, core, run_ids: list[str]) -> None:
+        """Ended runs' metadata for notebooks: one Parquet file per call (a run ends once)."""
+        rows = core.store.all(f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(run_ids))})", tuple(run_ids))
+        views = []
+        for row in rows:
+            view = run_view(row)
+            view["account_id"] = row["account_id"]
+            views.append(view)
+        archive.write_runs(self.data_dir, views)
 
     def close(self) -> None:
         with self._lock:

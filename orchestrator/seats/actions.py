@@ -1,0 +1,134 @@
+"""Actions as a model sees them and as its reply becomes engine actions.
+
+Both reply formats are derived from engine.actions.ACTION_SPECS, so a new action reaches models
+without touching this file:
+
+- format "tools": one tool per action, its arguments as a JSON schema (`tool_specs`);
+- format "json": the model answers with text holding one JSON object (JSON_REPLY_TEXT):
+  {"actions": [{"action": "move", "direction": "north"}, {"action": "gather"}]}
+
+Replies are turned into action dicts and left for engine.actions.encode to judge, so a refusal is
+recorded by the engine with its own reason: an unknown tool name passes through as
+{"action": name} (refused with unknown_action) and arguments pass through as they came (wrong types
+are refused with bad_arguments). What cannot even be read as an action (arguments that are not JSON,
+a reply that is neither a tool call nor the JSON object) becomes a `Refused`, which the tick turns
+into an INVALID row carrying the same reason codes and a note saying what was wrong.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from engine.actions import ACTION_SPECS
+from engine.kernels.codes import (
+    DIRECTIONS, INVALID, R_BAD_ARGUMENTS, R_UNKNOWN_ACTION, RESOURCES, WAIT,
+)
+from engine.rules import WORLD
+
+# Argument types of ACTION_SPECS -> JSON schema. "agent?" is optional (omitted = everyone).
+TYPE_SCHEMA = {
+    "direction": {"type": "string", "enum": list(DIRECTIONS)},
+    "resource": {"type": "string", "enum": list(RESOURCES)},
+    "agent": {"type": "integer"},
+    "agent?": {"type": "integer"},
+    "int": {"type": "integer"},
+    "offer": {"type": "integer"},
+    "text": {"type": "string", "maxLength": WORLD["say_max_chars"]},
+}
+
+# Wait rows with their cause in `a` (engine WAIT_CAUSES: 0 chosen, 1 timeout, 2 no reply).
+# encode() only writes a=0, so the seat layer hands the engine these rows directly.
+TIMEOUT_WAIT = np.array([WAIT, 1, 0, 0, 0, 0], dtype=np.int64)
+NO_REPLY_WAIT = np.array([WAIT, 2, 0, 0, 0, 0], dtype=np.int64)
+CHOSEN_WAIT = {"action": "wait"}
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A reply that names no readable action; logged by the engine as INVALID with `reason`."""
+    reason: str  # "unknown_action" or "bad_arguments" (engine REASONS)
+    note: str
+
+    def row(self, messages: list[str]) -> np.ndarray:
+        """The INVALID row the step kernel logs: (INVALID, reason, note index), as encode() builds it."""
+        messages.append(self.note[: WORLD["say_max_chars"]])
+        code = R_UNKNOWN_ACTION if self.reason == "unknown_action" else R_BAD_ARGUMENTS
+        return np.array([INVALID, code, len(messages) - 1, 0, 0, 0], dtype=np.int64)
+
+
+@lru_cache(maxsize=1)
+def tool_specs() -> tuple[dict, ...]:
+    """One neutral tool per action: {name, description, parameters (JSON schema)}."""
+    out = []
+    for name, (description, args) in ACTION_SPECS.items():
+        props = {arg: dict(TYPE_SCHEMA[typ], description=text) for arg, typ, text in args}
+        required = [arg for arg, typ, _ in args if not typ.endswith("?")]
+        out.append({"name": name, "description": description,
+                    "parameters": {"type": "object", "properties": props, "required": required,
+                                   "additionalProperties": False}})
+    return tuple(out)
+
+
+def _json_reply_text() -> str:
+    lines = ["Reply with one JSON object and nothing else, in this form:",
+             '{"actions": [{"action": "move", "direction": "north"}, {"action": "gather"}]}',
+             "List up to your actions per turn, in the order to play them; extra ones are ignored.",
+             "The actions and their arguments:"]
+    for name, (description, args) in ACTION_SPECS.items():
+        sig = ", ".join(f'"{a}": <{TYPE_SCHEMA[t]["type"]}{" (optional)" if t.endswith("?") else ""}>'
+                        for a, t, _ in args)
+        lines.append(f'- {{"action": "{name}"{", " + sig if sig else ""}}}: {description}')
+    return "\n".join(lines)
+
+
+JSON_REPLY_TEXT = _json_reply_text()
+
+
+def from_call(name, arguments) -> dict | Refused:
+    """One tool call -> an action dict. arguments: JSON text (OpenAI style) or an object (Anthropic)."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return Refused("bad_arguments", f"{name}: arguments are not valid JSON")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        return Refused("bad_arguments", f"{name}: arguments must be a JSON object")
+    return {**arguments, "action": name}  # the tool's name wins over any "action" argument
+
+
+def _first_object(text: str):
+    """The JSON value in a text reply: the whole text, else a ```json fence, else the outermost {...}."""
+    s = text.strip()
+    candidates = [s]
+    if "```" in s:
+        inner = s.split("```")[1]
+        candidates.append(inner[4:] if inner.startswith("json") else inner)
+    if "{" in s and "}" in s:
+        candidates.append(s[s.index("{"): s.rindex("}") + 1])
+    for c in candidates:
+        try:
+            return json.loads(c)
+        except ValueError:
+            continue
+    return None
+
+
+def from_text(text: str) -> list[dict | Refused]:
+    """A json-format reply -> actions. An empty action list is a chosen wait."""
+    value = _first_object(text or "")
+    if isinstance(value, dict) and "actions" not in value and "action" in value:
+        value = [value]  # a lone action object: accept it rather than refuse a clear intent
+    elif isinstance(value, dict):
+        value = value.get("actions")
+    if not isinstance(value, list):
+        excerpt = (text or "").strip().replace("\n", " ")[:80]
+        return [Refused("unknown_action", f"malformed reply: expected {{\"actions\": [...]}}, got {excerpt!r}")]
+    if not value:
+        return [dict(CHOSEN_WAIT)]
+    return [a if isinstance(a, dict) else Refused("bad_arguments", f"actions[{k}] is not an object")
+            for k, a in enumerate(value)]

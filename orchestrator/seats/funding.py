@@ -1,0 +1,124 @@
+"""Who pays for a seat, and the launch checks that refuse a roster nobody can pay for.
+
+seat_funding is a pure function over what the account holds:
+- provider (default router) must be one the platform routes, else bad_provider;
+- local seats (models local/<policy>) are free and need no key;
+- a seat whose provider key the account holds is funded by the account ("account");
+- else a platform sponsor key listing the model funds it ("platform"), on a verified account only
+  (email_unverified otherwise);
+- else router_key_required (router seats) or provider_key_required (native vendors).
+launch_funding adds the balance check: the router key's known balance must cover the estimate's high
+USD of the account-funded router seats (router_balance_low). An unknown balance is not checked.
+router_balance reads that balance from the router's key-info endpoint when reachable, else the
+balance stored with the key.
+"""
+from __future__ import annotations
+
+import math
+
+import httpx
+
+from engine.rules import POLICIES
+from orchestrator import keys
+from orchestrator.errors import DomainError
+from orchestrator.seats.player import Credential, seat_label
+from orchestrator.seats.providers import DEFAULT_BASE_URL
+
+ROUTED = ("router", "openai", "anthropic", "ollama", "openai-compatible", "local")
+
+
+def _held(keys) -> dict[str, dict]:
+    """Stored keys as provider -> info; accepts orchestrator.keys.list_keys rows or such a dict."""
+    if isinstance(keys, dict):
+        return {p: (v if isinstance(v, dict) else {}) for p, v in keys.items()}
+    return {k["provider"]: k for k in keys or []}
+
+
+def _sponsored(sponsors) -> dict[str, set[str]]:
+    """Platform keys as provider -> models; accepts list_keys(platform=True) rows, keys.held(core,
+    'platform') or a plain {provider: [models]}."""
+    if isinstance(sponsors, dict):
+        return {p: set((v.get("models") if isinstance(v, dict) else v) or ()) for p, v in sponsors.items()}
+    return {k["provider"]: set(k.get("models") or ()) for k in sponsors or []}
+
+
+def seat_funding(index: int, seat: dict, *, account_keys, sponsors, email_verified: bool) -> str:
+    """"account", "platform" or "free"; or DomainError naming the seat."""
+    provider = seat.get("provider") or "router"
+    model = seat.get("model")
+    label = seat_label(index, seat)
+    if provider not in ROUTED:
+        raise DomainError("bad_provider", f"{label}: provider {provider!r} is not routed here; "
+                          f"use one of {', '.join(ROUTED)}")
+    if provider == "local":
+        policy = model.split("/", 1)[1] if isinstance(model, str) and model.startswith("local/") else None
+        if policy not in POLICIES:
+            raise DomainError("bad_roster", f"{label}: local seats play local/<policy> with a policy of "
+                              f"{', '.join(POLICIES)}")
+        return "free"
+    if provider in _held(account_keys):
+        return "account"
+    if model in _sponsored(sponsors).get(provider, ()):
+        if not email_verified:
+            raise DomainError("email_unverified", f"{label}: the platform sponsors this model, and sponsored "
+                              "seats need a verified email address; verify the account's email, or store "
+                              f"your own {provider} key")
+        return "platform"
+    if provider == "router":
+        raise DomainError("router_key_required", f"{label}: this seat runs through the router and the "
+                          "account holds no router key; store one with `studio key set --provider router`")
+    raise DomainError("provider_key_required", f"{label}: this seat runs on {provider} and the account holds "
+                      f"no {provider} key; store one with `studio key set --provider {provider}`, "
+                      "or route the seat through the router")
+
+
+def launch_funding(roster: list[dict], *, account_keys, sponsors, email_verified: bool,
+                   router_balance_usd: float | None = None, estimate: dict | None = None) -> list[str]:
+    """Every seat's funding, in roster order; then the router balance against the estimate.
+
+    estimate: orchestrator.seats.prices.estimate(...) for this launch (its per-seat high USD)."""
+    fundings = [seat_funding(i, s, account_keys=account_keys, sponsors=sponsors, email_verified=email_verified)
+                for i, s in enumerate(roster)]
+    if router_balance_usd is None or estimate is None:
+        return fundings
+    charged = [i for i, s in enumerate(roster) if (s.get("provider") or "router") == "router"
+               and fundings[i] == "account"]
+    need = sum(estimate["seats"][i]["usd"]["high"] for i in charged)
+    if charged and router_balance_usd < need:
+        seats = ", ".join(seat_label(i, roster[i]) for i in charged)
+        raise DomainError("router_balance_low", f"{seats}: the router key's balance ${router_balance_usd:.2f} "
+                          f"cannot cover the estimate's high ${need:.2f}; top up the router key, shorten "
+                          "the season or use fewer trials")
+    return fundings
+
+
+async def router_balance(client: httpx.AsyncClient, key: str, *, base_url: str | None = None,
+                         stored: float | None = None, timeout_s: float = 5.0) -> float | None:
+    """USD left on the router key: GET {base}/key (data.limit_remaining, or data.limit - data.usage)
+    when reachable and limited; else the balance stored with the key (None when there is none)."""
+    url = (base_url or DEFAULT_BASE_URL["router"]).rstrip("/") + "/key"
+    try:
+        r = await client.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=timeout_s)
+        r.raise_for_status()
+        data = r.json()["data"]
+        remaining = data.get("limit_remaining")
+        if remaining is None and data.get("limit") is not None:
+            remaining = float(data["limit"]) - float(data.get("usage") or 0.0)
+        if remaining is not None and math.isfinite(float(remaining)):
+            return float(remaining)
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return stored
+
+
+def credentials(core, account_id: str, roster: list[dict], fundings: list[str]) -> dict[int, Credential]:
+    """Decrypted keys for a launch's model seats: the account's own key, or the platform's sponsor key."""
+    out = {}
+    for i, (seat, funding) in enumerate(zip(roster, fundings)):
+        if funding == "free":
+            continue
+        provider = seat.get("provider") or "router"
+        owner = account_id if funding == "account" else keys.PLATFORM
+        info = keys.held(core, owner).get(provider) or {}
+        out[i] = Credential(keys.plaintext(core, owner, provider), info.get("base_url"))
+    return out

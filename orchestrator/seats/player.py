@@ -1,0 +1,202 @@
+"""Playing model seats: one SeatPlayer per seat, play_tick for one tick of the whole field.
+
+A tick observes every living external seat, calls all their providers at once (asyncio.gather), each
+bounded by turn_timeout_ms, and submits one tick to the engine:
+- a seat that misses its time waits that tick with cause timeout (row a=1);
+- a seat whose provider gave nothing usable (5xx or 429 past the retries, an empty reply) waits with
+  cause no_reply (a=2);
+- up to actions_per_turn actions are taken from a reply, in order; the rest are ignored;
+- what cannot be read as an action is logged INVALID with a reason (orchestrator.seats.actions);
+- a rejected key raises KeyRejected before the tick is submitted: the run fails naming seat and
+  provider.
+Usage per seat: agent_turns (every tick the seat was asked to play), input/output tokens from the
+provider's usage fields, USD priced from the price table.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_call, from_text
+from orchestrator.seats.observe_text import render_observation
+from orchestrator.seats.prices import PriceTable
+from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
+from orchestrator.seats.providers import (
+    KeyRejected, PooledClient, ProviderError, TurnTimeout, make_chat, new_client,
+)
+
+USAGE_FIELDS = ("agent_turns", "input_tokens", "output_tokens", "usd")
+
+
+def seat_label(index: int, seat: dict) -> str:
+    return f"roster[{index}] (model {seat.get('model')})"
+
+
+def new_usage() -> dict:
+    return {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
+
+
+class SeatPlayer:
+    """One model seat: its provider client, prompt, bounded memory and usage counters.
+
+    seat: the roster entry as resolved at launch (model, provider, format, reasoning, temperature,
+    max_tokens, skills as [{id, name, text}], instructions)."""
+
+    def __init__(self, index: int, seat: dict, *, key: str | None, client: PooledClient,
+                 base_url: str | None = None, turn_timeout_ms: int = 30000, actions_per_turn: int = 2,
+                 prices: PriceTable | None = None, memory_turns: int = MEMORY_TURNS):
+        self.index, self.seat = index, seat
+        self.provider = seat.get("provider") or "router"
+        self.model = seat["model"]
+        self.format = seat.get("format") or "tools"
+        self.label = seat_label(index, seat)
+        self.directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
+        self.system = system_prompt(self.format, self.directions)
+        self.scaffold = scaffold(self.format, self.directions)
+        self.chat = make_chat(self.provider, model=self.model, key=key or "", client=client, system=self.system,
+                              base_url=base_url,
+                              format=self.format, reasoning=seat.get("reasoning"),
+                              temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
+                              seat=self.label)
+        self.turn_timeout_ms = int(turn_timeout_ms)
+        self.actions_per_turn = int(actions_per_turn)
+        self.prices = prices or PriceTable.shipped()
+        self.memory: deque = deque(maxlen=memory_turns)
+        self.usage = new_usage()
+        self.last_error: str | None = None
+
+    async def act(self, observation: dict, deadline: float | None = None) -> list:
+        """This tick's actions: action dicts, Refused, or a wait row (np.ndarray) with its cause.
+        deadline: event-loop time by which the answer must be in (default: now + turn_timeout_ms)."""
+        loop = asyncio.get_running_loop()
+        if deadline is None:
+            deadline = loop.time() + self.turn_timeout_ms / 1000
+        self.usage["agent_turns"] += 1
+        text = render_observation(observation)
+        try:
+            reply = await self.chat.send(self.memory, text, deadline)
+        except TurnTimeout as e:
+            self.last_error = str(e)
+            return [TIMEOUT_WAIT]
+        except ProviderError as e:
+            self.last_error = str(e)
+            return [NO_REPLY_WAIT]
+        self.usage["input_tokens"] += reply.input_tokens
+        self.usage["output_tokens"] += reply.output_tokens
+        self.usage["usd"] += self.prices.cost(self.provider, self.model, reply.input_tokens, reply.output_tokens)
+        actions = self._read(reply)[: self.actions_per_turn]
+        self.memory.append(self.chat.remember(text, reply, len(actions)))
+        return actions
+
+    def _read(self, reply) -> list:
+        if reply.malformed:
+            return [Refused("unknown_action", f"malformed reply: {reply.malformed}")]
+        calls = [from_call(name, args) for name, args, _ in reply.calls]
+        text = reply.text.strip()
+        # each format reads the other's shape too: a clear intent is played rather than refused
+        if self.format == "tools":
+            return calls or (from_text(text) if text else [NO_REPLY_WAIT])
+        return (from_text(text) if text else calls) or [NO_REPLY_WAIT]
+
+
+@dataclass
+class TickReport:
+    tick: int                                            # the tick just played
+    usage: dict[int, dict] = field(default_factory=dict)  # seat -> usage delta of this tick
+    usd: float = 0.0                                     # this tick's spend, all seats
+    waits: dict[int, str] = field(default_factory=dict)   # seat -> "timeout" or "no_reply"
+    elapsed_ms: float = 0.0
+
+
+async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | None = None) -> TickReport:
+    """Observe every living external seat, ask all players at once within their time, submit one tick."""
+    t0 = time.perf_counter()
+    loop = asyncio.get_running_loop()
+    seats = match.external
+    missing = [i for i in seats if i not in players]
+    if missing:
+        raise ValueError(f"no player for external seats {missing}")
+    before = {i: dict(players[i].usage) for i in seats}
+
+    async def one(i: int, obs: dict):
+        p = players[i]
+        budget = (timeout_ms if timeout_ms is not None else p.turn_timeout_ms) / 1000
+        try:
+            async with asyncio.timeout(budget):  # no extra task per seat, unlike wait_for
+                return await p.act(obs, loop.time() + budget)
+        except TimeoutError:
+            return [TIMEOUT_WAIT]
+
+    results = await asyncio.gather(*(one(i, match.observe(i)) for i in seats), return_exceptions=True)
+    for r in results:  # a rejected key fails the run first; any other exception is a bug: raise it
+        if isinstance(r, KeyRejected):
+            raise r
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    report = TickReport(tick=match.tick)
+    submitted = {}
+    for i, acts in zip(seats, results):
+        rows = []
+        for a in acts:
+            if a is TIMEOUT_WAIT:
+                report.waits[i] = "timeout"
+            elif a is NO_REPLY_WAIT:
+                report.waits[i] = "no_reply"
+            rows.append(a.row(match.messages) if isinstance(a, Refused) else a)
+        submitted[i] = rows
+    match.submit(submitted)
+    for i in seats:
+        delta = {k: players[i].usage[k] - before[i][k] for k in USAGE_FIELDS}
+        report.usage[i] = delta
+        report.usd += delta["usd"]
+    report.elapsed_ms = 1e3 * (time.perf_counter() - t0)
+    return report
+
+
+@dataclass
+class Credential:
+    """What a seat's client needs from the stored key: the plaintext and the base URL set with it."""
+    key: str | None
+    base_url: str | None = None
+
+
+class ModelSeats:
+    """Plays a run's model seats for orchestrator.playing.play_job: `players.play(match, job, usage,
+    should_stop, on_tick) -> (stop_reason, spend_usd)`. Holds plain data only (picklable for a
+    worker); the event loop and the pooled HTTP client live for one play() call."""
+
+    def __init__(self, credentials: dict[int, Credential], *, prices: PriceTable | None = None,
+                 memory_turns: int = MEMORY_TURNS):
+        self.credentials, self.prices, self.memory_turns = credentials, prices, memory_turns
+
+    def play(self, match, job, usage: list[dict], should_stop, on_tick) -> tuple[str, float]:
+        return asyncio.run(self.play_async(match, job, usage, should_stop, on_tick))
+
+    async def play_async(self, match, job, usage: list[dict], should_stop, on_tick) -> tuple[str, float]:
+        prices = self.prices or PriceTable.shipped()
+        async with contextlib.AsyncExitStack() as stack:
+            players = {}
+            for i in match.external:
+                cred = self.credentials.get(i) or Credential(None)
+                client = await stack.enter_async_context(new_client())  # one pool per seat (providers.new_client)
+                players[i] = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
+                                        turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
+                                        prices=prices, memory_turns=self.memory_turns)
+            spend = 0.0
+            while not match.done:
+                if should_stop():
+                    return "cancelled", spend
+                report = await play_tick(match, players)
+                for i, delta in report.usage.items():
+                    for k in USAGE_FIELDS:
+                        usage[i][k] += delta[k]
+                spend += report.usd
+                on_tick(match.tick)
+                # a stop, not a hold: the tick that crosses the cap is the last one played
+                if job.spend_cap_usd is not None and spend >= job.spend_cap_usd and not match.done:
+                    return "spend_cap", spend
+            return "season_end", spend

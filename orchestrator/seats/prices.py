@@ -1,0 +1,138 @@
+"""What seats cost: the shipped price table, its refresh from the router, metering and the estimate.
+
+prices.json holds USD per million tokens [input, output] per model id as the router names it; a
+native id (anthropic "claude-sonnet-4-5-20250929", openai "gpt-4o-2024-08-06") is looked up as
+<vendor>/<id> with the date dropped and version dashes read as dots ("claude-sonnet-4.5"). A model
+the table does not know is priced at its `fallback`, chosen high, so a balance check still bites.
+local seats and ollama (self-hosted) cost nothing.
+
+Estimate: tokens per agent turn are assumed, not measured (TURN ASSUMPTIONS below, ~4 characters per
+token):
+- input low: the system prompt (rules, turn section, the seat's directions), the tool schemas for
+  format tools, and one observation (OBS_CHARS); input high: the same plus MEMORY_TURNS earlier
+  observations and replies (MEMORY_TURN_CHARS each), times HIGH_MARGIN for busy views and tokenizers;
+- output per turn by reasoning effort: OUTPUT_TOKENS (low, high), the high end capped by max_tokens.
+USD = turns x (input x input price + output x output price) / 1e6, per seat, summed over model
+seats x season ticks x trials; anchors and local seats are free.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources as _res
+
+import httpx
+
+from orchestrator.seats.actions import tool_specs
+from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
+from orchestrator.seats.providers import DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, reasoning_on
+
+CHARS_PER_TOKEN = 4
+OBS_CHARS = 900            # a rendered observation with a few goods, agents and offers in view
+MEMORY_TURN_CHARS = 1200   # an earlier observation plus the seat's reply and the call results
+HIGH_MARGIN = 1.3
+OUTPUT_TOKENS = {"off": (40, 300), "low": (300, 1500), "medium": (800, 3000), "high": (1500, 6000)}
+VENDOR = {"openai": "openai", "anthropic": "anthropic"}
+_DATE = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
+_VERSION = re.compile(r"(?<=\d)-(?=\d(?:$|-))")
+
+
+class PriceTable:
+    def __init__(self, models: dict[str, tuple[float, float]], fallback: tuple[float, float],
+                 free_providers: tuple[str, ...] = ("ollama",)):
+        self.models = {k: (float(v[0]), float(v[1])) for k, v in models.items()}
+        self.fallback = (float(fallback[0]), float(fallback[1]))
+        self.free_providers = tuple(free_providers)
+
+    @classmethod
+    def shipped(cls) -> "PriceTable":
+        data = _shipped()
+        return cls(data["models"], data["fallback"], tuple(data["free_providers"]))
+
+    def lookup(self, provider: str | None, model: str) -> tuple[float, float, str]:
+        """(USD per M input, USD per M output, source: table, fallback or free)."""
+        provider = provider or "router"
+        if provider == "local" or provider in self.free_providers:
+            return 0.0, 0.0, "free"
+        names = [model]
+        if provider in VENDOR and "/" not in model:
+            bare = _VERSION.sub(".", _DATE.sub("", model))
+            names += [f"{VENDOR[provider]}/{model}", f"{VENDOR[provider]}/{_DATE.sub('', model)}",
+                      f"{VENDOR[provider]}/{bare}"]
+        for name in names:
+            if name in self.models:
+                return (*self.models[name], "table")
+        return (*self.fallback, "fallback")
+
+    def cost(self, provider: str | None, model: str, input_tokens: int, output_tokens: int) -> float:
+        pin, pout, _ = self.lookup(provider, model)
+        return (input_tokens * pin + output_tokens * pout) / 1e6
+
+    def merged(self, models: dict[str, tuple[float, float]]) -> "PriceTable":
+        return PriceTable({**self.models, **models}, self.fallback, self.free_providers)
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> dict:
+    return json.loads(_res.files("orchestrator.seats").joinpath("prices.json").read_text(encoding="utf-8"))
+
+
+async def refresh(client: httpx.AsyncClient, *, base_url: str | None = None, key: str | None = None,
+                  table: PriceTable | None = None, timeout_s: float = 10.0) -> PriceTable:
+    """The table updated from the router's model list (GET {base}/models, pricing per token as text).
+    When the list is unreachable or unreadable, the table as it was."""
+    table = table or PriceTable.shipped()
+    url = (base_url or DEFAULT_BASE_URL["router"]).rstrip("/") + "/models"
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        r = await client.get(url, headers=headers, timeout=timeout_s)
+        r.raise_for_status()
+        rows = r.json()["data"]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return table
+    found = {}
+    for row in rows if isinstance(rows, list) else []:
+        try:
+            pin, pout = float(row["pricing"]["prompt"]) * 1e6, float(row["pricing"]["completion"]) * 1e6
+        except (KeyError, TypeError, ValueError):
+            continue
+        if pin >= 0 and pout >= 0:  # the router marks variable-priced routes with -1
+            found[row["id"]] = (round(pin, 6), round(pout, 6))
+    return table.merged(found)
+
+
+def turn_tokens(seat: dict) -> dict:
+    """Assumed tokens of one agent turn of a model seat: {"input": (low, high), "output": (low, high)}."""
+    fmt = seat.get("format") or "tools"
+    skills = [s if isinstance(s, dict) else {"text": "x" * 2000} for s in seat.get("skills") or []]
+    directions = compose_directions(skills, seat.get("instructions"))
+    fixed = len(system_prompt(fmt, directions)) + (len(json.dumps(tool_specs())) if fmt == "tools" else 0)
+    low_in = (fixed + OBS_CHARS) / CHARS_PER_TOKEN
+    high_in = HIGH_MARGIN * (fixed + OBS_CHARS + MEMORY_TURNS * MEMORY_TURN_CHARS) / CHARS_PER_TOKEN
+    effort = seat.get("reasoning") if reasoning_on(seat.get("reasoning")) else "off"
+    ceiling = seat.get("max_tokens") or DEFAULT_MAX_TOKENS["on" if effort != "off" else "off"]
+    low_out, high_out = OUTPUT_TOKENS[effort]
+    return {"input": (int(low_in), int(high_in)), "output": (min(low_out, ceiling), min(high_out, ceiling))}
+
+
+def estimate(roster: list[dict], season_ticks: int, trials: int = 1, *, prices: PriceTable | None = None) -> dict:
+    """USD low/high of a launch: each seat's assumed tokens per turn x season ticks x trials, priced.
+
+    Returns {"low", "high", "seats": [{seat, model, provider, priced, agent_turns, usd: {low, high}}]}."""
+    prices = prices or PriceTable.shipped()
+    seats, low, high = [], 0.0, 0.0
+    turns = int(season_ticks) * int(trials)
+    for i, seat in enumerate(roster):
+        provider = seat.get("provider") or "router"
+        pin, pout, source = prices.lookup(provider, seat["model"])
+        if source == "free":
+            lo = hi = 0.0
+        else:
+            t = turn_tokens(seat)
+            lo = turns * (t["input"][0] * pin + t["output"][0] * pout) / 1e6
+            hi = turns * (t["input"][1] * pin + t["output"][1] * pout) / 1e6
+        low, high = low + lo, high + hi
+        seats.append({"seat": i, "model": seat["model"], "provider": provider, "priced": source,
+                      "agent_turns": turns, "usd": {"low": round(lo, 6), "high": round(hi, 6)}})
+    return {"low": round(low, 6), "high": round(high, 6), "seats": seats}

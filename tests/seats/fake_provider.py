@@ -1,0 +1,279 @@
+"""A real HTTP server on 127.0.0.1 that speaks the providers' wire protocols, scripted per test.
+
+- OpenAI chat completions: POST /v1/chat/completions (tools -> tool_calls), GET /v1/key, GET /v1/models;
+- Anthropic messages: POST /v1/messages (tools with input_schema -> tool_use blocks).
+Requests are checked the way the real APIs check them (roles, tool call ids answered, Anthropic
+headers, thinking without temperature) and refused with 400 otherwise, so a client that builds a bad
+conversation fails its test. Every request is recorded.
+
+A step says how to answer one request: {"calls": [(name, args)], "text": str, "status": int,
+"delay_ms": int, "body": raw text, "usage": (input, output), "headers": {...}}, or a callable
+taking the request body and returning such a dict. Steps queue per model; when a model's queue is
+empty its default (or the server's) answers.
+
+Run alone (benchmarks): python -m tests.seats.fake_provider --delay-ms 100  -> prints the port.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+DEFAULT_STEP = {"calls": [("wait", {})]}
+
+
+class FakeProvider:
+    def __init__(self, default: dict | None = None):
+        self.default = default or DEFAULT_STEP
+        self.defaults: dict[str, dict] = {}
+        self.queues: dict[str, list] = {}
+        self.requests: list[dict] = []
+        self.rejected_keys: set[str] = set()
+        self.key_info: dict | None = None
+        self.models: list[dict] = []
+        self.app = Starlette(routes=[
+            Route("/v1/chat/completions", self.openai, methods=["POST"]),
+            Route("/v1/messages", self.anthropic, methods=["POST"]),
+            Route("/v1/key", self.key, methods=["GET"]),
+            Route("/v1/models", self.model_list, methods=["GET"]),
+        ])
+        self._server = self._thread = None
+        self.port, self.scheme = None, "http"
+
+    # -- scripting -------------------------------------------------------------------------
+    def script(self, model: str, *steps) -> None:
+        self.queues.setdefault(model, []).extend(steps)
+
+    def bodies(self, model: str | None = None, path: str | None = None) -> list[dict]:
+        return [r["body"] for r in self.requests
+                if (model is None or r["body"].get("model") == model) and (path is None or r["path"] == path)]
+
+    def _step(self, body: dict) -> dict:
+        model = body.get("model")
+        queue = self.queues.get(model)
+        step = queue.pop(0) if queue else self.defaults.get(model, self.default)
+        return step(body) if callable(step) else step
+
+    async def _common(self, request: Request, key: str | None, check):
+        raw = await request.body()
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            return None, JSONResponse({"error": {"message": "body is not JSON"}}, 400)
+        self.requests.append({"path": request.url.path, "headers": dict(request.headers), "body": body,
+                              "at": time.monotonic()})
+        if key is None or key in self.rejected_keys:
+            return None, JSONResponse({"error": {"type": "authentication_error", "message": "invalid key"}}, 401)
+        problem = check(body, request)
+        if problem:
+            return None, JSONResponse({"error": {"type": "invalid_request_error", "message": problem}}, 400)
+        step = self._step(body)
+        if step.get("delay_ms"):
+            await asyncio.sleep(step["delay_ms"] / 1000)
+        status = step.get("status", 200)
+        if status != 200 or "body" in step:
+            return None, Response(step.get("body", json.dumps({"error": {"message": f"status {status}"}})),
+                                  status, headers=step.get("headers"), media_type="application/json")
+        return step, None
+
+    # -- OpenAI chat completions -----------------------------------------------------------
+    async def openai(self, request: Request):
+        auth = request.headers.get("authorization", "")
+        key = auth[7:] if auth.startswith("Bearer ") else None
+        step, early = await self._common(request, key, check_openai)
+        if early:
+            return early
+        calls = [{"id": f"call_{k}", "type": "function",
+                  "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
+                 for k, (n, a) in enumerate(step.get("calls", []))]
+        message = {"role": "assistant", "content": step.get("text")}
+        if calls:
+            message["tool_calls"] = calls
+        inp, out = step.get("usage", (100, 20))
+        return JSONResponse({"id": "chatcmpl-1", "object": "chat.completion", "model": "m",
+                             "choices": [{"index": 0, "message": message,
+                                          "finish_reason": "tool_calls" if calls else "stop"}],
+                             "usage": {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}})
+
+    # -- Anthropic messages ----------------------------------------------------------------
+    async def anthropic(self, request: Request):
+        step, early = await self._common(request, request.headers.get("x-api-key"), check_anthropic)
+        if early:
+            return early
+        content = [{"type": "text", "text": step["text"]}] if step.get("text") else []
+        content += [{"type": "tool_use", "id": f"toolu_{k}", "name": n,
+                     "input": json.loads(a) if isinstance(a, str) else a}
+                    for k, (n, a) in enumerate(step.get("calls", []))]
+        inp, out = step.get("usage", (100, 20))
+        return JSONResponse({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+                             "content": content, "stop_reason": "tool_use",
+                             "usage": {"input_tokens": inp, "output_tokens": out}})
+
+    async def key(self, request: Request):
+        if request.headers.get("authorization", "")[7:] in self.rejected_keys or self.key_info is None:
+            return JSONResponse({"error": {"message": "no"}}, 401)
+        return JSONResponse({"data": self.key_info})
+
+    async def model_list(self, request: Request):
+        return JSONResponse({"data": self.models})
+
+    # -- serving ---------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        return f"{self.scheme}://127.0.0.1:{self.port}"
+
+    def start(self, *, certfile: str | None = None, keyfile: str | None = None,
+              keep_alive_s: float = 30) -> "FakeProvider":
+        # proto must be IPPROTO_TCP: asyncio only sets TCP_NODELAY on sockets that say so, and without
+        # it every answer (headers, then body) stalls 40 ms on delayed ACKs
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="error", lifespan="off", access_log=False,
+                                backlog=2048, timeout_keep_alive=keep_alive_s, timeout_graceful_shutdown=0.2,
+                                ssl_certfile=certfile, ssl_keyfile=keyfile)
+        self.scheme = "https" if certfile else "http"
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("fake provider did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=10)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def check_openai(body: dict, request: Request) -> str | None:
+    msgs = body.get("messages")
+    if not isinstance(body.get("model"), str) or not isinstance(msgs, list) or not msgs:
+        return "model and messages are required"
+    open_ids: list[str] = []
+    for k, m in enumerate(msgs):
+        role = m.get("role")
+        if role not in ("system", "user", "assistant", "tool"):
+            return f"messages[{k}]: bad role {role!r}"
+        if role == "tool":
+            if m.get("tool_call_id") not in open_ids:
+                return f"messages[{k}]: tool message answers no open tool call"
+            open_ids.remove(m["tool_call_id"])
+            continue
+        if open_ids:
+            return f"messages[{k}]: tool calls {open_ids} were not answered"
+        if role == "assistant":
+            open_ids = [c["id"] for c in m.get("tool_calls") or []]
+            if m.get("content") is None and not open_ids:
+                return f"messages[{k}]: assistant message without content or tool calls"
+    if msgs[-1].get("role") != "user":
+        return "the last message must be the user's"
+    for t in body.get("tools") or []:
+        if t.get("type") != "function" or "parameters" not in t.get("function", {}):
+            return "tools must be functions with parameters"
+    return None
+
+
+def check_anthropic(body: dict, request: Request) -> str | None:
+    if not request.headers.get("anthropic-version"):
+        return "anthropic-version header is required"
+    if not isinstance(body.get("max_tokens"), int) or not isinstance(body.get("messages"), list):
+        return "max_tokens and messages are required"
+    if "thinking" in body and "temperature" in body:
+        return "temperature may not be set with thinking"
+    if "thinking" in body and body["thinking"]["budget_tokens"] >= body["max_tokens"]:
+        return "max_tokens must be greater than thinking.budget_tokens"
+    pending: list[str] = []
+    for k, m in enumerate(body["messages"]):
+        if m.get("role") != ("user" if k % 2 == 0 else "assistant"):
+            return f"messages[{k}]: roles must alternate, starting with user"
+        content = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+        if m["role"] == "user":
+            results = [b.get("tool_use_id") for b in content if b.get("type") == "tool_result"]
+            lead = [b.get("tool_use_id") for b in content[: len(pending)] if b.get("type") == "tool_result"]
+            if sorted(results) != sorted(pending) or len(lead) != len(pending):
+                return f"messages[{k}]: tool_result blocks must answer {pending} first, got {results}"
+        else:
+            if not content:
+                return f"messages[{k}]: empty assistant content"
+            pending = [b["id"] for b in content if b.get("type") == "tool_use"]
+    for t in body.get("tools") or []:
+        if "input_schema" not in t:
+            return "tools need input_schema"
+    return None
+
+
+def lean_app(step: dict):
+    """A bare ASGI app answering every chat completion with one fixed reply after the step's delay:
+    reads the whole request, validates nothing. For benchmarks, where the provider's own CPU would
+    otherwise add to the latency being simulated."""
+    calls = [{"id": f"call_{k}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+             for k, (n, a) in enumerate(step["calls"])]
+    body = json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "model": "m",
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": calls},
+                                    "finish_reason": "tool_calls"}],
+                       "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}).encode()
+    start = {"type": "http.response.start", "status": 200,
+             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
+    delay = step.get("delay_ms", 0) / 1000
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        while (await receive()).get("more_body"):
+            pass
+        if delay:
+            await asyncio.sleep(delay)
+        await send(start)
+        await send({"type": "http.response.body", "body": body})
+    return app
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--delay-ms", type=int, default=0)
+    p.add_argument("--lean", action="store_true", help="answer with lean_app instead of the checking server")
+    p.add_argument("--cpus", default="", help="comma-separated cores to pin the server to")
+    args = p.parse_args()
+    if args.cpus and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})
+    fake = FakeProvider({"calls": [("gather", {}), ("move", {"direction": "north"})], "delay_ms": args.delay_ms})
+    fake.requests = _Discard()  # a benchmark sends many thousands; keep none
+    if args.lean:
+        fake.app = lean_app(fake.default)
+    fake.start()
+    print(fake.port, flush=True)
+    try:
+        sys.stdin.read()  # serve until the parent closes our stdin
+    finally:
+        fake.stop()
+
+
+class _Discard(list):
+    def append(self, item) -> None:
+        pass
+
+
+if __name__ == "__main__":
+    main()
