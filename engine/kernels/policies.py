@@ -133,6 +133,26 @@ def _can_craft(ag, i, P):
 
 
 @hot
+def _eat(ag, i, hungry_below, act):
+    if ag[i, A_SATIETY] < hungry_below and ag[i, A_INV + FOOD] > 0:
+        _set(act, EAT, 0, 0, 0, 0, 0)
+        return True
+    return False
+
+
+@hot
+def _make(ag, i, P, build, act):
+    """Craft the tool, then (if build) the shelter, as soon as the materials are there."""
+    if _can_craft(ag, i, P):
+        _set(act, CRAFT, 0, 0, 0, 0, 0)
+        return True
+    if build and _can_build(ag, i, P):
+        _set(act, BUILD, 0, 0, 0, 0, 0)
+        return True
+    return False
+
+
+@hot
 def _answer_offers(ag, offers, ocount, i, P, ratio, act):
     """Accept the first open offer to i worth at least ratio x what it costs; decline one that is not.
     Returns True when it chose an action."""
@@ -153,16 +173,7 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
 
 @hot
 def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
-    if ag[i, A_SATIETY] < 50 and ag[i, A_INV + FOOD] > 0:
-        _set(act, EAT, 0, 0, 0, 0, 0)
-        return
-    if _answer_offers(ag, offers, ocount, i, P, 0.8, act):
-        return
-    if _can_craft(ag, i, P):
-        _set(act, CRAFT, 0, 0, 0, 0, 0)
-        return
-    if _can_build(ag, i, P):
-        _set(act, BUILD, 0, 0, 0, 0, 0)
+    if _eat(ag, i, 50, act) or _answer_offers(ag, offers, ocount, i, P, 0.8, act) or _make(ag, i, P, True, act):
         return
     need = FOOD
     if ag[i, A_INV + FOOD] >= 3:
@@ -197,14 +208,7 @@ def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
 
 @hot
 def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
-    if ag[i, A_SATIETY] < 40 and ag[i, A_INV + FOOD] > 0:
-        _set(act, EAT, 0, 0, 0, 0, 0)
-        return
-    if _can_craft(ag, i, P):
-        _set(act, CRAFT, 0, 0, 0, 0, 0)
-        return
-    if _can_build(ag, i, P):
-        _set(act, BUILD, 0, 0, 0, 0, 0)
+    if _eat(ag, i, 40, act) or _make(ag, i, P, True, act):
         return
     if t % 3 == 0 and _answer_offers(ag, offers, ocount, i, P, 1.5, act):
         return
@@ -224,13 +228,7 @@ def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
 
 @hot
 def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
-    if ag[i, A_SATIETY] < 45 and ag[i, A_INV + FOOD] > 0:
-        _set(act, EAT, 0, 0, 0, 0, 0)
-        return
-    if _answer_offers(ag, offers, ocount, i, P, 0.0, act):
-        return
-    if _can_craft(ag, i, P):
-        _set(act, CRAFT, 0, 0, 0, 0, 0)
+    if _eat(ag, i, 45, act) or _answer_offers(ag, offers, ocount, i, P, 0.0, act) or _make(ag, i, P, False, act):
         return
     if ag[i, A_INV + FOOD] == 0 and ag[i, A_SATIETY] < 40:
         _seek(terrain, tiles, ag, rng, t, i, FOOD, 10, act)
