@@ -14,7 +14,8 @@ COLUMNS = ("tick", "agent", "kind", "ok", "reason", "a", "b", "c", "d", "e", "f"
 
 def columns(tables, messages: list[str]) -> dict[str, np.ndarray]:
     n = int(tables.meta[0])
-    out = {name: np.ascontiguousarray(tables.logi[:n, k], dtype=LOG_DTYPES.get(name, np.int32))
+    by_column = np.ascontiguousarray(tables.logi[:n].T)  # one pass instead of twelve strided copies
+    out = {name: by_column[k].astype(LOG_DTYPES[name]) if name in LOG_DTYPES else by_column[k]
            for k, name in enumerate(LOG_INT_COLUMNS)}
     out["v"] = tables.logv[:n].copy()
     text = np.full(n, None, dtype=object)

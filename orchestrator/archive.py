@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engine.events import COLUMNS
-from engine.kernels.codes import EVENT_KINDS, REASONS
+from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
 
 EVENTS_DIR, SEATS_DIR, RUNS_DIR = "events", "seats", "runs"
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
@@ -42,8 +42,10 @@ def _write(table: pa.Table, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def events_table(match_id: str, cols: dict, meta: dict) -> pa.Table:
-    """The event columns of engine/events.py plus the match id and readable names for kind/reason."""
+def events_table(match_id: str, cols: dict, meta: dict, messages: list[str] | None = None) -> pa.Table:
+    """The event columns of engine/events.py plus the match id and readable names for kind/reason.
+    With the match's message table, the text column is built without touching a Python object per
+    row: say and invalid rows index the messages, every other row is null."""
     n = len(cols["tick"])
     arrays = {"match_id": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int8)),
                                                         pa.array([match_id]))}
@@ -52,14 +54,19 @@ def events_table(match_id: str, cols: dict, meta: dict) -> pa.Table:
     arrays["event"] = pa.DictionaryArray.from_arrays(pa.array(cols["kind"]), _KINDS)
     refused = cols["ok"] == 0
     arrays["refusal"] = pa.DictionaryArray.from_arrays(pa.array(cols["reason"], mask=~refused), _REASONS)
-    arrays["text"] = pa.array(list(cols["text"]), pa.string())
+    if messages is None:
+        arrays["text"] = pa.array(list(cols["text"]), pa.string())
+    else:
+        has_text = (cols["kind"] == SAY) | (cols["kind"] == INVALID)
+        arrays["text"] = pa.DictionaryArray.from_arrays(pa.array(cols["b"], mask=~has_text),
+                                                        pa.array(messages or [""], pa.string()))
     table = pa.table(arrays)
     return table.replace_schema_metadata({b"studio": json.dumps(meta).encode()})
 
 
-def write_events(data_dir, match_id: str, cols: dict, meta: dict) -> Path:
+def write_events(data_dir, match_id: str, cols: dict, meta: dict, messages: list[str] | None = None) -> Path:
     path = events_path(data_dir, match_id)
-    _write(events_table(match_id, cols, meta), path)
+    _write(events_table(match_id, cols, meta, messages), path)
     return path
 
 
@@ -68,7 +75,10 @@ def read_events(path: str | Path, with_text: bool = True) -> tuple[dict, dict]:
     table = pq.read_table(path, columns=list(COLUMNS) + (["text"] if with_text else []))
     cols = {name: table.column(name).to_numpy() for name in COLUMNS}
     if with_text:
-        cols["text"] = np.array(table.column("text").to_pylist(), dtype=object)
+        text = table.column("text")
+        if pa.types.is_dictionary(text.type):
+            text = text.cast(pa.string())
+        cols["text"] = np.array(text.to_pylist(), dtype=object)
     meta = json.loads((table.schema.metadata or {}).get(b"studio", b"{}"))
     return cols, meta
 

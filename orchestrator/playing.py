@@ -113,7 +113,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     t1 = time.perf_counter()
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
-    path = archive.write_events(job.data_dir, job.match_id, match.columns(), meta)
+    path = archive.write_events(job.data_dir, job.match_id, match.columns(), meta, match.messages)
     t2 = time.perf_counter()
     cols, stored_meta = archive.read_events(path, with_text=False)
     results = rubric.score(cols, specs_from_meta(stored_meta))
