@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+import duckdb
+
 from analytics.summary import batch_summary
+from orchestrator import archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -20,10 +23,17 @@ def _status(counts: Counter) -> str:
     return "finished"
 
 
-def summary_source(core: Core):
-    """The service's own catalog while it runs; the Parquet archive otherwise (notebooks)."""
-    d = getattr(core, "dispatcher", None)
-    return d.registry.cursor() if d is not None and d.registry.has_seats else core.data_dir
+def summary_source(core: Core, match_ids: list[str]):
+    """An in-memory DuckDB view over exactly this batch's seat files: no glob over the whole archive,
+    and no dependence on the catalog having caught up."""
+    con = duckdb.connect()
+    files = [str(p) for p in (archive.archive_dir(core.data_dir) / archive.SEATS_DIR / f"{m}.parquet"
+                              for m in match_ids) if p.exists()]
+    if files:
+        con.read_parquet(files).create_view("seats")
+    else:  # nothing archived yet: the same columns, no rows
+        con.register("seats", archive.SEAT_SCHEMA.empty_table())
+    return con
 
 
 def get_batch(core: Core, principal: Principal, batch_id: str) -> dict:
@@ -32,9 +42,10 @@ def get_batch(core: Core, principal: Principal, batch_id: str) -> dict:
     if b is None:
         raise DomainError("unknown_run", f"no batch '{batch_id}' on this account; a series answers its batch_id "
                           "at launch")
-    runs = core.store.all("SELECT id, status FROM runs WHERE batch_id = ? ORDER BY trial", (batch_id,))
+    runs = core.store.all("SELECT id, status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (batch_id,))
+    done = [r["match_id"] for r in runs if r["match_id"] and r["status"] in ("finished", "cancelled")]
     counts = Counter(r["status"] for r in runs)
     return {"batch": {"batch_id": batch_id, "status": _status(counts), "trials": b["trials"],
                       "seed_mode": b["seed_mode"], "batch_seed": b["batch_seed"],
                       "run_ids": [r["id"] for r in runs], "counts": dict(counts),
-                      "summary": batch_summary(summary_source(core), batch_id)}}
+                      "summary": batch_summary(summary_source(core, done), batch_id)}}

@@ -13,7 +13,6 @@ import logging
 import secrets
 import threading
 import time
-from dataclasses import asdict
 
 import ray
 from ray.exceptions import RayActorError, RayError
@@ -128,7 +127,7 @@ class Dispatcher:
                       meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                             "config_hash": eff["hash"], "batch_id": row["batch_id"]},
                       spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"])
-            ref = worker.play.remote(asdict(job))
+            ref = worker.play.remote(job.__dict__)
             self.inflight[ref] = (row["id"], worker)
             self.by_run[row["id"]] = worker
             started.append((match_id, now_ms(), row["id"]))
@@ -144,11 +143,15 @@ class Dispatcher:
         if ready and rest:
             ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
         outcomes = []
-        for ref in ready:
+        try:
+            got = ray.get(ready)  # one call for every ready result; a failure is sorted out one by one
+        except RayError:
+            got = None
+        for k, ref in enumerate(ready):
             run_id, worker = self.inflight.pop(ref)
             self.by_run.pop(run_id, None)
             try:
-                outcomes.append(ray.get(ref))
+                outcomes.append(got[k] if got is not None else ray.get(ref))
             except RayActorError as e:
                 self._replace(worker)
                 self._fail(run_id, f"the worker playing this run died ({type(e).__name__}); nothing after its last "

@@ -124,3 +124,17 @@ def test_notebook_reads_while_service_runs(lab, srv):
     data = open_data_dir(srv.data_dir)
     seats = data.seats_df(run_ids=[rid])
     assert len(seats) == 6 and set(seats["match_id"]) == {run["match_id"]}
+
+
+def test_every_archived_match_is_registered_in_the_catalog(lab, srv):
+    rid = lab.post("/api/v1/runs", json=local_body(trials=2)).json()["batch"]["run_ids"]
+    runs = [wait_terminal(lab, r)["run"] for r in rid]
+    registry = srv.dispatcher.registry
+    registry.flush()
+    cur = registry.cursor()
+    for run in runs:
+        row = cur.execute("SELECT run_id, match_ticks, events_path FROM matches WHERE match_id = ?",
+                          [run["match_id"]]).fetchone()
+        assert row[0] == run["run_id"] and row[1] == 60 and row[2].endswith(run["match_id"] + ".parquet")
+        n = cur.execute("SELECT count(*) FROM seats WHERE match_id = ?", [run["match_id"]]).fetchone()[0]
+        assert n == 6
