@@ -15,12 +15,30 @@ def _add_data_dir(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", default=_data_dir_default())
 
 
+def _saved_definition(data_dir: str, scenario_id: str) -> dict | None:
+    """A saved scenario's definition, read by the operator (any account's id) from the data dir."""
+    import os
+
+    from orchestrator.store import DB_NAME, Store
+
+    if not os.path.exists(os.path.join(data_dir, DB_NAME)):
+        return None
+    row = Store(data_dir).one("SELECT season_ticks, env FROM scenarios WHERE id = ?", (scenario_id,))
+    return None if row is None else {"season_ticks": row["season_ticks"], "env": json.loads(row["env"])}
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from engine.simulate import SimulateError, simulate
 
+    scenario = args.scenario
+    if scenario.startswith("usc_"):
+        scenario = _saved_definition(args.data_dir, scenario)
+        if scenario is None:
+            print(f"studio simulate: no saved scenario '{args.scenario}' in {args.data_dir}", file=sys.stderr)
+            return 2
     try:
         results = simulate(
-            args.scenario, seed=args.seed, spawn_seed=args.spawn_seed, ticks=args.ticks,
+            scenario, seed=args.seed, spawn_seed=args.spawn_seed, ticks=args.ticks,
             anchors=args.anchors.split(",") if args.anchors is not None else None,
             seats=[s for s in args.seats.split(",") if s] if args.seats else [],
         )

@@ -35,3 +35,22 @@ def test_fixed_library_scenario_refuses_seed_override():
         simulate("svc:relic-rush", seed=3)
     r = simulate("svc:relic-rush", ticks=20)
     assert r["effective"]["seed"] == 3303
+
+
+def test_cli_plays_a_saved_scenario_from_the_data_dir(tmp_path):
+    from orchestrator.accounts import create_account
+    from orchestrator.auth import SCOPES, authenticate, mint
+    from orchestrator.core import Core
+    from orchestrator.scenarios import create
+
+    core = Core.open(tmp_path)
+    create_account(core, "sim@example.org", plan="starter")
+    token, _ = mint(core, "sim@example.org", scopes=SCOPES)
+    _, body = create(core, authenticate(core, token), {"name": "tiny", "season_ticks": 25,
+                                                        "env": {"seed": 9, "anchors": ["random"]}})
+    out = run_cli("--scenario", body["scenario"]["id"], "--data-dir", str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert r["match_ticks"] == 25 and r["field_size"] == 1 and r["effective"]["seed"] == 9
+    missing = run_cli("--scenario", "usc_000", "--data-dir", str(tmp_path))
+    assert missing.returncode == 2 and "no saved scenario" in missing.stderr
