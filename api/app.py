@@ -1,4 +1,4 @@
-"""create_app(): assembles the REST API over one service core. Nothing here decides a rule."""
+"""create_app(): assembles the REST API and the MCP server over one service core. Nothing here decides a rule."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api import errors, openapi
+from api import mcp as mcp_surface
 from api.routes import discovery, matches, runs, scenarios, skills
 from orchestrator.core import Core
 from orchestrator.runs.body import RunBody
@@ -19,13 +20,21 @@ API_VERSION = "1.0.0"
 
 def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                refused_per_address_per_minute: int | None = None, dispatch: bool = False,
-               ray_address: str | None = None, num_cpus: int | None = None, workers: int | None = None) -> FastAPI:
+               ray_address: str | None = None, num_cpus: int | None = None, workers: int | None = None,
+               mcp_allowed_hosts: list[str] | None = None) -> FastAPI:
     """One app per data dir; pass `core` to share a Core that is already open. With `dispatch`, the
-    app plays runs: it starts (or joins) Ray and the dispatcher on start-up, stops them on shutdown."""
+    app plays runs: it starts (or joins) Ray and the dispatcher on start-up, stops them on shutdown.
+    The MCP server at /mcp/studio runs in the same app; `mcp_allowed_hosts` (else config.toml's
+    [mcp] allowed_hosts) turns on its DNS-rebinding protection for those Host values."""
     if core is None:
         if data_dir is None:
             raise ValueError("create_app needs data_dir or core")
         core = Core.open(data_dir, refused_per_address_per_minute=refused_per_address_per_minute)
+    mcp_config = core.config.get("mcp") or {}
+    # Built here, per app: its session manager runs once, and tests start several apps in one process.
+    mcp = mcp_surface.build(core, version=API_VERSION,
+                            allowed_hosts=mcp_allowed_hosts or mcp_config.get("allowed_hosts"),
+                            allowed_origins=mcp_config.get("allowed_origins"))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -36,7 +45,8 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
             dispatcher = Dispatcher(core, ray_address=ray_address, num_cpus=num_cpus, workers=workers)
             dispatcher.start()
         try:
-            yield
+            async with mcp.session_manager.run():
+                yield
         finally:
             if dispatcher is not None:
                 dispatcher.stop()
@@ -49,4 +59,6 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
     for module in (discovery, scenarios, skills, runs, matches):
         app.include_router(module.router)
     openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody])
+    # Plain Starlette routes, after the API routes: no redirect on the bare path, absent from OpenAPI.
+    app.router.routes.extend(mcp.routes)
     return app

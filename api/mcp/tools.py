@@ -1,0 +1,273 @@
+"""The MCP tools (CONTRACT.md section 5): one row per tool, each naming the service function its REST
+twin calls. Arguments are the REST body's fields, flat, plus `id` where the REST path has one, plus
+optional `api_key`; the body reaches the core raw, so its validation (and every error) is REST's.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
+from api.deps import MAX_BODY_BYTES
+from engine.rules import POLICIES
+from orchestrator import catalog, scenarios, skills
+from orchestrator.auth import Principal
+from orchestrator.core import Core
+from orchestrator.errors import DomainError
+from orchestrator.me import me
+from orchestrator.runs import batches, service, usage
+from orchestrator.runs.body import PROVIDERS, RunBody
+from orchestrator.scenarios import ScenarioBody, ScenarioPatch
+from orchestrator.skills import SkillBody, SkillPatch
+
+API_KEY = {"type": "string", "description": "Access token (dsk_ followed by 64 hex characters). Only needed when "
+           "the connection sends no Authorization: Bearer header; when given it is used instead of the header."}
+LOCAL_SEATS = ", ".join(f"local/{p}" for p in POLICIES)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """`shape` says how arguments split: none (api_key only), id, body, id_body, or query (list_runs)."""
+    name: str
+    title: str
+    description: str
+    scope: str | None          # checked before the body, as REST's route dependency does; None: any token
+    write: bool                # also needs a plan with full API access (plan_api)
+    shape: str
+    call: Callable[..., dict]
+    model: type[BaseModel] | None = None
+    id_text: str | None = None
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = False   # launch_run reaches model providers outside the service
+
+
+def _create_scenario(core: Core, principal: Principal, body: Any) -> dict:
+    return scenarios.create(core, principal, body)[1]  # REST answers 201 or 200; the body says `created`
+
+
+def _list_runs(core: Core, principal: Principal, **query: Any) -> dict:
+    return service.list_runs(core, principal, **query)
+
+
+_ENV_TEXT = ("env (all optional): seed and spawn_seed (integers; pinning both replays one layout), turn_timeout_ms "
+             "(5000-300000), actions_per_turn (1-5), resources ({wood|stone|food|ore|relics: {max, regen}}, "
+             "multipliers 0-10 of the base where 1 is the base and 0 removes it), anchors (scripted bots: policy ids "
+             f"among {', '.join(POLICIES)}, repeats allowed, or the one population id anchors-v1; at most 8, [] for "
+             "none)")
+_SCENARIO_ARGS = ("Arguments: name (2-60 characters, required), description (up to 300), season_ticks (10-2000, "
+                  "omitted means 300), " + _ENV_TEXT + ".")
+_RUN_ARGS = (
+    "Arguments (the run body): scenario_id (required: a library id svc:... from list_library, or a saved usc_... "
+    "id); roster (required: one object per seat with model (required), provider, name, reasoning off|low|medium|"
+    "high, temperature 0-2, max_tokens, format tools|json, skills (up to 4 ids from list_skills), instructions (up "
+    f"to 4000 characters)). Seats {LOCAL_SEATS} are scripted, free and need no provider key; other models run on "
+    f"the account's key for their provider ({', '.join(PROVIDERS)}; router by default). Optional: name (up to 80), "
+    "season_ticks (10-2000 within the plan's ticks_per_run), env (per-run overrides, same fields as a scenario's "
+    "env), max_spend_usd (a stop, clamped into the plan's range), trials (above 1 launches a series), seed_mode "
+    "vary|pinned (series only). Agent turns = seats x season_ticks x trials, against the month's allowance.")
+_RUN_VIEW = ("A run view holds run_id, match_id, name, status, scenario_id, scenario_hash, batch_id, times (_ms), "
+             "live ({tick, season_ticks} while running), links ({match, log, replay} public pages once a match "
+             "exists), error ({error, message} when failed), effective (as-played season_ticks, env and seeds with "
+             "their sources, hash), roster (each seat resolved, with funding and usage), spend, agent_turns, "
+             "stop_reason.")
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("whoami", "Who am I", "The account behind this token: user, plan (id, name, status), api_access (read "
+             "on Free, full on paid plans), the token's name, prefix and scopes, and the plan's limits "
+             "(seats_per_run, ticks_per_run, agent_turns_per_month, queued_runs, series_max_trials, saved_scenarios, "
+             "saved_skills, access_tokens, requests_per_minute). Call it first to learn what you may launch. Any "
+             "valid token. REST: GET /api/v1/me.", None, False, "none", lambda core, p: me(p)),
+    ToolSpec("get_scenario_schema", "Scenario JSON Schema", "JSON Schema (draft 2020-12) of a scenario definition, "
+             "the arguments of validate_scenario and create_scenario, with the live resource types, anchor ids and "
+             "two examples. Also served as the resource svc://studio/scenario-schema. Needs scenarios:read. REST: "
+             "GET /api/v1/scenarios/schema.", scenarios.READ, False, "none",
+             lambda core, p: catalog.scenario_schema(p)),
+    ToolSpec("validate_scenario", "Validate a scenario", "Check a scenario definition and save nothing. Answers "
+             "{valid: true, scenario (normalized: description \"\" and season_ticks 300 when omitted), hash (16 hex "
+             "over base, season_ticks and env; name and description are excluded), base, receipt {plan, warnings}}. "
+             "Warnings (plan_ticks: longer than the plan allows per run; fixed_layout: seed and spawn_seed both "
+             "pinned) never block saving. An invalid definition is refused with the field's own code (bad_request, "
+             "bad_scenario, bad_season_ticks, bad_env) and a message naming the field. " + _SCENARIO_ARGS +
+             " Free plans may call it. Needs scenarios:read. REST: POST /api/v1/scenarios/validate.",
+             scenarios.READ, False, "body", scenarios.validate, model=ScenarioBody),
+    ToolSpec("create_scenario", "Save a scenario", "Save a scenario definition on the base world svc:custom-base-v1 "
+             "(same arguments as validate_scenario). Answers {ok, created, scenario {id (usc_...), name, description, "
+             "season_ticks, env, hash, base, created_at_ms, updated_at_ms}, receipt}. Idempotent: the same name and "
+             "content hash answers the existing scenario with created false. Counts against the plan's "
+             "saved_scenarios (too_many_scenarios when full). Pass scenario.id as scenario_id to estimate_run and "
+             "launch_run. " + _SCENARIO_ARGS + " Needs scenarios:write on a paid plan. REST: POST /api/v1/scenarios.",
+             scenarios.WRITE, True, "body", _create_scenario, model=ScenarioBody, read_only=False),
+    ToolSpec("list_scenarios", "List saved scenarios", "The account's saved scenarios, newest first: {scenarios: "
+             "[{id, name, description, season_ticks, env, hash, base, created_at_ms, updated_at_ms}]}. Needs "
+             "scenarios:read. REST: GET /api/v1/scenarios.", scenarios.READ, False, "none",
+             lambda core, p: scenarios.list_scenarios(core, p)),
+    ToolSpec("get_scenario", "Get a saved scenario", "One saved scenario: {scenario {id, name, description, "
+             "season_ticks, env, hash, base, created_at_ms, updated_at_ms}}; its id is a launch's scenario_id. "
+             "Another account's id reads as unknown_scenario. Needs scenarios:read. REST: GET /api/v1/scenarios/:id.",
+             scenarios.READ, False, "id", scenarios.get, id_text="the saved scenario's id (usc_...)"),
+    ToolSpec("update_scenario", "Change a saved scenario", "Change a saved scenario: id plus any of name, "
+             "description, season_ticks, env. Omitted fields keep their value; a given env replaces the whole env. "
+             "Changing season_ticks or env changes the hash; runs already launched keep their snapshot. Answers "
+             "{scenario} with updated_at_ms set. Needs scenarios:write on a paid plan. REST: PUT "
+             "/api/v1/scenarios/:id.", scenarios.WRITE, True, "id_body", scenarios.update, model=ScenarioPatch,
+             id_text="the saved scenario's id (usc_...)", read_only=False),
+    ToolSpec("delete_scenario", "Delete a saved scenario", "Delete a saved scenario: {ok, deleted: id}. Frees an "
+             "allowance slot; played runs keep their snapshot. Needs scenarios:write on a paid plan. REST: DELETE "
+             "/api/v1/scenarios/:id.", scenarios.WRITE, True, "id", scenarios.delete,
+             id_text="the saved scenario's id (usc_...)", read_only=False, destructive=True),
+    ToolSpec("list_skills", "List skills", "Skills a seat can carry in roster[].skills: {builtin: [the six built-ins "
+             "builtin:trader, builtin:survivalist, builtin:aggressor, builtin:diplomat, builtin:builder, "
+             "builtin:explorer, with name, text, game, blurb], mine: [own skills usk_...], limits {name_chars, "
+             "text_chars, saved_skills}}. A skill's text is appended to the seat's system prompt under \"Your "
+             "operator's directions\". Needs scenarios:read. REST: GET /api/v1/skills.", skills.READ, False, "none",
+             lambda core, p: skills.list_skills(core, p)),
+    ToolSpec("get_skill", "Get a skill", "One skill with its full text: {skill {id, name, text, ...}}; "
+             "built-ins also carry game and blurb. Needs scenarios:read. REST: GET "
+             "/api/v1/skills/:id.", skills.READ, False, "id", skills.get,
+             id_text="a built-in id (builtin:trader, ...) or an own skill id (usk_...)"),
+    ToolSpec("create_skill", "Create a skill", "Save a named block of directions a seat can carry. Arguments: name "
+             "(2-60 characters) and text (10-2000), both required. Answers {ok, skill {id (usk_...), name, text, "
+             "created_at_ms, updated_at_ms}}; put skill.id in a seat's skills (up to 4 per seat). Counts against the "
+             "plan's saved_skills. Not idempotent. Needs scenarios:write on a paid plan. REST: POST /api/v1/skills.",
+             skills.WRITE, True, "body", skills.create, model=SkillBody, read_only=False, idempotent=False),
+    ToolSpec("update_skill", "Change a skill", "Change an own skill: id plus name and/or text; omitted fields keep "
+             "their value. Built-ins cannot be changed (bad_skill). Launched runs keep the text they played. Answers "
+             "{skill}. Needs scenarios:write on a paid plan. REST: PUT /api/v1/skills/:id.", skills.WRITE, True,
+             "id_body", skills.update, model=SkillPatch, id_text="the own skill's id (usk_...)", read_only=False),
+    ToolSpec("delete_skill", "Delete a skill", "Delete an own skill: {ok, deleted: id}. Built-ins cannot be deleted "
+             "(bad_skill). Needs scenarios:write on a paid plan. REST: DELETE /api/v1/skills/:id.", skills.WRITE,
+             True, "id", skills.delete, id_text="the own skill's id (usk_...)", read_only=False, destructive=True),
+    ToolSpec("estimate_run", "Estimate a run", "Price a launch and queue nothing. It runs the launch's own checks: "
+             "success means launch_run with the same arguments would be admitted, and a body launch_run would refuse "
+             "is refused here with the same error. " + _RUN_ARGS + " Answers {ok, batch {trials, agent_turns, usd "
+             "{low, high}, wall_clock_ms {low, high}, seats [{seat, name, model, provider, funding}], spend_cap_usd, "
+             "quota {agent_turns_remaining, after_launch}, queue {queued, limit, headroom}, precision {reference_sd, "
+             "half_width_95, single_run_half_width_95}}}. Free plans may call it. Needs runs:read. REST: POST "
+             "/api/v1/runs/estimate.", service.READ, False, "body", service.estimate, model=RunBody),
+    ToolSpec("launch_run", "Launch a run", "Queue a run, or a series of runs when trials > 1, with the same "
+             "arguments as estimate_run (estimate first). Not idempotent: every call queues another launch and "
+             "reserves its agent turns. Answers {ok, run (the first run's view, status queued), batch (null, or "
+             "{batch_id, trials, seed_mode, run_ids} for a series)}. Then call get_run with run.run_id every few "
+             "seconds until run.status is finished, failed or cancelled, and read its results. " + _RUN_ARGS +
+             " Needs runs:write on a paid plan. REST: POST /api/v1/runs.", service.WRITE, True, "body",
+             service.launch, model=RunBody, read_only=False, idempotent=False, open_world=True),
+    ToolSpec("list_runs", "List runs", "The account's runs, newest first: {runs: [run view], next_cursor}. Optional "
+             "filters: status, scenario_id, batch_id; limit 1-100 (default 20); cursor: the next_cursor of the "
+             "previous page (null when there is no further page). Needs runs:read. REST: GET /api/v1/runs.",
+             service.READ, False, "query", _list_runs),
+    ToolSpec("get_run", "Get a run and its results", "A run and its results: {run, results}. run.status goes queued "
+             "-> launching -> running -> finished, failed (run.error says why) or cancelled; poll until one of those "
+             "three (every few seconds for scripted seats, about every 30 s for model seats). results is null until "
+             "the match archives, usually seconds after the run finishes; then {rubric, agents [{name, model, rank, "
+             "fitness_index 0-100, grade, archetype, status, crafter_score, dimensions {survival, economy, social, "
+             "competitiveness, exploration}, epilogue}], match_ticks, top_model {name, model}, field_size}. "
+             + _RUN_VIEW + " Needs runs:read. REST: GET /api/v1/runs/:id.", service.READ, False, "id",
+             service.get_run, id_text="the run's id (run_...), from launch_run or list_runs"),
+    ToolSpec("cancel_run", "Cancel a run", "Cancel a run: queued runs are cancelled at once; a launching run is "
+             "refused with run_launching (retry in a few seconds); a running run stops at the next tick boundary and "
+             "what played is archived and scored; a run that already ended answers cancelled false, unchanged. "
+             "Answers {ok, cancelled, run}. Needs runs:write on a paid plan. REST: POST /api/v1/runs/:id/cancel.",
+             service.WRITE, True, "id", service.cancel, id_text="the run's id (run_...)", read_only=False,
+             destructive=True),
+    ToolSpec("get_batch", "Get a series", "A series launched with trials > 1: {batch {batch_id, status, trials, "
+             "seed_mode, run_ids, summary}}, where summary gives per seat the mean fitness_index with its 95% "
+             "interval and n, and the same for each dimension. Unknown ids answer unknown_run. Needs runs:read. "
+             "REST: GET /api/v1/batches/:id.", service.READ, False, "id", batches.get_batch,
+             id_text="the series' batch_id (bat_...), from launch_run"),
+    ToolSpec("get_usage", "Usage and allowances", "Spend by month, by model and per run, split by who paid (account "
+             "keys or platform), and the allowances: agent_turns {used, held, remaining}, queued_runs, spend_cap_usd, "
+             "access_tokens, requests_per_minute. Needs runs:read. REST: GET /api/v1/usage.", service.READ, False,
+             "none", lambda core, p: usage.usage(core, p)),
+    ToolSpec("list_library", "Library scenarios", "Scenarios shipped by the platform, each launchable directly as "
+             "scenario_id: {scenarios: [{id (svc:...), title, kind, description, hash, season_ticks, roster "
+             "{min_agents, max_agents}, seed_policy, turn_based, anchors, resource_multipliers}]}. A fixed "
+             "seed_policy refuses a run-level env.seed (seed_not_allowed). Needs scenarios:read. REST: GET "
+             "/api/v1/library/scenarios.", scenarios.READ, False, "none",
+             lambda core, p: catalog.library_scenarios(p)),
+    ToolSpec("list_anchors", "Anchor bots", "Scripted baseline bots a scenario can field in env.anchors: {policies "
+             "[{id, description}], populations [{id, anchors, description}]}. The same policies play seats as model "
+             "local/<policy id>. Needs scenarios:read. REST: GET /api/v1/library/anchors.", scenarios.READ, False,
+             "none", lambda core, p: catalog.anchor_listing(p)),
+)
+BY_NAME = {t.name: t for t in TOOLS}
+
+QUERY = {  # list_runs: GET /api/v1/runs's query parameters, typed as JSON
+    "status": {"type": "string", "enum": list(service.STATUSES)},
+    "scenario_id": {"type": "string"},
+    "batch_id": {"type": "string"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+    "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page"},
+}
+
+
+def input_schema(spec: ToolSpec) -> dict:
+    """The model's own JSON Schema (the one REST's OpenAPI document shows) plus `id` and `api_key`.
+    It documents the arguments; the server does not enforce it, the core validates them as REST's."""
+    if spec.model is not None:
+        schema = copy.deepcopy(spec.model.model_json_schema())
+        schema.pop("title", None)
+    else:
+        schema = {"type": "object", "properties": copy.deepcopy(QUERY) if spec.shape == "query" else {},
+                  "additionalProperties": False}
+    props = schema.setdefault("properties", {})
+    if spec.id_text:
+        schema["properties"] = props = {"id": {"type": "string", "description": spec.id_text}, **props}
+        schema["required"] = ["id", *schema.get("required", [])]
+    props["api_key"] = dict(API_KEY)
+    return schema
+
+
+# --- splitting raw arguments into what the service function takes ---------------------------------
+
+def _take_id(args: dict) -> str:
+    if "id" not in args or args["id"] is None:
+        raise DomainError("bad_request", "id is required")
+    value = args.pop("id")
+    if not isinstance(value, str):
+        raise DomainError("bad_request", "id: should be a valid string")
+    return value
+
+
+def _no_more(args: dict, allowed: tuple[str, ...]) -> None:
+    # REST ignores unknown query parameters, but a tool argument that does nothing is a caller's typo.
+    for name in args:
+        raise DomainError("bad_request", f"unknown argument '{name}'; allowed arguments: "
+                          f"{', '.join((*allowed, 'api_key'))}")
+
+
+def _sized(body: dict) -> dict:
+    # REST refuses bodies over MAX_BODY_BYTES (api/deps.py); measure the body as compact JSON.
+    size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
+    if size > MAX_BODY_BYTES:
+        raise DomainError("bad_request", f"the body is {size} bytes; send at most {MAX_BODY_BYTES}")
+    return body
+
+
+def _query(args: dict) -> dict:
+    _no_more({k: v for k, v in args.items() if k not in QUERY}, tuple(QUERY))
+    for name in ("status", "scenario_id", "batch_id", "cursor"):
+        if args.get(name) is not None and not isinstance(args[name], str):
+            raise DomainError("bad_request", f"{name}: should be a valid string")
+    return args  # null means absent, as an omitted query parameter; the service checks the values
+
+
+def invoke(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict:
+    """Call the tool's service function with `args` (api_key already removed), split by its shape."""
+    if spec.shape == "none":
+        _no_more(args, ())
+        return spec.call(core, principal)
+    if spec.shape == "id":
+        ident = _take_id(args)
+        _no_more(args, ("id",))
+        return spec.call(core, principal, ident)
+    if spec.shape == "body":
+        return spec.call(core, principal, _sized(args))
+    if spec.shape == "id_body":
+        ident = _take_id(args)
+        return spec.call(core, principal, ident, _sized(args))
+    return spec.call(core, principal, **_query(args))
