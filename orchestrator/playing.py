@@ -45,6 +45,7 @@ class Outcome:
     spend_usd: float
     error: dict | None = None
     timings_ms: dict = field(default_factory=dict)
+    started_at_ms: int | None = None  # when the worker began playing (a job may wait behind another)
 
 
 def _failed(job: Job, match, usage: list[dict], error: dict) -> Outcome:
@@ -87,6 +88,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     """Play, archive, score. `players` plays the model seats (orchestrator.seats), None when every
     seat is scripted."""
     t0 = time.perf_counter()
+    started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     stop = "season_end"
     usage = [{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0} for _ in job.seats]
@@ -128,4 +130,5 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     status = "cancelled" if stop == "cancelled" else "finished"
     return Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
                    results=results, seat_rows=rows, usage=usage, spend_usd=spend,
-                   timings_ms={"play": 1e3 * (t1 - t0), "archive": 1e3 * (t2 - t1), "score": 1e3 * (t3 - t2)})
+                   timings_ms={"play": 1e3 * (t1 - t0), "archive": 1e3 * (t2 - t1), "score": 1e3 * (t3 - t2)},
+                   started_at_ms=started)

@@ -36,7 +36,7 @@ def cluster_cpus() -> int:
 MODEL_JOBS_PER_WORKER = 8
 
 
-@ray.remote(num_cpus=1, max_concurrency=3, max_restarts=0, max_task_retries=0)
+@ray.remote(num_cpus=1, max_concurrency=3, max_restarts=0, max_task_retries=0)  # 2 plays + control
 class MatchWorker:
     def __init__(self):
         self._stop: set[str] = set()

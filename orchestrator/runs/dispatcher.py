@@ -25,7 +25,9 @@ from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cluster_cpu
 
 log = logging.getLogger("studio.dispatcher")
 PROGRESS_EVERY_S = 1.0
-SCRIPTED_JOBS_PER_WORKER = 1  # one job at a time: a queued second one only waited, and its clock ran
+# A second job waits inside the actor, so the worker never idles while the dispatcher records the
+# first one; the run's started_at_ms is taken from the worker when it really starts playing.
+SCRIPTED_JOBS_PER_WORKER = 2
 MODEL_WORKERS = 2
 
 
@@ -43,7 +45,7 @@ class Dispatcher:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.registry = Registry(core.data_dir)
+        self.registry = Registry(core)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
 
@@ -186,19 +188,19 @@ class Dispatcher:
             settled = sum(u["agent_turns"] for u in o["usage"])
             updates.append((o["status"], o["stop_reason"], json.dumps(o["results"]) if o["results"] else None,
                             json.dumps(roster), o["spend_usd"], settled, o["match_ticks"], now_ms(),
-                            json.dumps(o["error"]) if o["error"] else None, o["run_id"]))
-        self.registry.register(rows, outcomes)
+                            json.dumps(o["error"]) if o["error"] else None, o.get("started_at_ms"), o["run_id"]))
         with self.core.store.write() as c:
             c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
-                          "turns_settled = ?, live_tick = ?, finished_at_ms = ?, error = ? WHERE id = ?", updates)
-        self.registry.export_runs(self.core, ids)
+                          "turns_settled = ?, live_tick = ?, finished_at_ms = ?, error = ?, "
+                          "started_at_ms = COALESCE(?, started_at_ms) WHERE id = ?", updates)
+        self.registry.ended(ids, rows, outcomes)
 
     def _fail(self, run_id: str, message: str) -> None:
         with self.core.store.write() as c:
             c.execute("UPDATE runs SET status = 'failed', stop_reason = 'failed', error = ?, turns_settled = 0, "
                       "finished_at_ms = ? WHERE id = ?",
                       (json.dumps({"error": "internal_error", "message": message}), now_ms(), run_id))
-        self.registry.export_runs(self.core, [run_id])
+        self.registry.ended([run_id])
 
     def _progress(self) -> None:
         """Copy live ticks from busy workers into the store (long runs only take more than a poll)."""

@@ -1,13 +1,16 @@
-"""The DuckDB catalog of archived matches, written by the service alone.
+"""The DuckDB catalog of archived matches, and the export of ended runs, written by the service alone.
 
-Tables `matches` (one row per archived match, pointing at its Parquet log) and `seats` (every
-results field per agent). Notebooks never open this file (DuckDB lets one process write it); they
-read the Parquet files the archive writes beside it, which hold the same rows. Nothing on a
-request's path reads the catalog either, so registration happens on its own thread, off the
-dispatcher's (a DuckDB commit costs several milliseconds there).
+The table `matches` registers each archived match (run, batch, scenario, path of its Parquet log);
+the views `events` and `seats` read the per-match Parquet files themselves, so a match's thousands
+of events and its seat rows are never copied into the catalog (measured: copying the seat rows in
+cost ~10 ms of CPU per run, more than scoring the match). Notebooks never open this file (DuckDB
+lets one process write it); they read the same Parquet files. Nothing on a request's path reads
+the catalog, so this work happens on its own thread, and whatever has queued up meanwhile goes in
+one commit and one file.
 """
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 
@@ -18,59 +21,87 @@ from orchestrator import archive
 from orchestrator.runs.views import run_view
 from orchestrator.store import now_ms
 
+log = logging.getLogger("studio.catalog")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
-    match_id VARCHAR PRIMARY KEY, run_id VARCHAR, account_id VARCHAR, batch_id VARCHAR, scenario_id VARCHAR,
+    match_id VARCHAR, run_id VARCHAR, account_id VARCHAR, batch_id VARCHAR, scenario_id VARCHAR,
     events_path VARCHAR, match_ticks INTEGER, stop_reason VARCHAR, registered_at_ms BIGINT
 );
 """
+_MATCH_COLUMNS = ("match_id", "run_id", "account_id", "batch_id", "scenario_id", "events_path", "match_ticks",
+                  "stop_reason", "registered_at_ms")
 
 
 class Registry:
-    def __init__(self, data_dir):
-        self.data_dir = data_dir
-        path = archive.archive_dir(data_dir) / "catalog.duckdb"
+    def __init__(self, core):
+        self.core = core
+        self.data_dir = core.data_dir
+        path = archive.archive_dir(self.data_dir) / "catalog.duckdb"
         path.parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(str(path))
         self.con.execute("SET timezone = 'UTC'")
         self.con.execute(_SCHEMA)
         self._lock = threading.Lock()
-        self.has_seats = bool(self.con.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'seats'").fetchone()[0])
+        self._views_made = False
         self._queue: queue.Queue = queue.Queue()
         self._thread = threading.Thread(target=self._drain, name="studio-catalog", daemon=True)
         self._thread.start()
 
-    def _drain(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            try:
-                self._insert(*item)
-            except Exception:  # the catalog is a convenience copy; the Parquet files stay the record
-                import logging
-                logging.getLogger("studio.catalog").exception("catalog registration failed")
+    # -- what the dispatcher hands over ---------------------------------------------------------
+    def ended(self, run_ids: list[str], rows: dict | None = None, outcomes: list[dict] | None = None) -> None:
+        """Runs that ended: their matches (rows: run id -> store row, with the outcomes that archived
+        something) go to the catalog, their final views to archive/runs/."""
+        self._queue.put(("ended", run_ids, rows or {}, outcomes or []))
+
+    def flush(self) -> None:
+        """Wait until everything handed over so far is written."""
+        done = threading.Event()
+        self._queue.put(("flush", done))
+        done.wait()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A cursor for a reader thread (a DuckDB connection is not shared across threads)."""
         return self.con.cursor()
 
-    def register(self, rows: dict, outcomes: list[dict]) -> None:
-        """Queue archived matches of ended runs (rows: run id -> store row) for the catalog."""
-        self._queue.put((rows, outcomes))
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=30)
+        with self._lock:
+            self.con.close()
 
-    def flush(self) -> None:
-        """Wait until everything queued so far is in the catalog."""
-        done = threading.Event()
-        self._queue.put((None, done))
-        done.wait()
+    # -- the writer thread ----------------------------------------------------------------------
+    def _drain(self) -> None:
+        while True:
+            items = [self._queue.get()]
+            while True:  # take whatever else queued up meanwhile: one commit, one file for all of it
+                try:
+                    items.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            run_ids, rows, outcomes, flushes, stop = [], {}, [], [], False
+            for item in items:
+                if item is None:
+                    stop = True
+                elif item[0] == "flush":
+                    flushes.append(item[1])
+                else:
+                    run_ids += item[1]
+                    rows.update(item[2])
+                    outcomes += item[3]
+            try:
+                if outcomes:
+                    self._insert(rows, outcomes)
+                if run_ids:
+                    self._export(run_ids)
+            except Exception:  # the catalog and exports are copies; the store and event logs stay the record
+                log.exception("catalog registration failed")
+            for done in flushes:
+                done.set()
+            if stop:
+                return
 
-    def _insert(self, rows, outcomes) -> None:
-        if rows is None:  # a flush marker
-            outcomes.set()
-            return
-        matches, seats = [], []
+    def _insert(self, rows: dict, outcomes: list[dict]) -> None:
+        matches = []
         for o in outcomes:
             if not o["seat_rows"]:  # a run that failed before anything was archived
                 continue
@@ -78,36 +109,28 @@ class Registry:
             matches.append([match_id, row["id"], row["account_id"], row["batch_id"], row["scenario_id"],
                             str(archive.events_path(self.data_dir, match_id)), o["match_ticks"], o["stop_reason"],
                             now_ms()])
-            seats += o["seat_rows"]
         if not matches:
             return
-        names = ("match_id", "run_id", "account_id", "batch_id", "scenario_id", "events_path", "match_ticks",
-                 "stop_reason", "registered_at_ms")
-        matches_arrow = pa.table({n: [m[k] for m in matches] for k, n in enumerate(names)})  # noqa: F841
-        seats_arrow = archive.seat_table(seats)  # noqa: F841  (DuckDB reads it by name below)
+        matches_arrow = pa.table({n: [m[k] for m in matches] for k, n in enumerate(_MATCH_COLUMNS)})  # noqa: F841
         with self._lock:
-            # DuckDB's executemany costs ~1 ms a row; Arrow scans insert the lot, in one commit
-            self.con.execute("BEGIN")
-            self.con.execute("INSERT OR REPLACE INTO matches SELECT * FROM matches_arrow")
-            if not self.has_seats:
-                self.con.execute("CREATE TABLE seats AS SELECT * FROM seats_arrow")
-            else:
-                self.con.execute("INSERT INTO seats BY NAME SELECT * FROM seats_arrow")
-            self.con.execute("COMMIT")
-            self.has_seats = True
+            self.con.execute("INSERT INTO matches SELECT * FROM matches_arrow")  # DuckDB reads it by name
+            if not self._views_made:  # read_parquet needs at least one file when the view is made
+                self._make_views()
 
-    def export_runs(self, core, run_ids: list[str]) -> None:
-        """Ended runs' metadata for notebooks: one Parquet file per call (a run ends once)."""
-        rows = core.store.all(f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(run_ids))})", tuple(run_ids))
+    def _make_views(self) -> None:
+        root = archive.archive_dir(self.data_dir)
+        for view, folder in (("events", archive.EVENTS_DIR), ("seats", archive.SEATS_DIR)):
+            glob = str(root / folder / "*.parquet").replace("'", "''")  # a path of ours, not a user's
+            self.con.execute(f"CREATE OR REPLACE VIEW {view} AS SELECT * FROM read_parquet('{glob}', "
+                             "union_by_name = true)")
+        self._views_made = True
+
+    def _export(self, run_ids: list[str]) -> None:
+        placeholders = ",".join("?" * len(run_ids))
         views = []
-        for row in rows:
+        for row in self.core.store.all(f"SELECT * FROM runs WHERE id IN ({placeholders})", tuple(run_ids)):
             view = run_view(row)
             view["account_id"] = row["account_id"]
             views.append(view)
-        archive.write_runs(self.data_dir, views)
-
-    def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join(timeout=30)
-        with self._lock:
-            self.con.close()
+        if views:
+            archive.write_runs(self.data_dir, views)
