@@ -36,12 +36,12 @@ def cluster_cpus() -> int:
 MODEL_JOBS_PER_WORKER = 8
 
 
-@ray.remote(num_cpus=1, max_concurrency=3, max_restarts=0, max_task_retries=0)  # 2 plays + control
-class MatchWorker:
+class Player:
     def __init__(self):
         self._stop: set[str] = set()
         self._tick: dict[str, int] = {}
 
+    @ray.method(concurrency_group="play")
     def play(self, job: dict) -> dict:
         j = Job(**job)
         try:
@@ -52,17 +52,27 @@ class MatchWorker:
             self._tick.pop(j.run_id, None)
         return asdict(outcome)
 
+    @ray.method(concurrency_group="control")
     def cancel(self, run_id: str) -> None:
         self._stop.add(run_id)
 
+    @ray.method(concurrency_group="control")
     def ticks(self) -> dict[str, int]:
         return dict(self._tick)
 
+    @ray.method(concurrency_group="control")
     def pid(self) -> int:
         return os.getpid()
 
 
+# Scripted matches play one at a time per worker (a queued second job starts the moment the first
+# ends, without two threads fighting over the GIL); cancel and progress calls have their own threads.
+MatchWorker = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0,
+                         concurrency_groups={"play": 1, "control": 2})(Player)
+# Matches with model seats mostly wait on providers: no CPU held, several at once.
+ModelWorker = ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0,
+                         concurrency_groups={"play": MODEL_JOBS_PER_WORKER, "control": 2})(Player)
+
+
 def model_worker():
-    """A worker for matches with model seats: no CPU held, MODEL_JOBS_PER_WORKER jobs at once (+2
-    threads for cancel and progress)."""
-    return MatchWorker.options(num_cpus=0, max_concurrency=MODEL_JOBS_PER_WORKER + 2).remote()
+    return ModelWorker.remote()
