@@ -37,6 +37,8 @@ MODEL_JOBS_PER_WORKER = 8
 
 
 class Player:
+    """A worker actor's body; wrapped twice below, for scripted and for model-seat matches."""
+
     def __init__(self):
         self._stop: set[str] = set()
         self._tick: dict[str, int] = {}
