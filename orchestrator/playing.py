@@ -14,7 +14,7 @@ from engine import rubric
 from engine.match import AgentSpec
 from engine.scenario import build_match
 from orchestrator import archive
-from orchestrator.seats.providers import KeyRejected
+from orchestrator.seats.providers import SeatFailed
 
 CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)
 
@@ -106,7 +106,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     else:
         try:
             stop, spend = players.play(match, job, usage, should_stop, on_tick)
-        except KeyRejected as e:  # the run cannot go on; what played is metered, nothing after
+        except SeatFailed as e:  # a rejected key or unknown model: the run cannot go on
             return _failed(job, match, usage, e.envelope())
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:

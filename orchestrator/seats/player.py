@@ -7,8 +7,8 @@ bounded by turn_timeout_ms, and submits one tick to the engine:
   cause no_reply (a=2);
 - up to actions_per_turn actions are taken from a reply, in order; the rest are ignored;
 - what cannot be read as an action is logged INVALID with a reason (orchestrator.seats.actions);
-- a rejected key raises KeyRejected before the tick is submitted: the run fails naming seat and
-  provider.
+- a seat that can never play (a rejected key, an unknown model) raises SeatFailed before the tick
+  is submitted: the run fails naming seat and provider.
 Usage per seat: agent_turns (every tick the seat was asked to play), input/output tokens from the
 provider's usage fields, USD priced from the price table.
 """
@@ -25,7 +25,7 @@ from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
 from orchestrator.seats.providers import (
-    KeyRejected, PooledClient, ProviderError, TurnTimeout, make_chat, new_client,
+    PooledClient, ProviderError, SeatFailed, TurnTimeout, make_chat, new_client,
 )
 
 USAGE_FIELDS = ("agent_turns", "input_tokens", "output_tokens", "usd")
@@ -131,8 +131,8 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
             return [TIMEOUT_WAIT]
 
     results = await asyncio.gather(*(one(i, match.observe(i)) for i in seats), return_exceptions=True)
-    for r in results:  # a rejected key fails the run first; any other exception is a bug: raise it
-        if isinstance(r, KeyRejected):
+    for r in results:  # a seat that can never play fails the run first; any other exception is a bug
+        if isinstance(r, SeatFailed):
             raise r
     for r in results:
         if isinstance(r, BaseException):

@@ -15,7 +15,8 @@ unknown values); anthropic turns thinking on with a budget per effort (temperatu
 as that API requires). max_tokens defaults to DEFAULT_MAX_TOKENS by reasoning off/on.
 
 Failures: 429 and 5xx (and dropped connections) are retried with jittered exponential backoff (or
-the Retry-After the provider sends) while the turn's deadline allows; 401/403 raise KeyRejected
+the Retry-After the provider sends) while the turn's deadline allows; 401/403 raise KeyRejected,
+404 ModelUnknown
 naming the seat and provider (the run fails); anything else unusable raises ProviderError (the seat
 waits that tick, cause no_reply).
 """
@@ -44,8 +45,16 @@ TOOL_RESULT = "played; its outcome is in your next observation"
 TOOL_IGNORED = "ignored: over your actions per turn"
 
 
-class KeyRejected(Exception):
-    """The provider refused the key (401/403). The run fails; run.error names seat and provider."""
+class SeatFailed(Exception):
+    """A seat that can never play: the run fails at once; run.error names seat and provider."""
+    code = "provider_error"
+
+    def envelope(self) -> dict:
+        return {"error": self.code, "message": str(self)}
+
+
+class KeyRejected(SeatFailed):
+    """The provider refused the key (401/403)."""
     code = "provider_key_rejected"
 
     def __init__(self, seat: str, provider: str, status: int):
@@ -53,8 +62,16 @@ class KeyRejected(Exception):
         super().__init__(f"{seat}: the {provider} provider rejected the key (HTTP {status}); "
                          f"store a working {provider} key with `studio key set` and launch again")
 
-    def envelope(self) -> dict:
-        return {"error": self.code, "message": str(self)}
+
+class ModelUnknown(SeatFailed):
+    """The provider does not know the model, or the key's base URL points nowhere (404): waiting every
+    tick would only burn the season."""
+    code = "provider_model_unknown"
+
+    def __init__(self, seat: str, provider: str):
+        self.seat, self.provider = seat, provider
+        super().__init__(f"{seat}: the {provider} provider answered 404 (no such model, or a wrong base URL "
+                         "on the key); check the model id and the key's --base-url and launch again")
 
 
 class ProviderError(Exception):
@@ -153,6 +170,8 @@ class Chat:
                 status = r.status_code
                 if status in (401, 403):
                     raise KeyRejected(self.seat, self.provider, status)
+                if status == 404:
+                    raise ModelUnknown(self.seat, self.provider)
                 if status < 300:
                     try:
                         return json.loads(r.content)

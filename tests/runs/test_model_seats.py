@@ -98,6 +98,18 @@ def test_rejected_key_fails_the_run_naming_seat_and_provider(srv, fake):
     assert run["agent_turns"]["settled"] == 0
 
 
+def test_unknown_model_fails_the_run_instead_of_waiting_out_the_season(srv, fake):
+    fake.defaults["vendor/no-such-model"] = {"status": 404}
+    c, _ = model_account(srv, fake)
+    with c:
+        rid = c.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 200,
+                                           "roster": [{"model": "vendor/no-such-model"}]}).json()["run"]["run_id"]
+        run = wait_terminal(c, rid)["run"]
+    assert run["status"] == "failed" and run["error"]["error"] == "provider_model_unknown"
+    assert "roster[0]" in run["error"]["message"] and "router" in run["error"]["message"]
+    assert len(fake.bodies("vendor/no-such-model")) == 1  # one answer was enough
+
+
 def test_spend_cap_stops_the_run(srv, fake):
     fake.defaults["openai/gpt-4o"] = {"calls": [("wait", {})], "usage": (200000, 1000)}  # ~$0.51 a turn
     c, _ = model_account(srv, fake)
