@@ -1,9 +1,9 @@
 """Run routes: estimate, launch, list, read, cancel, batches, usage. Each calls one service function."""
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from api.deps import BodyDep, Caller, caller
@@ -48,15 +48,27 @@ def launch(c: Writer, raw: BodyDep) -> JSONResponse:
     return JSONResponse(service.launch(c.core, c.principal, raw), status_code=201)
 
 
-Status = Literal["queued", "launching", "running", "finished", "failed", "cancelled"]
+def _param(name: str, schema: dict, description: str) -> dict:
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
 
 
-@router.get("/runs", responses=responses({200: RUN_LIST}), summary="List runs, newest first")
-def list_runs(c: Reader, status: Status | None = None, scenario_id: str | None = None, batch_id: str | None = None,
-              limit: Annotated[int | None, Query(ge=1, le=100)] = None,
-              cursor: Annotated[str | None, Query(pattern=r"^[0-9]{1,18}$")] = None) -> dict:
-    return service.list_runs(c.core, c.principal, status=status, scenario_id=scenario_id, batch_id=batch_id,
-                             limit=limit, cursor=cursor or None)
+# The query reaches the service raw, as MCP's list_runs arguments do, so both answer the same
+# message for the same bad value; the document still states what is accepted.
+LIST_PARAMS = {"parameters": [
+    _param("status", {"enum": list(service.STATUSES)}, "only runs in this state"),
+    _param("scenario_id", {"type": "string"}, "only runs of this scenario"),
+    _param("batch_id", {"type": "string"}, "only the runs of this series"),
+    _param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "page size, default 20"),
+    _param("cursor", {"type": "string", "pattern": "^[0-9]{1,18}$"}, "next_cursor of the previous page"),
+]}
+
+
+@router.get("/runs", responses=responses({200: RUN_LIST}), openapi_extra=LIST_PARAMS,
+            summary="List runs, newest first")
+def list_runs(c: Reader, request: Request) -> dict:
+    q = request.query_params
+    return service.list_runs(c.core, c.principal, status=q.get("status"), scenario_id=q.get("scenario_id"),
+                             batch_id=q.get("batch_id"), limit=q.get("limit"), cursor=q.get("cursor"))
 
 
 @router.get("/runs/{id}", responses=responses({200: RUN_ONE}), summary="A run and its results (null until archived)")

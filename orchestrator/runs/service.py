@@ -116,10 +116,12 @@ STATUSES = ("queued", "launching", "running", "finished", "failed", "cancelled")
 
 
 def list_runs(core: Core, principal: Principal, *, status: str | None = None, scenario_id: str | None = None,
-              batch_id: str | None = None, limit: int | None = None, cursor: str | None = None) -> dict:
+              batch_id: str | None = None, limit: int | str | None = None, cursor: str | None = None) -> dict:
     """Newest first; `next_cursor` resumes after the last run of this page."""
     require(principal, READ)
     limit = 20 if limit is None else limit
+    if isinstance(limit, str) and limit.isdigit():  # a query string's value
+        limit = int(limit)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
         raise DomainError("bad_request", "limit: send an integer from 1 to 100")
     if status is not None and status not in STATUSES:
@@ -129,8 +131,8 @@ def list_runs(core: Core, principal: Principal, *, status: str | None = None, sc
         if val is not None:
             sql += f" AND {col} = ?"  # col comes from the fixed tuple above, never from the caller
             params.append(val)
-    if cursor:
-        if not cursor.isdigit():
+    if cursor is not None:
+        if not (isinstance(cursor, str) and cursor.isdigit() and len(cursor) <= 18):
             raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
         sql += " AND seq < ?"
         params.append(int(cursor))

@@ -128,6 +128,11 @@ CASES = [
     Case("plan_api", "delete_skill", {"id": "usk_x"}, "DELETE", "/api/v1/skills/usk_x", plan="free"),
     Case("bad_request", "create_scenario", {"name": "ok", "colour": "red"}, "POST", "/api/v1/scenarios",
          {"name": "ok", "colour": "red"}),
+    # list_runs: the query reaches the service raw on REST too, so a bad value reads the same
+    Case("bad_request", "list_runs", {"limit": 0}, "GET", "/api/v1/runs?limit=0"),
+    Case("bad_request", "list_runs", {"limit": 101}, "GET", "/api/v1/runs?limit=101"),
+    Case("bad_request", "list_runs", {"cursor": "abc"}, "GET", "/api/v1/runs?cursor=abc"),
+    Case("bad_request", "list_runs", {"status": "asleep"}, "GET", "/api/v1/runs?status=asleep"),
     Case("bad_request", "validate_scenario", {}, "POST", "/api/v1/scenarios/validate", {}),
     Case("bad_request", "validate_scenario", {"name": "big", "description": "x" * 70_000}, "POST",
          "/api/v1/scenarios/validate", {"name": "big", "description": "x" * 70_000}),
