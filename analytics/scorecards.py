@@ -22,15 +22,15 @@ from engine import rubric
 from engine.kernels import tally as T
 from engine.kernels.codes import MATCH_START
 
-_COLUMNS = ("tick", "agent", "kind", "ok", "a", "b", "c", "f", "g", "v")
+_COLUMNS = ("tick", "agent", "kind", "ok", "a", "b", "c", "d", "f", "g", "v")
 _BATCH_ROWS = 1_000_000
 
 
 @njit(cache=True)
-def _tally_all(starts, tick, agent, kind, ok, a, b, c, f, g, v):
+def _tally_all(starts, tick, agent, kind, ok, a, b, c, d, f, g, v):
     """The engine's tally per match over stacked logs. starts int64[M + 1] (row offsets).
-    Returns counters int64[A, N_COUNTERS], worth float64[A], header int64[M, 3] (side, ticks,
-    radius), offsets int64[M + 1] (agent rows of match m are offsets[m]:offsets[m+1])."""
+    Returns counters int64[A, N_COUNTERS], worth float64[A], header int64[M, 4] (side, ticks,
+    radius, season ticks), offsets int64[M + 1] (agent rows of match m are offsets[m]:offsets[m+1])."""
     m_count = starts.shape[0] - 1
     sizes = np.zeros(m_count, dtype=np.int64)
     for m in range(m_count):
@@ -42,11 +42,11 @@ def _tally_all(starts, tick, agent, kind, ok, a, b, c, f, g, v):
     offsets[1:] = np.cumsum(sizes)
     cnt = np.zeros((offsets[m_count], T.N_COUNTERS), dtype=np.int64)
     worth = np.zeros(offsets[m_count], dtype=np.float64)
-    header = np.zeros((m_count, 3), dtype=np.int64)
+    header = np.zeros((m_count, 4), dtype=np.int64)
     for m in range(m_count):
         s, e = starts[m], starts[m + 1]
         cm, wm, hm = T.tally(sizes[m], tick[s:e], agent[s:e], kind[s:e], ok[s:e], a[s:e], b[s:e], c[s:e],
-                             f[s:e], g[s:e], v[s:e])
+                             d[s:e], f[s:e], g[s:e], v[s:e])
         cnt[offsets[m]:offsets[m + 1]] = cm
         worth[offsets[m]:offsets[m + 1]] = wm
         header[m] = hm
@@ -186,7 +186,7 @@ def scorecards_from_tally(cnt, worth, header, offsets) -> dict[str, np.ndarray]:
         cnt[:, T.C_G_WOOD] > 0, cnt[:, T.C_G_STONE] > 0, cnt[:, T.C_G_FOOD] > 0, cnt[:, T.C_G_ORE] > 0,
         cnt[:, T.C_RELICS] > 0, cnt[:, T.C_EAT] > 0, cnt[:, T.C_BUILD] > 0, cnt[:, T.C_CRAFT] > 0,
         cnt[:, T.C_TRADES] > 0, cnt[:, T.C_RAIDS_WON] > 0, cnt[:, T.C_REPELLED] > 0,
-        alive & (cnt[:, T.C_TICKS_ALIVE] >= match_ticks),
+        alive & (cnt[:, T.C_TICKS_ALIVE] >= header[m, 3]),  # the whole season (rubric.achievements)
     ], axis=1) if worth.size else np.zeros((0, len(rubric.ACHIEVEMENTS)), bool)
     # Same order as rubric.achievements; guards against the engine's list changing under us.
     assert unlocked.shape[1] == len(rubric.ACHIEVEMENTS)

@@ -37,7 +37,9 @@ assert tuple(ACTION_SPECS) == ACTIONS
 
 
 def _int(v) -> int | None:
-    if isinstance(v, bool) or not isinstance(v, int):
+    """An int the event log's int32 columns hold as sent; anything else is bad_arguments (a refused
+    row must replay as the same action)."""
+    if isinstance(v, bool) or not isinstance(v, int) or not -2**31 < v < 2**31:
         return None
     return v
 
@@ -47,7 +49,7 @@ def encode(action: dict, messages: list[str], say_max: int = 280) -> np.ndarray:
     INVALID row (refused with unknown_action or bad_arguments); texts go to `messages`."""
     row = np.zeros(6, dtype=np.int64)
     name = action.get("action") if isinstance(action, dict) else None
-    if name not in ACTION_SPECS:
+    if not isinstance(name, str) or name not in ACTION_SPECS:
         row[0] = INVALID
         row[1] = R_UNKNOWN_ACTION
         row[2] = _note(messages, f"unknown action {name!r}"[:say_max])

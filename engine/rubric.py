@@ -10,7 +10,7 @@ import numpy as np
 
 from engine.kernels import tally as T
 
-RUBRIC_VERSION = "world-rubric-1"
+RUBRIC_VERSION = "world-rubric-2"
 
 DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
 WEIGHTS = {"survival": 0.30, "economy": 0.25, "social": 0.15, "competitiveness": 0.15, "exploration": 0.15}
@@ -42,7 +42,7 @@ def ordinal(n: int) -> str:
 
 
 def dimensions(cnt: np.ndarray, worth: np.ndarray, header: np.ndarray) -> dict[str, np.ndarray]:
-    side, match_ticks, _ = (int(x) for x in header)
+    side, match_ticks = int(header[0]), int(header[1])
     n = cnt.shape[0]
     ticks = max(match_ticks, 1)
     survival = 100 * (0.7 * cnt[:, T.C_TICKS_ALIVE] / ticks + 0.3 * cnt[:, T.C_HEALTH] / 100)
@@ -62,13 +62,14 @@ def dimensions(cnt: np.ndarray, worth: np.ndarray, header: np.ndarray) -> dict[s
     return {k: np.clip(np.round(v, 2), 0, 100) for k, v in out.items()}
 
 
-def achievements(cnt: np.ndarray, match_ticks: int) -> np.ndarray:
+def achievements(cnt: np.ndarray, season_ticks: int) -> np.ndarray:
     """bool[N, len(ACHIEVEMENTS)]: each agent's unlocked achievements in this match."""
     return np.stack([
         cnt[:, T.C_G_WOOD] > 0, cnt[:, T.C_G_STONE] > 0, cnt[:, T.C_G_FOOD] > 0, cnt[:, T.C_G_ORE] > 0,
         cnt[:, T.C_RELICS] > 0, cnt[:, T.C_EAT] > 0, cnt[:, T.C_BUILD] > 0, cnt[:, T.C_CRAFT] > 0,
         cnt[:, T.C_TRADES] > 0, cnt[:, T.C_RAIDS_WON] > 0, cnt[:, T.C_REPELLED] > 0,
-        (cnt[:, T.C_ALIVE] == 1) & (cnt[:, T.C_TICKS_ALIVE] >= match_ticks),
+        # the whole season, not just the ticks a stopped match played
+        (cnt[:, T.C_ALIVE] == 1) & (cnt[:, T.C_TICKS_ALIVE] >= season_ticks),
     ], axis=1)
 
 
@@ -90,8 +91,10 @@ def archetype(row: dict, dims: dict) -> str:
     return "Survivor"
 
 
-def epilogue(row: dict, rank: int, field_size: int, match_ticks: int) -> str:
-    if row["status"] == "alive":
+def epilogue(row: dict, rank: int, field_size: int, match_ticks: int, season_ticks: int) -> str:
+    if row["status"] == "alive" and match_ticks < season_ticks:
+        life = f"Alive when the match stopped at tick {match_ticks} of {season_ticks}"
+    elif row["status"] == "alive":
         life = f"Survived all {match_ticks} ticks"
     else:
         life = f"Starved at tick {row['ticks_alive'] - 1}"
@@ -106,12 +109,12 @@ def score(cols: dict, specs) -> dict:
     """The results object of SPEC.md from event columns and the field's agent specs (names, models)."""
     n = len(specs)
     cnt, worth, header = T.tally(n, cols["tick"], cols["agent"], cols["kind"], cols["ok"], cols["a"],
-                                 cols["b"], cols["c"], cols["f"], cols["g"], cols["v"])
-    match_ticks = int(header[1])
+                                 cols["b"], cols["c"], cols["d"], cols["f"], cols["g"], cols["v"])
+    match_ticks, season_ticks = int(header[1]), int(header[3])
     dims = dimensions(cnt, worth, header)
     fitness = np.round(sum(WEIGHTS[d] * dims[d] for d in DIMENSIONS), 2)
     ranks = competition_ranks(fitness)
-    unlocked = achievements(cnt, match_ticks)
+    unlocked = achievements(cnt, season_ticks)
     entries = []
     for i, spec in enumerate(specs):
         row = {
@@ -126,7 +129,7 @@ def score(cols: dict, specs) -> dict:
             "seat": i, "name": spec.name, "model": spec.model, "rank": int(ranks[i]), "fitness_index": fi,
             "grade": grade(fi), "archetype": archetype(row, d), "status": row["status"],
             "crafter_score": round(crafter_score(100.0 * unlocked[i]), 2), "dimensions": d,
-            "epilogue": epilogue(row, int(ranks[i]), n, match_ticks),
+            "epilogue": epilogue(row, int(ranks[i]), n, match_ticks, season_ticks),
             "achievements": [a for a, on in zip(ACHIEVEMENTS, unlocked[i]) if on],
             "stats": {"net_worth": round(float(worth[i]), 2), "ticks_alive": row["ticks_alive"],
                       "trades": row["trades"], "partners": int(cnt[i, T.C_PARTNERS]),

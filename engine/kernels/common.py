@@ -18,7 +18,7 @@ def pool_at(tiles, x, y, t):
 
 @hot
 def take_from_pool(tiles, x, y, t, amount):
-    tiles[y, x, T_POOL] = pool_at(tiles, x, y, t) - amount
+    tiles[y, x, T_POOL] = max(0.0, pool_at(tiles, x, y, t) - amount)  # gather's 1e-9 tolerance may overshoot
     tiles[y, x, T_TOUCHED] = t
 
 

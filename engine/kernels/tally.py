@@ -3,7 +3,7 @@ import numpy as np
 from engine.kernels.jit import alloc, hot
 
 from engine.kernels.codes import (
-    ACCEPT, BUILD, CRAFT, EAT, EXPIRE, FINAL, GATHER, MATCH_START, MOVE, N_ACTIONS, OFFER, RAID, RELICS,
+    ACCEPT, BUILD, CRAFT, EAT, EXPIRE, FINAL, GATHER, INVALID, MATCH_START, MOVE, OFFER, RAID, RELICS,
     SAY, SEASON_END, SPAWN,
 )
 
@@ -23,11 +23,12 @@ def _see(seen, i, x, y, r):
 
 
 @alloc
-def tally(n_agents, tick, agent, kind, ok, a, b, c, f, g, v):
-    """counters int64[N, N_COUNTERS], worth float64[N], header int64[3] = (side, match_ticks, radius)."""
+def tally(n_agents, tick, agent, kind, ok, a, b, c, d, f, g, v):
+    """counters int64[N, N_COUNTERS], worth float64[N], header int64[4] = (side, match_ticks, radius,
+    season_ticks)."""
     cnt = np.zeros((n_agents, N_COUNTERS), dtype=np.int64)
     worth = np.zeros(n_agents, dtype=np.float64)
-    header = np.zeros(3, dtype=np.int64)
+    header = np.zeros(4, dtype=np.int64)
     side = 1
     radius = 0
     for r in range(kind.shape[0]):
@@ -36,13 +37,14 @@ def tally(n_agents, tick, agent, kind, ok, a, b, c, f, g, v):
             radius = f[r]
             header[0] = side
             header[2] = radius
+            header[3] = d[r]
             break
     seen = np.zeros((n_agents, side, side), dtype=np.bool_)
     partners = np.zeros((n_agents, n_agents), dtype=np.bool_)
     for r in range(kind.shape[0]):
         k = kind[r]
         i = agent[r]
-        if k < N_ACTIONS and ok[r] == 0:
+        if k <= INVALID and ok[r] == 0:  # refused actions and replies that named no valid action
             cnt[i, C_REFUSED] += 1
             continue
         if k == SPAWN:

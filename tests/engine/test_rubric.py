@@ -104,3 +104,21 @@ def test_trade_counts_for_both_sides_in_social():
     assert a["dimensions"]["social"] == pytest.approx(5 + 6 + 20)
     assert b["dimensions"]["social"] == pytest.approx(5 + 6)
     assert "close_trade" in a["achievements"]
+
+
+def test_a_stopped_match_grants_no_season_survival():
+    m = make_match(ticks=300, seats=("local/honest-trader",))
+    m.run(until=40)
+    m.finish("cancelled")
+    r = m.results()
+    me = r["agents"][0]
+    assert r["match_ticks"] == 40 and "survive_season" not in me["achievements"]
+    assert me["epilogue"].startswith("Alive when the match stopped at tick 40 of 300")
+
+
+def test_replies_that_name_no_action_count_as_refused():
+    m = external_match(n=2, ticks=10)
+    m.submit({0: [{"action": "fly"}, {"action": "move", "direction": "sideways"}]})
+    while not m.done:
+        m.submit({})
+    assert m.results()["agents"][0]["stats"]["refused"] == 2

@@ -271,3 +271,36 @@ def test_say_reaches_others_in_their_next_observation(ext2):
 
 
 
+
+
+@pytest.mark.parametrize("action,reason", [
+    ({"action": "say", "text": "hi", "to": 2**32 + 1}, "bad_arguments"),  # would alias agent 1 in int32
+    ({"action": "raid", "target": 2**70}, "bad_arguments"),
+    ({"action": ["move"]}, "unknown_action"),
+    ({"action": {"name": "move"}}, "unknown_action"),
+])
+def test_model_replies_out_of_range_or_of_the_wrong_type_are_refused_and_replay_the_same(ext2, action, reason):
+    from engine import events
+    from engine.replay import replay
+
+    m = ext2
+    m.submit({0: [action, {"action": "wait"}]})
+    ev = [e for e in [last_event(m, 0)]]
+    rows = m.columns()
+    first = np.nonzero(rows["agent"] == 0)[0]
+    kinds = [(int(rows["kind"][r]), int(rows["ok"][r]), rules.REASONS[rows["reason"][r]]) for r in first[1:]]
+    assert kinds[0][1] == 0 and kinds[0][2] == reason and ev
+    m.finish("cancelled")
+    assert events.equal(m.columns(), replay(m.config, m.columns()).columns())
+
+
+def test_empty_slots_do_not_shift_actions_against_a_replay(ext2):
+    from engine import events
+    from engine.actions import EMPTY_ROW, encode
+    from engine.replay import replay
+
+    m = ext2
+    m.submit({0: [EMPTY_ROW.copy(), encode({"action": "move", "direction": "east"}, m.messages)],
+              1: [{"action": "move", "direction": "west"}]})
+    m.finish("cancelled")
+    assert events.equal(m.columns(), replay(m.config, m.columns()).columns())
