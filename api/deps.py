@@ -60,6 +60,9 @@ async def json_body(request: Request) -> Any:
         raise DomainError("bad_request", f"the body is {len(raw)} bytes; send at most {MAX_BODY_BYTES}")
     try:
         return json.loads(raw, parse_constant=_no_constants)
+    except RecursionError:  # nesting deeper than the parser's stack
+        raise DomainError("bad_request", "the body nests too deeply to be a run or scenario; send a flat JSON "
+                          "object") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise DomainError("bad_request", f"the body is not JSON ({e}); send a JSON object with "
                           "content-type: application/json") from None

@@ -139,3 +139,9 @@ def write_runs(data_dir, run_views: list[dict]) -> Path:
     path = archive_dir(data_dir) / RUNS_DIR / f"{run_views[0]['run_id']}.parquet"
     _write(pa.Table.from_pylist(flat), path)
     return path
+
+
+def remove_match(data_dir, match_id: str) -> None:
+    """Drop a match's files (a run that will be replayed, or that failed after archiving)."""
+    for folder in (EVENTS_DIR, SEATS_DIR):
+        (archive_dir(data_dir) / folder / f"{match_id}.parquet").unlink(missing_ok=True)

@@ -108,6 +108,9 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
             stop, spend = players.play(match, job, usage, should_stop, on_tick)
         except SeatFailed as e:  # a rejected key or unknown model: the run cannot go on
             return _failed(job, match, usage, e.envelope())
+        except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
+            return _failed(job, match, usage, {"error": "internal_error", "message": f"the match stopped at tick "
+                                               f"{match.tick}: {type(e).__name__}: {str(e)[:200]}"})
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick

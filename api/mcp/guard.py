@@ -71,7 +71,7 @@ async def _request_id(receive: Receive) -> str | int | None:
         more = message.get("more_body", False)
     try:
         request = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     rid = request.get("id") if isinstance(request, dict) else None
     return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None

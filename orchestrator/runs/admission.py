@@ -1,8 +1,8 @@
 """Admission: one function decides whether a run body may launch, and what it would cost.
 
 `admit` runs every check of a launch in SPEC.md's order (body, scenario, account, roster, plan
-ceilings, seeds, funding); estimate reports what it found, launch (runs/launch.py) takes the same
-plan into a write transaction for the checks that depend on other runs (queue, quota, history).
+ceilings, seeds, funding); estimate reports what it found, launch (runs/service.py) takes the same
+admission into a write transaction for the checks that depend on other runs (queue, quota, history).
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from orchestrator.envspec import SEED_MAX
 from orchestrator.errors import DomainError
 from orchestrator.runs.body import MAX_DIRECTIONS, PROVIDERS, check_run_body
 from orchestrator.runs import funding
+from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
 # Spend caps are clamped into the plan's range (USD); an omitted cap gets the top of the range.
@@ -121,9 +122,10 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[
                                   "and not one of your skills (GET /api/v1/skills)") from None
         instructions = seat.get("instructions")
         directions = funding.compose_directions(skills, instructions)
-        if len(directions) > MAX_DIRECTIONS:
+        total = sum(len(s["text"]) for s in skills) + len(instructions or "")  # the texts, not the separators
+        if total > MAX_DIRECTIONS:
             raise DomainError("bad_roster", f"{_seat_label(k, seat)}: skills plus instructions make "
-                              f"{len(directions)} characters; at most {MAX_DIRECTIONS} are allowed")
+                              f"{total} characters; at most {MAX_DIRECTIONS} are allowed")
         base = seat.get("name") or seat["model"].rsplit("/", 1)[-1]
         used[base] = used.get(base, 0) + 1
         name = base if seat.get("name") or used[base] == 1 else f"{base} {used[base]}"
@@ -131,7 +133,9 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[
         out.append({
             "seat": k, "name": name, "model": seat["model"], "provider": provider, "funding": None,
             "reasoning": seat.get("reasoning") or "off", "temperature": seat.get("temperature"),
-            "max_tokens": seat.get("max_tokens"), "format": fmt, "skills": skills,
+            "max_tokens": seat.get("max_tokens") or (None if provider == "local" else
+                                                     DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"]),
+            "format": fmt, "skills": skills,
             "instructions": instructions, "scaffold": funding.scaffold(provider, fmt, directions),
             "usage": {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0},
         })

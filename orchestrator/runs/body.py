@@ -66,7 +66,8 @@ HINTS = {**ENV_HINTS,
 
 def check_run_body(raw: Any) -> dict:
     """Raw body -> the body as given (validated), or the field's own error code."""
-    if isinstance(raw, dict) and isinstance(raw.get("roster"), list):
+    # a seat without a model is bad_roster (SPEC.md), once the body's required fields are there at all
+    if isinstance(raw, dict) and "scenario_id" in raw and isinstance(raw.get("roster"), list):
         for k, seat in enumerate(raw["roster"]):
             if isinstance(seat, dict) and "model" not in seat:
                 raise DomainError("bad_roster", f"roster[{k}]: model is required; {HINTS['model']}")

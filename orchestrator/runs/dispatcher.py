@@ -17,6 +17,7 @@ import time
 import ray
 from ray.exceptions import RayActorError, RayError
 
+from orchestrator import archive
 from orchestrator.core import Core
 from orchestrator.playing import Job
 from orchestrator.runs.registry import Registry
@@ -120,24 +121,31 @@ class Dispatcher:
                 self._hand_over(sorted(rows, key=lambda r: r["seq"]), slots)
 
     def _hand_over(self, rows: list, slots: list) -> None:
-        started = []
+        started, back = [], []
         for row, worker in zip(rows, slots):
-            match_id = secrets.token_hex(16)  # unlisted pages: the id is the only key
-            eff = json.loads(row["effective"])
-            job = Job(run_id=row["id"], match_id=match_id, data_dir=str(self.core.data_dir),
-                      season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
-                      meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
-                            "config_hash": eff["hash"], "batch_id": row["batch_id"]},
-                      spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"])
-            ref = worker.play.remote(job.__dict__)
-            self.inflight[ref] = (row["id"], worker)
-            self.by_run[row["id"]] = worker
-            started.append((match_id, now_ms(), row["id"]))
-            if row["cancel_requested"]:
-                worker.cancel.remote(row["id"])
+            try:
+                started.append(self._submit(row, worker))
+            except Exception:  # never leave a claimed run `launching`: it goes back to the queue
+                log.exception("handing run %s to a worker failed", row["id"])
+                back.append((row["id"],))
         with self.core.store.write() as c:
             c.executemany("UPDATE runs SET status = 'running', match_id = ?, started_at_ms = ?, live_tick = 0 "
                           "WHERE id = ?", started)
+            c.executemany("UPDATE runs SET status = 'queued' WHERE id = ?", back)
+
+    def _submit(self, row, worker) -> tuple:
+        """Hand one claimed run to a worker; returns its (match_id, started_at_ms, run_id)."""
+        match_id = secrets.token_hex(16)  # unlisted pages: the id is the only key
+        eff = json.loads(row["effective"])
+        job = Job(run_id=row["id"], match_id=match_id, data_dir=str(self.core.data_dir),
+                  season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
+                  meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
+                        "config_hash": eff["hash"], "batch_id": row["batch_id"]},
+                  spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"])
+        ref = worker.play.remote(job.__dict__)
+        self.inflight[ref] = (row["id"], worker)
+        self.by_run[row["id"]] = worker
+        return match_id, now_ms(), row["id"]
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too
@@ -170,9 +178,10 @@ class Dispatcher:
                 self._fail(o["run_id"], f"the match played but could not be recorded: {type(e).__name__}")
 
     def _replace(self, worker) -> None:
+        """A dead worker leaves its pool once (it may fail several jobs) and a new one of its kind joins."""
         if any(w is worker for w in self.model_workers):
             self.model_workers = [w for w in self.model_workers if w is not worker] + [model_worker()]
-        else:
+        elif any(w is worker for w in self.workers):
             self.workers = [w for w in self.workers if w is not worker] + [MatchWorker.remote()]
 
     def _record(self, outcomes: list[dict]) -> None:
@@ -203,7 +212,10 @@ class Dispatcher:
         self.registry.ended([run_id])
 
     def _progress(self) -> None:
-        """Copy live ticks from busy workers into the store (long runs only take more than a poll)."""
+        """Copy live ticks from busy workers into the store (long runs only take more than a poll), and
+        pass on cancels asked for in another process (the admin CLI, a notebook on the same data dir)."""
+        for row in self.core.store.all("SELECT id FROM runs WHERE status = 'running' AND cancel_requested = 1"):
+            self.request_cancel(row["id"])
         busy = {id(w): w for _, w in self.inflight.values()}  # one ticks() call per busy worker
         for w in busy.values():
             try:
@@ -216,7 +228,11 @@ class Dispatcher:
 
     def reconcile(self) -> None:
         """Runs left launching or running by a previous process: requeue scripted ones (a replay costs
-        nothing and gives the same match), fail the rest. Queued runs simply resume."""
+        nothing and gives the same match), fail the rest. Queued runs simply resume. Whatever a killed
+        worker may have archived for them is dropped, so no reader counts a match no run owns."""
+        for row in self.core.store.all("SELECT match_id FROM runs WHERE status IN ('launching', 'running') "
+                                       "AND match_id IS NOT NULL"):
+            archive.remove_match(self.core.data_dir, row["match_id"])
         with self.core.store.write() as c:
             c.execute("UPDATE runs SET status = 'queued', match_id = NULL, started_at_ms = NULL, live_tick = NULL "
                       "WHERE status IN ('launching', 'running') AND scripted = 1 AND cancel_requested = 0")

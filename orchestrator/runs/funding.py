@@ -21,8 +21,9 @@ def compose_directions(skills: list[dict], instructions: str | None) -> str:
 
 
 def scaffold(provider: str, fmt: str, directions: str) -> str:
-    if provider == "local":  # scripted policies read no prompt; their identity is the policy alone
-        return LOCAL_SCAFFOLD
+    if provider == "local":  # scripted policies read no prompt, but the seat still records what it carried
+        tag = prompt.scaffold(fmt, directions).partition("+")[2]
+        return LOCAL_SCAFFOLD + (f"+{tag}" if tag else "")
     return prompt.scaffold(fmt, directions)
 
 

@@ -60,7 +60,9 @@ def log_text(core: Core, match_id: str) -> str:
     row = _row(core, match_id)
     cols, meta = _events(core, match_id)
     if cols is None:
-        return f"{row['name']}: the match is still playing; the play-by-play appears when it is archived.\n"
+        if row["status"] == "running":
+            return f"{row['name']}: the match is still playing; the play-by-play appears when it is archived.\n"
+        return f"{row['name']}: {row['status']}; no play-by-play was archived for this match.\n"
     names = [a["name"] for a in meta["field"]]
     messages = {int(cols["b"][r]): cols["text"][r] for r in np.nonzero(cols["text"] != None)[0]}  # noqa: E711
     table = [messages.get(k, "") for k in range(max(messages, default=-1) + 1)]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -112,6 +113,7 @@ def get_run(core: Core, principal: Principal, run_id: str) -> dict:
     return {"run": run_view(row), "results": results_of(row)}
 
 
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also takes '²', which int() refuses
 STATUSES = ("queued", "launching", "running", "finished", "failed", "cancelled")
 
 
@@ -120,7 +122,7 @@ def list_runs(core: Core, principal: Principal, *, status: str | None = None, sc
     """Newest first; `next_cursor` resumes after the last run of this page."""
     require(principal, READ)
     limit = 20 if limit is None else limit
-    if isinstance(limit, str) and limit.isdigit():  # a query string's value
+    if isinstance(limit, str) and _DIGITS.fullmatch(limit):  # a query string's value
         limit = int(limit)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
         raise DomainError("bad_request", "limit: send an integer from 1 to 100")
@@ -132,7 +134,7 @@ def list_runs(core: Core, principal: Principal, *, status: str | None = None, sc
             sql += f" AND {col} = ?"  # col comes from the fixed tuple above, never from the caller
             params.append(val)
     if cursor is not None:
-        if not (isinstance(cursor, str) and cursor.isdigit() and len(cursor) <= 18):
+        if not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor) and len(cursor) <= 18):
             raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
         sql += " AND seq < ?"
         params.append(int(cursor))
@@ -167,6 +169,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
             deadline = time.monotonic() + wait_s
             while time.monotonic() < deadline and _row(core, principal, run_id)["status"] == "running":
                 time.sleep(0.02)
-    if status in ledger.TERMINAL:
-        return {"ok": True, "cancelled": False, "run": run_view(_row(core, principal, run_id))}
-    return {"ok": True, "cancelled": True, "run": run_view(_row(core, principal, run_id))}
+    final = _row(core, principal, run_id)
+    # a run that ended by itself during the wait was not cancelled; one still stopping will be
+    stopped = final["stop_reason"] == "cancelled" or (final["status"] == "running" and final["cancel_requested"])
+    return {"ok": True, "cancelled": bool(stopped), "run": run_view(final)}

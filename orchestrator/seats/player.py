@@ -186,17 +186,26 @@ class ModelSeats:
                 players[i] = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
                                         turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
                                         prices=prices, memory_turns=self.memory_turns)
-            spend = 0.0
-            while not match.done:
-                if should_stop():
-                    return "cancelled", spend
-                report = await play_tick(match, players)
-                for i, delta in report.usage.items():
+            try:
+                return await self._season(match, job, players, usage, should_stop, on_tick)
+            finally:  # whatever ended the season, every seat's tokens so far are metered (they were paid)
+                for i, p in players.items():
                     for k in USAGE_FIELDS:
-                        usage[i][k] += delta[k]
-                spend += report.usd
-                on_tick(match.tick)
-                # a stop, not a hold: the tick that crosses the cap is the last one played
-                if job.spend_cap_usd is not None and spend >= job.spend_cap_usd and not match.done:
-                    return "spend_cap", spend
-            return "season_end", spend
+                        usage[i][k] = p.usage[k]
+
+    @staticmethod
+    async def _season(match, job, players, usage, should_stop, on_tick) -> tuple[str, float]:
+        spend = 0.0
+        while not match.done:
+            if should_stop():
+                return "cancelled", spend
+            report = await play_tick(match, players)
+            for i, delta in report.usage.items():
+                for k in USAGE_FIELDS:
+                    usage[i][k] += delta[k]
+            spend += report.usd
+            on_tick(match.tick)
+            # a stop, not a hold: the tick that crosses the cap is the last one played
+            if job.spend_cap_usd is not None and spend >= job.spend_cap_usd and not match.done:
+                return "spend_cap", spend
+        return "season_end", spend

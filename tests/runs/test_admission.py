@@ -178,3 +178,36 @@ def test_fifty_concurrent_launches_never_exceed_the_allowance(tmp_path):
         assert codes.count("ok") == 10 and codes.count("plan_quota") == 40
     finally:
         s.stop()
+
+
+def test_four_full_skills_fit_the_directions_limit(idle):
+    token = account(idle.core, plan="starter")
+    with idle.client(token) as c:
+        ids = [c.post("/api/v1/skills", json={"name": f"s{k}", "text": "x" * 2000}).json()["skill"]["id"]
+               for k in range(4)]
+        seat = {"model": "local/random", "skills": ids}
+        assert c.post("/api/v1/runs/estimate", json=local_body(roster=[seat])).status_code == 200
+        over = dict(seat, instructions="y")
+        assert both(c, local_body(roster=[over]))[1]["error"] == "bad_roster"
+
+
+def test_local_seat_scaffold_carries_its_directions_tag(idle):
+    with idle.client(account(idle.core, plan="starter")) as c:
+        plain = c.post("/api/v1/runs", json=local_body()).json()["run"]["roster"][0]["scaffold"]
+        c.post(f"/api/v1/runs/{c.get('/api/v1/runs').json()['runs'][0]['run_id']}/cancel")
+        told = c.post("/api/v1/runs", json=local_body(roster=[{"model": "local/random", "instructions": "Hoard."}]))
+        assert plain == "local-policy-v1" and told.json()["run"]["roster"][0]["scaffold"].startswith(
+            "local-policy-v1+custom.")
+
+
+@pytest.mark.parametrize("query", ["limit=%C2%B2", "cursor=%C2%B2", "limit=abc"])
+def test_odd_list_queries_are_bad_requests(idle, query):
+    with idle.client(account(idle.core)) as c:
+        r = c.get(f"/api/v1/runs?{query}")
+        assert (r.status_code, r.json()["error"]) == (400, "bad_request")
+
+
+def test_deeply_nested_body_is_a_bad_request(idle):
+    with idle.client(account(idle.core)) as c:
+        r = c.post("/api/v1/runs/estimate", content=b"[" * 40000, headers={"content-type": "application/json"})
+        assert (r.status_code, r.json()["error"]) == (400, "bad_request")

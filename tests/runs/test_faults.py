@@ -75,17 +75,38 @@ def test_cancel_running_stops_at_a_tick_and_scores_what_played(paced):
         assert c.get(run["links"]["log"]).status_code == 200
 
 
-def test_killed_worker_fails_only_its_run(paced):
+def test_killed_worker_fails_only_its_runs_and_is_replaced_once(paced):
     with paced.client(account(paced.core)) as c:
-        victim = c.post("/api/v1/runs", json=local_body(season_ticks=600)).json()["run"]["run_id"]
+        ids = [c.post("/api/v1/runs", json=local_body(season_ticks=600)).json()["run"]["run_id"] for _ in range(4)]
+        victim = ids[0]
         wait_status(c, victim, "running")
-        pid = ray.get(paced.dispatcher.by_run[victim].pid.remote())
+        worker = paced.dispatcher.by_run[victim]
+        doomed = [r for r in ids if paced.dispatcher.by_run.get(r) is worker]  # its second job waits inside it
+        pid = ray.get(worker.pid.remote())
         os.kill(pid, signal.SIGKILL)
-        body = wait_terminal(c, victim)
-        assert body["run"]["status"] == "failed" and "worker" in body["run"]["error"]["message"]
-        assert body["run"]["agent_turns"]["settled"] == 0
+        for rid in doomed:
+            body = wait_terminal(c, rid)
+            assert body["run"]["status"] == "failed" and "worker" in body["run"]["error"]["message"]
+            assert body["run"]["agent_turns"]["settled"] == 0
+        assert len(paced.dispatcher.workers) == 2  # one replacement, however many jobs the dead one held
+        for rid in set(ids) - set(doomed):
+            c.post(f"/api/v1/runs/{rid}/cancel")
         after = c.post("/api/v1/runs", json=local_body(season_ticks=20)).json()["run"]["run_id"]
         assert wait_terminal(c, after)["run"]["status"] == "finished"
+
+
+def test_cancel_from_another_process_stops_the_run(paced):
+    from api.python import Studio
+
+    token = account(paced.core)
+    with paced.client(token) as c:
+        rid = c.post("/api/v1/runs", json=local_body(season_ticks=600)).json()["run"]["run_id"]
+        wait_status(c, rid, "running")
+        with Studio(paced.data_dir, token) as notebook:  # no dispatcher here: the server plays the run
+            answer = notebook.cancel_run(id=rid)
+        assert answer["cancelled"] is True
+        body = wait_terminal(c, rid)
+        assert body["run"]["status"] == "cancelled" and body["results"]["match_ticks"] < 600
 
 
 def test_restart_mid_run_requeues_and_finishes(tmp_path):

@@ -51,6 +51,7 @@ def test_mixed_providers_and_anchors_play_a_full_run(srv, fake):
     run, res = body["run"], body["results"]
     assert run["status"] == "finished" and res["match_ticks"] == 12 and res["field_size"] == 7
     gpt, claude, local = run["roster"]
+    assert gpt["max_tokens"] == 1024 and local["max_tokens"] is None  # resolved: the provider default
     assert gpt["usage"]["input_tokens"] == 12 * 120 and gpt["usage"]["output_tokens"] == 12 * 30
     assert claude["usage"]["input_tokens"] == 12 * 90
     assert gpt["usage"]["usd"] > 0 and local["usage"]["usd"] == 0 and local["usage"]["agent_turns"] == 12
