@@ -19,8 +19,7 @@ from pathlib import Path
 from api.mcp.tools import BY_NAME, invoke
 from orchestrator import auth
 from orchestrator.core import Core
-
-TERMINAL = ("finished", "failed", "cancelled")
+from orchestrator.runs.ledger import TERMINAL
 
 
 class Studio:

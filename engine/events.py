@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
+from engine.kernels.codes import INVALID, SAY
 from engine.kernels.state import LOG_DTYPES, LOG_INT_COLUMNS
 
 COLUMNS = ("tick", "agent", "kind", "ok", "reason", "a", "b", "c", "d", "e", "f", "g", "v")
@@ -26,14 +26,6 @@ def columns(tables, messages: list[str]) -> dict[str, np.ndarray]:
             text[r] = messages[idx]
     out["text"] = text
     return out
-
-
-def kind_names() -> list[str]:
-    return list(EVENT_KINDS)
-
-
-def reason_names() -> list[str]:
-    return list(REASONS)
 
 
 def equal(x: dict, y: dict) -> bool:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from engine import rules
-from engine.kernels.codes import RESOURCES, SAY, TERRAINS, WATER
+from engine.kernels.codes import RESOURCES, SAY, TERRAIN_RES, TERRAINS, WATER
 from engine.kernels.common import pool_at
 
 # One character per terrain in the view grid; agents are drawn over it.
@@ -23,7 +23,7 @@ def observation(match, i: int) -> dict:
                 continue
             terrain = TERRAINS[w.terrain[y, x]]
             row.append(GLYPHS[terrain])
-            res = rules.TERRAIN_RESOURCE[w.terrain[y, x]]
+            res = TERRAIN_RES[w.terrain[y, x]]
             if res >= 0 and w.terrain[y, x] != WATER:
                 amount = int(pool_at(match.tables.tiles, x, y, t) + 1e-9)
                 tiles.append({"x": x, "y": y, "resource": RESOURCES[res], "amount": amount})

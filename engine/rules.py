@@ -18,7 +18,6 @@ from engine.kernels.codes import (  # noqa: F401  (re-exported: one definition e
     TERRAINS,
 )
 
-TERRAIN_RESOURCE = (-1, 0, 1, 2, 3, 4, -1)  # grass, forest, rock, berries, ore_vein, ruins, water
 
 # Per resource: base pool size per tile (max), regrowth per tick (regen), price at base.
 RESOURCE_TABLE = {
@@ -83,13 +82,6 @@ WORLD = {
     "snapshot_every": 10,
 }
 
-DIR_DX = (0, 1, 0, -1)
-DIR_DY = (-1, 0, 1, 0)
-REASON = {name: i for i, name in enumerate(REASONS)}
-
-
-def world_default(name: str):
-    return WORLD[name]
 
 
 def map_side(n_agents: int) -> int:
@@ -104,10 +96,6 @@ def rule_arrays() -> dict[str, np.ndarray]:
     return {
         "res_max": np.array([RESOURCE_TABLE[r]["max"] for r in order], dtype=np.float64),
         "res_regen": np.array([RESOURCE_TABLE[r]["regen"] for r in order], dtype=np.float64),
-        "res_price": np.array([RESOURCE_TABLE[r]["price"] for r in order], dtype=np.float64),
-        "terrain_res": np.array(TERRAIN_RESOURCE, dtype=np.int64),
-        "dir_dx": np.array(DIR_DX, dtype=np.int64),
-        "dir_dy": np.array(DIR_DY, dtype=np.int64),
     }
 
 
@@ -116,12 +104,6 @@ def param_array() -> np.ndarray:
     """WORLD's numbers in the order the kernels index them (codes.PARAM_NAMES), then the prices (P_PRICE)."""
     prices = [RESOURCE_TABLE[r]["price"] for r in RESOURCES]
     return np.array([float(WORLD[name]) for name in PARAM_NAMES] + prices, dtype=np.float64)
-
-
-def net_worth(inventory, shelter: int, tool: int) -> float:
-    price = rule_arrays()["res_price"]
-    return float(np.dot(np.asarray(inventory, dtype=np.float64), price)
-                 + shelter * WORLD["shelter_value"] + tool * WORLD["tool_value"])
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,8 @@ from orchestrator.core import Core
 from orchestrator.errors import AdminError
 from orchestrator.store import now_ms
 
-PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6; local needs no key
+PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6: keyed
+ROUTED = PROVIDERS + ("local",)  # every provider a seat may name; local plays scripted policies, no key
 NEEDS_BASE_URL = ("ollama", "openai-compatible")
 PLATFORM = "platform"
 

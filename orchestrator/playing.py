@@ -44,7 +44,6 @@ class Outcome:
     usage: list[dict]           # per seat: agent_turns, input_tokens, output_tokens, usd
     spend_usd: float
     error: dict | None = None
-    timings_ms: dict = field(default_factory=dict)
     started_at_ms: int | None = None  # when the worker began playing (a job may wait behind another)
 
 
@@ -87,7 +86,6 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
              on_tick: Callable[[int], None] = lambda t: None, players=None) -> Outcome:
     """Play, archive, score. `players` plays the model seats (orchestrator.seats), None when every
     seat is scripted."""
-    t0 = time.perf_counter()
     started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     stop = "season_end"
@@ -115,11 +113,9 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     for u in usage:
         u["agent_turns"] = match.tick
     match.finish(stop)  # a season that ran out has finished itself already; this closes a stopped one
-    t1 = time.perf_counter()
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
     path = archive.write_events(job.data_dir, job.match_id, match.columns(), meta, match.messages)
-    t2 = time.perf_counter()
     cols, stored_meta = archive.read_events(path, with_text=False)
     results = rubric.score(cols, specs_from_meta(stored_meta))
     run_row = {"run_id": job.run_id, "match_id": job.match_id, "batch_id": job.meta.get("batch_id"),
@@ -129,9 +125,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
                "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)}}
     rows = archive.seat_rows(run_row, results)
     archive.write_seats(job.data_dir, job.match_id, rows)
-    t3 = time.perf_counter()
     status = "cancelled" if stop == "cancelled" else "finished"
     return Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
                    results=results, seat_rows=rows, usage=usage, spend_usd=spend,
-                   timings_ms={"play": 1e3 * (t1 - t0), "archive": 1e3 * (t2 - t1), "score": 1e3 * (t3 - t2)},
                    started_at_ms=started)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine import library
@@ -25,6 +25,7 @@ from orchestrator.envspec import SEED_MAX
 from orchestrator.errors import DomainError
 from orchestrator.runs.body import MAX_DIRECTIONS, PROVIDERS, check_run_body
 from orchestrator.runs import funding
+from orchestrator.seats.player import seat_label
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
@@ -59,7 +60,6 @@ class Admission:
     spend_cap_usd: float | None
     name: str
     scripted: bool
-    warnings: list = field(default_factory=list)
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str) -> Scenario:
@@ -94,22 +94,18 @@ def merge_env(base: dict, over: dict | None) -> dict:
     return out
 
 
-def _seat_label(k: int, seat: dict) -> str:
-    return f"roster[{k}] (model {seat['model']})"
-
-
 def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[dict]:
     """Roster as sent -> resolved entries (skills snapshotted, provider defaulted, name derived)."""
     out, used = [], {}
     for k, seat in enumerate(roster):
         provider = seat.get("provider") or ("local" if seat["model"].startswith("local/") else "router")
         if provider not in PROVIDERS:
-            raise DomainError("bad_provider", f"{_seat_label(k, seat)}: provider '{provider}' is not routed; "
+            raise DomainError("bad_provider", f"{seat_label(k, seat)}: provider '{provider}' is not routed; "
                               f"send one of {', '.join(PROVIDERS)}")
         if provider == "local":
             policy = seat["model"].split("/", 1)[1] if seat["model"].startswith("local/") else ""
             if policy not in POLICIES:
-                raise DomainError("bad_roster", f"{_seat_label(k, seat)}: local seats play local/<policy> with a "
+                raise DomainError("bad_roster", f"{seat_label(k, seat)}: local seats play local/<policy> with a "
                                   f"policy among {', '.join(POLICIES)}")
         skills = []
         for sid in seat.get("skills") or []:
@@ -118,13 +114,13 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[
             except DomainError as e:
                 if e.code != "unknown_skill":
                     raise
-                raise DomainError("unknown_skill", f"{_seat_label(k, seat)}: skill '{sid}' is not a built-in "
+                raise DomainError("unknown_skill", f"{seat_label(k, seat)}: skill '{sid}' is not a built-in "
                                   "and not one of your skills (GET /api/v1/skills)") from None
         instructions = seat.get("instructions")
         directions = funding.compose_directions(skills, instructions)
         total = sum(len(s["text"]) for s in skills) + len(instructions or "")  # the texts, not the separators
         if total > MAX_DIRECTIONS:
-            raise DomainError("bad_roster", f"{_seat_label(k, seat)}: skills plus instructions make "
+            raise DomainError("bad_roster", f"{seat_label(k, seat)}: skills plus instructions make "
                               f"{total} characters; at most {MAX_DIRECTIONS} are allowed")
         base = seat.get("name") or seat["model"].rsplit("/", 1)[-1]
         used[base] = used.get(base, 0) + 1

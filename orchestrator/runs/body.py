@@ -6,13 +6,14 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, StrictFloat, StrictInt, StrictStr, WithJsonSchema
 
 from orchestrator.envspec import HINTS as ENV_HINTS, Env
+from orchestrator.keys import ROUTED
 from orchestrator.errors import DomainError
 from orchestrator.validation import StrictModel, parse
 
 MAX_SKILLS = 4
 MAX_INSTRUCTIONS = 4000
 MAX_DIRECTIONS = 8000
-PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible", "local")
+PROVIDERS = ROUTED
 
 # Ints stay ints and floats floats (strict); the schema states the bounds the validators apply.
 SpendCap = Annotated[Union[StrictInt, StrictFloat], Field(ge=0), WithJsonSchema({"type": "number", "minimum": 0})]

@@ -18,6 +18,7 @@ from orchestrator import archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.playing import seat_specs
+from orchestrator.seats.prompt import skills_record
 
 
 def require_match(core: Core, match_id: str):
@@ -32,9 +33,9 @@ def _row(core: Core, match_id: str):
 
 
 def _public_seat(seat: dict) -> dict:
-    builtin = [s["id"] for s in seat["skills"] if s["id"].startswith("builtin:")]
+    record = skills_record(seat["skills"])
     return {"seat": seat["seat"], "name": seat["name"], "model": seat["model"], "provider": seat["provider"],
-            "scaffold": seat["scaffold"], "skills": builtin, "own_skills": len(seat["skills"]) - len(builtin),
+            "scaffold": seat["scaffold"], "skills": record["builtin"], "own_skills": record["own"],
             "instructions": bool(seat.get("instructions"))}
 
 

@@ -24,7 +24,7 @@ from orchestrator.errors import DomainError
 from orchestrator.seats.player import Credential, seat_label
 from orchestrator.seats.providers import DEFAULT_BASE_URL
 
-ROUTED = ("router", "openai", "anthropic", "ollama", "openai-compatible", "local")
+ROUTED = keys.ROUTED
 
 
 def _held(keys) -> dict[str, dict]:
