@@ -40,7 +40,7 @@ class Outcome:
     stop_reason: str
     match_ticks: int
     results: dict | None
-    seat_rows: list[dict]
+    match_id: str | None          # the archived match (None when nothing was archived)
     usage: list[dict]           # per seat: agent_turns, input_tokens, output_tokens, usd
     spend_usd: float
     error: dict | None = None
@@ -51,7 +51,7 @@ def _failed(job: Job, match, usage: list[dict], error: dict) -> Outcome:
     for u in usage:
         u["agent_turns"] = match.tick
     return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=match.tick, results=None,
-                   seat_rows=[], usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error)
+                   match_id=None, usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error)
 
 
 def model_players(job: Job):
@@ -127,5 +127,5 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     archive.write_seats(job.data_dir, job.match_id, rows)
     status = "cancelled" if stop == "cancelled" else "finished"
     return Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
-                   results=results, seat_rows=rows, usage=usage, spend_usd=spend,
+                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend,
                    started_at_ms=started)

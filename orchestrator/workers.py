@@ -40,6 +40,10 @@ class Player:
     """A worker actor's body; wrapped twice below, for scripted and for model-seat matches."""
 
     def __init__(self):
+        # one core per scripted worker: Arrow's own thread pool would only contend with the other workers
+        import pyarrow
+
+        pyarrow.set_cpu_count(1)
         self._stop: set[str] = set()
         self._tick: dict[str, int] = {}
 

@@ -103,9 +103,9 @@ class Registry:
     def _insert(self, rows: dict, outcomes: list[dict]) -> None:
         matches = []
         for o in outcomes:
-            if not o["seat_rows"]:  # a run that failed before anything was archived
+            if not o["match_id"]:  # a run that failed before anything was archived
                 continue
-            row, match_id = rows[o["run_id"]], o["seat_rows"][0]["match_id"]
+            row, match_id = rows[o["run_id"]], o["match_id"]
             matches.append([match_id, row["id"], row["account_id"], row["batch_id"], row["scenario_id"],
                             str(archive.events_path(self.data_dir, match_id)), o["match_ticks"], o["stop_reason"],
                             now_ms()])
