@@ -37,18 +37,26 @@ def _pick(rows: pd.DataFrame, seat: int | str) -> pd.DataFrame:
     return picked
 
 
-def _paired(a: pd.DataFrame, b: pd.DataFrame, on: str, metric: str) -> tuple[np.ndarray, np.ndarray, list]:
+# Two series play the same match when both the map seed and the spawn seed agree (a series launched
+# with paired_with replays another's seeds trial by trial; a pinned map varies only the spawns).
+SEEDS = ["seed", "spawn_seed"]
+
+
+def _paired(a: pd.DataFrame, b: pd.DataFrame, on: str | list[str], metric: str) -> tuple[np.ndarray, np.ndarray, list]:
+    on = [on] if isinstance(on, str) else list(on)
     for side, rows in (("a", a), ("b", b)):
-        if rows[on].duplicated().any():
-            raise ValueError(f"side {side} has several rows per {on}; pairing needs one each")
-    joined = a[[on, metric]].merge(b[[on, metric]], on=on, suffixes=("_a", "_b")).sort_values(on)
+        if rows.duplicated(on).any():
+            raise ValueError(f"side {side} has several rows per {'/'.join(on)}; pairing needs one each")
+    joined = a[on + [metric]].merge(b[on + [metric]], on=on, suffixes=("_a", "_b")).sort_values(on)
     if joined.empty:
-        raise ValueError(f"no shared {on} between the two sides")
-    return joined[f"{metric}_a"].to_numpy(float), joined[f"{metric}_b"].to_numpy(float), joined[on].tolist()
+        raise ValueError(f"no shared {'/'.join(on)} between the two sides")
+    keys = joined[on[0]].tolist() if len(on) == 1 else [tuple(k) for k in joined[on].itertuples(index=False)]
+    return joined[f"{metric}_a"].to_numpy(float), joined[f"{metric}_b"].to_numpy(float), keys
 
 
 def _result(comparison: stats.Comparison, metric: str, keys: list, **labels) -> dict:
-    return {"metric": metric, **labels, **comparison.to_dict(), "paired_on": [plain(k) for k in keys]}
+    keys = [[plain(x) for x in k] if isinstance(k, tuple) else plain(k) for k in keys]
+    return {"metric": metric, **labels, **comparison.to_dict(), "paired_on": keys}
 
 
 def compare_seats(data, batch_id: str, seat_a: int | str, seat_b: int | str, metric: str = "fitness_index",
@@ -68,7 +76,7 @@ def compare_configs(data, batch_a: str, batch_b: str, seat: int | str, metric: s
     _check_metric(metric)
     a = _pick(_rows(data, batch_id=batch_a), seat)
     b = _pick(_rows(data, batch_id=batch_b), seat if seat_b is None else seat_b)
-    x, y, keys = _paired(a, b, "seed", metric)
+    x, y, keys = _paired(a, b, SEEDS, metric)
     return _result(stats.paired_comparison(x, y, confidence), metric, keys, batch_a=batch_a, batch_b=batch_b,
                    seat=seat)
 
@@ -79,7 +87,7 @@ def skill_uplift(data, batch_with: str, batch_without: str, seat: int | str, met
     _check_metric(metric)
     a = _pick(_rows(data, batch_id=batch_with), seat)
     b = _pick(_rows(data, batch_id=batch_without), seat)
-    x, y, keys = _paired(a, b, "seed", metric)
+    x, y, keys = _paired(a, b, SEEDS, metric)
     return _result(stats.skill_uplift(x, y, confidence), metric, keys, batch_with=batch_with,
                    batch_without=batch_without, seat=seat)
 

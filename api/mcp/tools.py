@@ -69,7 +69,9 @@ _RUN_ARGS = (
     f"the account's key for their provider ({', '.join(PROVIDERS)}; router by default). Optional: name (up to 80), "
     "season_ticks (10-2000 within the plan's ticks_per_run), env (per-run overrides, same fields as a scenario's "
     "env), max_spend_usd (a stop, clamped into the plan's range), trials (above 1 launches a series), seed_mode "
-    "vary|pinned (series only). Agent turns = seats x season_ticks x trials, against the month's allowance.")
+    "vary|pinned (series only), paired_with (a series only: the batch_id of an earlier series whose seeds it "
+    "replays trial by trial, so the two compare pairwise). Agent turns = seats x season_ticks x trials, against "
+    "the month's allowance.")
 _RUN_VIEW = ("A run view holds run_id, match_id, name, status, scenario_id, scenario_hash, batch_id, times (_ms), "
              "live ({tick, season_ticks} while running), links ({match, log, replay} public pages once a match "
              "exists), error ({error, message} when failed), effective (as-played season_ticks, env and seeds with "

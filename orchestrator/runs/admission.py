@@ -138,7 +138,8 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[
     return out
 
 
-def _seeds(scen: Scenario, body: dict, trials: int, seed_mode: str | None) -> tuple[list[dict], int | None]:
+def _seeds(scen: Scenario, body: dict, trials: int, seed_mode: str | None,
+           batch_seed: int | None = None) -> tuple[list[dict], int | None]:
     """Per trial: (seed, source, spawn_seed, source) under CONTRACT.md section 9's rules."""
     run_env = body.get("env") or {}
     if "seed" in run_env and scen.seed_policy == "fixed":
@@ -159,7 +160,7 @@ def _seeds(scen: Scenario, body: dict, trials: int, seed_mode: str | None) -> tu
     if seed_mode == "pinned" and seed is not None:
         raise DomainError("seed_not_allowed", f"seed_mode pinned draws one map seed for the series, but env.seed is "
                           f"already pinned ({seed_src}); drop one of them")
-    batch_seed = draw_seed()
+    batch_seed = draw_seed() if batch_seed is None else batch_seed
     out = []
     for k in range(trials):
         s, ss = (seed, seed_src) if seed is not None else (
@@ -173,6 +174,21 @@ def trial_seed(batch_seed: int, salt: str, k: int) -> int:
     """Trial k's seed, derived from the batch's recorded seed: anyone can recompute it."""
     digest = hashlib.sha256(f"{batch_seed}:{salt}:{k}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % (SEED_MAX + 1)
+
+
+def _paired_seed(core: Core, principal: Principal, body: dict, trials: int) -> int | None:
+    """The batch seed of the series named by paired_with: trial k then plays trial k's seeds."""
+    other = body.get("paired_with")
+    if other is None:
+        return None
+    if trials < 2:
+        raise DomainError("bad_request", "paired_with: only a series (trials above 1) can pair with another series")
+    row = core.store.one("SELECT batch_seed FROM batches WHERE id = ? AND account_id = ?",
+                         (other, principal.account_id))
+    if row is None:
+        raise DomainError("bad_request", f"paired_with: no series '{other}' on this account; send the batch_id "
+                          "of an earlier series of yours")
+    return row["batch_seed"]
 
 
 def effective(scen: Scenario, season_ticks: int, env: dict, seeds: dict) -> dict:
@@ -216,7 +232,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool) -> Adm
                           f"{plan['series_max_trials']} trials per series")
     seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
     env = merge_env(scen.env, body.get("env"))
-    seeds, batch_seed = _seeds(scen, body, trials, seed_mode)
+    seeds, batch_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
     trial_envs = [effective(scen, ticks, env, s) for s in seeds]
     agent_turns = n_seats * ticks * trials
     est = funding.estimate(seats, ticks, trials)

@@ -43,11 +43,14 @@ class RunBody(StrictModel):
     max_spend_usd: SpendCap = None
     trials: Annotated[int, Field(ge=1)] = None
     seed_mode: Literal["vary", "pinned"] = None
+    # a series that plays the same seeds, trial by trial, as an earlier series of the account, so two
+    # configurations (or a seat with and without a skill) compare pairwise (analytics.compare)
+    paired_with: Annotated[str, Field(min_length=1, max_length=100)] = None
 
 
 CODES = {"scenario_id": "bad_scenario", "roster": "bad_roster", "name": "bad_request",
          "season_ticks": "bad_season_ticks", "env": "bad_env", "max_spend_usd": "bad_spend_cap",
-         "trials": "bad_trials", "seed_mode": "bad_request"}
+         "trials": "bad_trials", "seed_mode": "bad_request", "paired_with": "bad_request"}
 HINTS = {**ENV_HINTS,
          "scenario_id": "send a library id (svc:...) or a saved scenario id (usc_...)",
          "roster": "send a non-empty array of seats, each {model, provider?, name?, reasoning?, temperature?, "
@@ -58,6 +61,7 @@ HINTS = {**ENV_HINTS,
          "max_spend_usd": "send a number of US dollars; it is clamped into the plan's range",
          "trials": "send a positive integer: 1 for a single run, more for a series",
          "seed_mode": "send vary or pinned",
+         "paired_with": "send the batch_id of an earlier series of yours",
          "skills": f"send at most {MAX_SKILLS} skill ids (builtin:... or usk_...)",
          "instructions": f"send a string of at most {MAX_INSTRUCTIONS} characters",
          "reasoning": "send off, low, medium or high", "format": "send tools or json",

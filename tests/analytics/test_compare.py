@@ -33,7 +33,7 @@ def test_configurations_pair_on_the_seeds_both_batches_played(archive_dir):
     rows = direct_seats(archive_dir)
     a, b = by_seed(rows, "bat_a", 0, "fitness_index"), by_seed(rows, "bat_b", 0, "fitness_index")
     shared = sorted(set(a) & set(b))
-    assert got["paired_on"] == shared == SEEDS_B
+    assert [seed for seed, _spawn in got["paired_on"]] == shared == SEEDS_B  # paired on (seed, spawn_seed)
     want = stats.paired_comparison([a[s] for s in shared], [b[s] for s in shared])
     assert got["difference"] == want.difference.to_dict()
     assert got["prob_improvement"] == want.prob_improvement.to_dict()

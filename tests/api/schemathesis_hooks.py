@@ -48,4 +48,6 @@ def filter_failure(context, failure, case, response) -> bool:
     if envelope.get("error") in BY_RULE:
         return False
     builtin_edit = envelope.get("error") == "bad_skill" and "built-in" in envelope.get("message", "")
-    return not builtin_edit
+    # paired_with must name one of the account's series: a rule, not a shape
+    unknown_series = envelope.get("error") == "bad_request" and envelope.get("message", "").startswith("paired_with:")
+    return not (builtin_edit or unknown_series)

@@ -138,3 +138,25 @@ def test_every_archived_match_is_registered_in_the_catalog(lab, srv):
         assert row[0] == run["run_id"] and row[1] == 60 and row[2].endswith(run["match_id"] + ".parquet")
         n = cur.execute("SELECT count(*) FROM seats WHERE match_id = ?", [run["match_id"]]).fetchone()[0]
         assert n == 6
+
+
+def test_paired_series_replay_the_same_seeds_and_compare(lab, srv):
+    from analytics.compare import compare_configs, skill_uplift
+    from analytics.data import open_data_dir
+
+    first = lab.post("/api/v1/runs", json=local_body(trials=3)).json()["batch"]
+    seat = {"model": "local/honest-trader", "instructions": "Trade early."}
+    second = lab.post("/api/v1/runs", json=local_body(trials=3, paired_with=first["batch_id"],
+                                                       roster=[seat, {"model": "local/aggressive-raider"}])).json()
+    assert second.get("batch"), second
+    a = [wait_terminal(lab, r)["run"]["effective"] for r in first["run_ids"]]
+    b = [wait_terminal(lab, r)["run"]["effective"] for r in second["batch"]["run_ids"]]
+    assert [(e["seed"], e["spawn_seed"]) for e in a] == [(e["seed"], e["spawn_seed"]) for e in b]
+    data = open_data_dir(srv.data_dir)
+    got = compare_configs(data, first["batch_id"], second["batch"]["batch_id"], 0)
+    assert len(got["paired_on"]) == 3 and got["difference"]["n"] == 3
+    assert skill_uplift(data, second["batch"]["batch_id"], first["batch_id"], 0)["difference"]["n"] == 3
+    bad = lab.post("/api/v1/runs", json=local_body(trials=2, paired_with="bat_nope")).json()
+    assert bad["error"] == "bad_request" and "paired_with" in bad["message"]
+    single = lab.post("/api/v1/runs", json=local_body(paired_with=first["batch_id"])).json()
+    assert single["error"] == "bad_request"
