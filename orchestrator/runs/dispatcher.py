@@ -50,9 +50,11 @@ class Dispatcher:
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
 
-    @property
-    def capacity(self) -> int:
-        return max(1, len(self.workers))
+    def capacity(self, scripted: bool = True) -> int:
+        """How many runs of a kind play at once: one per scripted worker, several per model worker."""
+        if scripted:
+            return max(1, len(self.workers))
+        return max(1, len(self.model_workers) * MODEL_JOBS_PER_WORKER)
 
     def start(self) -> None:
         init_ray(self.ray_address, self.num_cpus)

@@ -19,9 +19,9 @@ from orchestrator.store import now_ms
 READ, WRITE = "runs:read", "runs:write"
 
 
-def _workers(core: Core) -> int:
+def _workers(core: Core, scripted: bool) -> int:
     d = getattr(core, "dispatcher", None)
-    return d.capacity if d is not None else 1
+    return d.capacity(scripted) if d is not None else 1
 
 
 def _precision(trials: int) -> dict:
@@ -59,7 +59,7 @@ def estimate(core: Core, principal: Principal, raw: Any) -> dict:
     left = room["turns_left"]
     return {"ok": True, "batch": {
         "trials": adm.trials, "agent_turns": adm.agent_turns, "usd": adm.usd,
-        "wall_clock_ms": wall_clock_ms(adm, _workers(core)),
+        "wall_clock_ms": wall_clock_ms(adm, _workers(core, adm.scripted)),
         "seats": [{k: s[k] for k in ("seat", "name", "model", "provider", "funding")} for s in adm.seats],
         "spend_cap_usd": adm.spend_cap_usd,
         "quota": {"agent_turns_remaining": left, "after_launch": None if left is None else left - adm.agent_turns},

@@ -158,3 +158,13 @@ def test_sponsored_seat_needs_a_verified_email(srv, fake):
         run = wait_terminal(c, c.post("/api/v1/runs", json=body).json()["run"]["run_id"])["run"]
         assert run["status"] == "finished" and run["roster"][0]["funding"] == "platform"
     assert fake.requests[-1]["headers"]["authorization"] == "Bearer k-platform"
+
+
+def test_model_series_wall_clock_counts_the_model_workers(srv, fake):
+    c, _ = model_account(srv, fake)
+    with c:
+        body = {"scenario_id": "svc:custom-base-v1", "season_ticks": 10, "roster": [{"model": "openai/gpt-4o-mini"}]}
+        one_wave = c.post("/api/v1/runs/estimate", json=dict(body, trials=16)).json()["batch"]["wall_clock_ms"]
+        two_waves = c.post("/api/v1/runs/estimate", json=dict(body, trials=17)).json()["batch"]["wall_clock_ms"]
+    # 2 model workers x 8 jobs play 16 trials at once; 0.5 s per tick at the low end
+    assert one_wave["low"] == 500 * 10 and two_waves["low"] == 2 * 500 * 10
