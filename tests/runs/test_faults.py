@@ -116,12 +116,18 @@ def test_restart_mid_run_requeues_and_finishes(tmp_path):
         rid = c.post("/api/v1/runs", json=local_body(season_ticks=300)).json()["run"]["run_id"]
         wait_status(c, rid, "running")
     s.stop()  # the service goes down while the run plays
-    assert s.core.store.one("SELECT status FROM runs WHERE id = ?", (rid,))["status"] == "running"
+    row = s.core.store.one("SELECT status, match_id FROM runs WHERE id = ?", (rid,))
+    assert row["status"] == "running"
+    # whatever the killed worker may have archived for that match must not outlive the replay
+    stale = tmp_path / "data" / "archive" / "events" / f"{row['match_id']}.parquet"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_bytes(b"partial")
     s2 = start(tmp_path / "data", CONFIG)  # same data dir, full speed
     try:
         with s2.client(token) as c:
             body = wait_terminal(c, rid)
             assert body["run"]["status"] == "finished" and body["results"]["match_ticks"] == 300
             assert body["run"]["agent_turns"]["settled"] == 600
+            assert not stale.exists() and body["run"]["match_id"] != row["match_id"]
     finally:
         s2.stop()
