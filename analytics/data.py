@@ -2,9 +2,11 @@
 
 The service is the only process that writes its DuckDB catalog; a reader holding that file would
 block it. So analytics never opens a service file for writing and takes no lock: it reads the
-per-match Parquet files (written to a temporary name and renamed, so never seen half-written)
-through an in-memory DuckDB connection. Views re-expand their glob on every query, so matches
-archived after opening show up without reopening.
+archive's Parquet files, one per series (written to a temporary name and renamed, so never seen
+half-written), through an in-memory DuckDB connection. Views re-expand their glob on every query,
+so series compacted after opening show up without reopening. A series still playing has its
+matches landed one file each in Arrow IPC (orchestrator.archive_store); `events_df` reads those
+too, the views show a series once it has ended.
 
     data = open_data_dir("./studio-data")
     data.seats_df(batch_id="bat_...")          # pandas
@@ -20,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from orchestrator.archive import EVENTS_DIR, RUNS_DIR, SEATS_DIR, archive_dir
+from orchestrator.archive import EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, archive_dir, from_ipc
 
 DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
 STATS = ("net_worth", "ticks_alive", "trades", "partners", "raids_won", "raids_lost", "raids_repelled",
@@ -172,13 +174,18 @@ class DataDir:
         return self.query_arrow(*self._events_sql(match_id, kinds))
 
     def _events_sql(self, match_id: str, kinds):
-        if self.path is not None and "events" not in self._empty:
-            # One file per match: read just that file (the archive names it after the match) rather
-            # than globbing every log; file_row_number keeps the log's own order.
-            source = "read_parquet(?, file_row_number = true)"
-            params: list = [str(self._dir(EVENTS_DIR) / f"{match_id}.parquet")]
-            if not Path(params[0]).exists():
-                source, params = "(SELECT *, 0 AS file_row_number FROM events WHERE match_id = ?)", [match_id]
+        landed = self._dir(EVENTS_DIR) / f"{match_id}{LANDING}" if self.path is not None else None
+        if landed is not None and landed.exists():  # a series still playing: its matches are not compacted yet
+            with landed.open("rb") as f:
+                table = from_ipc(f.read())
+            self.con.register("landed_events", table.replace_schema_metadata(None))
+            source, params = "(SELECT *, row_number() OVER () AS file_row_number FROM landed_events)", []
+        elif self.path is not None and "events" not in self._empty:
+            # A series file holds many matches, one row group each: the match_id statistics let DuckDB
+            # skip every other row group; file_row_number keeps the log's own order.
+            source = (f"(SELECT * FROM read_parquet({_literal(str(self._dir(EVENTS_DIR) / '*.parquet'))}, "
+                      "file_row_number = true, union_by_name = true) WHERE match_id = ?)")
+            params = [match_id]
         else:
             source, params = "(SELECT *, 0 AS file_row_number FROM events WHERE match_id = ?)", [match_id]
         sql = f"SELECT * EXCLUDE (file_row_number) FROM {source}"
@@ -188,13 +195,16 @@ class DataDir:
         return sql + " ORDER BY file_row_number", params
 
     def events_files(self, match_ids: Iterable[str] | None = None) -> list[Path]:
-        """Event log paths, sorted; only those of ``match_ids`` when given (missing ones skipped)."""
+        """The series files holding event logs, sorted; only those holding ``match_ids`` when given."""
         if self.path is None:
             raise ValueError("events files need a data dir, not a bare connection")
-        if match_ids is None:
-            return sorted(self._dir(EVENTS_DIR).glob("*.parquet"))
-        paths = (self._dir(EVENTS_DIR) / f"{m}.parquet" for m in sorted(set(match_ids)))
-        return [p for p in paths if p.exists()]
+        files = sorted(self._dir(EVENTS_DIR).glob("*.parquet"))
+        if match_ids is None or not files:
+            return files
+        rows = duckdb.connect(":memory:").execute(
+            "SELECT DISTINCT filename FROM read_parquet(?, filename = true) WHERE list_contains(?, match_id)",
+            [[str(p) for p in files], sorted({str(m) for m in match_ids})]).fetchall()
+        return sorted(Path(r[0]) for r in rows)
 
     def close(self) -> None:
         self.con.close()

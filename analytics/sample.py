@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterable
 
 from engine.scenario import resolve_env
-from orchestrator import archive
+from orchestrator.archive_store import Archive
 from orchestrator.playing import Job, play_job
 
 
@@ -33,7 +33,8 @@ def play_series(data_dir: str | Path, batch_id: str, seats: list[dict], seeds: I
     base = resolve_env(env)
     if anchors is not None:
         base["anchors"] = list(anchors)
-    run_ids = []
+    store = Archive.of(data_dir)
+    run_ids, match_ids = [], []
     for seed in seeds:
         run_env = dict(base, seed=int(seed), spawn_seed=int(seed) + spawn_offset)
         run_id = f"run_{batch_id}_{seed}"
@@ -42,12 +43,15 @@ def play_series(data_dir: str | Path, batch_id: str, seats: list[dict], seeds: I
         started = int(time.time() * 1000)
         outcome = play_job(Job(run_id, f"match_{batch_id}_{seed}", str(data_dir), season_ticks, run_env,
                                seats, meta))
+        store.land(outcome.match_id, outcome.events, outcome.seats)  # as the service's head does
+        match_ids.append(outcome.match_id)
         # A minimal run view: the columns analytics may rely on (run_id, status, scenario_id,
         # batch_id, created_at_ms, finished_at_ms) plus the seeds for readers who want them.
-        archive.write_runs(data_dir, [{
+        store.write_runs([{
             "run_id": run_id, "status": outcome.status, "scenario_id": scenario_id, "batch_id": batch_id,
             "created_at_ms": started, "finished_at_ms": int(time.time() * 1000),
             "seed": int(seed), "spawn_seed": run_env["spawn_seed"], "roster": seats,
         }])
         run_ids.append(run_id)
+    store.compact(batch_id, match_ids)
     return run_ids

@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 from numba import njit
 
 from analytics.data import as_data
@@ -61,17 +62,34 @@ class _Tallies:
     be split over batches: its last piece is held (as views, copied only if it spans batches)
     until the next batch shows whether it continues."""
 
-    def __init__(self, n_files: int):
-        self.done = np.zeros(n_files, dtype=bool)
+    def __init__(self):
+        self.done: set[int] = set()
+        self.names: list[str] = []      # match ids in the order first seen; a match's index is its place here
+        self._index: dict[str, int] = {}
         self.parts: list[tuple] = []
         self.pending: list[dict] = []
         self.pending_file = -1
 
+    def _match_numbers(self, ids) -> np.ndarray:
+        """A match number per row from the match_id column: a series file holds many matches, each
+        contiguous, so only the places where the id changes are looked at."""
+        n = len(ids)
+        change = np.flatnonzero(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)) + 1
+        starts = np.concatenate(([0], change))
+        numbers = []
+        for s in starts:
+            name = ids[int(s)].as_py()
+            if name not in self._index:
+                self._index[name] = len(self.names)
+                self.names.append(name)
+            numbers.append(self._index[name])
+        return np.repeat(np.array(numbers, dtype=np.int64), np.diff(np.concatenate((starts, [n]))))
+
     def _tally(self, files: np.ndarray, starts: np.ndarray, cols: dict) -> None:
-        if self.done[files].any() or np.unique(files).size != files.size:
+        if self.done.intersection(files.tolist()) or np.unique(files).size != files.size:
             # The grouped pass needs each log whole and in order (DuckDB keeps insertion order).
             raise RuntimeError("event rows of a match did not arrive contiguously; cannot group by match")
-        self.done[files] = True
+        self.done.update(files.tolist())
         cnt, worth, header, offsets = _tally_all(starts, *(cols[c] for c in _COLUMNS))
         self.parts.append((files, cnt, worth, header, np.diff(offsets)))
 
@@ -86,7 +104,7 @@ class _Tallies:
         if batch.num_rows == 0:
             return
         cols = {c: batch.column(c).to_numpy() for c in _COLUMNS}  # zero-copy views
-        fi = batch.column("file_index").to_numpy().astype(np.int64)
+        fi = self._match_numbers(batch.column("match_id"))
         bounds = np.concatenate(([0], np.flatnonzero(fi[1:] != fi[:-1]) + 1, [fi.size]))
         files = fi[bounds[:-1]]
         first = 0
@@ -118,18 +136,23 @@ class _Tallies:
         return files[order], cnt[rows], worth[rows], header[order], np.concatenate(([0], np.cumsum(new_sizes)))
 
 
-def _tally_files(paths: list[Path], batch_rows: int = _BATCH_ROWS) -> tuple:
-    """Stream the columns the tally reads from every log; file_index numbers the files in list
-    order. Returns (file index per match, counters, worth, header, agent offsets)."""
+def _tally_files(paths: list[Path], batch_rows: int = _BATCH_ROWS, match_ids=None) -> tuple:
+    """Stream the columns the tally reads from every log (only ``match_ids`` when given); matches are
+    numbered in the order they arrive. Returns (match ids, match number per match, counters, worth,
+    header, agent offsets)."""
+    tallies = _Tallies()
     if not paths:
-        return _Tallies(0).finish()
+        return [], *tallies.finish()
     con = duckdb.connect(":memory:")
-    sql = f"SELECT {', '.join(_COLUMNS)}, file_index FROM read_parquet($paths)"
-    tallies = _Tallies(len(paths))
-    for batch in con.sql(sql, params={"paths": [str(p) for p in paths]}).to_arrow_reader(batch_rows):
+    sql = f"SELECT {', '.join(_COLUMNS)}, match_id FROM read_parquet($paths)"
+    params: dict = {"paths": [str(p) for p in paths]}
+    if match_ids is not None:
+        sql += " WHERE list_contains($ids, match_id)"
+        params["ids"] = sorted({str(m) for m in match_ids})
+    for batch in con.sql(sql, params=params).to_arrow_reader(batch_rows):
         tallies.add(batch)
     con.close()
-    return tallies.finish()
+    return tallies.names, *tallies.finish()
 
 
 def _ranks_within(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -221,10 +244,9 @@ def recompute_scorecards(data, match_ids=None) -> pd.DataFrame:
     recomputed from the event logs of ``data`` (a DataDir or a data dir path); only the matches in
     ``match_ids`` when given. Bit i of achievement_mask is rubric.ACHIEVEMENTS[i]."""
     paths = as_data(data).events_files(match_ids)
-    files, cnt, worth, header, offsets = _tally_files(paths)
+    ids, files, cnt, worth, header, offsets = _tally_files(paths, match_ids=match_ids)
     cards = scorecards_from_tally(cnt, worth, header, offsets)
-    # The archive names each log after its match (orchestrator.archive.events_path).
-    names = np.array([paths[i].stem for i in files], dtype=object)
+    names = np.array([ids[i] for i in files], dtype=object)
     return pd.DataFrame({"match_id": np.repeat(names, np.diff(offsets)), **cards})
 
 

@@ -1,13 +1,12 @@
-"""The archive: one Parquet file per match (events), one per match (seat results), one per run
-(run metadata), and a DuckDB catalog the service alone writes.
+"""The archive's formats: a match's event log and seat rows as Arrow tables, the cheap Arrow IPC
+(LZ4) bytes a worker hands back, and the Parquet files a series is compacted into.
 
-Notebooks read the Parquet files (no locks, safe while the service runs); the service queries the
-catalog. Files are written to a temporary name and renamed, so a reader never sees half a file.
+Where the files live (the data dir, or any pyarrow/fsspec filesystem) is orchestrator.archive_store's
+concern; this module never touches a filesystem.
 """
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -18,28 +17,15 @@ from engine.events import COLUMNS
 from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
 
 EVENTS_DIR, SEATS_DIR, RUNS_DIR = "events", "seats", "runs"
+LANDING, COMPACT = ".arrow", ".parquet"  # one match as the worker sent it; a whole series
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
 _REASONS = pa.array(list(REASONS), pa.string())
+_IPC = pa.ipc.IpcWriteOptions(compression="lz4")
 
 
-def archive_dir(data_dir: str | Path) -> Path:
+def archive_dir(data_dir) -> Path:
+    """The default archive location: <data dir>/archive (orchestrator.archive_store may move it)."""
     return Path(data_dir) / "archive"
-
-
-def events_path(data_dir, match_id: str) -> Path:
-    return archive_dir(data_dir) / EVENTS_DIR / f"{match_id}.parquet"
-
-
-def _write(table: pa.Table, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".parquet.tmp")
-    # Dictionary-encoding the integer columns and writing statistics cost a third of the write time;
-    # delta-packing them shrinks what zstd has to compress (ticks ascend, most fields are small).
-    dict_cols = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
-    delta = {f.name: "DELTA_BINARY_PACKED" for f in table.schema if pa.types.is_integer(f.type)}
-    pq.write_table(table, tmp, compression="zstd", compression_level=1, use_dictionary=dict_cols or False,
-                   write_statistics=False, column_encoding=delta or None)
-    os.replace(tmp, path)
 
 
 def events_table(match_id: str, cols: dict, meta: dict, messages: list[str] | None = None) -> pa.Table:
@@ -66,23 +52,50 @@ def events_table(match_id: str, cols: dict, meta: dict, messages: list[str] | No
     return pa.Table.from_arrays(list(arrays.values()), schema=schema)
 
 
-def write_events(data_dir, match_id: str, cols: dict, meta: dict, messages: list[str] | None = None) -> Path:
-    path = events_path(data_dir, match_id)
-    _write(events_table(match_id, cols, meta, messages), path)
-    return path
+def to_ipc(table: pa.Table) -> bytes:
+    """Arrow IPC file bytes, LZ4-compressed: a third of the cost of a Parquet write for an event log."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_file(sink, table.schema, options=_IPC) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
 
 
-def read_events(path: str | Path, with_text: bool = True) -> tuple[dict, dict]:
-    """(columns as numpy arrays, the match metadata) from a stored event log. Scoring needs no text."""
-    table = pq.read_table(path, columns=list(COLUMNS) + (["text"] if with_text else []))
+def from_ipc(source) -> pa.Table:
+    """A table from IPC file bytes or an open file."""
+    return pa.ipc.open_file(pa.BufferReader(source) if isinstance(source, (bytes, pa.Buffer)) else source).read_all()
+
+
+def table_meta(table: pa.Table | pa.Schema) -> dict:
+    schema = table if isinstance(table, pa.Schema) else table.schema
+    return json.loads((schema.metadata or {}).get(b"studio", b"{}"))
+
+
+def event_columns(table: pa.Table, with_text: bool = True) -> dict:
+    """One match's event columns as numpy arrays (the shape engine.rubric and the pages read)."""
     cols = {name: table.column(name).to_numpy() for name in COLUMNS}
     if with_text:
         text = table.column("text")
         if pa.types.is_dictionary(text.type):
             text = text.cast(pa.string())
         cols["text"] = np.array(text.to_pylist(), dtype=object)
-    meta = json.loads((table.schema.metadata or {}).get(b"studio", b"{}"))
-    return cols, meta
+    return cols
+
+
+def write_parquet(tables, where, metadata: dict | None = None, filesystem=None) -> None:
+    """Tables of one schema (metadata aside) into one Parquet file, one row group each, so a reader
+    asking for one match skips every other row group by its match_id statistics."""
+    tables = list(tables)
+    first = tables[0]
+    schema = first.schema.with_metadata({b"studio": json.dumps(metadata).encode()} if metadata else {})
+    # Dictionary-encoding the integer columns costs time for no gain; delta-packing them shrinks what
+    # zstd has to compress (ticks ascend, most fields are small).
+    dict_cols = [f.name for f in schema if pa.types.is_dictionary(f.type)]
+    delta = {f.name: "DELTA_BINARY_PACKED" for f in schema if pa.types.is_integer(f.type)}
+    with pq.ParquetWriter(where, schema, filesystem=filesystem, compression="zstd", compression_level=1,
+                          use_dictionary=dict_cols or False, write_statistics=True,
+                          column_encoding=delta or None) as w:
+        for t in tables:
+            w.write_table(t.replace_schema_metadata(schema.metadata), row_group_size=max(1, t.num_rows))
 
 
 _STR, _I64, _I32, _F64 = pa.string(), pa.int64(), pa.int32(), pa.float64()
@@ -127,21 +140,7 @@ def seat_rows(run: dict, results: dict) -> list[dict]:
     return rows
 
 
-def write_seats(data_dir, match_id: str, rows: list[dict]) -> Path:
-    path = archive_dir(data_dir) / SEATS_DIR / f"{match_id}.parquet"
-    _write(seat_table(rows), path)
-    return path
-
-
-def write_runs(data_dir, run_views: list[dict]) -> Path:
-    """Ended runs' metadata, one row each (nested fields as JSON text), named after the first run."""
-    flat = [{k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in view.items()} for view in run_views]
-    path = archive_dir(data_dir) / RUNS_DIR / f"{run_views[0]['run_id']}.parquet"
-    _write(pa.Table.from_pylist(flat), path)
-    return path
-
-
-def remove_match(data_dir, match_id: str) -> None:
-    """Drop a match's files (a run that will be replayed, or that failed after archiving)."""
-    for folder in (EVENTS_DIR, SEATS_DIR):
-        (archive_dir(data_dir) / folder / f"{match_id}.parquet").unlink(missing_ok=True)
+def run_table(run_views: list[dict]) -> pa.Table:
+    """Ended runs' views, one row each (nested fields as JSON text)."""
+    return pa.Table.from_pylist([{k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in view.items()}
+                                 for view in run_views])

@@ -1,8 +1,10 @@
 """Playing one run's match from a job description, wherever it runs (a Ray worker or in-process).
 
-Plain functions: no store, no Ray. The worker calls `play_job`; it plays the season (compiled in
-stretches when every seat is scripted, tick by tick when models play), writes the event log to
-Parquet, then scores the match from the stored file, never from the live state.
+Plain functions: no store, no Ray, no file. The worker calls `play_job`; it plays the season (compiled
+in stretches when every seat is scripted, tick by tick when models play), scores the match from its
+finished event columns (the same columns the archive stores; the rubric never reads live state), and
+hands the event log and seat rows back as Arrow IPC bytes for the head to archive
+(orchestrator.archive_store). A worker on another node therefore needs no access to the data dir.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~
 class Job:
     run_id: str
     match_id: str
-    data_dir: str
+    data_dir: str               # the head's data dir: read only by model seats until their keys travel another way
     season_ticks: int
     env: dict                   # resolved, seeds included
     seats: list[dict]           # resolved roster entries (run view's roster)
@@ -45,6 +47,8 @@ class Outcome:
     spend_usd: float
     error: dict | None = None
     started_at_ms: int | None = None  # when the worker began playing (a job may wait behind another)
+    events: bytes | None = None   # the event log, Arrow IPC (LZ4), for the head to land
+    seats: bytes | None = None    # the seat rows, likewise
 
 
 def _failed(job: Job, match, usage: list[dict], error: dict) -> Outcome:
@@ -115,17 +119,16 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     match.finish(stop)  # a season that ran out has finished itself already; this closes a stopped one
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
-    path = archive.write_events(job.data_dir, job.match_id, match.columns(), meta, match.messages)
-    cols, stored_meta = archive.read_events(path, with_text=False)
-    results = rubric.score(cols, specs_from_meta(stored_meta))
+    cols = match.columns()
+    events = archive.to_ipc(archive.events_table(job.match_id, cols, meta, match.messages))
+    results = rubric.score(cols, specs_from_meta(meta))
     run_row = {"run_id": job.run_id, "match_id": job.match_id, "batch_id": job.meta.get("batch_id"),
                "scenario_id": job.meta.get("scenario_id"), "scenario_hash": job.meta.get("scenario_hash"),
                "config_hash": job.meta.get("config_hash"), "seed": job.env["seed"],
                "spawn_seed": job.env["spawn_seed"],
                "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)}}
-    rows = archive.seat_rows(run_row, results)
-    archive.write_seats(job.data_dir, job.match_id, rows)
+    seats = archive.to_ipc(archive.seat_table(archive.seat_rows(run_row, results)))
     status = "cancelled" if stop == "cancelled" else "finished"
     return Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
                    results=results, match_id=job.match_id, usage=usage, spend_usd=spend,
-                   started_at_ms=started)
+                   started_at_ms=started, events=events, seats=seats)

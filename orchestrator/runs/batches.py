@@ -6,7 +6,7 @@ from collections import Counter
 import duckdb
 
 from analytics.summary import batch_summary
-from orchestrator import archive
+from orchestrator.archive_store import Archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -23,16 +23,11 @@ def _status(counts: Counter) -> str:
     return "finished"
 
 
-def summary_source(core: Core, match_ids: list[str]):
-    """An in-memory DuckDB view over exactly this batch's seat files: no glob over the whole archive,
-    and no dependence on the catalog having caught up."""
+def summary_source(core: Core, match_ids: list[str], batch_id: str | None = None):
+    """An in-memory DuckDB table of exactly this batch's seat rows (landed or compacted): no glob over
+    the whole archive, and no dependence on the catalog having caught up."""
     con = duckdb.connect()
-    files = [str(p) for p in (archive.archive_dir(core.data_dir) / archive.SEATS_DIR / f"{m}.parquet"
-                              for m in match_ids) if p.exists()]
-    if files:
-        con.read_parquet(files).create_view("seats")
-    else:  # nothing archived yet: the same columns, no rows
-        con.register("seats", archive.SEAT_SCHEMA.empty_table())
+    con.register("seats", Archive.of(core.data_dir, core.config).seats({m: batch_id for m in match_ids}))
     return con
 
 
@@ -48,4 +43,4 @@ def get_batch(core: Core, principal: Principal, batch_id: str) -> dict:
     return {"batch": {"batch_id": batch_id, "status": _status(counts), "trials": b["trials"],
                       "seed_mode": b["seed_mode"], "batch_seed": b["batch_seed"],
                       "run_ids": [r["id"] for r in runs], "counts": dict(counts),
-                      "summary": batch_summary(summary_source(core, done), batch_id)}}
+                      "summary": batch_summary(summary_source(core, done, batch_id), batch_id)}}

@@ -17,7 +17,7 @@ import time
 import ray
 from ray.exceptions import RayActorError, RayError
 
-from orchestrator import archive
+from orchestrator.archive_store import Archive
 from orchestrator.core import Core
 from orchestrator.playing import Job
 from orchestrator.runs.registry import Registry
@@ -46,7 +46,8 @@ class Dispatcher:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.registry = Registry(core)
+        self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
+        self.registry = Registry(core, self.archive)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
 
@@ -61,6 +62,7 @@ class Dispatcher:
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
         self.reconcile()
+        self.registry.sweep()
         self.core.dispatcher = self
         self._thread = threading.Thread(target=self._loop, name="studio-dispatcher", daemon=True)
         self._thread.start()
@@ -187,7 +189,12 @@ class Dispatcher:
             self.workers = [w for w in self.workers if w is not worker] + [MatchWorker.remote()]
 
     def _record(self, outcomes: list[dict]) -> None:
-        """Every ready outcome in one store transaction and one catalog insert."""
+        """Every ready outcome landed in the archive, then one store transaction and one catalog insert:
+        a run reads finished only once its match can be read."""
+        for o in outcomes:
+            if o.get("events") is not None:
+                self.archive.land(o["match_id"], o["events"], o["seats"])
+            o["events"] = o["seats"] = None
         ids = [o["run_id"] for o in outcomes]
         rows = {r["id"]: r for r in self.core.store.all(
             f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))}
@@ -230,11 +237,11 @@ class Dispatcher:
 
     def reconcile(self) -> None:
         """Runs left launching or running by a previous process: requeue scripted ones (a replay costs
-        nothing and gives the same match), fail the rest. Queued runs simply resume. Whatever a killed
-        worker may have archived for them is dropped, so no reader counts a match no run owns."""
+        nothing and gives the same match), fail the rest. Queued runs simply resume. Whatever was landed
+        for them before the store heard of it is dropped, so no reader counts a match no run owns."""
         for row in self.core.store.all("SELECT match_id FROM runs WHERE status IN ('launching', 'running') "
                                        "AND match_id IS NOT NULL"):
-            archive.remove_match(self.core.data_dir, row["match_id"])
+            self.archive.remove_match(row["match_id"])
         with self.core.store.write() as c:
             c.execute("UPDATE runs SET status = 'queued', match_id = NULL, started_at_ms = NULL, live_tick = NULL "
                       "WHERE status IN ('launching', 'running') AND scripted = 1 AND cancel_requested = 0")

@@ -14,7 +14,7 @@ from engine.actions import decode
 from engine.kernels.codes import ACTIONS, EVENT_KINDS, INVALID, MOVE, REASONS, SPAWN, STARVE, TERRAINS
 from engine.observe import GLYPHS
 from engine.scenario import build_match
-from orchestrator import archive
+from orchestrator.archive_store import Archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.playing import seat_specs
@@ -51,10 +51,8 @@ def report(core: Core, match_id: str) -> dict:
 
 
 def _events(core: Core, match_id: str):
-    path = archive.events_path(core.data_dir, match_id)
-    if not path.exists():
-        return None, None
-    return archive.read_events(path)
+    row = _row(core, match_id)
+    return Archive.of(core.data_dir, core.config).read_events(match_id, row["batch_id"])
 
 
 def log_text(core: Core, match_id: str) -> str:

@@ -1,4 +1,5 @@
-"""The DuckDB catalog of archived matches, and the export of ended runs, written by the service alone.
+"""The DuckDB catalog of archived matches, the compaction of ended series, and the export of ended
+runs, written by the service alone.
 
 The table `matches` registers each archived match (run, batch, scenario, path of its Parquet log);
 the views `events` and `seats` read the per-match Parquet files themselves, so a match's thousands
@@ -6,7 +7,8 @@ of events and its seat rows are never copied into the catalog (measured: copying
 cost ~10 ms of CPU per run, more than scoring the match). Notebooks never open this file (DuckDB
 lets one process write it); they read the same Parquet files. Nothing on a request's path reads
 the catalog, so this work happens on its own thread, and whatever has queued up meanwhile goes in
-one commit and one file.
+one commit and one file. A series whose last run ended (or a single run) is compacted here too
+(orchestrator.archive_store), so the request path never pays for a Parquet write.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import duckdb
 import pyarrow as pa
 
 from orchestrator import archive
+from orchestrator.archive_store import Archive
 from orchestrator.runs.views import run_view
 from orchestrator.store import now_ms
 
@@ -33,9 +36,10 @@ _MATCH_COLUMNS = ("match_id", "run_id", "account_id", "batch_id", "scenario_id",
 
 
 class Registry:
-    def __init__(self, core):
+    def __init__(self, core, store: Archive | None = None):
         self.core = core
         self.data_dir = core.data_dir
+        self.archive = store or Archive.of(core.data_dir, core.config)
         path = archive.archive_dir(self.data_dir) / "catalog.duckdb"
         path.parent.mkdir(parents=True, exist_ok=True)
         self.con = duckdb.connect(str(path))
@@ -52,6 +56,10 @@ class Registry:
         """Runs that ended: their matches (rows: run id -> store row, with the outcomes that archived
         something) go to the catalog, their final views to archive/runs/."""
         self._queue.put(("ended", run_ids, rows or {}, outcomes or []))
+
+    def sweep(self) -> None:
+        """Compact whatever a previous process landed and never compacted (it stopped mid-series)."""
+        self._queue.put(("sweep",))
 
     def flush(self) -> None:
         """Wait until everything handed over so far is written."""
@@ -78,12 +86,14 @@ class Registry:
                     items.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            run_ids, rows, outcomes, flushes, stop = [], {}, [], [], False
+            run_ids, rows, outcomes, flushes, stop, sweep = [], {}, [], [], False, False
             for item in items:
                 if item is None:
                     stop = True
                 elif item[0] == "flush":
                     flushes.append(item[1])
+                elif item[0] == "sweep":
+                    sweep = True
                 else:
                     run_ids += item[1]
                     rows.update(item[2])
@@ -95,6 +105,11 @@ class Registry:
                     self._export(run_ids)
             except Exception:  # the catalog and exports are copies; the store and event logs stay the record
                 log.exception("catalog registration failed")
+            try:
+                if run_ids or sweep:
+                    self._compact(run_ids, sweep)
+            except Exception:  # landed files stay readable; the next sweep compacts them
+                log.exception("compacting ended series failed")
             for done in flushes:
                 done.set()
             if stop:
@@ -106,19 +121,41 @@ class Registry:
             if not o["match_id"]:  # a run that failed before anything was archived
                 continue
             row, match_id = rows[o["run_id"]], o["match_id"]
+            key = row["batch_id"] or match_id
             matches.append([match_id, row["id"], row["account_id"], row["batch_id"], row["scenario_id"],
-                            str(archive.events_path(self.data_dir, match_id)), o["match_ticks"], o["stop_reason"],
-                            now_ms()])
+                            self.archive.path(archive.EVENTS_DIR, key + archive.COMPACT), o["match_ticks"],
+                            o["stop_reason"], now_ms()])
         if not matches:
             return
         matches_arrow = pa.table({n: [m[k] for m in matches] for k, n in enumerate(_MATCH_COLUMNS)})  # noqa: F841
         with self._lock:
             self.con.execute("INSERT INTO matches SELECT * FROM matches_arrow")  # DuckDB reads it by name
-            if not self._views_made:  # read_parquet needs at least one file when the view is made
+
+    def _compact(self, run_ids: list[str], sweep: bool) -> None:
+        """Compact each series none of whose runs is still to play, and each ended single run."""
+        if sweep:
+            landed = self.archive.landed()
+            marks = ",".join("?" * len(landed))
+            rows = self.core.store.all(f"SELECT id, batch_id, match_id FROM runs WHERE match_id IN ({marks})",
+                                       tuple(landed)) if landed else []
+        else:
+            marks = ",".join("?" * len(run_ids))
+            rows = self.core.store.all(f"SELECT id, batch_id, match_id FROM runs WHERE id IN ({marks})",
+                                       tuple(run_ids))
+        singles = [r["match_id"] for r in rows if not r["batch_id"] and r["match_id"]]
+        for b in sorted({r["batch_id"] for r in rows if r["batch_id"]}):
+            runs = self.core.store.all("SELECT status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (b,))
+            if not any(r["status"] in ("queued", "launching", "running") for r in runs):
+                self.archive.compact(b, [r["match_id"] for r in runs if r["match_id"]])
+        for m in singles:
+            self.archive.compact(m, [m])
+        root = self.archive.local_root
+        if not self._views_made and root is not None and any((root / archive.EVENTS_DIR).glob("*.parquet")):
+            with self._lock:  # read_parquet needs at least one file when the view is made
                 self._make_views()
 
     def _make_views(self) -> None:
-        root = archive.archive_dir(self.data_dir)
+        root = self.archive.local_root
         for view, folder in (("events", archive.EVENTS_DIR), ("seats", archive.SEATS_DIR)):
             glob = str(root / folder / "*.parquet").replace("'", "''")  # a path of ours, not a user's
             self.con.execute(f"CREATE OR REPLACE VIEW {view} AS SELECT * FROM read_parquet('{glob}', "
@@ -133,4 +170,4 @@ class Registry:
             view["account_id"] = row["account_id"]
             views.append(view)
         if views:
-            archive.write_runs(self.data_dir, views)
+            self.archive.write_runs(views)

@@ -34,4 +34,5 @@ def archive_dir(tmp_path_factory) -> Path:
 def direct_seats(root: Path) -> pd.DataFrame:
     """Every seat row read with pyarrow alone, no DuckDB: the reference the views are checked against."""
     frames = [pq.read_table(p).to_pandas() for p in sorted((root / "archive" / "seats").glob("*.parquet"))]
-    return pd.concat(frames, ignore_index=True)
+    # one file per series, its matches in play order: sort as the views' readers do
+    return pd.concat(frames, ignore_index=True).sort_values(["match_id", "seat"], ignore_index=True)

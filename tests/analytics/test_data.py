@@ -14,7 +14,7 @@ from analytics.data import EVENTS_COLUMNS, RUNS_COLUMNS, SEATS_COLUMNS, as_data,
 from analytics.sample import local_seats, play_series
 from engine.events import COLUMNS
 from engine.kernels.codes import SNAPSHOT
-from orchestrator import archive
+from orchestrator.archive_store import Archive
 from tests.analytics.conftest import SEEDS_A, SEEDS_B, direct_seats
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +77,7 @@ def test_pandas_and_arrow_results_agree(archive_dir):
 
 def test_events_of_one_match_come_back_in_log_order(archive_dir):
     data = open_data_dir(archive_dir)
-    cols, _ = archive.read_events(archive.events_path(archive_dir, "match_bat_a_5"))
+    cols, _ = Archive.of(archive_dir).read_events("match_bat_a_5", "bat_a")
     got = data.events_df("match_bat_a_5")
     for name in COLUMNS:
         assert np.array_equal(got[name].to_numpy(), cols[name]), name

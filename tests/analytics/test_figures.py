@@ -7,7 +7,7 @@ from analytics.compare import leaderboard
 from analytics.figures import leaderboard_forest, seat_forest, seat_profile, trajectories, trajectory
 from analytics.summary import batch_summary
 from engine.kernels.codes import SNAPSHOT
-from orchestrator import archive
+from orchestrator.archive_store import Archive
 from tests.analytics.conftest import direct_seats
 
 
@@ -38,7 +38,7 @@ def test_dimension_profile_bars_are_the_seat_means(archive_dir):
 
 
 def test_trajectories_read_health_and_wealth_from_snapshot_rows(archive_dir, tmp_path):
-    cols, _ = archive.read_events(archive.events_path(archive_dir, "match_bat_a_2"))
+    cols, _ = Archive.of(archive_dir).read_events("match_bat_a_2", "bat_a")
     snap = cols["kind"] == SNAPSHOT
     table = trajectories(archive_dir, "match_bat_a_2")
     health = table[table["metric"] == "health"]

@@ -9,6 +9,7 @@ from analytics.scorecards import _tally_files, achievement_names, recompute_scor
 from engine.kernels.codes import FINAL
 from engine.scenario import resolve_env
 from orchestrator import archive
+from orchestrator.archive_store import Archive
 from orchestrator.playing import Job, play_job
 from tests.analytics.conftest import direct_seats
 
@@ -44,8 +45,11 @@ def test_long_seasons_cancelled_matches_and_starvation_are_reproduced(tmp_path):
         (Job("r_cancel", "m_cancel", str(tmp_path), 300, dict(resolve_env({}), seed=9, spawn_seed=1), seats),
          lambda: next(calls) >= 2),
     ]
+    store = Archive.of(tmp_path)
     for job, stop in jobs:
-        play_job(job, should_stop=stop) if stop else play_job(job)
+        o = play_job(job, should_stop=stop) if stop else play_job(job)
+        store.land(o.match_id, o.events, o.seats)
+    store.compact("bat_mixed", [job.match_id for job, _ in jobs])
     stored = direct_seats(tmp_path)
     assert "starved" in set(stored["status"]) and 0 < stored["match_ticks"].min() < 300
     assert_same_as_stored(recompute_scorecards(tmp_path), stored)
@@ -54,13 +58,15 @@ def test_long_seasons_cancelled_matches_and_starvation_are_reproduced(tmp_path):
 def test_scorecards_come_from_the_events_not_the_stored_rows(tmp_path):
     job = Job("r", "m_tampered", str(tmp_path), 60, dict(resolve_env({}), seed=3, spawn_seed=4),
               local_seats(["honest-trader", "random"]))
-    play_job(job)
-    path = archive.events_path(tmp_path, "m_tampered")
-    cols, meta = archive.read_events(path)
+    o = play_job(job)
+    table = archive.from_ipc(o.events)
+    cols, meta = archive.event_columns(table), archive.table_meta(table)
     final = np.flatnonzero((cols["kind"] == FINAL) & (cols["agent"] == 1))[0]  # seat 1's final row
     cols["v"] = cols["v"].copy()
     cols["v"][final] += 1000.0  # its net worth
-    archive.write_events(tmp_path, "m_tampered", cols, meta)
+    store = Archive.of(tmp_path)
+    store.land("m_tampered", archive.to_ipc(archive.events_table("m_tampered", cols, meta)), o.seats)
+    store.compact("m_tampered", ["m_tampered"])
     cards = recompute_scorecards(tmp_path).set_index("seat")
     stored = direct_seats(tmp_path).set_index("seat")
     assert cards.loc[1, "net_worth"] == pytest.approx(stored.loc[1, "net_worth"] + 1000.0)
