@@ -17,6 +17,7 @@ from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
 from orchestrator.ids import new_id
+from orchestrator.lastused import RESOLUTION_MS
 from orchestrator.outbox import deliver_pending, security_event
 from orchestrator.store import now_ms
 
@@ -26,7 +27,7 @@ IMPLIES = {"scenarios:write": ("scenarios:read",), "runs:write": ("runs:read",)}
 TOKEN_RE = re.compile(r"^dsk_[0-9a-f]{64}$")
 PREFIX_LEN = 12  # "dsk_" and 8 hex (CONTRACT.md section 9)
 # last_used_at_ms is rewritten at most this often per token, so reads stay free of write locks.
-LAST_USED_RESOLUTION_MS = 30_000
+LAST_USED_RESOLUTION_MS = RESOLUTION_MS
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def verify(core: Core, token: str | None, now: int | None = None) -> Principal:
     if not TOKEN_RE.match(token):
         raise DomainError("token_required", "the token is malformed: expected dsk_ followed by 64 "
                           f"lowercase hex characters; {_MISSING}")
-    now = now_ms() if now is None else now
+    now = core.clock.now_ms() if now is None else now
     row = core.store.one(
         "SELECT t.*, a.email, a.handle, a.plan, a.verified, a.frozen FROM tokens t "
         "JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = ?", (hash_token(token),))
@@ -100,10 +101,7 @@ def verify(core: Core, token: str | None, now: int | None = None) -> Principal:
         raise DomainError("token_required", "the token was revoked; use another token")
     if row["expires_at_ms"] is not None and row["expires_at_ms"] <= now:
         raise DomainError("token_required", "the token has expired; mint a new one")
-    last = row["last_used_at_ms"]
-    if last is None or now - last >= LAST_USED_RESOLUTION_MS:
-        with core.store.write() as c:
-            c.execute("UPDATE tokens SET last_used_at_ms = ? WHERE id = ?", (now, row["id"]))
+    core.last_used.note(row["id"], row["last_used_at_ms"], now)  # written off the request path
     scopes = tuple(json.loads(row["scopes"]))
     return Principal(
         account_id=row["account_id"], email=row["email"], handle=row["handle"], plan=core.plan(row["plan"]),

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orchestrator.clock import Clock
+from orchestrator.lastused import LastUsed
 from orchestrator.plans import load_plans, read_config
 from orchestrator.ratelimit import AddressLimiter, TokenLimiter
 from orchestrator.store import Store
@@ -21,13 +23,21 @@ class Core:
     token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
     address_limiter: AddressLimiter = field(default_factory=AddressLimiter)
     dispatcher: object | None = None  # set while a Dispatcher plays runs for this data dir
+    clock: Clock = field(default_factory=Clock)  # rate-limit windows, expiry, last use: tests set it
+    last_used: LastUsed | None = None
+
+    def __post_init__(self) -> None:
+        if self.last_used is None:
+            self.last_used = LastUsed(self.store)
+        self.token_limiter.clock = self.address_limiter.clock = self.clock
 
     @property
     def data_dir(self) -> Path:
         return self.store.data_dir
 
     @classmethod
-    def open(cls, data_dir: str | Path, *, refused_per_address_per_minute: int | None = None) -> "Core":
+    def open(cls, data_dir: str | Path, *, refused_per_address_per_minute: int | None = None,
+             clock: Clock | None = None) -> "Core":
         """Create the data dir if needed, migrate the store, read config.toml (plans, limits, smtp)."""
         store = Store(data_dir)
         config = read_config(store.data_dir)
@@ -36,7 +46,7 @@ class Core:
             ceiling = int((config.get("limits") or {}).get("refused_per_address_per_minute",
                                                           AddressLimiter.DEFAULT_CEILING))
         return cls(store=store, plans=load_plans(config), config=config,
-                   address_limiter=AddressLimiter(ceiling))
+                   address_limiter=AddressLimiter(ceiling), clock=clock or Clock())
 
     def plan(self, plan_id: str) -> dict:
         return self.plans[plan_id]

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 
+from orchestrator.clock import Clock
 from orchestrator.errors import DomainError
 
 WINDOW_MS = 60_000
-
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 def _retry_after_s(now_ms: int) -> int:
@@ -47,11 +43,12 @@ class _MinuteCounter:
 class TokenLimiter:
     """Each authenticated request counts against its token's plan figure (requests_per_minute)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock = clock or Clock()
         self._counter = _MinuteCounter()
 
     def hit(self, token_id: str, per_minute: int, now_ms: int | None = None) -> None:
-        now_ms = _now_ms() if now_ms is None else now_ms
+        now_ms = self.clock.now_ms() if now_ms is None else now_ms
         if self._counter.add(token_id, now_ms) > per_minute:
             wait = _retry_after_s(now_ms)
             raise DomainError("rate_limited", f"this token is over its plan's ceiling of {per_minute} requests "
@@ -67,15 +64,16 @@ class AddressLimiter:
 
     DEFAULT_CEILING = 120
 
-    def __init__(self, ceiling: int = DEFAULT_CEILING) -> None:
+    def __init__(self, ceiling: int = DEFAULT_CEILING, clock: Clock | None = None) -> None:
         self.ceiling = ceiling
+        self.clock = clock or Clock()
         self._counter = _MinuteCounter()
 
     def refuse(self, address: str | None, error: DomainError, now_ms: int | None = None) -> DomainError:
         """Record a refusal from address; return the error to answer with (rate_limited when over)."""
         if address is None or error.status not in (401, 403):
             return error
-        now_ms = _now_ms() if now_ms is None else now_ms
+        now_ms = self.clock.now_ms() if now_ms is None else now_ms
         if self._counter.add(address, now_ms) > self.ceiling:
             wait = _retry_after_s(now_ms)
             return DomainError("rate_limited", f"too many refused or unauthenticated requests from this address "

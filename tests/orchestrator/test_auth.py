@@ -3,6 +3,8 @@ security events and notices. No HTTP: the checks are plain functions every surfa
 from __future__ import annotations
 
 import re
+import sqlite3
+import time
 
 import pytest
 
@@ -75,8 +77,10 @@ def test_last_used_is_kept_at_a_bounded_write_rate(core):
     t = listing["created_at_ms"] + 10
     auth.verify(core, token, now=t)
     auth.verify(core, token, now=t + auth.LAST_USED_RESOLUTION_MS - 1)
+    core.last_used.flush()
     assert auth.list_tokens(core, "c@example.org")[0]["last_used_at_ms"] == t
     auth.verify(core, token, now=t + auth.LAST_USED_RESOLUTION_MS)
+    core.last_used.flush()
     assert auth.list_tokens(core, "c@example.org")[0]["last_used_at_ms"] == t + auth.LAST_USED_RESOLUTION_MS
 
 
@@ -118,3 +122,19 @@ def test_account_rules(core):
     assert (changed["plan"], changed["verified"], changed["frozen"]) == ("pro", True, True)
     changed = accounts.set_account(core, "f@example.org", frozen=False)
     assert (changed["plan"], changed["verified"], changed["frozen"]) == ("pro", True, False)
+
+
+def test_a_held_write_lock_never_delays_or_fails_a_read(core):
+    accounts.create_account(core, "e@example.org", plan="pro")
+    token, _ = auth.mint(core, "e@example.org")
+    other = sqlite3.connect(core.store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    try:
+        started = time.monotonic()
+        assert auth.verify(core, token).account_id  # the last-used write waits on its own thread
+        assert time.monotonic() - started < 1.0
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    core.last_used.flush()
+    assert auth.list_tokens(core, "e@example.org")[0]["last_used_at_ms"] is not None

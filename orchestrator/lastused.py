@@ -1,0 +1,71 @@
+"""Tokens' last-used times, written best-effort on a thread of their own.
+
+A request only notes the time in memory; the write happens off the request path, so a held write
+lock or a full disk delays the figure, never the request. A failed write is retried; the figure the
+console shows lags the truth by at most the resolution plus the retry delay (well under a minute
+while the store takes writes).
+"""
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+
+log = logging.getLogger("studio.lastused")
+RESOLUTION_MS = 30_000  # a token's time is rewritten at most this often
+RETRY_S = 5.0
+
+
+class LastUsed:
+    def __init__(self, store) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._writing = threading.Lock()  # a caller's flush waits for the thread's write in progress
+        self._pending: dict[str, int] = {}   # token id -> newest time not yet written
+        self._noted: dict[str, int] = {}     # token id -> last time handed to the writer
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def note(self, token_id: str, stored_ms: int | None, now_ms: int) -> None:
+        """Record a use at now_ms when the stored (or already noted) time is older than the resolution."""
+        with self._lock:
+            last = max(stored_ms or 0, self._noted.get(token_id, 0))
+            seen = stored_ms is not None or token_id in self._noted
+            if seen and now_ms - last < RESOLUTION_MS:
+                return
+            self._noted[token_id] = now_ms
+            self._pending[token_id] = now_ms
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="studio-last-used", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def flush(self) -> bool:
+        """Write what is pending now; False when the store refused (kept for the next try)."""
+        with self._writing:
+            return self._write()
+
+    def _write(self) -> bool:
+        with self._lock:
+            batch, self._pending = self._pending, {}
+        if not batch:
+            return True
+        try:
+            with self.store.write() as c:
+                c.executemany("UPDATE tokens SET last_used_at_ms = MAX(COALESCE(last_used_at_ms, 0), ?) "
+                              "WHERE id = ?", [(ms, tid) for tid, ms in batch.items()])
+            return True
+        except sqlite3.Error as e:
+            log.warning("could not record tokens' last use (%s); retrying in %.0f s", e, RETRY_S)
+            with self._lock:
+                for tid, ms in batch.items():
+                    self._pending[tid] = max(ms, self._pending.get(tid, 0))
+            return False
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if not self.flush():
+                self._wake.wait(RETRY_S)  # a new use wakes it early; it then retries everything
+                self._wake.set()
