@@ -25,7 +25,7 @@ CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~
 class Job:
     run_id: str
     match_id: str
-    data_dir: str               # the head's data dir: read only by model seats until their keys travel another way
+    data_dir: str               # the head's data dir for model seats' keys; "" for scripted jobs
     season_ticks: int
     env: dict                   # resolved, seeds included
     seats: list[dict]           # resolved roster entries (run view's roster)

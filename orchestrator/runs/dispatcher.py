@@ -183,7 +183,9 @@ class Dispatcher:
         worker reports that it began playing (a second job waits inside the worker)."""
         match_id = secrets.token_hex(16)  # unlisted pages: the id is the only key
         eff = json.loads(row["effective"])
-        job = Job(run_id=row["id"], match_id=match_id, data_dir=str(self.core.data_dir),
+        # A scripted job carries no path of the head: its worker may be on a node that cannot see it.
+        data_dir = "" if row["scripted"] else str(self.core.data_dir)
+        job = Job(run_id=row["id"], match_id=match_id, data_dir=data_dir,
                   season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
                   meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                         "config_hash": eff["hash"], "batch_id": row["batch_id"]},
