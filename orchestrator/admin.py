@@ -22,7 +22,8 @@ def _print(obj: object) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from api.serve import serve  # the HTTP stack loads only for this command
     return serve(host=args.host, port=args.port, data_dir=args.data_dir, ray_address=args.ray_address,
-                 bootstrap=not args.no_bootstrap, log_level=args.log_level)
+                 bootstrap=not args.no_bootstrap, log_level=args.log_level,
+                 forwarded_allow_ips=args.forwarded_allow_ips)
 
 
 def cmd_account_create(args: argparse.Namespace) -> int:
@@ -102,6 +103,9 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--no-bootstrap", action="store_true", help="do not create the owner account on first start")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
                    help="uvicorn log level; below info drops the access log")
+    p.add_argument("--forwarded-allow-ips", default=None,
+                   help="comma-separated proxy addresses (or *) whose X-Forwarded-For/-Proto are trusted; "
+                        "default: none, the connecting address is the client")
 
     group = sub.add_parser("account", help="create and change accounts").add_subparsers(dest="action", required=True)
     p = command(group, "create", cmd_account_create, "create an account; prints it as JSON")
