@@ -62,7 +62,8 @@ def cmd_key_set(args: argparse.Namespace) -> int:
     from orchestrator.keys import set_key
     models = [m for m in args.models.split(",") if m] if args.models else None
     _print(set_key(_core(args), provider=args.provider, key=args.key, email=args.email, platform=args.platform,
-                   base_url=args.base_url, balance_usd=args.balance_usd, models=models))
+                   base_url=args.base_url, balance_usd=args.balance_usd, models=models,
+                   usd_per_mtok_in=args.usd_per_mtok_in, usd_per_mtok_out=args.usd_per_mtok_out))
     return 0
 
 
@@ -143,6 +144,9 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--base-url")
     p.add_argument("--balance-usd", type=float)
     p.add_argument("--models", help="platform keys: comma-separated models it sponsors")
+    p.add_argument("--usd-per-mtok-in", type=float, help="the key's own price, USD per million input tokens "
+                   "(self-hosted providers cost nothing without one)")
+    p.add_argument("--usd-per-mtok-out", type=float, help="the key's own price, USD per million output tokens")
     p = command(group, "list", cmd_key_list, "providers held, never the key")
     owner = p.add_mutually_exclusive_group(required=True)
     owner.add_argument("--email")

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 from engine.events import COLUMNS
 from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
 
-EVENTS_DIR, SEATS_DIR, RUNS_DIR = "events", "seats", "runs"
+EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR = "events", "seats", "runs", "transcripts"
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
 _REASONS = pa.array(list(REASONS), pa.string())
 
@@ -143,5 +143,38 @@ def write_runs(data_dir, run_views: list[dict]) -> Path:
 
 def remove_match(data_dir, match_id: str) -> None:
     """Drop a match's files (a run that will be replayed, or that failed after archiving)."""
-    for folder in (EVENTS_DIR, SEATS_DIR):
+    for folder in (EVENTS_DIR, SEATS_DIR, TRANSCRIPTS_DIR):
         (archive_dir(data_dir) / folder / f"{match_id}.parquet").unlink(missing_ok=True)
+
+
+# Every model turn of a match, beside its events: for the run's owner only, never on a public page.
+TRANSCRIPT_SCHEMA = pa.schema([
+    ("tick", pa.int32()), ("seat", pa.int16()), ("reply", pa.string()), ("actions", pa.string()),
+    ("refused", pa.list_(pa.string())), ("latency_ms", pa.float64()), ("input_tokens", pa.int64()),
+    ("output_tokens", pa.int64()), ("error", pa.string()),
+])
+
+
+def transcript_path(data_dir, match_id: str) -> Path:
+    return archive_dir(data_dir) / TRANSCRIPTS_DIR / f"{match_id}.parquet"
+
+
+def write_transcript(data_dir, match_id: str, turns: list[dict]) -> Path:
+    """turns: rows of TRANSCRIPT_SCHEMA's fields (actions as JSON text), in tick then seat order."""
+    path = transcript_path(data_dir, match_id)
+    _write(pa.Table.from_pylist(turns, schema=TRANSCRIPT_SCHEMA), path)
+    return path
+
+
+def read_transcript(data_dir, match_id: str, *, seat: int | None = None, offset: int = 0,
+                    limit: int = 100) -> tuple[list[dict], bool]:
+    """(up to `limit` turns from `offset`, whether more follow); nothing when the match has none."""
+    path = transcript_path(data_dir, match_id)
+    if not path.exists():
+        return [], False
+    filters = [("seat", "=", seat)] if seat is not None else None
+    table = pq.read_table(path, filters=filters)
+    rows = table.slice(offset, limit + 1).to_pylist()
+    for r in rows:
+        r["actions"] = json.loads(r["actions"]) if r["actions"] else []
+    return rows[:limit], len(rows) > limit

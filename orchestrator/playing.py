@@ -6,6 +6,7 @@ Parquet, then scores the match from the stored file, never from the live state.
 """
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -16,6 +17,7 @@ from engine.scenario import build_match
 from orchestrator import archive
 from orchestrator.seats.providers import SeatFailed
 
+log = logging.getLogger("studio.playing")
 CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)
 
 
@@ -45,13 +47,7 @@ class Outcome:
     spend_usd: float
     error: dict | None = None
     started_at_ms: int | None = None  # when the worker began playing (a job may wait behind another)
-
-
-def _failed(job: Job, match, usage: list[dict], error: dict) -> Outcome:
-    for u in usage:
-        u["agent_turns"] = match.tick
-    return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=match.tick, results=None,
-                   match_id=None, usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error)
+    turns: list[dict | None] | None = None  # per seat: model turn counts (None for scripted seats)
 
 
 def unplayed(job: Job) -> Outcome:
@@ -61,16 +57,30 @@ def unplayed(job: Job) -> Outcome:
                                          for _ in job.seats], spend_usd=0.0)
 
 
-def model_players(job: Job):
-    """The seat layer for a job with model seats, keys decrypted here (they never travel in the job)."""
+def model_players(job: Job, recorder=None):
+    """The seat layer for a job with model seats. recorder: the head node's Recorder actor
+    (orchestrator.recorder), which hands over the seats' keys in the call and takes the usage
+    reports; the worker itself opens no file of the control plane. Without one (in-process play) the
+    keys come from the data dir directly."""
     if all(s["provider"] == "local" for s in job.seats):
         return None
-    from orchestrator.core import Core
-    from orchestrator.seats.funding import credentials
-    from orchestrator.seats.player import ModelSeats
+    from orchestrator.seats.player import Credential, ModelSeats
 
-    core = Core.open(job.data_dir)
-    return ModelSeats(credentials(core, job.account_id, job.seats, [s["funding"] for s in job.seats]))
+    if recorder is None:
+        from orchestrator import recorder as rec
+        from orchestrator.core import Core
+
+        creds = rec.credentials(Core.open(job.data_dir), job.run_id)
+        report = None
+    else:
+        import ray
+
+        creds = ray.get(recorder.credentials.remote(job.run_id))
+
+        async def report(tick: int, seats: dict) -> None:
+            await recorder.report.remote(job.run_id, tick, seats)
+    return ModelSeats({int(i): Credential(c["key"], c["base_url"], c["usd_per_mtok"]) for i, c in creds.items()},
+                      report=report)
 
 
 def seat_specs(seats: list[dict]) -> list[AgentSpec]:
@@ -97,7 +107,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     stop = "season_end"
     usage = [{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0} for _ in job.seats]
-    spend = 0.0
+    spend, error = 0.0, None
     if players is None:
         chunk = 1 if job.tick_ms > 0 else CHUNK_TICKS
         while match.tick < match.season_ticks:
@@ -111,11 +121,13 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     else:
         try:
             stop, spend = players.play(match, job, usage, should_stop, on_tick)
-        except SeatFailed as e:  # a rejected key or unknown model: the run cannot go on
-            return _failed(job, match, usage, e.envelope())
+        except SeatFailed as e:  # a key rejected, a model unknown, a provider down: the run cannot go on
+            stop, error = "failed", e.envelope()
         except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
-            return _failed(job, match, usage, {"error": "internal_error", "message": f"the match stopped at tick "
-                                               f"{match.tick}: {type(e).__name__}: {str(e)[:200]}"})
+            log.exception("run %s: the match stopped at tick %d", job.run_id, match.tick)
+            stop, error = "failed", {"error": "internal_error", "message": f"the match stopped at tick "
+                                     f"{match.tick}: {type(e).__name__}: {str(e)[:200]}"}
+        spend = sum(u["usd"] for u in usage)
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick
@@ -132,7 +144,11 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
                "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)}}
     rows = archive.seat_rows(run_row, results)
     archive.write_seats(job.data_dir, job.match_id, rows)
-    status = "cancelled" if stop == "cancelled" else "finished"
+    turns = None
+    if players is not None:
+        archive.write_transcript(job.data_dir, job.match_id, players.transcript)
+        turns = [players.turns.get(i) for i in range(len(job.seats))]
+    status = {"cancelled": "cancelled", "failed": "failed"}.get(stop, "finished")
     return Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
-                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend,
-                   started_at_ms=started)
+                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend, error=error,
+                   started_at_ms=started, turns=turns)

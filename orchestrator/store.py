@@ -98,6 +98,11 @@ MIGRATIONS: list[str] = [
     );
     """,
     RUNS_MIGRATION,
+    # a self-hosted key may carry its own price (USD per million tokens in and out); none: free
+    """
+    ALTER TABLE provider_keys ADD COLUMN usd_per_mtok_in REAL;
+    ALTER TABLE provider_keys ADD COLUMN usd_per_mtok_out REAL;
+    """,
 ]
 
 
