@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api import errors, openapi
+from api.limits import BodyLimit
 from api import mcp as mcp_surface
 from api.routes import discovery, matches, runs, scenarios, skills
 from orchestrator.core import Core
@@ -55,6 +56,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                   description="Author scenarios and launch and read runs. Errors are {error, message}.",
                   openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None)
     app.state.core = core
+    app.add_middleware(BodyLimit)
     errors.install(app)
     for module in (discovery, scenarios, skills, runs, matches):
         app.include_router(module.router)

@@ -13,11 +13,11 @@ from typing import Annotated, Any, Callable
 from fastapi import Depends, Request
 from starlette.datastructures import Headers
 
+from api.limits import MAX_BODY_BYTES, too_large
 from orchestrator import auth
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 
-MAX_BODY_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -55,11 +55,16 @@ def _no_constants(name: str) -> Any:
 
 
 async def json_body(request: Request) -> Any:
-    raw = await request.body()
+    raw = await request.body()  # api.limits.BodyLimit has refused anything over the ceiling
     if len(raw) > MAX_BODY_BYTES:
-        raise DomainError("bad_request", f"the body is {len(raw)} bytes; send at most {MAX_BODY_BYTES}")
+        raise too_large(MAX_BODY_BYTES)
     try:
-        return json.loads(raw, parse_constant=_no_constants)
+        text = raw.decode("utf-8")  # SPEC.md: bodies are UTF-8 (json.loads(bytes) would take UTF-16 too)
+    except UnicodeDecodeError:
+        raise DomainError("bad_request", "the body is not UTF-8; send UTF-8 JSON with content-type: "
+                          "application/json") from None
+    try:
+        return json.loads(text, parse_constant=_no_constants)
     except RecursionError:  # nesting deeper than the parser's stack
         raise DomainError("bad_request", "the body nests too deeply to be a run or scenario; send a flat JSON "
                           "object") from None

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from orchestrator.errors import DomainError
 
@@ -60,13 +62,43 @@ async def _validation(request: Request, exc: RequestValidationError) -> JSONResp
     return envelope(DomainError("bad_request", f"{where}: {first.get('msg', 'invalid request')}"))
 
 
-async def _crash(request: Request, exc: Exception) -> JSONResponse:
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
-    return envelope(DomainError("internal_error", "the server failed; retry once, then report it"))
+class CrashGuard:
+    """Unhandled exceptions become the 500 envelope here, and stop here. (Starlette's own handler for
+    Exception answers, then re-raises to the server, which closes the connection: the client's next
+    request on that keep-alive connection would meet a reset.)"""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as e:
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            if started:  # half a response is on the wire: only closing the connection ends it honestly
+                raise
+            await envelope(DomainError("internal_error", failure_message(e)))(scope, receive, send)
+
+
+def failure_message(e: Exception) -> str:
+    """The 500's message: the store's refusal named (a full disk, a held lock), else the generic text."""
+    if isinstance(e, sqlite3.OperationalError):
+        return (f"the store refused the change ({e}); nothing was changed: retry in a moment, then report it "
+                "to the operator")
+    return "the server failed; retry once, then report it"
 
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(DomainError, _domain)
     app.add_exception_handler(StarletteHTTPException, _http)
     app.add_exception_handler(RequestValidationError, _validation)
-    app.add_exception_handler(Exception, _crash)
+    app.add_middleware(CrashGuard)

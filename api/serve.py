@@ -3,18 +3,34 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
+import sys
 
 import uvicorn
 
+from api import accesslog
 from api.app import create_app
+from orchestrator import datadir
 from orchestrator.bootstrap import bootstrap_owner, is_first_start
 from orchestrator.core import Core
 
 
 def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None, bootstrap: bool = True,
-          log_level: str = "info") -> int:
-    first_start = is_first_start(data_dir)
-    core = Core.open(data_dir)  # creates the data dir and migrates the store before any request
+          log_level: str = "info", forwarded_allow_ips: str | None = None) -> int:
+    # Checked before Ray starts: a read-only or full data dir, or one another server holds, is one line.
+    os.umask(0o077)  # files the service and its workers create are the operator's alone
+    try:
+        datadir.check(data_dir)
+        held = datadir.lock(data_dir)  # noqa: F841  (open for the life of the process)
+        first_start = is_first_start(data_dir)
+        core = Core.open(data_dir)  # migrates the store before any request
+        datadir.make_private(data_dir)
+    except datadir.StartError as e:
+        print(f"studio serve: {e}", file=sys.stderr, flush=True)
+        return 2
+    except (OSError, sqlite3.Error) as e:
+        print(f"studio serve: cannot open the store in {data_dir}: {e}", file=sys.stderr, flush=True)
+        return 2
     if first_start and bootstrap:
         account, token = bootstrap_owner(core)
         print(f"studio: new data dir {core.data_dir.resolve()}; owner account {account['email']} (plan lab).\n"
@@ -27,7 +43,12 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
 
     init_ray(ray_address)
     app = create_app(core=core, dispatch=True, ray_address=ray_address)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1))
+    # Proxy headers (X-Forwarded-For, used by the per-address limit) are trusted only from the
+    # addresses the operator names; by default the socket's peer is the client.
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1,
+                            proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or "")
+    accesslog.install()  # after uvicorn configured its loggers
+    server = uvicorn.Server(config)
     # uvicorn catches SIGINT/SIGTERM, finishes in-flight requests, then re-raises the signal to the
     # handler that was installed before it. Installing a quiet one here turns that into a normal
     # return, so an operator's stop exits 0 instead of dying by the signal.

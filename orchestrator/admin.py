@@ -22,7 +22,8 @@ def _print(obj: object) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from api.serve import serve  # the HTTP stack loads only for this command
     return serve(host=args.host, port=args.port, data_dir=args.data_dir, ray_address=args.ray_address,
-                 bootstrap=not args.no_bootstrap, log_level=args.log_level)
+                 bootstrap=not args.no_bootstrap, log_level=args.log_level,
+                 forwarded_allow_ips=args.forwarded_allow_ips)
 
 
 def cmd_account_create(args: argparse.Namespace) -> int:
@@ -61,7 +62,8 @@ def cmd_key_set(args: argparse.Namespace) -> int:
     from orchestrator.keys import set_key
     models = [m for m in args.models.split(",") if m] if args.models else None
     _print(set_key(_core(args), provider=args.provider, key=args.key, email=args.email, platform=args.platform,
-                   base_url=args.base_url, balance_usd=args.balance_usd, models=models))
+                   base_url=args.base_url, balance_usd=args.balance_usd, models=models,
+                   usd_per_mtok_in=args.usd_per_mtok_in, usd_per_mtok_out=args.usd_per_mtok_out))
     return 0
 
 
@@ -102,6 +104,9 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--no-bootstrap", action="store_true", help="do not create the owner account on first start")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
                    help="uvicorn log level; below info drops the access log")
+    p.add_argument("--forwarded-allow-ips", default=None,
+                   help="comma-separated proxy addresses (or *) whose X-Forwarded-For/-Proto are trusted; "
+                        "default: none, the connecting address is the client")
 
     group = sub.add_parser("account", help="create and change accounts").add_subparsers(dest="action", required=True)
     p = command(group, "create", cmd_account_create, "create an account; prints it as JSON")
@@ -139,6 +144,9 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--base-url")
     p.add_argument("--balance-usd", type=float)
     p.add_argument("--models", help="platform keys: comma-separated models it sponsors")
+    p.add_argument("--usd-per-mtok-in", type=float, help="the key's own price, USD per million input tokens "
+                   "(self-hosted providers cost nothing without one)")
+    p.add_argument("--usd-per-mtok-out", type=float, help="the key's own price, USD per million output tokens")
     p = command(group, "list", cmd_key_list, "providers held, never the key")
     owner = p.add_mutually_exclusive_group(required=True)
     owner.add_argument("--email")

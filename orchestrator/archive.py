@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 
 from engine.events import COLUMNS
 from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
 
-EVENTS_DIR, SEATS_DIR, RUNS_DIR = "events", "seats", "runs"
+EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR = "events", "seats", "runs", "transcripts"
 LANDING, COMPACT = ".arrow", ".parquet"  # one match as the worker sent it; a whole series
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
 _REASONS = pa.array(list(REASONS), pa.string())
@@ -144,3 +145,27 @@ def run_table(run_views: list[dict]) -> pa.Table:
     """Ended runs' views, one row each (nested fields as JSON text)."""
     return pa.Table.from_pylist([{k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in view.items()}
                                  for view in run_views])
+
+
+# Every model turn of a match, beside its events: for the run's owner only, never on a public page.
+TRANSCRIPT_SCHEMA = pa.schema([
+    ("tick", pa.int32()), ("seat", pa.int16()), ("reply", pa.string()), ("actions", pa.string()),
+    ("refused", pa.list_(pa.string())), ("latency_ms", pa.float64()), ("input_tokens", pa.int64()),
+    ("output_tokens", pa.int64()), ("error", pa.string()),
+])
+
+
+def transcript_table(turns: list[dict]) -> pa.Table:
+    """turns: rows of TRANSCRIPT_SCHEMA's fields (actions as JSON text), in tick then seat order."""
+    return pa.Table.from_pylist(turns, schema=TRANSCRIPT_SCHEMA)
+
+
+def transcript_rows(table: pa.Table, *, seat: int | None = None, offset: int = 0,
+                    limit: int = 100) -> tuple[list[dict], bool]:
+    """(up to `limit` turns from `offset`, whether more follow)."""
+    if seat is not None:
+        table = table.filter(pa.compute.equal(table.column("seat"), seat))
+    rows = table.slice(offset, limit + 1).to_pylist()
+    for r in rows:
+        r["actions"] = json.loads(r["actions"]) if r["actions"] else []
+    return rows[:limit], len(rows) > limit

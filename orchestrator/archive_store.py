@@ -25,7 +25,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from orchestrator import archive
-from orchestrator.archive import COMPACT, EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR
+from orchestrator.archive import COMPACT, EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, TRANSCRIPTS_DIR
 
 
 def archive_uri(data_dir: str | Path, config: dict | None = None) -> str:
@@ -50,7 +50,7 @@ class Archive:
     def __init__(self, uri: str):
         self.uri = uri
         self.fs, self.root = _filesystem(uri)
-        for sub in (EVENTS_DIR, SEATS_DIR, RUNS_DIR):
+        for sub in (EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR):
             self.fs.create_dir(self._path(sub), recursive=True)
 
     @classmethod
@@ -78,13 +78,23 @@ class Archive:
         self.fs.move(tmp, path)
 
     # -- one match, as the worker sent it ----------------------------------------------------------
-    def land(self, match_id: str, events_ipc: bytes, seats_ipc: bytes) -> None:
+    def land(self, match_id: str, events_ipc: bytes, seats_ipc: bytes, transcript_ipc: bytes | None = None) -> None:
+        if transcript_ipc is not None:  # model turns stay one file per match: only their run's owner reads them
+            self._put(self._path(TRANSCRIPTS_DIR, match_id + LANDING), transcript_ipc)
         self._put(self._path(EVENTS_DIR, match_id + LANDING), events_ipc)
         self._put(self._path(SEATS_DIR, match_id + LANDING), seats_ipc)
 
+    def read_transcript(self, match_id: str, **page) -> tuple[list[dict], bool]:
+        """A page of a match's model turns (archive.transcript_rows); nothing when it has none."""
+        try:
+            table = self._read_landed(TRANSCRIPTS_DIR, match_id)
+        except (FileNotFoundError, OSError):
+            return [], False
+        return archive.transcript_rows(table, **page)
+
     def remove_match(self, match_id: str) -> None:
         """Drop a landed match (a run that will be replayed, or that failed after landing)."""
-        for sub in (EVENTS_DIR, SEATS_DIR):
+        for sub in (EVENTS_DIR, SEATS_DIR, TRANSCRIPTS_DIR):
             path = self._path(sub, match_id + LANDING)
             if self._exists(path):
                 self.fs.delete_file(path)

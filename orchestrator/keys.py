@@ -45,7 +45,8 @@ def _fernet(core: Core) -> Fernet:
 
 
 def set_key(core: Core, *, provider: str, key: str, email: str | None = None, platform: bool = False,
-            base_url: str | None = None, balance_usd: float | None = None, models: list[str] | None = None) -> dict:
+            base_url: str | None = None, balance_usd: float | None = None, models: list[str] | None = None,
+            usd_per_mtok_in: float | None = None, usd_per_mtok_out: float | None = None) -> dict:
     if provider not in PROVIDERS:
         raise AdminError(f"unknown provider '{provider}'; providers are {', '.join(PROVIDERS)}")
     if not key:
@@ -60,14 +61,21 @@ def set_key(core: Core, *, provider: str, key: str, email: str | None = None, pl
         if email is None:
             raise AdminError("pass --email E, or --platform for the operator's sponsor key")
         owner = by_email(core, email)["id"]
+    price = (usd_per_mtok_in, usd_per_mtok_out)
+    if (price[0] is None) != (price[1] is None):
+        raise AdminError("a key's price needs both --usd-per-mtok-in and --usd-per-mtok-out")
+    if price[0] is not None and not all(0 <= p < 10_000 for p in price):
+        raise AdminError("--usd-per-mtok-in and --usd-per-mtok-out take USD per million tokens, 0 up to 10000")
     ciphertext = _fernet(core).encrypt(key.encode())
     now = now_ms()
     with core.store.write() as c:
-        c.execute("INSERT INTO provider_keys (owner, provider, ciphertext, base_url, balance_usd, models, created_at_ms) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, provider) DO UPDATE SET "
-                  "ciphertext = excluded.ciphertext, base_url = excluded.base_url, balance_usd = excluded.balance_usd, "
-                  "models = excluded.models, updated_at_ms = ?",
-                  (owner, provider, ciphertext, base_url, balance_usd, json.dumps(models) if models else None, now, now))
+        c.execute("INSERT INTO provider_keys (owner, provider, ciphertext, base_url, balance_usd, models, created_at_ms, "
+                  "usd_per_mtok_in, usd_per_mtok_out) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, provider) "
+                  "DO UPDATE SET ciphertext = excluded.ciphertext, base_url = excluded.base_url, "
+                  "balance_usd = excluded.balance_usd, models = excluded.models, usd_per_mtok_in = excluded.usd_per_mtok_in, "
+                  "usd_per_mtok_out = excluded.usd_per_mtok_out, updated_at_ms = ?",
+                  (owner, provider, ciphertext, base_url, balance_usd, json.dumps(models) if models else None, now,
+                   *price, now))
     return next(k for k in _listing(core, owner) if k["provider"] == provider)
 
 
@@ -75,6 +83,7 @@ def _listing(core: Core, owner: str) -> list[dict]:
     rows = core.store.all("SELECT * FROM provider_keys WHERE owner = ? ORDER BY provider", (owner,))
     return [{"provider": r["provider"], "platform": owner == PLATFORM, "base_url": r["base_url"],
              "balance_usd": r["balance_usd"], "models": json.loads(r["models"]) if r["models"] else None,
+             "usd_per_mtok": None if r["usd_per_mtok_in"] is None else [r["usd_per_mtok_in"], r["usd_per_mtok_out"]],
              "created_at_ms": r["created_at_ms"], "updated_at_ms": r["updated_at_ms"]} for r in rows]
 
 

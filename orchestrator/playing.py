@@ -8,6 +8,7 @@ hands the event log and seat rows back as Arrow IPC bytes for the head to archiv
 """
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -18,6 +19,7 @@ from engine.scenario import build_match
 from orchestrator import archive
 from orchestrator.seats.providers import SeatFailed
 
+log = logging.getLogger("studio.playing")
 CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)
 
 
@@ -25,7 +27,7 @@ CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~
 class Job:
     run_id: str
     match_id: str
-    data_dir: str               # the head's data dir for model seats' keys; "" for scripted jobs
+    data_dir: str               # in-process play only (model seats' keys without a recorder); "" on a worker
     season_ticks: int
     env: dict                   # resolved, seeds included
     seats: list[dict]           # resolved roster entries (run view's roster)
@@ -47,15 +49,10 @@ class Outcome:
     spend_usd: float
     error: dict | None = None
     started_at_ms: int | None = None  # when the worker began playing (a job may wait behind another)
+    turns: list[dict | None] | None = None  # per seat: model turn counts (None for scripted seats)
     events: bytes | None = None   # the event log, Arrow IPC (LZ4), for the head to land
     seats: bytes | None = None    # the seat rows, likewise
-
-
-def _failed(job: Job, match, usage: list[dict], error: dict) -> Outcome:
-    for u in usage:
-        u["agent_turns"] = match.tick
-    return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=match.tick, results=None,
-                   match_id=None, usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error)
+    transcript: bytes | None = None  # model turns, likewise (None when every seat is scripted)
 
 
 def unplayed(job: Job) -> Outcome:
@@ -65,16 +62,30 @@ def unplayed(job: Job) -> Outcome:
                                          for _ in job.seats], spend_usd=0.0)
 
 
-def model_players(job: Job):
-    """The seat layer for a job with model seats, keys decrypted here (they never travel in the job)."""
+def model_players(job: Job, recorder=None):
+    """The seat layer for a job with model seats. recorder: the head node's Recorder actor
+    (orchestrator.recorder), which hands over the seats' keys in the call and takes the usage
+    reports; the worker itself opens no file of the control plane. Without one (in-process play) the
+    keys come from the data dir directly."""
     if all(s["provider"] == "local" for s in job.seats):
         return None
-    from orchestrator.core import Core
-    from orchestrator.seats.funding import credentials
-    from orchestrator.seats.player import ModelSeats
+    from orchestrator.seats.player import Credential, ModelSeats
 
-    core = Core.open(job.data_dir)
-    return ModelSeats(credentials(core, job.account_id, job.seats, [s["funding"] for s in job.seats]))
+    if recorder is None:
+        from orchestrator import recorder as rec
+        from orchestrator.core import Core
+
+        creds = rec.credentials(Core.open(job.data_dir), job.run_id)
+        report = None
+    else:
+        import ray
+
+        creds = ray.get(recorder.credentials.remote(job.run_id))
+
+        async def report(tick: int, seats: dict) -> None:
+            await recorder.report.remote(job.run_id, tick, seats)
+    return ModelSeats({int(i): Credential(c["key"], c["base_url"], c["usd_per_mtok"]) for i, c in creds.items()},
+                      report=report)
 
 
 def seat_specs(seats: list[dict]) -> list[AgentSpec]:
@@ -101,7 +112,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     stop = "season_end"
     usage = [{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0} for _ in job.seats]
-    spend = 0.0
+    spend, error = 0.0, None
     if players is None:
         chunk = 1 if job.tick_ms > 0 else CHUNK_TICKS
         while match.tick < match.season_ticks:
@@ -115,11 +126,13 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     else:
         try:
             stop, spend = players.play(match, job, usage, should_stop, on_tick)
-        except SeatFailed as e:  # a rejected key or unknown model: the run cannot go on
-            return _failed(job, match, usage, e.envelope())
+        except SeatFailed as e:  # a key rejected, a model unknown, a provider down: the run cannot go on
+            stop, error = "failed", e.envelope()
         except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
-            return _failed(job, match, usage, {"error": "internal_error", "message": f"the match stopped at tick "
-                                               f"{match.tick}: {type(e).__name__}: {str(e)[:200]}"})
+            log.exception("run %s: the match stopped at tick %d", job.run_id, match.tick)
+            stop, error = "failed", {"error": "internal_error", "message": f"the match stopped at tick "
+                                     f"{match.tick}: {type(e).__name__}: {str(e)[:200]}"}
+        spend = sum(u["usd"] for u in usage)
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick
@@ -135,7 +148,11 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
                "spawn_seed": job.env["spawn_seed"],
                "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)}}
     seats = archive.to_ipc(archive.seat_table(archive.seat_rows(run_row, results)))
-    status = "cancelled" if stop == "cancelled" else "finished"
+    turns, transcript = None, None
+    if players is not None:
+        transcript = archive.to_ipc(archive.transcript_table(players.transcript))
+        turns = [players.turns.get(i) for i in range(len(job.seats))]
+    status = {"cancelled": "cancelled", "failed": "failed"}.get(stop, "finished")
     return Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
-                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend,
-                   started_at_ms=started, events=events, seats=seats)
+                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend, error=error,
+                   started_at_ms=started, turns=turns, events=events, seats=seats, transcript=transcript)

@@ -6,6 +6,7 @@ on the write lock instead of failing half-way with SQLITE_BUSY on lock upgrade.
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -97,6 +98,11 @@ MIGRATIONS: list[str] = [
     );
     """,
     RUNS_MIGRATION,
+    # a self-hosted key may carry its own price (USD per million tokens in and out); none: free
+    """
+    ALTER TABLE provider_keys ADD COLUMN usd_per_mtok_in REAL;
+    ALTER TABLE provider_keys ADD COLUMN usd_per_mtok_out REAL;
+    """,
 ]
 
 
@@ -109,8 +115,10 @@ class Store:
 
     def __init__(self, data_dir: str | Path):
         self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.path = self.data_dir / DB_NAME
+        if not self.path.exists():  # created 0600 here; SQLite gives its WAL and -shm files the same mode
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         self._local = threading.local()
         self.migrate()
 

@@ -17,14 +17,14 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 
+from api.limits import MAX_MCP_BYTES
 from api.mcp.guard import Guard
 from api.mcp.server import build_server
 from orchestrator.core import Core
 
 PATH = "/mcp/studio"
-# Tool arguments are at most a 64 KiB body (checked by the tools, with REST's message) plus JSON-RPC's
-# envelope and escaping; anything past this is refused by the SDK with 413 before it is parsed.
-MAX_REQUEST_BYTES = 256 * 1024
+# api.limits.BodyLimit refuses larger bodies with the error envelope before they reach the SDK.
+MAX_REQUEST_BYTES = MAX_MCP_BYTES
 
 
 @dataclass

@@ -18,7 +18,7 @@ from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.me import me
-from orchestrator.runs import batches, service, usage
+from orchestrator.runs import batches, service, transcript, usage
 from orchestrator.runs.body import PROVIDERS, RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
@@ -30,7 +30,8 @@ LOCAL_SEATS = ", ".join(f"local/{p}" for p in POLICIES)
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """`shape` says how arguments split: none (api_key only), id, body, id_body, or query (list_runs)."""
+    """`shape` says how arguments split: none (api_key only), id, body, id_body, query (list_runs), or
+    id_query (get_transcript)."""
     name: str
     title: str
     description: str
@@ -170,6 +171,13 @@ TOOLS: tuple[ToolSpec, ...] = (
              "competitiveness, exploration}, epilogue}], match_ticks, top_model {name, model}, field_size}. "
              + _RUN_VIEW + " Needs runs:read. REST: GET /api/v1/runs/:id.", service.READ, False, "id",
              service.get_run, id_text="the run's id (run_...), from launch_run or list_runs"),
+    ToolSpec("get_transcript", "A run's model turns", "Every model turn of a run's match, for its owner: {turns: "
+             "[{tick, seat, reply (the model's raw text or tool calls), actions (what the engine received), refused "
+             "[reasons], latency_ms, input_tokens, output_tokens, error}], next_cursor}, in tick then seat order. "
+             "Optional: seat (roster index) for one seat's turns, limit 1-500 (default 100), cursor (next_cursor of "
+             "the previous page). Archived when the match ends. Needs runs:read. REST: GET "
+             "/api/v1/runs/:id/transcript.", service.READ, False, "id_query", transcript.get_transcript,
+             id_text="the run's id (run_...)"),
     ToolSpec("cancel_run", "Cancel a run", "Cancel a run: queued runs are cancelled at once; a launching run is "
              "refused with run_launching (retry in a few seconds); a running run stops at the next tick boundary and "
              "what played is archived and scored; a run that already ended answers cancelled false, unchanged. "
@@ -207,6 +215,13 @@ QUERY = {  # list_runs: GET /api/v1/runs's query parameters, typed as JSON
 }
 
 
+TRANSCRIPT_QUERY = {  # get_transcript: GET /api/v1/runs/:id/transcript's query parameters
+    "seat": {"type": "integer", "minimum": 0, "description": "only this roster seat's turns"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+    "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page"},
+}
+
+
 def input_schema(spec: ToolSpec) -> dict:
     """The model's own JSON Schema (the one REST's OpenAPI document shows) plus `id` and `api_key`.
     It documents the arguments; the server does not enforce it, the core validates them as REST's."""
@@ -214,8 +229,8 @@ def input_schema(spec: ToolSpec) -> dict:
         schema = copy.deepcopy(spec.model.model_json_schema())
         schema.pop("title", None)
     else:
-        schema = {"type": "object", "properties": copy.deepcopy(QUERY) if spec.shape == "query" else {},
-                  "additionalProperties": False}
+        query = {"query": QUERY, "id_query": TRANSCRIPT_QUERY}.get(spec.shape, {})
+        schema = {"type": "object", "properties": copy.deepcopy(query), "additionalProperties": False}
     props = schema.setdefault("properties", {})
     if spec.id_text:
         schema["properties"] = props = {"id": {"type": "string", "description": spec.id_text}, **props}
@@ -272,4 +287,8 @@ def invoke(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict
     if spec.shape == "id_body":
         ident = _take_id(args)
         return spec.call(core, principal, ident, _sized(args))
+    if spec.shape == "id_query":
+        ident = _take_id(args)
+        _no_more({k: v for k, v in args.items() if k not in TRANSCRIPT_QUERY}, ("id", *TRANSCRIPT_QUERY))
+        return spec.call(core, principal, ident, **args)
     return spec.call(core, principal, **_query(args))

@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
-from orchestrator.runs import batches, service, usage
+from orchestrator.runs import batches, service, transcript, usage
 from orchestrator.runs.body import RunBody
 
 # Runs routes are sync: launch and cancel wait on the write lock, cancel on the worker too.
@@ -34,6 +34,15 @@ CANCELLED = {"type": "object", "required": ["ok", "cancelled", "run"], "properti
 BATCH = {"type": "object", "required": ["batch"], "properties": {"batch": _obj(
     "batch_id", "status", "trials", "seed_mode", "run_ids", "summary")}}
 USAGE = _obj("months", "allowances")
+TRANSCRIPT = _obj("turns", "next_cursor")
+TRANSCRIPT_PARAMS = {"parameters": [
+    {"name": "seat", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
+     "description": "only this roster seat's turns"},
+    {"name": "limit", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 1, "maximum": 500},
+     "description": "page size, default 100"},
+    {"name": "cursor", "in": "query", "required": False, "schema": {"type": "string", "pattern": "^[0-9]{1,9}$"},
+     "description": "next_cursor of the previous page"},
+]}
 
 
 @router.post("/runs/estimate", responses=responses({200: ESTIMATE}), openapi_extra=body(RunBody),
@@ -74,6 +83,14 @@ def list_runs(c: Reader, request: Request) -> dict:
 @router.get("/runs/{id}", responses=responses({200: RUN_ONE}), summary="A run and its results (null until archived)")
 def get_run(id: str, c: Reader) -> dict:
     return service.get_run(c.core, c.principal, id)
+
+
+@router.get("/runs/{id}/transcript", responses=responses({200: TRANSCRIPT}), openapi_extra=TRANSCRIPT_PARAMS,
+            summary="Every model turn of the run's match: raw reply, actions, refusals, latency, tokens")
+def get_transcript(id: str, c: Reader, request: Request) -> dict:
+    q = request.query_params
+    return transcript.get_transcript(c.core, c.principal, id, seat=q.get("seat"), cursor=q.get("cursor"),
+                                     limit=q.get("limit"))
 
 
 @router.post("/runs/{id}/cancel", responses=responses({200: CANCELLED}), summary="Cancel a run")

@@ -25,7 +25,7 @@ from orchestrator.envspec import SEED_MAX
 from orchestrator.errors import DomainError
 from orchestrator.runs.body import MAX_DIRECTIONS, PROVIDERS, check_run_body
 from orchestrator.runs import funding
-from orchestrator.seats.player import seat_label
+from orchestrator.seats.player import new_turns, seat_label
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
@@ -134,6 +134,7 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[
             "format": fmt, "skills": skills,
             "instructions": instructions, "scaffold": funding.scaffold(provider, fmt, directions),
             "usage": {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0},
+            "turns": None if provider == "local" else new_turns(),
         })
     return out
 

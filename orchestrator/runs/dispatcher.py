@@ -23,6 +23,7 @@ from ray.exceptions import RayActorError, RayError
 from orchestrator.archive_store import Archive
 from orchestrator.core import Core
 from orchestrator.playing import Job
+from orchestrator.recorder import start_recorder
 from orchestrator.runs import lifecycle
 from orchestrator.runs.registry import Registry
 from orchestrator.store import now_ms
@@ -57,6 +58,7 @@ class Dispatcher:
         self._began: set = set()      # runs whose worker reported that it began playing them
         self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
         self.registry = Registry(core, self.archive)
+        self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
 
@@ -68,6 +70,7 @@ class Dispatcher:
 
     def start(self) -> None:
         init_ray(self.ray_address, self.num_cpus)
+        self.recorder = start_recorder(str(self.core.data_dir))
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
         self.reconcile()
@@ -77,14 +80,27 @@ class Dispatcher:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop dispatching. Runs still playing stay `running` in the store; the next start requeues
-        or fails them (reconcile), so the workers playing them are killed rather than awaited."""
+        """Stop dispatching (SIGTERM). The workers are killed rather than awaited; the runs they were
+        playing are settled at once as a lost worker's runs (lifecycle.lost), keeping the usage the
+        recorder metered tick by tick. A kill -9 leaves them to the next start (reconcile)."""
         self._stop.set()
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=10)
         for w in self.workers + self.model_workers:
             ray.kill(w)
+        # what played is settled now (model runs fail keeping the usage metered every tick; scripted
+        # runs go back to the queue), not at the next start
+        try:
+            if self.by_run:
+                with self.core.store.write() as c:
+                    self._lost(c, list(self.by_run), SHUT_DOWN)
+        except sqlite3.Error:
+            log.exception("settling the runs that were playing failed; the next start settles them")
+        if self.recorder is not None:
+            ray.kill(self.recorder)
+        self.recorder = None
+        self.inflight, self.by_run = {}, {}
         self.workers, self.model_workers = [], []
         self.core.dispatcher = None
         self.registry.close()
@@ -183,14 +199,14 @@ class Dispatcher:
         worker reports that it began playing (a second job waits inside the worker)."""
         match_id = secrets.token_hex(16)  # unlisted pages: the id is the only key
         eff = json.loads(row["effective"])
-        # A scripted job carries no path of the head: its worker may be on a node that cannot see it.
-        data_dir = "" if row["scripted"] else str(self.core.data_dir)
-        job = Job(run_id=row["id"], match_id=match_id, data_dir=data_dir,
+        # A job carries no path of the head: its worker may be on a node that cannot see it. Model seats
+        # get their keys from the recorder actor, the match goes back in the result.
+        job = Job(run_id=row["id"], match_id=match_id, data_dir="",
                   season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
                   meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                         "config_hash": eff["hash"], "batch_id": row["batch_id"]},
                   spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"])
-        ref = worker.play.remote(job.__dict__)
+        ref = worker.play.remote(job.__dict__, None if row["scripted"] else self.recorder)
         self.inflight[ref] = (row["id"], worker)
         self.by_run[row["id"]] = worker
         return match_id
@@ -235,8 +251,8 @@ class Dispatcher:
         reads finished only once its match can be read."""
         for o in outcomes:
             if o.get("events") is not None:
-                self.archive.land(o["match_id"], o["events"], o["seats"])
-            o["events"] = o["seats"] = None
+                self.archive.land(o["match_id"], o["events"], o["seats"], o.get("transcript"))
+            o["events"] = o["seats"] = o["transcript"] = None
         ids = [o["run_id"] for o in outcomes]
 
         def step(c):
@@ -244,8 +260,11 @@ class Dispatcher:
                 f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)).fetchall()}
             for o in outcomes:
                 roster = json.loads(rows[o["run_id"]]["roster"])
-                for seat, usage in zip(roster, o["usage"]):
+                for seat, usage, turns in zip(roster, o["usage"], o.get("turns") or [None] * len(roster)):
                     seat["usage"] = usage
+                    if turns is not None:
+                        seat["turns"] = turns
+                        seat["replied"] = turns["answered"] > 0
                 lifecycle.ended(c, o["run_id"], o, json.dumps(roster))
             self.registry.ended(ids)
         self._write(step, f"record {len(ids)} results")
@@ -311,8 +330,9 @@ class Dispatcher:
             self._lost(c, [r["id"] for r in lifecycle.in_world(c)], RESTARTED)
 
 
-WORKER_LOST = "the worker playing this run stopped; nothing after its last archived tick was metered"
-RESTARTED = "the service restarted while this run was playing; it was stopped and nothing was metered for it"
+WORKER_LOST = "the worker playing this run stopped; the turns it played until then stay metered"
+SHUT_DOWN = "the service shut down while this run was playing; the turns it played stay metered"
+RESTARTED = "the service restarted while this run was playing; it was stopped, and the turns it played stay metered"
 
 
 def cause(e: BaseException) -> str:

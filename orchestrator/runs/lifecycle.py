@@ -82,10 +82,15 @@ def ended(c: sqlite3.Connection, run_id: str, o: dict, roster: str) -> bool:
                  IN_WORLD)
 
 
+# agent turns the recorder metered into the roster while the run played (0 for scripted runs)
+METERED_TURNS = "(SELECT COALESCE(SUM(json_extract(value, '$.usage.agent_turns')), 0) FROM json_each(runs.roster))"
+
+
 def fail(c: sqlite3.Connection, run_id: str, message: str) -> bool:
-    """launching | running -> failed, nothing settled (the worker's count of turns is lost with it)."""
-    return _move(c, run_id, "failed", "status = 'failed', stop_reason = 'failed', error = ?, turns_settled = 0, "
-                 "finished_at_ms = ?", (error_json(message), now_ms()), IN_WORLD)
+    """launching | running -> failed with what was metered as it played (model runs' usage and spend
+    are written every tick by orchestrator.recorder); nothing else is settled."""
+    return _move(c, run_id, "failed", "status = 'failed', stop_reason = 'failed', error = ?, "
+                 f"turns_settled = {METERED_TURNS}, finished_at_ms = ?", (error_json(message), now_ms()), IN_WORLD)
 
 
 def cancel_queued(c: sqlite3.Connection, run_id: str) -> bool:
@@ -96,8 +101,9 @@ def cancel_queued(c: sqlite3.Connection, run_id: str) -> bool:
 
 def cancel_unplayed(c: sqlite3.Connection, run_id: str) -> bool:
     """launching | running -> cancelled for a run whose worker is gone before it archived anything."""
-    return _move(c, run_id, "cancelled", "status = 'cancelled', stop_reason = 'cancelled', turns_settled = 0, "
-                 "match_id = NULL, live_tick = NULL, finished_at_ms = ?", (now_ms(),), IN_WORLD)
+    return _move(c, run_id, "cancelled", "status = 'cancelled', stop_reason = 'cancelled', "
+                 f"turns_settled = {METERED_TURNS}, match_id = NULL, live_tick = NULL, finished_at_ms = ?",
+                 (now_ms(),), IN_WORLD)
 
 
 def ask_cancel(c: sqlite3.Connection, run_id: str) -> bool:

@@ -120,5 +120,5 @@ def credentials(core, account_id: str, roster: list[dict], fundings: list[str]) 
         provider = seat.get("provider") or "router"
         owner = account_id if funding == "account" else keys.PLATFORM
         info = keys.held(core, owner).get(provider) or {}
-        out[i] = Credential(keys.plaintext(core, owner, provider), info.get("base_url"))
+        out[i] = Credential(keys.plaintext(core, owner, provider), info.get("base_url"), info.get("usd_per_mtok"))
     return out

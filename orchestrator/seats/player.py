@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
 from orchestrator.seats.providers import (
-    PooledClient, ProviderError, SeatFailed, TurnTimeout, make_chat, new_client,
+    PooledClient, ProviderError, SeatFailed, TurnTimeout, Unreachable, make_chat, new_client,
 )
 
 USAGE_FIELDS = ("agent_turns", "input_tokens", "output_tokens", "usd")
@@ -39,6 +40,36 @@ def new_usage() -> dict:
     return {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
 
 
+def new_turns() -> dict:
+    """answered: a reply came back (invalid ones included); invalid: a reply with nothing playable or
+    a part refused; timed_out: no answer within the turn; provider_errors: no usable answer (transport
+    errors, 5xx or 429 past the retries, other 4xx); retries: extra attempts within turns."""
+    return {"answered": 0, "invalid": 0, "timed_out": 0, "provider_errors": 0, "retries": 0}
+
+
+def raw_reply(reply) -> str:
+    """The model's reply as it came: its text, and its tool calls as [{name, arguments}]."""
+    calls = [{"name": name, "arguments": args} for name, args, _ in reply.calls]
+    text = reply.text
+    if reply.malformed and not text and not calls:
+        text = f"(unreadable: {reply.malformed})"
+    return text if not calls else json.dumps({"text": text, "tool_calls": calls}) if text else json.dumps(calls)
+
+
+class SeatDown(SeatFailed):
+    """A seat whose provider could not be reached (transport errors, 5xx past the retries) for
+    DOWN_TICKS ticks in a row: the run fails rather than play a season of waits."""
+    code = "provider_unreachable"
+
+    def __init__(self, seat: str, provider: str, ticks: int, last_error: str):
+        self.seat, self.provider = seat, provider
+        super().__init__(f"{seat}: the {provider} provider could not be reached for {ticks} ticks in a row; "
+                         f"last error: {last_error}")
+
+
+DOWN_TICKS = 3
+
+
 class SeatPlayer:
     """One model seat: its provider client, prompt, bounded memory and usage counters.
 
@@ -47,7 +78,8 @@ class SeatPlayer:
 
     def __init__(self, index: int, seat: dict, *, key: str | None, client: PooledClient,
                  base_url: str | None = None, turn_timeout_ms: int = 30000, actions_per_turn: int = 2,
-                 prices: PriceTable | None = None, memory_turns: int = MEMORY_TURNS):
+                 prices: PriceTable | None = None, memory_turns: int = MEMORY_TURNS,
+                 usd_per_mtok: list[float] | None = None):
         self.index, self.seat = index, seat
         self.provider = seat.get("provider") or "router"
         self.model = seat["model"]
@@ -66,30 +98,75 @@ class SeatPlayer:
         self.prices = prices or PriceTable.shipped()
         self.memory: deque = deque(maxlen=memory_turns)
         self.usage = new_usage()
+        self.turns = new_turns()
+        self.usd_per_mtok = usd_per_mtok
+        self.transcript: list[dict] = []  # one row per turn asked (TRANSCRIPT_FIELDS)
+        self.tick = 0                     # the tick being asked, for the transcript
+        self.down_ticks = 0               # ticks in a row the provider could not be reached
         self.last_error: str | None = None
 
     async def act(self, observation: dict, deadline: float | None = None) -> list:
         """This tick's actions: action dicts, Refused, or a wait row (np.ndarray) with its cause.
-        deadline: event-loop time by which the answer must be in (default: now + turn_timeout_ms)."""
+        deadline: event-loop time by which the answer must be in (default: now + turn_timeout_ms).
+        Counts the turn, writes its transcript row, and raises SeatDown once the provider has been
+        unreachable (transport errors, 5xx past the retries) for DOWN_TICKS ticks in a row."""
         loop = asyncio.get_running_loop()
         if deadline is None:
             deadline = loop.time() + self.turn_timeout_ms / 1000
         self.usage["agent_turns"] += 1
         text = render_observation(observation)
+        started = loop.time()
+        retries_before = self.chat.retries
+        turn = {"tick": self.tick, "seat": self.index, "reply": None, "actions": None, "refused": [],
+                "latency_ms": None, "input_tokens": 0, "output_tokens": 0, "error": None}
+        self.transcript.append(turn)
         try:
             reply = await self.chat.send(self.memory, text, deadline)
         except TurnTimeout as e:
-            self.last_error = str(e)
-            return [TIMEOUT_WAIT]
-        except ProviderError as e:
-            self.last_error = str(e)
+            return self._missed(turn, started, retries_before, "timed_out", str(e), [TIMEOUT_WAIT])
+        except Unreachable as e:
+            self._missed(turn, started, retries_before, "provider_errors", str(e), None)
+            self.down_ticks += 1
+            if self.down_ticks >= DOWN_TICKS:
+                raise SeatDown(self.label, self.provider, self.down_ticks, str(e)) from e
             return [NO_REPLY_WAIT]
+        except ProviderError as e:
+            return self._missed(turn, started, retries_before, "provider_errors", str(e), [NO_REPLY_WAIT])
+        except SeatFailed as e:
+            self._missed(turn, started, retries_before, "provider_errors", str(e), None)
+            raise
+        self.down_ticks = 0
+        self.turns["answered"] += 1
+        self.turns["retries"] += self.chat.retries - retries_before
+        cost = self.cost(reply.input_tokens, reply.output_tokens)
         self.usage["input_tokens"] += reply.input_tokens
         self.usage["output_tokens"] += reply.output_tokens
-        self.usage["usd"] += self.prices.cost(self.provider, self.model, reply.input_tokens, reply.output_tokens)
+        self.usage["usd"] += cost
         actions = self._read(reply)[: self.actions_per_turn]
+        refused = [a for a in actions if isinstance(a, Refused)]
+        if refused or not actions:
+            self.turns["invalid"] += 1
+        turn.update(reply=raw_reply(reply), latency_ms=round(1e3 * (loop.time() - started), 1),
+                    input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+                    actions=json.dumps([a for a in actions if isinstance(a, dict)]),
+                    refused=[f"{r.reason}: {r.note}" for r in refused])
         self.memory.append(self.chat.remember(text, reply, len(actions)))
         return actions
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        if self.usd_per_mtok is not None:  # the key's own price (self-hosted servers that charge)
+            return (input_tokens * self.usd_per_mtok[0] + output_tokens * self.usd_per_mtok[1]) / 1e6
+        return self.prices.cost(self.provider, self.model, input_tokens, output_tokens)
+
+    def _missed(self, turn: dict, started: float, retries_before: int, count: str, error: str, out):
+        self.last_error = error
+        self.turns[count] += 1
+        self.turns["retries"] += self.chat.retries - retries_before
+        turn.update(error=error, latency_ms=round(1e3 * (asyncio.get_running_loop().time() - started), 1))
+        return out
+
+    def report(self) -> dict:
+        return {"usage": dict(self.usage), "turns": dict(self.turns)}
 
     def _read(self, reply) -> list:
         if reply.malformed:
@@ -159,19 +236,28 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
 
 @dataclass
 class Credential:
-    """What a seat's client needs from the stored key: the plaintext and the base URL set with it."""
+    """What a seat's client needs from the stored key: the plaintext, the base URL set with it, and the
+    key's own price [USD per M input, USD per M output] when it carries one."""
     key: str | None
     base_url: str | None = None
+    usd_per_mtok: list[float] | None = None
 
 
 class ModelSeats:
     """Plays a run's model seats for orchestrator.playing.play_job: `players.play(match, job, usage,
-    should_stop, on_tick) -> (stop_reason, spend_usd)`. Holds plain data only (picklable for a
-    worker); the event loop and the pooled HTTP client live for one play() call."""
+    should_stop, on_tick) -> (stop_reason, spend_usd)`. The event loop and the pooled HTTP clients
+    live for one play() call.
+
+    report: an async callable (tick, {seat: {usage, turns}}) awaited after every tick played and once
+    more when the season ends however it ends (orchestrator.recorder writes it to the store).
+    After play(), `transcript` holds every turn's row and `turns` every seat's counts."""
 
     def __init__(self, credentials: dict[int, Credential], *, prices: PriceTable | None = None,
-                 memory_turns: int = MEMORY_TURNS):
+                 memory_turns: int = MEMORY_TURNS, report=None):
         self.credentials, self.prices, self.memory_turns = credentials, prices, memory_turns
+        self.report = report
+        self.transcript: list[dict] = []
+        self.turns: dict[int, dict] = {}
 
     def play(self, match, job, usage: list[dict], should_stop, on_tick) -> tuple[str, float]:
         return asyncio.run(self.play_async(match, job, usage, should_stop, on_tick))
@@ -185,27 +271,55 @@ class ModelSeats:
                 client = await stack.enter_async_context(new_client())  # one pool per seat (providers.new_client)
                 players[i] = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
                                         turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
-                                        prices=prices, memory_turns=self.memory_turns)
+                                        prices=prices, memory_turns=self.memory_turns,
+                                        usd_per_mtok=cred.usd_per_mtok)
             try:
                 return await self._season(match, job, players, usage, should_stop, on_tick)
             finally:  # whatever ended the season, every seat's tokens so far are metered (they were paid)
                 for i, p in players.items():
                     for k in USAGE_FIELDS:
                         usage[i][k] = p.usage[k]
+                    self.turns[i] = dict(p.turns)
+                self.transcript = sorted((t for p in players.values() for t in p.transcript),
+                                         key=lambda t: (t["tick"], t["seat"]))
+                if self.report is not None:
+                    await self.report(match.tick, {i: p.report() for i, p in players.items()})
 
-    @staticmethod
-    async def _season(match, job, players, usage, should_stop, on_tick) -> tuple[str, float]:
+    async def _season(self, match, job, players, usage, should_stop, on_tick) -> tuple[str, float]:
         spend = 0.0
         while not match.done:
             if should_stop():
                 return "cancelled", spend
-            report = await play_tick(match, players)
+            for p in players.values():
+                p.tick = match.tick
+            report = await self._tick(match, players, should_stop)
+            if report is None:  # cancelled while waiting on providers: that tick is not played
+                return "cancelled", spend
             for i, delta in report.usage.items():
                 for k in USAGE_FIELDS:
                     usage[i][k] += delta[k]
             spend += report.usd
             on_tick(match.tick)
+            if self.report is not None:  # metered as spent: a worker lost after this keeps it
+                await self.report(match.tick, {i: p.report() for i, p in players.items()})
             # a stop, not a hold: the tick that crosses the cap is the last one played
             if job.spend_cap_usd is not None and spend >= job.spend_cap_usd and not match.done:
                 return "spend_cap", spend
         return "season_end", spend
+
+    @staticmethod
+    async def _tick(match, players, should_stop) -> TickReport | None:
+        """One tick, given up (None) as soon as a cancel arrives, not when the slowest provider answers."""
+        task = asyncio.ensure_future(play_tick(match, players))
+        while True:
+            done, _ = await asyncio.wait((task,), timeout=CANCEL_POLL_S)
+            if done:
+                return task.result()
+            if should_stop():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                return None
+
+
+CANCEL_POLL_S = 0.1  # how often a tick waiting on providers looks for a cancel

@@ -17,8 +17,9 @@ as that API requires). max_tokens defaults to DEFAULT_MAX_TOKENS by reasoning of
 Failures: 429 and 5xx (and dropped connections) are retried with jittered exponential backoff (or
 the Retry-After the provider sends) while the turn's deadline allows; 401/403 raise KeyRejected,
 404 ModelUnknown
-naming the seat and provider (the run fails); anything else unusable raises ProviderError (the seat
-waits that tick, cause no_reply).
+naming the seat and provider (the run fails); a provider that cannot be reached or answers 5xx on
+every attempt raises Unreachable (the seat waits that tick; three such ticks in a row fail the run);
+anything else unusable raises ProviderError (the seat waits that tick, cause no_reply).
 """
 from __future__ import annotations
 
@@ -78,6 +79,10 @@ class ProviderError(Exception):
     """No usable answer within the turn's budget; the seat waits that tick (no reply)."""
 
 
+class Unreachable(ProviderError):
+    """The provider could not be reached, or answered 5xx, on every attempt the turn allowed."""
+
+
 class TurnTimeout(ProviderError):
     """The turn's time ran out while waiting for the provider; the seat waits (timeout)."""
 
@@ -130,6 +135,7 @@ class Chat:
                  temperature: float | None = None, max_tokens: int | None = None, seat: str = "seat"):
         self.provider, self.model, self.key, self.system = provider, model, key, system
         self.pool = client.pool
+        self.retries = 0  # extra attempts after 429, 5xx or a dropped connection, over the run
         self.format, self.reasoning, self.temperature, self.seat = format, reasoning, temperature, seat
         self.max_tokens = int(max_tokens or DEFAULT_MAX_TOKENS["on" if reasoning_on(reasoning) else "off"])
         base = (base_url or DEFAULT_BASE_URL.get(provider) or "").rstrip("/")
@@ -162,6 +168,8 @@ class Chat:
                     await r.aread()
                 finally:
                     await r.aclose()
+            except httpx.ConnectTimeout as e:
+                raise Unreachable("could not connect to the provider within the turn") from e
             except httpx.TimeoutException as e:
                 raise TurnTimeout("the provider did not answer within the turn") from e
             except httpx.TransportError as e:
@@ -184,7 +192,9 @@ class Chat:
                 random.uniform(0.5, 1.0) * min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** attempt)
             attempt += 1
             if loop.time() + wait >= deadline:
-                raise ProviderError(f"{why} after {attempt} attempts; no time left in the turn to retry")
+                error = Unreachable if status is None or status >= 500 else ProviderError
+                raise error(f"{why} after {attempt} attempts; no time left in the turn to retry")
+            self.retries += 1
             await asyncio.sleep(wait)
 
 

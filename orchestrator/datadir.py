@@ -1,0 +1,79 @@
+"""Start-up checks of the data dir, before Ray or the HTTP server start: it must be writable, have
+room, and belong to no other `studio serve`. Each failure is one line for the operator.
+
+The lock is an flock on `studio.lock` held for the life of the process: the kernel releases it
+when the process ends however it ends (kill -9 included), so a stale lock never blocks a restart.
+"""
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import shutil
+from pathlib import Path
+
+LOCK_NAME = "studio.lock"
+MIN_FREE_BYTES = 64 * 1024 * 1024  # room for the store's WAL and a few archived matches
+PRIVATE_FILES = ("studio.db", "studio.db-wal", "studio.db-shm", "config.toml")
+
+
+class StartError(Exception):
+    """A reason the service cannot start on this data dir; the message is the one line to print."""
+
+
+def check(data_dir: str | Path, *, min_free_bytes: int = MIN_FREE_BYTES) -> Path:
+    path = Path(data_dir)
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as e:
+        raise StartError(f"cannot create the data dir {path}: {e.strerror}") from None
+    probe = path / ".studio-write-check"
+    try:
+        with open(probe, "wb") as f:
+            f.write(b"\0" * 4096)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        if e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise StartError(f"the data dir {path.resolve()} is not writable ({e.strerror}); give the service "
+                             "a writable directory with --data-dir") from None
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise StartError(f"the disk holding {path.resolve()} is full; free space and start again") from None
+        raise StartError(f"cannot write in the data dir {path.resolve()}: {e.strerror}") from None
+    finally:
+        probe.unlink(missing_ok=True)
+    free = shutil.disk_usage(path).free
+    if free < min_free_bytes:
+        raise StartError(f"the disk holding {path.resolve()} has {free // (1024 * 1024)} MiB free; the service "
+                         f"needs at least {min_free_bytes // (1024 * 1024)} MiB: free space and start again")
+    return path
+
+
+def lock(data_dir: str | Path):
+    """Take the data dir for this process; returns the open lock file (keep it open)."""
+    path = Path(data_dir) / LOCK_NAME
+    f = open(path, "a+")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another process"
+        f.close()
+        raise StartError(f"the data dir {Path(data_dir).resolve()} is in use by another `studio serve` "
+                         f"(pid {holder}); stop it or use another --data-dir") from None
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()))
+    f.flush()
+    return f
+
+
+def make_private(data_dir: str | Path) -> None:
+    """The data dir 0700 and the store's files 0600: tokens' hashes and encrypted keys live there.
+    (SQLite gives the WAL and shared-memory files the database file's mode.)"""
+    path = Path(data_dir)
+    os.chmod(path, 0o700)
+    for name in PRIVATE_FILES:
+        p = path / name
+        if p.exists():
+            os.chmod(p, 0o600)

@@ -1,0 +1,46 @@
+"""A run's transcript: every model turn of its match, for the run's owner only (never a public page).
+
+The rows are archived beside the match's events when the match ends (orchestrator.archive); a run
+still playing, or one whose seats are all scripted, has none yet.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from orchestrator.archive_store import Archive
+from orchestrator.auth import Principal, require
+from orchestrator.core import Core
+from orchestrator.errors import DomainError
+from orchestrator.runs.service import READ, _row
+
+_DIGITS = re.compile(r"[0-9]{1,9}")
+DEFAULT_LIMIT, MAX_LIMIT = 100, 500
+
+
+def _count(value, name: str, default: int | None, lo: int, hi: int) -> int | None:
+    if value is None:
+        return default
+    if isinstance(value, str) and _DIGITS.fullmatch(value):  # a query string's value
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise DomainError("bad_request", f"{name}: send an integer from {lo} to {hi}")
+    return value
+
+
+def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, cursor=None, limit=None) -> dict:
+    """{turns: [{tick, seat, reply, actions, refused, latency_ms, input_tokens, output_tokens, error}],
+    next_cursor}: in tick then seat order, optionally one seat's only."""
+    require(principal, READ)
+    row = _row(core, principal, run_id)
+    n_seats = len(json.loads(row["roster"]))
+    seat = _count(seat, "seat", None, 0, n_seats - 1)
+    limit = _count(limit, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    if cursor is not None and not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor)):
+        raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
+    offset = int(cursor or 0)
+    if row["match_id"] is None:
+        return {"turns": [], "next_cursor": None}
+    turns, more = Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], seat=seat, offset=offset,
+                                                                          limit=limit)
+    return {"turns": turns, "next_cursor": str(offset + len(turns)) if more else None}
