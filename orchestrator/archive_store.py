@@ -94,7 +94,10 @@ class Archive:
 
     def remove_match(self, match_id: str) -> None:
         """Drop a landed match (a run that will be replayed, or that failed after landing)."""
-        for sub in (EVENTS_DIR, SEATS_DIR, TRANSCRIPTS_DIR):
+        self._drop(match_id, (EVENTS_DIR, SEATS_DIR, TRANSCRIPTS_DIR))
+
+    def _drop(self, match_id: str, subs: tuple) -> None:
+        for sub in subs:
             path = self._path(sub, match_id + LANDING)
             if self._exists(path):
                 self.fs.delete_file(path)
@@ -130,8 +133,8 @@ class Archive:
             tmp = f"{target}.{secrets.token_hex(4)}.tmp"
             archive.write_parquet(tables, tmp, meta if sub == EVENTS_DIR else None, filesystem=self.fs)
             self.fs.move(tmp, target)
-        for m in present:
-            self.remove_match(m)
+        for m in present:  # the transcript stays: it is read per match, by its run's owner
+            self._drop(m, (EVENTS_DIR, SEATS_DIR))
 
     def _compact_meta(self, path: str) -> dict:
         return archive.table_meta(pq.read_schema(path, filesystem=self.fs))

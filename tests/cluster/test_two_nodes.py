@@ -68,3 +68,29 @@ def _wait_for(path, timeout: float = 60) -> bool:
             return False
         time.sleep(0.1)
     return True
+
+
+def test_a_model_seat_run_gets_its_key_from_the_head_and_lands_its_transcript(service):
+    from orchestrator import keys
+    from orchestrator.bootstrap import DEFAULT_OWNER_EMAIL
+    from orchestrator.core import Core
+    from tests.seats.fake_provider import FakeProvider
+
+    with FakeProvider() as fake:
+        fake.defaults["openai/gpt-4o-mini"] = {"calls": [("move", {"direction": "north"})], "usage": (100, 20)}
+        # the admin path, as `studio key set` does while the service runs: the key lives in the store only
+        keys.set_key(Core.open(service.data_dir), provider="router", key="k-router", email=DEFAULT_OWNER_EMAIL,
+                     base_url=fake.url + "/v1", balance_usd=50.0)
+        with service.client() as c:
+            r = c.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 10,
+                                             "roster": [{"model": "openai/gpt-4o-mini"}, {"model": "local/random"}]})
+            assert r.status_code == 201, r.text
+            body = wait_runs(c, [r.json()["run"]["run_id"]])[0]
+            run = body["run"]
+            assert run["status"] == "finished" and body["results"]["match_ticks"] == 10, run["error"]
+            assert run["roster"][0]["usage"]["input_tokens"] == 10 * 100 and run["roster"][0]["usage"]["usd"] > 0
+            assert len(fake.bodies("openai/gpt-4o-mini")) == 10
+            turns = c.get(f"/api/v1/runs/{run['run_id']}/transcript", params={"seat": 0}).json()["turns"]
+            assert len(turns) == 10 and turns[0]["actions"]
+    transcripts = service.data_dir / "archive" / "transcripts"
+    assert sorted(p.name for p in transcripts.iterdir()) == [f"{run['match_id']}.arrow"]
