@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import sqlite3
 import threading
@@ -311,8 +312,9 @@ def cause(e: BaseException) -> str:
     inner = getattr(e, "cause", None)
     if isinstance(inner, BaseException) and inner is not e:
         e = inner
-    if isinstance(e, OSError) and e.strerror:
-        return e.strerror[:1].lower() + e.strerror[1:]
+    if isinstance(e, OSError) and (e.errno or e.strerror):
+        text = os.strerror(e.errno) if e.errno else e.strerror  # pyarrow puts its own words in strerror
+        return text[:1].lower() + text[1:]
     text = (str(e).strip().splitlines() or [""])[0]
     if text.startswith("ray::") or not text:
         return type(e).__name__
