@@ -41,7 +41,10 @@ def check(data_dir: str | Path, *, min_free_bytes: int = MIN_FREE_BYTES) -> Path
             raise StartError(f"the disk holding {path.resolve()} is full; free space and start again") from None
         raise StartError(f"cannot write in the data dir {path.resolve()}: {e.strerror}") from None
     finally:
-        probe.unlink(missing_ok=True)
+        try:
+            probe.unlink(missing_ok=True)
+        except OSError:  # a read-only dir never held it
+            pass
     free = shutil.disk_usage(path).free
     if free < min_free_bytes:
         raise StartError(f"the disk holding {path.resolve()} has {free // (1024 * 1024)} MiB free; the service "

@@ -5,13 +5,13 @@ served to clients lists exactly what the engine accepts.
 """
 from __future__ import annotations
 
-from typing import Annotated, Any, Union
+from typing import Annotated, Union
 
-from pydantic import AfterValidator, Field, StrictFloat, StrictInt, TypeAdapter, WithJsonSchema, create_model
+from pydantic import AfterValidator, Field, StrictFloat, StrictInt, WithJsonSchema, create_model
 
 from engine import anchors as engine_anchors
 from engine.rules import RESOURCES
-from orchestrator.validation import StrictModel, parse
+from orchestrator.validation import StrictModel
 
 # The engine's RNG state is uint64, but the content hash is RFC 8785 (CONTRACT.md section 8), which is
 # defined only for integers a JSON double holds exactly (I-JSON, up to 2**53 - 1); larger seeds would
@@ -78,15 +78,3 @@ class Env(StrictModel):
     actions_per_turn: Annotated[int, Field(ge=1, le=5)] = None
     resources: Resources = None
     anchors: Anchors = None
-
-
-_ENV = TypeAdapter(Env)
-
-
-def validate_env(env: Any) -> dict:
-    """Validate an env object (a scenario's, or a run's overrides) -> the env exactly as given.
-
-    Any failure is bad_env with the field's path in the message.
-    """
-    model = parse(_ENV, env, codes={}, default="bad_env", hints=HINTS, top_level=False, prefix=("env",))
-    return model.model_dump(exclude_unset=True)

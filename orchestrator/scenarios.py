@@ -18,7 +18,7 @@ from orchestrator.envspec import HINTS as ENV_HINTS, Env
 from orchestrator.errors import DomainError
 from orchestrator.ids import new_id
 from orchestrator.store import now_ms
-from orchestrator.validation import StrictModel, parse
+from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 READ, WRITE = "scenarios:read", "scenarios:write"
 CODES = {"name": "bad_scenario", "description": "bad_scenario", "season_ticks": "bad_season_ticks", "env": "bad_env"}
@@ -27,7 +27,7 @@ HINTS = {**ENV_HINTS,
          "description": "send a string of at most 300 characters, or null",
          "season_ticks": f"send an integer from 10 to 2000, or null for the base default {DEFAULT_SEASON_TICKS}"}
 
-Name = Annotated[str, Field(min_length=2, max_length=60)]
+Name = Annotated[str, Field(min_length=2, max_length=60, pattern=PLAIN_TEXT)]
 Description = Annotated[str, Field(max_length=300)]
 SeasonTicks = Annotated[int, Field(ge=10, le=2000)]
 

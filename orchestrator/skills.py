@@ -12,7 +12,7 @@ from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.ids import new_id
 from orchestrator.store import now_ms
-from orchestrator.validation import StrictModel, parse
+from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 READ, WRITE = "scenarios:read", "scenarios:write"
 NAME_CHARS, TEXT_CHARS = (2, 60), (10, 2000)
@@ -20,7 +20,7 @@ CODES = {"name": "bad_skill", "text": "bad_skill"}
 HINTS = {"name": f"send a string of {NAME_CHARS[0]} to {NAME_CHARS[1]} characters",
          "text": f"send a string of {TEXT_CHARS[0]} to {TEXT_CHARS[1]} characters"}
 
-SkillName = Annotated[str, Field(min_length=NAME_CHARS[0], max_length=NAME_CHARS[1])]
+SkillName = Annotated[str, Field(min_length=NAME_CHARS[0], max_length=NAME_CHARS[1], pattern=PLAIN_TEXT)]
 SkillText = Annotated[str, Field(min_length=TEXT_CHARS[0], max_length=TEXT_CHARS[1])]
 
 

@@ -23,6 +23,25 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", json_schema_extra=_schema_without_defaults)
 
 
+# Names are shown to people: no control characters (NUL included) and no bidirectional overrides or
+# isolates, which can make a name read differently from what it is. Literal characters in the class,
+# so the pattern means the same to pydantic's regex engine and to JSON Schema readers.
+PLAIN_TEXT = "^[^" + "\x00-\x1f\x7f" + "\u202a-\u202e" + "\u2066-\u2069" + "]*$"
+PLAIN_TEXT_MESSAGE = "should be plain text: no control characters (such as NUL) and no bidirectional overrides"
+
+
+def whole_numbers(raw: Any) -> Any:
+    """682.0 -> 682: JSON Schema counts a number with a zero fraction as an integer, so integer fields
+    take it; number fields take ints anyway."""
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    if isinstance(raw, dict):
+        return {k: whole_numbers(v) for k, v in raw.items()}
+    if isinstance(raw, list):
+        return [whole_numbers(v) for v in raw]
+    return raw
+
+
 def _path(loc: tuple) -> str:
     out = ""
     for part in loc:
@@ -33,6 +52,8 @@ def _path(loc: tuple) -> str:
 def _message(err: dict, union: bool) -> str:
     if err["type"] in ("model_type", "dict_type", "model_attributes_type"):
         return "should be a JSON object"
+    if err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == PLAIN_TEXT:
+        return PLAIN_TEXT_MESSAGE
     if union and err["type"] in ("int_type", "float_type"):
         return "should be a number"  # a failed int|float union reports its first member; say what it means
     return err["msg"].replace("Input should", "should")
@@ -47,6 +68,10 @@ def parse(adapter: TypeAdapter | type[BaseModel], raw: Any, *, codes: dict[str, 
     (CONTRACT.md section 2). hints maps a field name (the last path element) to what to send.
     prefix names where raw sits in a larger body (("env",) for a run's env overrides).
     """
+    try:
+        raw = whole_numbers(raw)
+    except RecursionError:
+        raise DomainError("bad_request", "the body nests too deeply; send a flat JSON object") from None
     try:
         if isinstance(adapter, TypeAdapter):
             return adapter.validate_python(raw)

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from api.deps import MAX_BODY_BYTES
+from api.limits import MAX_BODY_BYTES, too_large
 from engine.rules import POLICIES
 from orchestrator import catalog, scenarios, skills
 from orchestrator.auth import Principal
@@ -258,10 +258,10 @@ def _no_more(args: dict, allowed: tuple[str, ...]) -> None:
 
 
 def _sized(body: dict) -> dict:
-    # REST refuses bodies over MAX_BODY_BYTES (api/deps.py); measure the body as compact JSON.
+    # REST refuses bodies over MAX_BODY_BYTES (api/limits.py); measure the body as compact JSON.
     size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
     if size > MAX_BODY_BYTES:
-        raise DomainError("bad_request", f"the body is {size} bytes; send at most {MAX_BODY_BYTES}")
+        raise too_large(MAX_BODY_BYTES)
     return body
 
 

@@ -29,7 +29,6 @@ REASONS = (
  R_BAD_ARGUMENTS) = range(20)
 
 STOP_REASONS = ("season_end", "spend_cap", "cancelled", "failed")
-EXPIRE_CAUSES = ("ttl", "party_gone", "voided")
 WAIT_CAUSES = ("chosen", "timeout", "no_reply")
 DIRECTIONS = ("north", "east", "south", "west")
 

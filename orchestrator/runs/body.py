@@ -8,7 +8,7 @@ from pydantic import Field, StrictFloat, StrictInt, StrictStr, WithJsonSchema
 from orchestrator.envspec import HINTS as ENV_HINTS, Env
 from orchestrator.keys import ROUTED
 from orchestrator.errors import DomainError
-from orchestrator.validation import StrictModel, parse
+from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 MAX_SKILLS = 4
 MAX_INSTRUCTIONS = 4000
@@ -25,7 +25,7 @@ class Seat(StrictModel):
     """One seat of the roster: played by `model` through the account's key for `provider`."""
     model: Annotated[str, Field(min_length=1, max_length=200)]
     provider: Annotated[str, Field(min_length=1, max_length=40)] = None
-    name: Annotated[str, Field(min_length=1, max_length=60)] = None
+    name: Annotated[str, Field(min_length=1, max_length=60, pattern=PLAIN_TEXT)] = None
     reasoning: Literal["off", "low", "medium", "high"] = None
     temperature: Temperature = None
     max_tokens: Annotated[int, Field(ge=1, le=200000)] = None
@@ -37,7 +37,7 @@ class Seat(StrictModel):
 class RunBody(StrictModel):
     scenario_id: Annotated[str, Field(min_length=1, max_length=100)]
     roster: Annotated[list[Seat], Field(min_length=1)]
-    name: Annotated[str, Field(max_length=80)] = None
+    name: Annotated[str, Field(max_length=80, pattern=PLAIN_TEXT)] = None
     season_ticks: Annotated[int, Field(ge=10, le=2000)] = None
     env: Env = None
     max_spend_usd: SpendCap = None

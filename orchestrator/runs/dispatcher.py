@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import sqlite3
 import threading
@@ -149,7 +150,9 @@ class Dispatcher:
             step, what = self._pending[0]
             try:
                 with self.core.store.write() as c:
-                    step(c)
+                    ended = step(c)
+                if ended:  # exported once committed, so the export reads the final rows
+                    self.registry.ended(ended)
             except sqlite3.Error as e:
                 if not self._write_failing:
                     log.error("the store refused a write (%s: %s): %s; retrying every %.1f s",
@@ -266,14 +269,14 @@ class Dispatcher:
                         seat["turns"] = turns
                         seat["replied"] = turns["answered"] > 0
                 lifecycle.ended(c, o["run_id"], o, json.dumps(roster))
-            self.registry.ended(ids)
+            return ids
         self._write(step, f"record {len(ids)} results")
 
-    def _failed(self, c, run_id: str, message: str) -> None:
+    def _failed(self, c, run_id: str, message: str) -> list[str]:
         lifecycle.fail(c, run_id, message)
-        self.registry.ended([run_id])
+        return [run_id]
 
-    def _lost(self, c, run_ids: list[str], why: str) -> None:
+    def _lost(self, c, run_ids: list[str], why: str) -> list[str]:
         """Runs whose worker is gone: requeued, cancelled or failed (lifecycle.lost); whatever was landed
         for them before the store heard of it is dropped, so no reader counts a match no run owns."""
         rows = c.execute(f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(run_ids))}) AND status IN "
@@ -284,8 +287,7 @@ class Dispatcher:
                 self.archive.remove_match(row["match_id"])
             if lifecycle.lost(c, row, why) != "queued":
                 ended.append(row["id"])
-        if ended:
-            self.registry.ended(ended)
+        return ended  # the runs that ended: the caller exports them once committed
 
     def _progress(self) -> None:
         """Copy live ticks and starts from busy workers into the store, and pass on cancels asked for in
@@ -316,18 +318,20 @@ class Dispatcher:
         writes are pending, since those may still end them."""
         if self._pending:
             return
-        with self.core.store.write() as c:
+
+        def step(c):
             stranded = [r["id"] for r in lifecycle.in_world(c) if r["id"] not in self.by_run]
             if stranded:
                 log.warning("%d runs were stranded with no worker: %s", len(stranded), ", ".join(stranded))
-                self._lost(c, stranded, WORKER_LOST)
+            return self._lost(c, stranded, WORKER_LOST) if stranded else None
+        self._write(step, "sweep stranded runs")
 
     def reconcile(self) -> None:
         """Runs left launching or running by a previous process: requeue scripted ones (a replay costs
         nothing and gives the same match), fail the model runs that were playing. Queued runs simply
         resume."""
-        with self.core.store.write() as c:
-            self._lost(c, [r["id"] for r in lifecycle.in_world(c)], RESTARTED)
+        self._write(lambda c: self._lost(c, [r["id"] for r in lifecycle.in_world(c)], RESTARTED),
+                    "recover runs a previous process left")
 
 
 WORKER_LOST = "the worker playing this run stopped; the turns it played until then stay metered"
@@ -340,8 +344,9 @@ def cause(e: BaseException) -> str:
     inner = getattr(e, "cause", None)
     if isinstance(inner, BaseException) and inner is not e:
         e = inner
-    if isinstance(e, OSError) and e.strerror:
-        return e.strerror[:1].lower() + e.strerror[1:]
+    if isinstance(e, OSError) and (e.errno or e.strerror):
+        text = os.strerror(e.errno) if e.errno else e.strerror  # pyarrow puts its own words in strerror
+        return text[:1].lower() + text[1:]
     text = (str(e).strip().splitlines() or [""])[0]
     if text.startswith("ray::") or not text:
         return type(e).__name__

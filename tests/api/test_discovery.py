@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from orchestrator.validation import PLAIN_TEXT
 from tests.api.util import bearer
 
 SPEC_TABLE = [
@@ -48,7 +49,8 @@ def test_openapi_request_schemas_are_the_validating_models(client):
     schemas = client.get("/api/v1/openapi.json").json()["components"]["schemas"]
     body = schemas["ScenarioBody"]
     assert body["required"] == ["name"] and body["additionalProperties"] is False
-    assert body["properties"]["name"] == {"maxLength": 60, "minLength": 2, "title": "Name", "type": "string"}
+    assert body["properties"]["name"] == {"maxLength": 60, "minLength": 2, "title": "Name", "type": "string",
+                                          "pattern": PLAIN_TEXT}
     env = schemas["Env"]["properties"]
     assert env["turn_timeout_ms"]["minimum"] == 5000 and env["turn_timeout_ms"]["maximum"] == 300000
     assert schemas["SkillBody"]["required"] == ["name", "text"]

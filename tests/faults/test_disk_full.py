@@ -1,0 +1,63 @@
+"""A disk-full spell while runs play: the store refuses writes, the dispatcher keeps what it could not
+record and writes it once there is room again. No run stays running, reads keep answering, a cancel
+sent meanwhile takes effect, and a run that could not be archived says why in one sentence."""
+from __future__ import annotations
+
+import time
+
+from tests.faults.conftest import fill
+from tests.runs.conftest import CONFIG, account, local_body, start
+
+PACED = CONFIG + "\n[runs]\nmin_tick_ms = 10\n"
+TERMINAL = ("finished", "failed", "cancelled")
+
+
+def _status(c, rid):
+    return c.get(f"/api/v1/runs/{rid}").json()["run"]
+
+
+def test_a_full_disk_strands_no_run_and_loses_no_result(tmpfs):
+    s = start(tmpfs / "data", PACED)
+    try:
+        token = account(s.core)
+        with s.client(token) as c:
+            rids = [c.post("/api/v1/runs", json=local_body(season_ticks=150)).json()["run"]["run_id"]
+                    for _ in range(3)]
+            deadline = time.monotonic() + 120
+            while _status(c, rids[0])["status"] != "running" or not _status(c, rids[0])["live"]["tick"]:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            filler = fill(tmpfs)  # every result from here on meets a full disk
+            try:
+                started = time.monotonic()
+                assert c.get("/api/v1/me").status_code == 200  # reads never wait on a write
+                assert c.get(f"/api/v1/runs/{rids[0]}").status_code == 200
+                assert time.monotonic() - started < 2
+                cancel = c.post(f"/api/v1/runs/{rids[2]}/cancel")
+                assert cancel.status_code in (200, 500)
+                if cancel.status_code == 500:  # the store could not take the cancel: it says so
+                    assert "store refused" in cancel.json()["message"]
+                time.sleep(4)  # the first run ends meanwhile; its worker cannot archive it either
+                assert s.dispatcher._pending or _status(c, rids[0])["status"] in TERMINAL
+            finally:
+                filler.unlink()
+            deadline = time.monotonic() + 120
+            runs = []
+            for rid in rids:
+                while (run := _status(c, rid))["status"] not in TERMINAL:
+                    assert time.monotonic() < deadline, f"{rid} stuck {run['status']}"
+                    if rid == rids[2] and run["status"] == "queued" and cancel.status_code == 500:
+                        c.post(f"/api/v1/runs/{rid}/cancel")
+                    time.sleep(0.1)
+                runs.append(run)
+        for run in runs:
+            if run["status"] == "failed":  # its archive could not be written: the cause, no Ray internals
+                msg = run["error"]["message"]
+                assert "no space left on device" in msg.lower(), msg
+                assert "ray::" not in msg and "pid=" not in msg and msg.count(". ") == 0
+            elif run["status"] == "finished":
+                assert run["agent_turns"]["settled"] == 300
+        assert not s.core.store.one("SELECT COUNT(*) n FROM runs WHERE status IN ('queued', 'launching', "
+                                    "'running')")["n"]
+    finally:
+        s.stop()

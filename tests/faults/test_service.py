@@ -1,0 +1,137 @@
+"""The service as an operator runs it (`studio serve` in its own process): start-up refusals, kill -9
+and SIGTERM with a run playing, a second server on the same data dir, secrets kept out of the log."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.api.util import bearer, free_port
+from tests.faults.conftest import fill
+
+STUDIO = [sys.executable, "-m", "orchestrator.cli"]
+CONFIG = "[runs]\nmin_tick_ms = 20\n"
+
+
+def _serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
+    return subprocess.Popen([*STUDIO, "serve", "--data-dir", str(data_dir), "--port", str(port)],
+                            stdout=open(log, "ab"), stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _refused(data_dir: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*STUDIO, "serve", "--data-dir", str(data_dir), "--port", str(free_port())],
+                          capture_output=True, text=True, timeout=60)
+
+
+def _up(url: str, proc: subprocess.Popen, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "studio serve exited"
+        try:
+            if httpx.get(url + "/api/v1", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("studio serve did not come up")
+
+
+def _kill_group(proc: subprocess.Popen, sig: int) -> None:
+    """The server's process group: itself and the local Ray it started (never anyone else's)."""
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _token(log: Path) -> str:
+    for line in log.read_text().splitlines():
+        if line.startswith("dsk_"):
+            return line.strip()
+    raise AssertionError("no owner token printed")
+
+
+def _wait(c: httpx.Client, rid: str, ok, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = c.get(f"/api/v1/runs/{rid}").json()["run"]
+        if ok(run):
+            return run
+        time.sleep(0.1)
+    raise AssertionError(f"run {rid}: {run['status']}")
+
+
+def test_start_up_refusals_are_one_line_and_exit_2(tmp_path, tmpfs):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)], check=True)
+    try:
+        r = _refused(ro)
+        assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
+        assert "not writable" in r.stderr and "Ray" not in r.stderr + r.stdout
+    finally:
+        subprocess.run(["umount", "-l", str(ro)], check=False)
+    data = tmpfs / "data"
+    data.mkdir()
+    filler = fill(tmpfs)
+    try:
+        r = _refused(data)
+        assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
+        assert "full" in r.stderr or "MiB free" in r.stderr
+    finally:
+        filler.unlink()
+
+
+def test_kill_9_and_sigterm_lose_no_run(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(CONFIG)
+    log = tmp_path / "serve.log"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    first = _serve(data, port, log)
+    try:
+        _up(url, first)
+        token = _token(log)
+        assert oct(data.stat().st_mode & 0o777) == "0o700"
+        assert oct((data / "studio.db").stat().st_mode & 0o777) == "0o600"
+        second = _refused(data)  # the data dir is taken
+        assert second.returncode == 2 and "in use by another `studio serve`" in second.stderr
+        body = {"scenario_id": "svc:custom-base-v1", "season_ticks": 150,
+                "roster": [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider"}]}
+        with httpx.Client(base_url=url, headers=bearer(token), timeout=30) as c:
+            rid = c.post("/api/v1/runs", json=body).json()["run"]["run_id"]
+            _wait(c, rid, lambda r: r["status"] == "running" and r["live"]["tick"] > 0)
+            assert c.get(f"/api/v1/me?api_key={token}").status_code == 200
+    finally:
+        _kill_group(first, signal.SIGKILL)  # the service and its Ray die at once
+        first.wait(timeout=30)
+    text = log.read_text()  # the token once, where it was shown to the owner; the access log redacted it
+    assert text.count(token) == 1 and "api_key=[redacted]" in text
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    again = _serve(data, port, log)  # the kernel released the lock with the process
+    try:
+        _up(url, again)
+        with httpx.Client(base_url=url, headers=bearer(token), timeout=30) as c:
+            run = _wait(c, rid, lambda r: r["status"] in ("finished", "failed", "cancelled"))
+            assert run["status"] == "finished" and run["agent_turns"]["settled"] == 300  # replayed, metered once
+            late = c.post("/api/v1/runs", json=body).json()["run"]["run_id"]
+            _wait(c, late, lambda r: r["status"] == "running")
+        again.send_signal(signal.SIGTERM)
+        assert again.wait(timeout=60) == 0
+    finally:
+        _kill_group(again, signal.SIGKILL)
+    from orchestrator import datadir
+    from orchestrator.core import Core
+
+    datadir.lock(data).close()  # SIGTERM released the data dir as well
+
+    row = Core.open(data).store.one("SELECT status FROM runs WHERE id = ?", (late,))
+    assert row["status"] == "running"  # left for the next start to requeue, as the first run was
