@@ -128,6 +128,10 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
             stop, error = "failed", {"error": "internal_error", "message": f"the match stopped at tick "
                                      f"{match.tick}: {type(e).__name__}: {str(e)[:200]}"}
         spend = sum(u["usd"] for u in usage)
+        if stop == "failed" and match.tick == 0:  # nothing played: no match to archive
+            return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=0, results=None,
+                           match_id=None, usage=usage, spend_usd=spend, error=error, started_at_ms=started,
+                           turns=[players.turns.get(i) for i in range(len(job.seats))])
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick

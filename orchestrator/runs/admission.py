@@ -60,6 +60,7 @@ class Admission:
     spend_cap_usd: float | None
     name: str
     scripted: bool
+    priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str) -> Scenario:
@@ -236,14 +237,15 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool) -> Adm
     seeds, batch_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
     trial_envs = [effective(scen, ticks, env, s) for s in seeds]
     agent_turns = n_seats * ticks * trials
-    est = funding.estimate(seats, ticks, trials)
+    est = funding.estimate(seats, ticks, trials, key_prices=funding.key_prices(core, principal))
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
     funding.check(core, principal, seats, est)
     scripted = all(s["provider"] == "local" for s in seats)
     name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, batch_seed=batch_seed, agent_turns=agent_turns, usd=usd,
-                     spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted)
+                     spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
+                     priced=[e["priced"] for e in est["seats"]])
 
 
 def wall_clock_ms(adm: Admission, workers: int) -> dict:

@@ -27,9 +27,15 @@ def scaffold(provider: str, fmt: str, directions: str) -> str:
     return prompt.scaffold(fmt, directions)
 
 
-def estimate(seats: list[dict], ticks: int, trials: int) -> dict:
-    """{low, high, seats: [...]} USD of the whole launch; local seats cost nothing."""
-    return price_estimate(seats, ticks, trials)
+def key_prices(core: Core, principal: Principal) -> dict[str, list[float]]:
+    """provider -> [USD per M in, out] of the account's keys that carry their own price."""
+    return {p: k["usd_per_mtok"] for p, k in keys.held(core, principal.account_id).items() if k.get("usd_per_mtok")}
+
+
+def estimate(seats: list[dict], ticks: int, trials: int, key_prices: dict | None = None) -> dict:
+    """{low, high, seats: [...]} USD of the whole launch; local seats cost nothing, self-hosted ones
+    nothing unless the key carries a price."""
+    return price_estimate(seats, ticks, trials, key_prices=key_prices)
 
 
 def check(core: Core, principal: Principal, seats: list[dict], est: dict) -> None:
