@@ -13,7 +13,7 @@ from typing import Callable
 
 from engine import rubric
 from engine.match import AgentSpec
-from engine.scenario import build_match
+from engine.scenario import build_match, local_policy
 from orchestrator import archive
 from orchestrator.seats.providers import SeatFailed
 
@@ -86,7 +86,7 @@ def model_players(job: Job, recorder=None):
 def seat_specs(seats: list[dict]) -> list[AgentSpec]:
     out = []
     for s in seats:
-        policy = s["model"].split("/", 1)[1] if s.get("provider") == "local" else None
+        policy = local_policy(s["model"]) if s.get("provider") == "local" else None
         out.append(AgentSpec(name=s["name"], model=s["model"], policy=policy))
     return out
 

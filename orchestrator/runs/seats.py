@@ -1,4 +1,4 @@
-"""Who pays for each seat, and what a launch may cost: admission's view of the seat layer.
+"""The seat layer as admission sees it: scaffolds, who pays for each seat, what a launch may cost.
 
 Local seats are free and need no key. Model seats are funded by the account's own key for their
 provider, or by an operator key that sponsors the model (CONTRACT.md section 6). The rules live in
@@ -43,7 +43,7 @@ def check(core: Core, principal: Principal, seats: list[dict], est: dict) -> Non
     own = keys.held(core, principal.account_id)
     balance = None
     if "router" in own and any(s["provider"] == "router" for s in seats):
-        from orchestrator.seats.pricing import router_balance
+        from orchestrator.seats.balance import router_balance
 
         balance = router_balance(core, principal.account_id)
     fundings = launch_funding(seats, account_keys=own, sponsors=keys.held(core, keys.PLATFORM),
