@@ -83,6 +83,16 @@ def model_players(job: Job, recorder=None):
                       report=report)
 
 
+def mark_silent(results: dict, turns: dict[int, dict]) -> None:
+    """Scorecards of model seats whose provider never answered say so (`replied` false, the epilogue
+    first), so nobody reads a silent seat's waits as play; summaries may leave them out on `replied`."""
+    for entry in results["agents"]:
+        t = turns.get(entry["seat"])
+        entry["replied"] = t is None or t["answered"] > 0
+        if not entry["replied"]:
+            entry["epilogue"] = "No replies: the model never answered a turn. " + entry["epilogue"]
+
+
 def seat_specs(seats: list[dict]) -> list[AgentSpec]:
     out = []
     for s in seats:
@@ -141,6 +151,8 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     path = archive.write_events(job.data_dir, job.match_id, match.columns(), meta, match.messages)
     cols, stored_meta = archive.read_events(path, with_text=False)
     results = rubric.score(cols, specs_from_meta(stored_meta))
+    if players is not None:
+        mark_silent(results, players.turns)
     run_row = {"run_id": job.run_id, "match_id": job.match_id, "batch_id": job.meta.get("batch_id"),
                "scenario_id": job.meta.get("scenario_id"), "scenario_hash": job.meta.get("scenario_hash"),
                "config_hash": job.meta.get("config_hash"), "seed": job.env["seed"],

@@ -77,6 +77,9 @@ def test_a_dead_provider_fails_the_run_within_three_ticks(srv):
     assert seat["turns"]["retries"] > 0 and seat["replied"] is False
     # what played (two ticks of waits) is archived and metered
     assert body["results"]["match_ticks"] == 2 and run["agent_turns"]["settled"] == 2 * 2
+    card = body["results"]["agents"][0]
+    assert card["replied"] is False and card["epilogue"].startswith("No replies")
+    assert body["results"]["agents"][1]["replied"] is True
     assert seat["usage"]["usd"] == 0 and run["roster"][1].get("turns") is None
 
 
@@ -189,3 +192,19 @@ def test_a_restart_keeps_what_was_metered_for_a_model_run(tmp_path, fake):
             assert not record(srv.core, rid, 42, {0: metered})  # a late report never reopens an ended run
     finally:
         srv.stop()
+
+
+def test_a_service_that_stops_settles_what_played(tmp_path, fake):
+    """SIGTERM (uvicorn's graceful exit): the model run fails at once, keeping every metered tick."""
+    fake.defaults["qwen2.5-7b"] = {"calls": [("gather", {})], "usage": (100, 10), "delay_ms": 30}
+    srv = start(tmp_path / "data")
+    with self_hosted(srv, fake.url + "/v1", price=(1.0, 1.0)) as c:
+        rid = launch(c, 2000, [SEAT])
+        wait_for(lambda: (c.get(f"/api/v1/runs/{rid}").json()["run"]["live"] or {}).get("tick", 0) >= 5)
+    srv.stop()
+    row = srv.core.store.one("SELECT status, error, roster, spend_usd, turns_settled FROM runs WHERE id = ?", (rid,))
+    seat = json.loads(row["roster"])[0]
+    assert row["status"] == "failed" and "shut down" in row["error"]
+    assert seat["turns"]["answered"] >= 5 and seat["usage"]["input_tokens"] == 100 * seat["turns"]["answered"]
+    assert row["turns_settled"] == seat["usage"]["agent_turns"] >= 5
+    assert row["spend_usd"] == pytest.approx(seat["usage"]["usd"]) and row["spend_usd"] > 0
