@@ -33,19 +33,29 @@ def resolve_env(env: dict | None) -> dict:
     }
 
 
-def seat_specs(models: list[str], names: list[str | None] | None = None) -> list[AgentSpec]:
-    """Roster seats: `local/<policy>` seats are scripted, anything else is played from outside.
-    Default names derive from the model, numbered when repeated."""
-    names = names or [None] * len(models)
+def local_policy(model: str) -> str | None:
+    """The scripted policy a `local/<policy>` model names (known or not), else None."""
+    return model.split("/", 1)[1] if model.startswith("local/") else None
+
+
+def seat_names(models: list[str], names: list[str | None] | None = None) -> list[str]:
+    """Each seat's name: the one given, else the model's last path part, numbered when repeated."""
     out, used = [], {}
-    for model, name in zip(models, names):
-        policy = model.split("/", 1)[1] if model.startswith("local/") else None
-        if policy is not None and policy not in rules.POLICIES:
-            raise ValueError(f"unknown local policy '{policy}'; known: {', '.join(rules.POLICIES)}")
+    for model, name in zip(models, names or [None] * len(models)):
         base = name or model.rsplit("/", 1)[-1]
         used[base] = used.get(base, 0) + 1
-        out.append(AgentSpec(name=base if name or used[base] == 1 else f"{base} {used[base]}", model=model,
-                             policy=policy))
+        out.append(base if name or used[base] == 1 else f"{base} {used[base]}")
+    return out
+
+
+def seat_specs(models: list[str], names: list[str | None] | None = None) -> list[AgentSpec]:
+    """Roster seats: `local/<policy>` seats are scripted, anything else is played from outside."""
+    out = []
+    for model, name in zip(models, seat_names(models, names)):
+        policy = local_policy(model)
+        if policy is not None and policy not in rules.POLICIES:
+            raise ValueError(f"unknown local policy '{policy}'; known: {', '.join(rules.POLICIES)}")
+        out.append(AgentSpec(name=name, model=model, policy=policy))
     return out
 
 

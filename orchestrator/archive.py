@@ -132,6 +132,7 @@ def seat_rows(run: dict, results: dict) -> list[dict]:
             "match_ticks": results["match_ticks"], "rubric": results["rubric"],
             "scaffold": run.get("scaffolds", {}).get(entry["seat"]),
             "achievements": entry.get("achievements", []), "epilogue": entry["epilogue"],
+            "replied": entry.get("replied", True),  # false: a model seat whose provider never answered
         }
         for k, v in entry["dimensions"].items():
             row[k] = v

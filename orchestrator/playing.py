@@ -15,7 +15,7 @@ from typing import Callable
 
 from engine import rubric
 from engine.match import AgentSpec
-from engine.scenario import build_match
+from engine.scenario import build_match, local_policy
 from orchestrator import archive
 from orchestrator.seats.providers import SeatFailed
 
@@ -88,10 +88,20 @@ def model_players(job: Job, recorder=None):
                       report=report)
 
 
+def mark_silent(results: dict, turns: dict[int, dict]) -> None:
+    """Scorecards of model seats whose provider never answered say so (`replied` false, the epilogue
+    first), so nobody reads a silent seat's waits as play; summaries may leave them out on `replied`."""
+    for entry in results["agents"]:
+        t = turns.get(entry["seat"])
+        entry["replied"] = t is None or t["answered"] > 0
+        if not entry["replied"]:
+            entry["epilogue"] = "No replies: the model never answered a turn. " + entry["epilogue"]
+
+
 def seat_specs(seats: list[dict]) -> list[AgentSpec]:
     out = []
     for s in seats:
-        policy = s["model"].split("/", 1)[1] if s.get("provider") == "local" else None
+        policy = local_policy(s["model"]) if s.get("provider") == "local" else None
         out.append(AgentSpec(name=s["name"], model=s["model"], policy=policy))
     return out
 
@@ -133,6 +143,10 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
             stop, error = "failed", {"error": "internal_error", "message": f"the match stopped at tick "
                                      f"{match.tick}: {type(e).__name__}: {str(e)[:200]}"}
         spend = sum(u["usd"] for u in usage)
+        if stop == "failed" and match.tick == 0:  # nothing played: no match to archive
+            return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=0, results=None,
+                           match_id=None, usage=usage, spend_usd=spend, error=error, started_at_ms=started,
+                           turns=[players.turns.get(i) for i in range(len(job.seats))])
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick
@@ -142,6 +156,8 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     cols = match.columns()
     events = archive.to_ipc(archive.events_table(job.match_id, cols, meta, match.messages))
     results = rubric.score(cols, specs_from_meta(meta))
+    if players is not None:
+        mark_silent(results, players.turns)
     run_row = {"run_id": job.run_id, "match_id": job.match_id, "batch_id": job.meta.get("batch_id"),
                "scenario_id": job.meta.get("scenario_id"), "scenario_hash": job.meta.get("scenario_hash"),
                "config_hash": job.meta.get("config_hash"), "seed": job.env["seed"],

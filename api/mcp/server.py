@@ -17,7 +17,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke
-from orchestrator import auth, catalog
+from orchestrator import auth, listing
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -25,7 +25,7 @@ from orchestrator.errors import DomainError
 log = logging.getLogger("studio.mcp")
 
 PRINCIPAL_KEY = "studio_principal"  # scope["state"] key: the header token's Principal, set by the guard
-SCHEMA_URI = catalog.SCHEMA_ID      # svc://studio/scenario-schema
+SCHEMA_URI = listing.SCHEMA_ID      # svc://studio/scenario-schema
 
 INSTRUCTIONS = (
     "Scenario Studio: author scenarios (environment definitions on the base world svc:custom-base-v1), launch "
@@ -138,7 +138,7 @@ def build_server(core: Core, version: str) -> Server:
                            "names them")
         address, header = _request_facts(ctx)
         try:
-            schema = catalog.scenario_schema(principal_for(core, _UNSET, header))
+            schema = listing.scenario_schema(principal_for(core, _UNSET, header))
         except DomainError as e:
             e = core.address_limiter.refuse(address, e)
             raise MCPError(code=rpc_code(e), message=f"{e.code}: {e.message}", data=e.envelope()) from None

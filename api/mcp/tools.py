@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from api.limits import MAX_BODY_BYTES, too_large
 from engine.rules import POLICIES
-from orchestrator import catalog, scenarios, skills
+from orchestrator import listing, scenarios, skills
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -89,7 +89,7 @@ TOOLS: tuple[ToolSpec, ...] = (
              "the arguments of validate_scenario and create_scenario, with the live resource types, anchor ids and "
              "two examples. Also served as the resource svc://studio/scenario-schema. Needs scenarios:read. REST: "
              "GET /api/v1/scenarios/schema.", scenarios.READ, False, "none",
-             lambda core, p: catalog.scenario_schema(p)),
+             lambda core, p: listing.scenario_schema(p)),
     ToolSpec("validate_scenario", "Validate a scenario", "Check a scenario definition and save nothing. Answers "
              "{valid: true, scenario (normalized: description \"\" and season_ticks 300 when omitted), hash (16 hex "
              "over base, season_ticks and env; name and description are excluded), base, receipt {plan, warnings}}. "
@@ -198,11 +198,11 @@ TOOLS: tuple[ToolSpec, ...] = (
              "{min_agents, max_agents}, seed_policy, turn_based, anchors, resource_multipliers}]}. A fixed "
              "seed_policy refuses a run-level env.seed (seed_not_allowed). Needs scenarios:read. REST: GET "
              "/api/v1/library/scenarios.", scenarios.READ, False, "none",
-             lambda core, p: catalog.library_scenarios(p)),
+             lambda core, p: listing.library_scenarios(p)),
     ToolSpec("list_anchors", "Anchor bots", "Scripted baseline bots a scenario can field in env.anchors: {policies "
              "[{id, description}], populations [{id, anchors, description}]}. The same policies play seats as model "
              "local/<policy id>. Needs scenarios:read. REST: GET /api/v1/library/anchors.", scenarios.READ, False,
-             "none", lambda core, p: catalog.anchor_listing(p)),
+             "none", lambda core, p: listing.anchor_listing(p)),
 )
 BY_NAME = {t.name: t for t in TOOLS}
 

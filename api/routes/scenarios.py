@@ -10,7 +10,7 @@ from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
 from api.schemas import (JSON_SCHEMA_DOC, AnchorListing, Deleted, LibraryList, ScenarioCreated, ScenarioList,
                          ScenarioOne, Validated)
-from orchestrator import catalog, scenarios
+from orchestrator import listing, scenarios
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 
 # GET routes are async: their service calls are indexed SQLite reads, cheaper than a threadpool hop.
@@ -22,17 +22,17 @@ Writer = Annotated[Caller, Depends(caller(scenarios.WRITE, write=True))]
 
 @router.get("/scenarios/schema", responses=responses({200: JSON_SCHEMA_DOC}), summary="Scenario JSON Schema")
 async def get_schema(c: Reader) -> dict:
-    return catalog.scenario_schema(c.principal)
+    return listing.scenario_schema(c.principal)
 
 
 @router.get("/library/scenarios", responses=responses({200: LibraryList}), summary="Library scenarios")
 async def get_library(c: Reader) -> dict:
-    return catalog.library_scenarios(c.principal)
+    return listing.library_scenarios(c.principal)
 
 
 @router.get("/library/anchors", responses=responses({200: AnchorListing}), summary="Anchor listing")
 async def get_anchors(c: Reader) -> dict:
-    return catalog.anchor_listing(c.principal)
+    return listing.anchor_listing(c.principal)
 
 
 @router.post("/scenarios/validate", responses=responses({200: Validated}), openapi_extra=body(ScenarioBody),

@@ -15,17 +15,17 @@ from typing import Any
 from engine import library
 from engine.anchors import expand as expand_anchors
 from engine.hashing import BASE_ID, content_hash
-from engine.rules import POLICIES
-from engine.scenario import draw_seed, resolve_env
+from engine.scenario import draw_seed, resolve_env, seat_names
 from orchestrator import scenarios as saved_scenarios
 from orchestrator import skills as skill_service
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.envspec import SEED_MAX
 from orchestrator.errors import DomainError
-from orchestrator.runs.body import MAX_DIRECTIONS, PROVIDERS, check_run_body
-from orchestrator.runs import funding
-from orchestrator.seats.player import new_turns, seat_label
+from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
+from orchestrator.runs import seats as seat_layer
+from orchestrator.seats.player import new_turns
+from orchestrator.seats.seat import resolve_provider, seat_label
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
@@ -60,6 +60,7 @@ class Admission:
     spend_cap_usd: float | None
     name: str
     scripted: bool
+    priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str) -> Scenario:
@@ -96,17 +97,10 @@ def merge_env(base: dict, over: dict | None) -> dict:
 
 def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[dict]:
     """Roster as sent -> resolved entries (skills snapshotted, provider defaulted, name derived)."""
-    out, used = [], {}
+    out = []
+    names = seat_names([s["model"] for s in roster], [s.get("name") for s in roster])  # as the engine names them
     for k, seat in enumerate(roster):
-        provider = seat.get("provider") or ("local" if seat["model"].startswith("local/") else "router")
-        if provider not in PROVIDERS:
-            raise DomainError("bad_provider", f"{seat_label(k, seat)}: provider '{provider}' is not routed; "
-                              f"send one of {', '.join(PROVIDERS)}")
-        if provider == "local":
-            policy = seat["model"].split("/", 1)[1] if seat["model"].startswith("local/") else ""
-            if policy not in POLICIES:
-                raise DomainError("bad_roster", f"{seat_label(k, seat)}: local seats play local/<policy> with a "
-                                  f"policy among {', '.join(POLICIES)}")
+        provider, _ = resolve_provider(k, seat)
         skills = []
         for sid in seat.get("skills") or []:
             try:
@@ -117,14 +111,12 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[
                 raise DomainError("unknown_skill", f"{seat_label(k, seat)}: skill '{sid}' is not a built-in "
                                   "and not one of your skills (GET /api/v1/skills)") from None
         instructions = seat.get("instructions")
-        directions = funding.compose_directions(skills, instructions)
+        directions = seat_layer.compose_directions(skills, instructions)
         total = sum(len(s["text"]) for s in skills) + len(instructions or "")  # the texts, not the separators
         if total > MAX_DIRECTIONS:
             raise DomainError("bad_roster", f"{seat_label(k, seat)}: skills plus instructions make "
                               f"{total} characters; at most {MAX_DIRECTIONS} are allowed")
-        base = seat.get("name") or seat["model"].rsplit("/", 1)[-1]
-        used[base] = used.get(base, 0) + 1
-        name = base if seat.get("name") or used[base] == 1 else f"{base} {used[base]}"
+        name = names[k]
         fmt = seat.get("format") or "tools"
         out.append({
             "seat": k, "name": name, "model": seat["model"], "provider": provider, "funding": None,
@@ -132,7 +124,7 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[
             "max_tokens": seat.get("max_tokens") or (None if provider == "local" else
                                                      DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"]),
             "format": fmt, "skills": skills,
-            "instructions": instructions, "scaffold": funding.scaffold(provider, fmt, directions),
+            "instructions": instructions, "scaffold": seat_layer.scaffold(provider, fmt, directions),
             "usage": {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0},
             "turns": None if provider == "local" else new_turns(),
         })
@@ -236,14 +228,15 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool) -> Adm
     seeds, batch_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
     trial_envs = [effective(scen, ticks, env, s) for s in seeds]
     agent_turns = n_seats * ticks * trials
-    est = funding.estimate(seats, ticks, trials)
+    est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal))
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
-    funding.check(core, principal, seats, est)
+    seat_layer.check(core, principal, seats, est)
     scripted = all(s["provider"] == "local" for s in seats)
     name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, batch_seed=batch_seed, agent_turns=agent_turns, usd=usd,
-                     spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted)
+                     spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
+                     priced=[e["priced"] for e in est["seats"]])
 
 
 def wall_clock_ms(adm: Admission, workers: int) -> dict:

@@ -71,7 +71,6 @@ class Dispatcher:
 
     def start(self) -> None:
         init_ray(self.ray_address, self.num_cpus)
-        self.recorder = start_recorder(str(self.core.data_dir))
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
         self.reconcile()
@@ -81,21 +80,25 @@ class Dispatcher:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop dispatching (SIGTERM). The workers are killed rather than awaited; the runs they were
-        playing are settled at once as a lost worker's runs (lifecycle.lost), keeping the usage the
-        recorder metered tick by tick. A kill -9 leaves them to the next start (reconcile)."""
+        """Stop dispatching (SIGTERM). The workers are killed rather than awaited; the model runs they
+        were playing fail at once keeping the usage the recorder metered tick by tick; scripted runs
+        stay `running` until the next start requeues them (reconcile), as after a kill -9."""
         self._stop.set()
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=10)
         for w in self.workers + self.model_workers:
             ray.kill(w)
-        # what played is settled now (model runs fail keeping the usage metered every tick; scripted
-        # runs go back to the queue), not at the next start
+        # model runs that were playing are settled now, keeping the usage metered every tick; scripted
+        # ones are left to the next start, which replays them from scratch
         try:
             if self.by_run:
                 with self.core.store.write() as c:
-                    self._lost(c, list(self.by_run), SHUT_DOWN)
+                    ids = list(self.by_run)
+                    models = [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE scripted = 0 AND id IN "
+                                                         f"({','.join('?' * len(ids))})", ids).fetchall()]
+                    if models:
+                        self._lost(c, models, SHUT_DOWN)
         except sqlite3.Error:
             log.exception("settling the runs that were playing failed; the next start settles them")
         if self.recorder is not None:
@@ -209,6 +212,8 @@ class Dispatcher:
                   meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                         "config_hash": eff["hash"], "batch_id": row["batch_id"]},
                   spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"])
+        if not row["scripted"] and self.recorder is None:  # started with the first model run
+            self.recorder = start_recorder(str(self.core.data_dir))
         ref = worker.play.remote(job.__dict__, None if row["scripted"] else self.recorder)
         self.inflight[ref] = (row["id"], worker)
         self.by_run[row["id"]] = worker

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from analytics.stats import precision_half_width
+from orchestrator.seats.prices import PriceTable
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -60,7 +61,9 @@ def estimate(core: Core, principal: Principal, raw: Any) -> dict:
     return {"ok": True, "batch": {
         "trials": adm.trials, "agent_turns": adm.agent_turns, "usd": adm.usd,
         "wall_clock_ms": wall_clock_ms(adm, _workers(core, adm.scripted)),
-        "seats": [{k: s[k] for k in ("seat", "name", "model", "provider", "funding")} for s in adm.seats],
+        "seats": [{**{k: s[k] for k in ("seat", "name", "model", "provider", "funding")}, "priced": priced}
+                  for s, priced in zip(adm.seats, adm.priced)],
+        "prices_as_of": PriceTable.as_of(),
         "spend_cap_usd": adm.spend_cap_usd,
         "quota": {"agent_turns_remaining": left, "after_launch": None if left is None else left - adm.agent_turns},
         "queue": {"queued": room["queued"], "limit": principal.plan["queued_runs"],

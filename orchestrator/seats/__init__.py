@@ -1,8 +1,9 @@
 """Model seats: providers, prompts, turns, metering and the funding checks (docs/SEATS.md)."""
 from orchestrator.seats.actions import Refused, tool_specs
-from orchestrator.seats.funding import credentials, launch_funding, router_balance, seat_funding
+from orchestrator.seats.balance import read_balance
+from orchestrator.seats.funding import credentials, launch_funding, seat_funding
 from orchestrator.seats.player import Credential, ModelSeats, SeatPlayer, TickReport, play_tick
-from orchestrator.seats.prices import PriceTable, estimate, refresh
+from orchestrator.seats.prices import PriceTable, estimate
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prompt import compose_directions, scaffold, system_prompt
 from orchestrator.seats.providers import KeyRejected, ProviderError, new_client
@@ -10,6 +11,6 @@ from orchestrator.seats.providers import KeyRejected, ProviderError, new_client
 __all__ = [
     "Credential", "KeyRejected", "ModelSeats", "PriceTable", "ProviderError", "Refused", "SeatPlayer",
     "TickReport", "compose_directions", "credentials", "estimate", "launch_funding", "new_client",
-    "play_tick", "refresh", "render_observation", "router_balance", "scaffold", "seat_funding",
+    "play_tick", "read_balance", "render_observation", "scaffold", "seat_funding",
     "system_prompt", "tool_specs",
 ]

@@ -9,20 +9,14 @@ seat_funding is a pure function over what the account holds:
 - else router_key_required (router seats) or provider_key_required (native vendors).
 launch_funding adds the balance check: the router key's known balance must cover the estimate's high
 USD of the account-funded router seats (router_balance_low). An unknown balance is not checked.
-router_balance reads that balance from the router's key-info endpoint when reachable, else the
-balance stored with the key.
+The balance itself is read by orchestrator.seats.balance.
 """
 from __future__ import annotations
 
-import math
-
-import httpx
-
-from engine.rules import POLICIES
 from orchestrator import keys
 from orchestrator.errors import DomainError
-from orchestrator.seats.player import Credential, seat_label
-from orchestrator.seats.providers import DEFAULT_BASE_URL
+from orchestrator.seats.player import Credential
+from orchestrator.seats.seat import resolve_provider, seat_label
 
 ROUTED = keys.ROUTED
 
@@ -44,17 +38,10 @@ def _sponsored(sponsors) -> dict[str, set[str]]:
 
 def seat_funding(index: int, seat: dict, *, account_keys, sponsors, email_verified: bool) -> str:
     """"account", "platform" or "free"; or DomainError naming the seat."""
-    provider = seat.get("provider") or "router"
+    provider, _ = resolve_provider(index, seat)
     model = seat.get("model")
     label = seat_label(index, seat)
-    if provider not in ROUTED:
-        raise DomainError("bad_provider", f"{label}: provider {provider!r} is not routed here; "
-                          f"use one of {', '.join(ROUTED)}")
     if provider == "local":
-        policy = model.split("/", 1)[1] if isinstance(model, str) and model.startswith("local/") else None
-        if policy not in POLICIES:
-            raise DomainError("bad_roster", f"{label}: local seats play local/<policy> with a policy of "
-                              f"{', '.join(POLICIES)}")
         return "free"
     if provider in _held(account_keys):
         return "account"
@@ -90,25 +77,6 @@ def launch_funding(roster: list[dict], *, account_keys, sponsors, email_verified
                           f"cannot cover the estimate's high ${need:.2f}; top up the router key, shorten "
                           "the season or use fewer trials")
     return fundings
-
-
-async def router_balance(client: httpx.AsyncClient, key: str, *, base_url: str | None = None,
-                         stored: float | None = None, timeout_s: float = 5.0) -> float | None:
-    """USD left on the router key: GET {base}/key (data.limit_remaining, or data.limit - data.usage)
-    when reachable and limited; else the balance stored with the key (None when there is none)."""
-    url = (base_url or DEFAULT_BASE_URL["router"]).rstrip("/") + "/key"
-    try:
-        r = await client.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=timeout_s)
-        r.raise_for_status()
-        data = r.json()["data"]
-        remaining = data.get("limit_remaining")
-        if remaining is None and data.get("limit") is not None:
-            remaining = float(data["limit"]) - float(data.get("usage") or 0.0)
-        if remaining is not None and math.isfinite(float(remaining)):
-            return float(remaining)
-    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
-        pass
-    return stored
 
 
 def credentials(core, account_id: str, roster: list[dict], fundings: list[str]) -> dict[int, Credential]:

@@ -24,16 +24,13 @@ from dataclasses import dataclass, field
 from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_call, from_text
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prices import PriceTable
+from orchestrator.seats.seat import seat_label
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
 from orchestrator.seats.providers import (
     PooledClient, ProviderError, SeatFailed, TurnTimeout, Unreachable, make_chat, new_client,
 )
 
 USAGE_FIELDS = ("agent_turns", "input_tokens", "output_tokens", "usd")
-
-
-def seat_label(index: int, seat: dict) -> str:
-    return f"roster[{index}] (model {seat.get('model')})"
 
 
 def new_usage() -> dict:

@@ -1,10 +1,11 @@
-"""What seats cost: the shipped price table, its refresh from the router, metering and the estimate.
+"""What seats cost: the shipped price table (dated `as_of`), metering and the estimate.
 
 prices.json holds USD per million tokens [input, output] per model id as the router names it; a
 native id (anthropic "claude-sonnet-4-5-20250929", openai "gpt-4o-2024-08-06") is looked up as
 <vendor>/<id> with the date dropped and version dashes read as dots ("claude-sonnet-4.5"). A model
 the table does not know is priced at its `fallback`, chosen high, so a balance check still bites.
-local seats and ollama (self-hosted) cost nothing.
+local seats and the self-hosted providers (ollama, openai-compatible) cost nothing unless the key
+carries its own price (`studio key set ... --usd-per-mtok-in X --usd-per-mtok-out Y`).
 
 Estimate: tokens per agent turn are assumed, not measured (TURN ASSUMPTIONS below, ~4 characters per
 token):
@@ -22,11 +23,10 @@ import re
 from functools import lru_cache
 from importlib import resources as _res
 
-import httpx
 
 from orchestrator.seats.actions import tool_specs
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
-from orchestrator.seats.providers import DEFAULT_BASE_URL, DEFAULT_MAX_TOKENS, reasoning_on
+from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 CHARS_PER_TOKEN = 4
 OBS_CHARS = 900            # a rendered observation with a few goods, agents and offers in view
@@ -44,6 +44,11 @@ class PriceTable:
         self.models = {k: (float(v[0]), float(v[1])) for k, v in models.items()}
         self.fallback = (float(fallback[0]), float(fallback[1]))
         self.free_providers = tuple(free_providers)
+
+    @staticmethod
+    def as_of() -> str:
+        """The date the shipped table's prices were read from the vendors."""
+        return _shipped()["as_of"]
 
     @classmethod
     def shipped(cls) -> "PriceTable":
@@ -69,37 +74,10 @@ class PriceTable:
         pin, pout, _ = self.lookup(provider, model)
         return (input_tokens * pin + output_tokens * pout) / 1e6
 
-    def merged(self, models: dict[str, tuple[float, float]]) -> "PriceTable":
-        return PriceTable({**self.models, **models}, self.fallback, self.free_providers)
-
 
 @lru_cache(maxsize=1)
 def _shipped() -> dict:
     return json.loads(_res.files("orchestrator.seats").joinpath("prices.json").read_text(encoding="utf-8"))
-
-
-async def refresh(client: httpx.AsyncClient, *, base_url: str | None = None, key: str | None = None,
-                  table: PriceTable | None = None, timeout_s: float = 10.0) -> PriceTable:
-    """The table updated from the router's model list (GET {base}/models, pricing per token as text).
-    When the list is unreachable or unreadable, the table as it was."""
-    table = table or PriceTable.shipped()
-    url = (base_url or DEFAULT_BASE_URL["router"]).rstrip("/") + "/models"
-    headers = {"Authorization": f"Bearer {key}"} if key else {}
-    try:
-        r = await client.get(url, headers=headers, timeout=timeout_s)
-        r.raise_for_status()
-        rows = r.json()["data"]
-    except (httpx.HTTPError, ValueError, KeyError, TypeError):
-        return table
-    found = {}
-    for row in rows if isinstance(rows, list) else []:
-        try:
-            pin, pout = float(row["pricing"]["prompt"]) * 1e6, float(row["pricing"]["completion"]) * 1e6
-        except (KeyError, TypeError, ValueError):
-            continue
-        if pin >= 0 and pout >= 0:  # the router marks variable-priced routes with -1
-            found[row["id"]] = (round(pin, 6), round(pout, 6))
-    return table.merged(found)
 
 
 def turn_tokens(seat: dict) -> dict:
@@ -116,16 +94,20 @@ def turn_tokens(seat: dict) -> dict:
     return {"input": (int(low_in), int(high_in)), "output": (min(low_out, ceiling), min(high_out, ceiling))}
 
 
-def estimate(roster: list[dict], season_ticks: int, trials: int = 1, *, prices: PriceTable | None = None) -> dict:
+def estimate(roster: list[dict], season_ticks: int, trials: int = 1, *, prices: PriceTable | None = None,
+             key_prices: dict[str, list[float]] | None = None) -> dict:
     """USD low/high of a launch: each seat's assumed tokens per turn x season ticks x trials, priced.
 
-    Returns {"low", "high", "seats": [{seat, model, provider, priced, agent_turns, usd: {low, high}}]}."""
+    Returns {"low", "high", "seats": [{seat, model, provider, priced, agent_turns, usd: {low, high}}]};
+    priced: table, fallback, free or key (the account's self-hosted key carries its own price)."""
     prices = prices or PriceTable.shipped()
     seats, low, high = [], 0.0, 0.0
     turns = int(season_ticks) * int(trials)
     for i, seat in enumerate(roster):
         provider = seat.get("provider") or "router"
         pin, pout, source = prices.lookup(provider, seat["model"])
+        if source == "free" and provider in (key_prices or {}) and provider != "local":
+            pin, pout, source = *key_prices[provider], "key"  # a self-hosted server that charges
         if source == "free":
             lo = hi = 0.0
         else:

@@ -195,6 +195,7 @@ CASES = [
     Case("unknown_run", "get_run", {"id": "run_nope"}, "GET", "/api/v1/runs/run_nope"),
     Case("unknown_run", "cancel_run", {"id": "run_nope"}, "POST", "/api/v1/runs/run_nope/cancel"),
     Case("unknown_run", "get_batch", {"id": "bat_nope"}, "GET", "/api/v1/batches/bat_nope"),
+    Case("unknown_run", "get_transcript", {"id": "run_nope"}, "GET", "/api/v1/runs/run_nope/transcript"),
     Case("run_launching", "cancel_run", {"id": "{run}"}, "POST", "/api/v1/runs/{run}/cancel",
          setup=_launching_run),
 ]

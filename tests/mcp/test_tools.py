@@ -142,6 +142,9 @@ async def test_every_tool_answers_the_rest_body(idle):
         rid = launched["run"]["run_id"]
         assert launched["batch"] is None and launched["run"] == t.get(f"/api/v1/runs/{rid}")["run"]
         await t.same("get_run", {"id": rid}, "GET", f"/api/v1/runs/{rid}")
+        transcript = await t.same("get_transcript", {"id": rid, "seat": 1, "limit": 5}, "GET",
+                                  f"/api/v1/runs/{rid}/transcript?seat=1&limit=5")
+        assert transcript == {"turns": [], "next_cursor": None}  # queued, and scripted seats: no model turns
         series = await t.tool("launch_run", {**body, "trials": 2})
         bid = series["batch"]["batch_id"]
         await t.same("get_batch", {"id": bid}, "GET", f"/api/v1/batches/{bid}")

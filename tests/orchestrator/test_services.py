@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine.hashing import BASE_ID
-from orchestrator import catalog, me, scenarios, skills
+from orchestrator import listing, me, scenarios, skills
 from orchestrator.errors import DomainError
 
 
@@ -34,8 +34,8 @@ def test_services_check_scope_and_plan_themselves(core, principal):
         skills.create(core, free, {"name": "No", "text": "not on a free plan"})
     assert e.value.code == "plan_api"
     runs_only, _, _ = principal("pro", ("runs:read",))
-    for call in (lambda: catalog.scenario_schema(runs_only), lambda: catalog.library_scenarios(runs_only),
-                 lambda: catalog.anchor_listing(runs_only), lambda: skills.list_skills(core, runs_only)):
+    for call in (lambda: listing.scenario_schema(runs_only), lambda: listing.library_scenarios(runs_only),
+                 lambda: listing.anchor_listing(runs_only), lambda: skills.list_skills(core, runs_only)):
         with pytest.raises(DomainError) as e:
             call()
         assert e.value.code == "scope_required"

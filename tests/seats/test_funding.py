@@ -5,7 +5,7 @@ from orchestrator import keys
 from orchestrator.accounts import create_account
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.seats import credentials, estimate, launch_funding, router_balance, seat_funding
+from orchestrator.seats import credentials, estimate, launch_funding, read_balance, seat_funding
 from tests.seats.conftest import run, with_client
 
 KEYS = {"router": {"balance_usd": 5.0}, "anthropic": {}}
@@ -88,15 +88,15 @@ def test_router_balance_must_cover_the_estimates_high_for_account_router_seats()
 def test_router_balance_reads_the_key_info_endpoint_else_the_stored_balance(fake):
     base = fake.url + "/v1"
     fake.key_info = {"label": "k", "limit": 20.0, "usage": 7.5, "limit_remaining": None}
-    assert run(with_client(lambda c: router_balance(c, "k-good", base_url=base, stored=99.0))) == 12.5
+    assert run(with_client(lambda c: read_balance(c, "k-good", base_url=base, stored=99.0))) == 12.5
     fake.key_info = {"limit": 20.0, "usage": 7.5, "limit_remaining": 3.25}
-    assert run(with_client(lambda c: router_balance(c, "k-good", base_url=base, stored=99.0))) == 3.25
+    assert run(with_client(lambda c: read_balance(c, "k-good", base_url=base, stored=99.0))) == 3.25
     fake.key_info = {"limit": None, "usage": 7.5}  # unlimited key: the endpoint knows no balance
-    assert run(with_client(lambda c: router_balance(c, "k-good", base_url=base, stored=4.0))) == 4.0
+    assert run(with_client(lambda c: read_balance(c, "k-good", base_url=base, stored=4.0))) == 4.0
     fake.rejected_keys.add("k-bad")
-    assert run(with_client(lambda c: router_balance(c, "k-bad", base_url=base, stored=4.0))) == 4.0
+    assert run(with_client(lambda c: read_balance(c, "k-bad", base_url=base, stored=4.0))) == 4.0
     unreachable = "http://127.0.0.1:9/v1"
-    assert run(with_client(lambda c: router_balance(c, "k", base_url=unreachable, stored=None))) is None
+    assert run(with_client(lambda c: read_balance(c, "k", base_url=unreachable, stored=None))) is None
 
 
 def test_credentials_decrypt_the_account_or_platform_key_for_each_model_seat(tmp_path, monkeypatch):
@@ -119,14 +119,14 @@ def test_credentials_decrypt_the_account_or_platform_key_for_each_model_seat(tmp
 
 
 def test_router_balance_for_admission_reads_key_info_then_the_stored_balance(fake, tmp_path, monkeypatch):
-    from orchestrator.seats import pricing
+    from orchestrator.seats import balance
 
     monkeypatch.delenv("STUDIO_SECRET_KEY_FILE", raising=False)
     core = Core.open(tmp_path)
     acct = create_account(core, "b@example.com")
-    assert pricing.router_balance(core, acct["id"]) is None
+    assert balance.router_balance(core, acct["id"]) is None
     keys.set_key(core, provider="router", key="k-good", email="b@example.com", base_url=fake.url + "/v1", balance_usd=2.0)
     fake.key_info = {"limit": 10.0, "usage": 4.0}
-    assert pricing.router_balance(core, acct["id"]) == 6.0
+    assert balance.router_balance(core, acct["id"]) == 6.0
     fake.rejected_keys.add("k-good")  # unreachable or refusing: the stored balance
-    assert pricing.router_balance(core, acct["id"]) == 2.0
+    assert balance.router_balance(core, acct["id"]) == 2.0

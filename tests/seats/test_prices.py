@@ -1,9 +1,8 @@
-"""The price table, its refresh from the router's model list, and the estimate."""
+"""The price table, self-hosted pricing, and the estimate."""
 import pytest
 
-from orchestrator.seats import PriceTable, estimate, refresh
+from orchestrator.seats import PriceTable, estimate
 from orchestrator.seats.prices import turn_tokens
-from tests.seats.conftest import run, with_client
 
 
 def test_lookup_reads_router_ids_native_ids_and_falls_back():
@@ -17,17 +16,17 @@ def test_lookup_reads_router_ids_native_ids_and_falls_back():
     assert t.cost("router", "openai/gpt-4o", 1_000_000, 100_000) == pytest.approx(3.5)
 
 
-def test_refresh_takes_prices_per_token_from_the_router_model_list(fake):
-    fake.models = [{"id": "new/model", "pricing": {"prompt": "0.000002", "completion": "0.000008"}},
-                   {"id": "openai/gpt-4o", "pricing": {"prompt": "0.000003", "completion": "0.00001"}},
-                   {"id": "openrouter/auto", "pricing": {"prompt": "-1", "completion": "-1"}},
-                   {"id": "broken"}]
-    t = run(with_client(lambda c: refresh(c, base_url=fake.url + "/v1")))
-    assert t.lookup("router", "new/model") == (2.0, 8.0, "table")
-    assert t.lookup("router", "openai/gpt-4o") == (3.0, 10.0, "table")
-    assert t.lookup("router", "openrouter/auto")[2] == "fallback"
-    unreachable = run(with_client(lambda c: refresh(c, base_url="http://127.0.0.1:9/v1")))
-    assert unreachable.models == PriceTable.shipped().models
+def test_self_hosted_seats_are_free_unless_the_key_carries_a_price():
+    t = PriceTable.shipped()
+    assert t.lookup("openai-compatible", "qwen2.5-7b")[2] == "free"
+    assert t.cost("openai-compatible", "qwen2.5-7b", 10**6, 10**6) == 0.0
+    roster = [{"model": "qwen2.5-7b", "provider": "openai-compatible"}, {"model": "llama3", "provider": "ollama"}]
+    free = estimate(roster, 100)
+    assert free["high"] == 0.0 and [s["priced"] for s in free["seats"]] == ["free", "free"]
+    priced = estimate(roster, 100, key_prices={"openai-compatible": [0.5, 1.5]})
+    assert [s["priced"] for s in priced["seats"]] == ["key", "free"]
+    assert 0 < priced["seats"][0]["usd"]["low"] < priced["seats"][0]["usd"]["high"] and priced["seats"][1]["usd"]["high"] == 0
+    assert PriceTable.as_of() == "2025-10-01"
 
 
 def test_estimate_scales_with_ticks_and_trials_and_skips_free_seats():

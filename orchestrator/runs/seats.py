@@ -1,4 +1,4 @@
-"""Who pays for each seat, and what a launch may cost: admission's view of the seat layer.
+"""The seat layer as admission sees it: scaffolds, who pays for each seat, what a launch may cost.
 
 Local seats are free and need no key. Model seats are funded by the account's own key for their
 provider, or by an operator key that sponsors the model (CONTRACT.md section 6). The rules live in
@@ -27,9 +27,15 @@ def scaffold(provider: str, fmt: str, directions: str) -> str:
     return prompt.scaffold(fmt, directions)
 
 
-def estimate(seats: list[dict], ticks: int, trials: int) -> dict:
-    """{low, high, seats: [...]} USD of the whole launch; local seats cost nothing."""
-    return price_estimate(seats, ticks, trials)
+def key_prices(core: Core, principal: Principal) -> dict[str, list[float]]:
+    """provider -> [USD per M in, out] of the account's keys that carry their own price."""
+    return {p: k["usd_per_mtok"] for p, k in keys.held(core, principal.account_id).items() if k.get("usd_per_mtok")}
+
+
+def estimate(seats: list[dict], ticks: int, trials: int, key_prices: dict | None = None) -> dict:
+    """{low, high, seats: [...]} USD of the whole launch; local seats cost nothing, self-hosted ones
+    nothing unless the key carries a price."""
+    return price_estimate(seats, ticks, trials, key_prices=key_prices)
 
 
 def check(core: Core, principal: Principal, seats: list[dict], est: dict) -> None:
@@ -37,7 +43,7 @@ def check(core: Core, principal: Principal, seats: list[dict], est: dict) -> Non
     own = keys.held(core, principal.account_id)
     balance = None
     if "router" in own and any(s["provider"] == "router" for s in seats):
-        from orchestrator.seats.pricing import router_balance
+        from orchestrator.seats.balance import router_balance
 
         balance = router_balance(core, principal.account_id)
     fundings = launch_funding(seats, account_keys=own, sponsors=keys.held(core, keys.PLATFORM),

@@ -1,4 +1,5 @@
-"""Read-only catalogue: the scenario JSON Schema, the library and the anchors, all from live engine tables."""
+"""What the service lists, read-only: the scenario JSON Schema, the library scenarios and the anchors,
+all from live engine tables. (The DuckDB catalog of archived matches is orchestrator.runs.registry.)"""
 from __future__ import annotations
 
 from functools import lru_cache
