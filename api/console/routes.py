@@ -1,0 +1,287 @@
+"""The web console's pages (CONTRACT.md section 10). Each handler calls the same service functions as
+REST; a DomainError is shown on the page with SPEC.md's message instead of the JSON envelope."""
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.templating import Jinja2Templates
+
+from api.errors import client_address
+from orchestrator import auth, console_auth, keys, outbox
+from orchestrator.core import Core
+from orchestrator.errors import AdminError, DomainError
+from orchestrator.runs import service as runs_service
+from orchestrator.runs.usage import usage as usage_of
+
+COOKIE = "studio_console"
+LOGIN_CSRF_COOKIE = "studio_login_csrf"
+TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+TEMPLATES.env.filters["when"] = lambda ms: "never" if ms is None else datetime.fromtimestamp(
+    ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+router = APIRouter(include_in_schema=False)
+
+
+class _SignIn(Exception):
+    """No live session: send the browser to the sign-in page."""
+
+
+def _core(request: Request) -> Core:
+    return request.app.state.core
+
+
+def _session(request: Request) -> console_auth.Session:
+    s = console_auth.session(_core(request), request.cookies.get(COOKIE))
+    if s is None:
+        raise _SignIn()
+    return s
+
+
+def _page(request: Request, name: str, s: console_auth.Session | None, status: int = 200, **ctx: Any) -> HTMLResponse:
+    return TEMPLATES.TemplateResponse(request, name, {"s": s, **ctx}, status_code=status)
+
+
+async def _form(request: Request, s: console_auth.Session) -> dict:
+    form = dict(await request.form())
+    console_auth.check_csrf(s, form.get("csrf"))
+    return form
+
+
+def install(app) -> None:
+    @app.exception_handler(_SignIn)
+    async def _to_sign_in(request: Request, exc: _SignIn):
+        return RedirectResponse("/console/login", status_code=303)
+    app.include_router(router)
+
+
+# --- sign-in -----------------------------------------------------------------------------------
+
+@router.get("/")
+async def root(request: Request):
+    return RedirectResponse("/console", status_code=303)
+
+
+@router.get("/console/login")
+async def login_page(request: Request, error: str | None = None, status: int = 200):
+    token = secrets.token_urlsafe(24)
+    resp = _page(request, "login.html", None, status=status, csrf=token, error=error)
+    resp.set_cookie(LOGIN_CSRF_COOKIE, token, httponly=True, samesite="lax", secure=request.url.scheme == "https")
+    return resp
+
+
+def _signed_in(request: Request, sid: str) -> Response:
+    resp = RedirectResponse("/console", status_code=303)
+    resp.set_cookie(COOKIE, sid, httponly=True, samesite="lax", secure=request.url.scheme == "https",
+                    path="/console")
+    resp.delete_cookie(LOGIN_CSRF_COOKIE)
+    return resp
+
+
+@router.post("/console/login")
+async def login_submit(request: Request):
+    form = dict(await request.form())
+    sent, expected = form.get("csrf") or "", request.cookies.get(LOGIN_CSRF_COOKIE) or ""
+    if not expected or not secrets.compare_digest(sent, expected):
+        return await login_page(request, error=DomainError("csrf_failed", "this form is stale or came from another "
+                                "site; reload the page and try again").message, status=403)
+    try:
+        sid = await asyncio.to_thread(console_auth.sign_in_password, _core(request), form.get("email", ""),
+                                      form.get("password", ""), client_address(request) or "?")
+    except DomainError as e:
+        return await login_page(request, error=e.message, status=e.status)
+    return _signed_in(request, sid)
+
+
+@router.get("/console/login/link/{secret}")
+async def login_link(request: Request, secret: str):
+    try:
+        sid = console_auth.redeem_link(_core(request), secret, client_address(request) or "?")
+    except DomainError as e:
+        return await login_page(request, error=e.message, status=e.status)
+    return _signed_in(request, sid)
+
+
+@router.post("/console/logout")
+async def logout(request: Request):
+    s = _session(request)
+    form = await _form(request, s)
+    console_auth.sign_out(_core(request), s, everywhere=form.get("everywhere") == "1")
+    resp = RedirectResponse("/console/login", status_code=303)
+    resp.delete_cookie(COOKIE, path="/console")
+    return resp
+
+
+# --- pages -------------------------------------------------------------------------------------
+
+def _runs(core: Core, p: auth.Principal, limit: int = 20) -> list[dict]:
+    return runs_service.list_runs(core, p, limit=str(limit))["runs"]
+
+
+@router.get("/console")
+async def dashboard(request: Request):
+    s = _session(request)
+    core = _core(request)
+    p = console_auth.principal(core, s)
+    use = usage_of(core, p)
+    return _page(request, "dashboard.html", s, runs=_runs(core, p, 10), allowances=use["allowances"],
+                 plan=p.plan)
+
+
+def _developer(request: Request, s, status: int = 200, **extra):
+    core = _core(request)
+    p = console_auth.principal(core, s)
+    return _page(request, "developer.html", s, status=status, tokens=auth.list_tokens(core, s.email),
+                 events=list(reversed(outbox.events(core, s.account_id))), scopes=auth.SCOPES,
+                 default_scopes=auth.DEFAULT_SCOPES, plan=p.plan, **extra)
+
+
+@router.get("/console/developer")
+async def developer(request: Request):
+    return _developer(request, _session(request))
+
+
+@router.post("/console/developer/tokens")
+async def mint_token(request: Request):
+    s = _session(request)
+    form = await request.form()
+    console_auth.check_csrf(s, form.get("csrf"))
+    scopes = tuple(sc for sc in auth.SCOPES if sc in form.getlist("scopes"))
+    expires = (form.get("expires") or "").strip()
+    try:
+        if not scopes:
+            raise AdminError("pick at least one scope")
+        expires_ms = _days_ms(expires) if expires else None
+        name = (form.get("name") or "").strip() or "default"
+        plaintext, _ = await asyncio.to_thread(auth.mint, _core(request), s.email, name=name, scopes=scopes,
+                                               expires_in_ms=expires_ms)
+    except AdminError as e:
+        return _developer(request, s, status=400, error=str(e))
+    return _developer(request, s, new_token=plaintext)
+
+
+def _days_ms(text: str) -> int:
+    """The Expires field holds a number of days."""
+    try:
+        days = float(text)
+    except ValueError:
+        raise AdminError(f"Expires is a number of days (or empty for never); got {text!r}") from None
+    if not 0 < days <= 3650:
+        raise AdminError("Expires must be between 0 and 3650 days (or empty for never)")
+    return int(days * 86_400_000)
+
+
+@router.post("/console/developer/tokens/{prefix}/revoke")
+async def revoke_token(request: Request, prefix: str):
+    s = _session(request)
+    await _form(request, s)
+    try:
+        await asyncio.to_thread(auth.revoke, _core(request), s.email, prefix)
+    except AdminError as e:
+        return _developer(request, s, status=400, error=str(e))
+    return RedirectResponse("/console/developer", status_code=303)
+
+
+@router.get("/console/keys")
+async def keys_page(request: Request, status: int = 200, error: str | None = None):
+    s = _session(request)
+    core = _core(request)
+    return _page(request, "keys.html", s, status=status, error=error, providers=keys.PROVIDERS,
+                 held=keys.list_keys(core, email=s.email), platform=keys.list_keys(core, platform=True))
+
+
+@router.post("/console/keys")
+async def keys_set(request: Request):
+    s = _session(request)
+    form = await _form(request, s)
+    try:
+        keys.set_key(_core(request), provider=form.get("provider", ""), key=form.get("key", ""), email=s.email,
+                     base_url=(form.get("base_url") or "").strip() or None)
+    except AdminError as e:
+        return await keys_page(request, status=400, error=str(e))
+    return RedirectResponse("/console/keys", status_code=303)
+
+
+@router.post("/console/keys/{provider}/remove")
+async def keys_remove(request: Request, provider: str):
+    s = _session(request)
+    await _form(request, s)
+    keys.remove_key(_core(request), email=s.email, provider=provider)
+    return RedirectResponse("/console/keys", status_code=303)
+
+
+@router.get("/console/runs")
+async def runs_page(request: Request):
+    s = _session(request)
+    core = _core(request)
+    runs = _runs(core, console_auth.principal(core, s), 100)
+    if request.headers.get("hx-request"):
+        return _page(request, "runs_rows.html", s, runs=runs)
+    return _page(request, "runs.html", s, runs=runs)
+
+
+def _run(request: Request, s, run_id: str) -> dict:
+    core = _core(request)
+    return runs_service.get_run(core, console_auth.principal(core, s), run_id)
+
+
+@router.get("/console/runs/{run_id}")
+async def run_page(request: Request, run_id: str):
+    s = _session(request)
+    try:
+        got = _run(request, s, run_id)
+    except DomainError as e:
+        return _page(request, "error.html", s, status=e.status, error=e.message)
+    tpl = "run_live.html" if request.headers.get("hx-request") else "run.html"
+    return _page(request, tpl, s, run=got["run"], results=got["results"])
+
+
+@router.get("/console/runs/{run_id}/events")
+async def run_events(request: Request, run_id: str):
+    """Server-sent events: the run's live block each time its tick or status changes; the page polls
+    the same fragment when EventSource is not available."""
+    s = _session(request)
+    _run(request, s, run_id)  # 404 before the stream opens
+
+    async def stream():
+        last = None
+        while not await request.is_disconnected():
+            got = _run(request, s, run_id)
+            run = got["run"]
+            key = json.dumps(run, sort_keys=True, default=str)
+            if key != last:
+                last = key
+                html = TEMPLATES.get_template("run_live.html").render(run=run, results=got["results"], s=s)
+                tick = (run["live"] or {}).get("tick", 0)
+                data = "".join(f"data: {line}\n" for line in html.splitlines())
+                yield f"id: {tick}\nevent: run\n{data}\n"
+            if run["status"] in ("finished", "failed", "cancelled"):
+                return
+            await asyncio.sleep(0.5)
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.post("/console/runs/{run_id}/cancel")
+async def run_cancel(request: Request, run_id: str):
+    s = _session(request)
+    await _form(request, s)
+    core = _core(request)
+    try:
+        await asyncio.to_thread(runs_service.cancel, core, console_auth.principal(core, s), run_id)
+    except DomainError as e:
+        return _page(request, "error.html", s, status=e.status, error=e.message)
+    return RedirectResponse(f"/console/runs/{run_id}", status_code=303)
+
+
+@router.get("/console/usage")
+async def usage_page(request: Request):
+    s = _session(request)
+    core = _core(request)
+    return _page(request, "usage.html", s, usage=usage_of(core, console_auth.principal(core, s)))
+
