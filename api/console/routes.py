@@ -285,3 +285,158 @@ async def usage_page(request: Request):
     core = _core(request)
     return _page(request, "usage.html", s, usage=usage_of(core, console_auth.principal(core, s)))
 
+
+
+# --- run builder and scenarios -------------------------------------------------------------------
+
+SEAT_ROWS = 4
+
+
+def _run_body(form) -> dict:
+    """The builder's fields -> the REST body; empty fields are left out so the service's defaults apply.
+    Numbers are passed on as typed when they parse, else as text so the service names the field."""
+    def num(text: str):
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                return float(text)
+            except ValueError:
+                return text
+    body: dict = {"scenario_id": form.get("scenario_id", "")}
+    for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd"):
+        value = (form.get(field) or "").strip()
+        if value:
+            body[field] = value if field in ("name", "seed_mode") else num(value)
+    roster = []
+    for k in range(SEAT_ROWS):
+        model = (form.get(f"seat{k}_model") or "").strip()
+        if not model:
+            continue
+        seat: dict = {"model": model}
+        for field in ("provider", "instructions", "format", "reasoning"):
+            value = (form.get(f"seat{k}_{field}") or "").strip()
+            if value:
+                seat[field] = value
+        temperature = (form.get(f"seat{k}_temperature") or "").strip()
+        if temperature:
+            seat["temperature"] = num(temperature)
+        skills = [x.strip() for x in (form.get(f"seat{k}_skills") or "").split(",") if x.strip()]
+        if skills:
+            seat["skills"] = skills
+        roster.append(seat)
+    body["roster"] = roster
+    return body
+
+
+def _scenario_choices(core: Core, p: auth.Principal) -> list[dict]:
+    from orchestrator import catalog, scenarios
+    own = scenarios.list_scenarios(core, p)
+    return [{"id": s["id"], "name": s.get("name", s["id"])} for s in catalog.library_scenarios(p)["scenarios"]] + \
+        [{"id": s["id"], "name": s["name"]} for s in own.get("scenarios", [])]
+
+
+@router.get("/console/runs/new")
+async def run_builder(request: Request):
+    s = _session(request)
+    core = _core(request)
+    return _page(request, "run_new.html", s, scenarios=_scenario_choices(core, console_auth.principal(core, s)),
+                 seat_rows=range(SEAT_ROWS))
+
+
+@router.post("/console/runs/estimate")
+async def run_estimate(request: Request):
+    s = _session(request)
+    form = await _form(request, s)
+    core = _core(request)
+    try:
+        est = runs_service.estimate(core, console_auth.principal(core, s), _run_body(form))
+    except DomainError as e:
+        return _page(request, "estimate.html", s, error_code=e.code, message=e.message)
+    return _page(request, "estimate.html", s, est=est["batch"])
+
+
+@router.post("/console/runs/new")
+async def run_launch(request: Request):
+    s = _session(request)
+    form = await _form(request, s)
+    core = _core(request)
+    try:
+        out = await asyncio.to_thread(runs_service.launch, core, console_auth.principal(core, s), _run_body(form))
+    except DomainError as e:
+        return _page(request, "run_new.html", s, status=e.status, error=e.message,
+                     scenarios=_scenario_choices(core, console_auth.principal(core, s)), seat_rows=range(SEAT_ROWS),
+                     form=form)
+    return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)
+
+
+@router.get("/console/scenarios")
+async def scenarios_page(request: Request):
+    from orchestrator import scenarios
+    s = _session(request)
+    core = _core(request)
+    return _page(request, "scenarios.html", s, own=scenarios.list_scenarios(core, console_auth.principal(core, s)))
+
+
+def _scenario_body(form) -> dict:
+    """Name, description, season_ticks and the env as JSON text, exactly as the API takes them."""
+    body: dict = {"name": form.get("name", ""), "description": form.get("description", "")}
+    ticks = (form.get("season_ticks") or "").strip()
+    if ticks:
+        try:
+            body["season_ticks"] = int(ticks)
+        except ValueError:
+            body["season_ticks"] = ticks
+    env = (form.get("env") or "").strip()
+    if env:
+        try:
+            body["env"] = json.loads(env)
+        except ValueError as e:
+            raise DomainError("bad_env", f"env is not JSON ({e}); write a JSON object such as "
+                              '{"map_size": 48}') from None
+    return body
+
+
+@router.post("/console/scenarios/validate")
+async def scenario_validate(request: Request):
+    """The builder's live check: the API's validate function, answered as a fragment per keystroke pause."""
+    from orchestrator import scenarios
+    s = _session(request)
+    form = await _form(request, s)
+    core = _core(request)
+    try:
+        got = scenarios.validate(core, console_auth.principal(core, s), _scenario_body(form))
+    except DomainError as e:
+        field = {"bad_season_ticks": "season_ticks", "bad_env": "env"}.get(e.code)
+        if field is None:
+            field = "description" if "description" in e.message.split(":")[0] else "name"
+        return _page(request, "scenario_check.html", s, field=field, message=e.message)
+    return _page(request, "scenario_check.html", s, got=got)
+
+
+@router.post("/console/scenarios")
+async def scenario_save(request: Request):
+    from orchestrator import scenarios
+    s = _session(request)
+    form = await _form(request, s)
+    core = _core(request)
+    p = console_auth.principal(core, s)
+    try:
+        scenarios.create(core, p, _scenario_body(form))
+    except DomainError as e:
+        return _page(request, "scenarios.html", s, status=e.status, error=e.message,
+                     own=scenarios.list_scenarios(core, p), form=form)
+    return RedirectResponse("/console/scenarios", status_code=303)
+
+
+@router.post("/console/scenarios/{scenario_id}/delete")
+async def scenario_delete(request: Request, scenario_id: str):
+    from orchestrator import scenarios
+    s = _session(request)
+    await _form(request, s)
+    core = _core(request)
+    try:
+        scenarios.delete(core, console_auth.principal(core, s), scenario_id)
+    except DomainError as e:
+        return _page(request, "error.html", s, status=e.status, error=e.message)
+    return RedirectResponse("/console/scenarios", status_code=303)

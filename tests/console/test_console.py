@@ -159,3 +159,20 @@ def test_api_docs_work_offline(page, live):
     page.route(re.compile(r"^https?://(?!127\.0\.0\.1).*"), lambda route: route.abort())
     page.goto(live.url + "/api/v1/docs")
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Scenario Studio API")
+
+
+def test_scenario_builder_validates_as_you_type(page, live, person):
+    sign_in_by_link(page, live, person)
+    page.goto(live.url + "/console/scenarios")
+    page.get_by_label("Name").fill("Small world")
+    page.get_by_label("Season ticks").fill("5")
+    expect(page.locator("#err-season_ticks")).to_contain_text("season_ticks")
+    expect(page.get_by_test_id("scenario-valid")).to_have_count(0)
+    page.get_by_label("Season ticks").fill("120")
+    expect(page.get_by_test_id("content-hash")).to_have_text(re.compile(r"^[0-9a-f]{16}$"))
+    expect(page.locator("#err-season_ticks")).to_have_text("")
+    shown = page.get_by_test_id("content-hash").inner_text()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save scenario").click()
+    expect(page.get_by_test_id("scenario-row")).to_contain_text(shown)
+    _shot(page, "scenarios")
