@@ -225,6 +225,15 @@ async def runs_page(request: Request):
     return _page(request, "runs.html", s, runs=runs)
 
 
+# before /console/runs/{run_id}: the first matching route wins
+@router.get("/console/runs/new")
+async def run_builder(request: Request):
+    s = _session(request)
+    core = _core(request)
+    return _page(request, "run_new.html", s, scenarios=_scenario_choices(core, console_auth.principal(core, s)),
+                 seat_rows=range(SEAT_ROWS))
+
+
 def _run(request: Request, s, run_id: str) -> dict:
     core = _core(request)
     return runs_service.get_run(core, console_auth.principal(core, s), run_id)
@@ -332,16 +341,8 @@ def _run_body(form) -> dict:
 def _scenario_choices(core: Core, p: auth.Principal) -> list[dict]:
     from orchestrator import catalog, scenarios
     own = scenarios.list_scenarios(core, p)
-    return [{"id": s["id"], "name": s.get("name", s["id"])} for s in catalog.library_scenarios(p)["scenarios"]] + \
+    return [{"id": s["id"], "name": s.get("title", s["id"])} for s in catalog.library_scenarios(p)["scenarios"]] + \
         [{"id": s["id"], "name": s["name"]} for s in own.get("scenarios", [])]
-
-
-@router.get("/console/runs/new")
-async def run_builder(request: Request):
-    s = _session(request)
-    core = _core(request)
-    return _page(request, "run_new.html", s, scenarios=_scenario_choices(core, console_auth.principal(core, s)),
-                 seat_rows=range(SEAT_ROWS))
 
 
 @router.post("/console/runs/estimate")
