@@ -441,3 +441,32 @@ async def scenario_delete(request: Request, scenario_id: str):
     except DomainError as e:
         return _page(request, "error.html", s, status=e.status, error=e.message)
     return RedirectResponse("/console/scenarios", status_code=303)
+
+
+@router.get("/console/batches/{batch_id}")
+async def batch_page(request: Request, batch_id: str):
+    """A series: status, its runs, and each seat's mean fitness with its 95% interval, plotted by the
+    analytics package's own forest plot (SVG, inline)."""
+    from orchestrator.runs.batches import get_batch
+    s = _session(request)
+    core = _core(request)
+    try:
+        batch = get_batch(core, console_auth.principal(core, s), batch_id)["batch"]
+    except DomainError as e:
+        return _page(request, "error.html", s, status=e.status, error=e.message)
+    svg = None
+    summary = batch["summary"]
+    if summary and summary.get("seats"):
+        svg = await asyncio.to_thread(_forest_svg, summary)
+    return _page(request, "batch.html", s, batch=batch, svg=svg)
+
+
+def _forest_svg(summary: dict) -> str:
+    import io
+
+    from analytics.figures import seat_forest
+    fig = seat_forest(summary)
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    text = buf.getvalue()
+    return text[text.index("<svg"):]

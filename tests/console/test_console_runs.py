@@ -48,7 +48,7 @@ def test_build_launch_watch_and_open_results(page, playing):
     assert "/console/runs/run_" in page.url or "/console/runs/" in page.url
     # the page updates itself (SSE, polling as fallback) until the run is over
     expect(page.get_by_test_id("run-status")).to_have_text("finished", timeout=90_000)
-    expect(page.get_by_test_id("results")).to_be_visible()
+    expect(page.get_by_test_id("result-row").filter(has_text="local/honest-trader")).to_have_count(1)
     _shot(page, "run")
     link = page.get_by_test_id("match-link").first
     href = link.get_attribute("href")
@@ -73,3 +73,27 @@ def test_cancel_a_run_from_its_page(page, playing):
         page.get_by_role("button", name="Cancel run").click()
     expect(page.get_by_test_id("run-status")).to_have_text("cancelled", timeout=60_000)
     expect(page.get_by_role("button", name="Cancel run")).to_have_count(0)
+
+
+def test_batch_page_plots_per_seat_intervals(page, playing):
+    email = "series@example.org"
+    accounts.create_account(playing.core, email, plan="lab", verified=True)
+    sign_in_by_link(page, playing, email)
+    page.goto(playing.url + "/console/runs/new")
+    page.get_by_label("Scenario").select_option("svc:custom-base-v1")
+    page.get_by_label("Season ticks").fill("30")
+    page.get_by_label("Trials").fill("3")
+    page.get_by_label("Seat 1 model").fill("local/honest-trader")
+    page.get_by_label("Seat 2 model").fill("local/aggressive-raider")
+    expect(page.get_by_test_id("estimate")).to_contain_text("Trials")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Launch").click()
+    page.get_by_test_id("batch-link").click()
+    for _ in range(60):
+        if page.get_by_test_id("batch-status").inner_text() == "finished":
+            break
+        page.wait_for_timeout(1000)
+        page.reload()
+    expect(page.get_by_test_id("batch-plot").locator("svg")).to_be_visible()
+    assert page.get_by_test_id("batch-seat").count() >= 2
+    _shot(page, "batch")
