@@ -22,6 +22,7 @@ from orchestrator.store import now_ms
 
 LINK_TTL_MS = 15 * 60_000
 # argon2id costs ~200 ms a guess here; a few tries a minute per address and per email is plenty for a person.
+# config.toml [limits] sign_in_per_minute overrides it.
 SIGN_IN_PER_MINUTE = 10
 _hasher = PasswordHash.recommended()
 _sign_in_counter = _MinuteCounter()
@@ -59,12 +60,13 @@ def set_password(core: Core, email: str, password: str) -> None:
                   "updated_at_ms = excluded.updated_at_ms", (account["id"], _hasher.hash(password), now_ms()))
 
 
-def _limit(address: str, email: str | None) -> None:
+def _limit(core: Core, address: str, email: str | None) -> None:
+    ceiling = int((core.config.get("limits") or {}).get("sign_in_per_minute", SIGN_IN_PER_MINUTE))
     now = now_ms()
     keys = [f"addr:{address}"] + ([f"email:{email}"] if email else [])
     for key in keys:
-        if _sign_in_counter.add(key, now) > SIGN_IN_PER_MINUTE:
-            raise DomainError("rate_limited", f"too many sign-in attempts; at most {SIGN_IN_PER_MINUTE} a minute, "
+        if _sign_in_counter.add(key, now) > ceiling:
+            raise DomainError("rate_limited", f"too many sign-in attempts; at most {ceiling} a minute, "
                               "try again in a minute")
 
 
@@ -82,7 +84,7 @@ def _open_session(core: Core, account_id: str, how: str) -> str:
 
 def redeem_link(core: Core, secret: str, address: str) -> str:
     """One-time link -> new session id (the cookie value)."""
-    _limit(address, None)
+    _limit(core, address, None)
     with core.store.write() as c:
         row = c.execute("SELECT * FROM console_login_links WHERE token_hash = ?", (_sha(secret),)).fetchone()
         if row is None or row["used_at_ms"] is not None or row["expires_at_ms"] <= now_ms():
@@ -94,7 +96,7 @@ def redeem_link(core: Core, secret: str, address: str) -> str:
 
 def sign_in_password(core: Core, email: str, password: str, address: str) -> str:
     email = email.strip().lower()
-    _limit(address, email)
+    _limit(core, address, email)
     row = core.store.one("SELECT p.password_hash, a.id FROM console_passwords p JOIN accounts a ON a.id = p.account_id "
                          "WHERE a.email = ?", (email,))
     # Hash even for unknown emails so the answer's timing does not say which accounts exist.

@@ -470,3 +470,43 @@ def _forest_svg(summary: dict) -> str:
     fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()
     return text[text.index("<svg"):]
+
+
+@router.get("/console/skills")
+async def skills_page(request: Request, status: int = 200, error: str | None = None, form: dict | None = None):
+    from orchestrator import skills
+    s = _session(request)
+    core = _core(request)
+    return _page(request, "skills.html", s, status=status, error=error, form=form,
+                 listing=skills.list_skills(core, console_auth.principal(core, s)))
+
+
+@router.post("/console/skills")
+async def skill_save(request: Request):
+    """Create, or replace the text of one of yours when `skill_id` is sent: the API's create/update."""
+    from orchestrator import skills
+    s = _session(request)
+    form = await _form(request, s)
+    core = _core(request)
+    p = console_auth.principal(core, s)
+    try:
+        if form.get("skill_id"):
+            skills.update(core, p, form["skill_id"], {"name": form.get("name", ""), "text": form.get("text", "")})
+        else:
+            skills.create(core, p, {"name": form.get("name", ""), "text": form.get("text", "")})
+    except DomainError as e:
+        return await skills_page(request, status=e.status, error=e.message, form=form)
+    return RedirectResponse("/console/skills", status_code=303)
+
+
+@router.post("/console/skills/{skill_id}/delete")
+async def skill_delete(request: Request, skill_id: str):
+    from orchestrator import skills
+    s = _session(request)
+    await _form(request, s)
+    core = _core(request)
+    try:
+        skills.delete(core, console_auth.principal(core, s), skill_id)
+    except DomainError as e:
+        return await skills_page(request, status=e.status, error=e.message)
+    return RedirectResponse("/console/skills", status_code=303)

@@ -26,6 +26,9 @@ class Live:
 @pytest.fixture(scope="session")
 def live(tmp_path_factory) -> Live:
     data_dir = tmp_path_factory.mktemp("console") / "data"
+    data_dir.mkdir()
+    # every browser here signs in from 127.0.0.1; the default ceiling is tested on its own
+    (data_dir / "config.toml").write_text("[limits]\nsign_in_per_minute = 1000\n")
     port = free_port()
     server, thread = start_server(create_app(data_dir), port)
     yield Live(url=f"http://127.0.0.1:{port}", core=Core.open(data_dir))

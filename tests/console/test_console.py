@@ -176,3 +176,30 @@ def test_scenario_builder_validates_as_you_type(page, live, person):
         page.get_by_role("button", name="Save scenario").click()
     expect(page.get_by_test_id("scenario-row")).to_contain_text(shown)
     _shot(page, "scenarios")
+
+
+def test_skills_are_kept_and_bad_ones_refused_with_the_api_message(page, live, person):
+    sign_in_by_link(page, live, person)
+    page.goto(live.url + "/console/skills")
+    page.get_by_label("Skill name").fill("patient")
+    page.get_by_label("Text").fill("")
+    page.get_by_role("button", name="Save skill").click()
+    expect(page.get_by_test_id("error")).to_contain_text("text")
+    page.get_by_label("Skill name").fill("patient")
+    page.get_by_label("Text").fill("Trade before you fight.")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save skill").click()
+    expect(page.get_by_test_id("skill-row")).to_contain_text("patient")
+    with page.expect_navigation():
+        page.get_by_test_id("skill-row").get_by_role("button", name="Delete").click()
+    expect(page.get_by_test_id("skill-row")).to_have_count(0)
+
+
+def test_usage_page_and_login_link_cli(page, live, person):
+    out = subprocess.run([sys.executable, "-m", "orchestrator.cli", "account", "login-link", "--email", person,
+                          "--data-dir", str(live.core.data_dir), "--base-url", live.url],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out.startswith(live.url + "/console/login/link/")
+    page.goto(out)
+    page.goto(live.url + "/console/usage")
+    expect(page.get_by_role("heading", name="Usage")).to_be_visible()

@@ -20,6 +20,8 @@ from tests.console.test_console import _shot
 def playing(tmp_path_factory) -> Live:
     init_ray(num_cpus=2)
     data_dir = tmp_path_factory.mktemp("console-runs") / "data"
+    data_dir.mkdir()
+    (data_dir / "config.toml").write_text("[limits]\nsign_in_per_minute = 1000\n")
     port = free_port()
     server, thread = start_server(create_app(data_dir, dispatch=True, workers=1), port)
     yield Live(url=f"http://127.0.0.1:{port}", core=Core.open(data_dir))
