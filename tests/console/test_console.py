@@ -1,6 +1,7 @@
 """The web console as a person uses it, in headless Chromium against a real server."""
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -201,5 +202,9 @@ def test_usage_page_and_login_link_cli(page, live, person):
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out.startswith(live.url + "/console/login/link/")
     page.goto(out)
+    events = json.loads(subprocess.run([sys.executable, "-m", "orchestrator.cli", "account", "events", "--email", person,
+                                        "--data-dir", str(live.core.data_dir)],
+                                       capture_output=True, text=True, check=True).stdout)
+    assert [e["kind"] for e in events] == ["signed_in"] and events[0]["detail"] == {"how": "link"}
     page.goto(live.url + "/console/usage")
     expect(page.get_by_role("heading", name="Usage")).to_be_visible()
