@@ -8,8 +8,13 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
+# The console's browser tests drive Debian's Chromium (no browser download): installed here when root.
+CHROMIUM := /usr/lib/chromium/chromium
+
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
+	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q chromium; } \
+		|| { echo "install Chromium for the browser tests: sudo apt-get install -y chromium" >&2; exit 1; }
 	touch $(STAMP)
 
 install: $(STAMP)

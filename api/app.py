@@ -6,10 +6,13 @@ from pathlib import Path
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.staticfiles import StaticFiles
 
 from api import errors, openapi
 from api.limits import BodyLimit
 from api import mcp as mcp_surface
+from api.console import routes as console
 from api.routes import discovery, matches, runs, scenarios, skills
 from orchestrator.core import Core
 from orchestrator.runs.body import RunBody
@@ -40,6 +43,10 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         dispatcher = None
+        from orchestrator.mail import Mailer
+
+        mailer = Mailer(core)  # notices leave in the background, with retries
+        mailer.start()
         if dispatch:
             from orchestrator.runs.dispatcher import Dispatcher
 
@@ -51,16 +58,27 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
         finally:
             if dispatcher is not None:
                 dispatcher.stop()
+            mailer.stop()
 
     app = FastAPI(title="Scenario Studio API", version=API_VERSION, lifespan=lifespan,
                   description="Author scenarios and launch and read runs. Errors are {error, message}.",
-                  openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None)
+                  openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None)
     app.state.core = core
     app.add_middleware(BodyLimit)
     errors.install(app)
     for module in (discovery, scenarios, skills, runs, matches):
         app.include_router(module.router)
     openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody])
+    # The web console and Swagger UI use only assets served from here (no CDN): both work offline.
+    app.mount("/console/static", StaticFiles(directory=Path(console.__file__).parent / "static"), name="console-static")
+    console.install(app)
+
+    @app.get("/api/v1/docs", include_in_schema=False)
+    async def docs():
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title=app.title,
+                                   swagger_js_url="/console/static/swagger/swagger-ui-bundle.js",
+                                   swagger_css_url="/console/static/swagger/swagger-ui.css",
+                                   swagger_favicon_url="/console/static/swagger/favicon-32x32.png")
     # Plain Starlette routes, after the API routes: no redirect on the bare path, absent from OpenAPI.
     app.router.routes.extend(mcp.routes)
     return app

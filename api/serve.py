@@ -36,6 +36,11 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
         print(f"studio: new data dir {core.data_dir.resolve()}; owner account {account['email']} (plan lab).\n"
               "studio: owner API token (full scope), shown once; store it now:\n"
               f"{token}", flush=True)
+        from orchestrator.console_auth import login_link
+
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        print("studio: web console sign-in link for the owner (one use, 15 minutes):\n"
+              f"{login_link(core, account['email'], f'http://{shown}:{port}')}", flush=True)
     ray_address = ray_address or os.environ.get("RAY_ADDRESS")
     # Ray installs its own SIGTERM handler when it starts; starting it before uvicorn lets uvicorn's
     # graceful shutdown (and the quiet handler below) win, so a stop still closes the dispatcher.

@@ -38,6 +38,28 @@ def cmd_account_set(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_account_events(args: argparse.Namespace) -> int:
+    from orchestrator.accounts import by_email
+    from orchestrator.outbox import events
+    core = _core(args)
+    _print(events(core, by_email(core, args.email)["id"]))
+    return 0
+
+
+def cmd_account_login_link(args: argparse.Namespace) -> int:
+    from orchestrator.console_auth import login_link
+    print(login_link(_core(args), args.email, args.base_url))
+    return 0
+
+
+def cmd_account_password(args: argparse.Namespace) -> int:
+    from orchestrator.console_auth import set_password
+    password = sys.stdin.readline().rstrip("\n")
+    set_password(_core(args), args.email, password)
+    print(f"studio: password set for {args.email}", file=sys.stderr)
+    return 0
+
+
 def cmd_token_mint(args: argparse.Namespace) -> int:
     from orchestrator.auth import mint, parse_scopes
     token, _ = mint(_core(args), args.email, name=args.name, scopes=parse_scopes(args.scopes),
@@ -121,6 +143,14 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--unverified", dest="verified", action="store_false")
     p.add_argument("--frozen", dest="frozen", action="store_true", default=None)
     p.add_argument("--unfrozen", dest="frozen", action="store_false")
+
+    p = command(group, "events", cmd_account_events, "the account's security events (minted, revoked, signed in), oldest first")
+    p.add_argument("--email", required=True)
+    p = command(group, "login-link", cmd_account_login_link, "print a one-time web console sign-in URL (15 minutes)")
+    p.add_argument("--email", required=True)
+    p.add_argument("--base-url", default="http://127.0.0.1:8000", help="where the service is reached")
+    p = command(group, "password", cmd_account_password, "set the web console password, read from stdin")
+    p.add_argument("--email", required=True)
 
     group = sub.add_parser("token", help="mint, revoke and list access tokens").add_subparsers(dest="action", required=True)
     p = command(group, "mint", cmd_token_mint, "mint a token; prints the plaintext once")

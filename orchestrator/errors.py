@@ -7,6 +7,8 @@ STATUS: dict[str, int] = {
     "scope_required": 403,
     "plan_api": 403,
     "rate_limited": 429,
+    "sign_in_failed": 401,  # web console sign-in
+    "csrf_failed": 403,
     "bad_request": 400,
     "bad_scenario": 400,
     "bad_season_ticks": 400,

@@ -102,3 +102,10 @@ def held(core: Core, owner: str) -> dict[str, dict]:
     """provider -> {base_url, balance_usd, models, ...} of the keys an owner (account id or 'platform')
     holds, never the key itself: the launch checks and the seat clients read this."""
     return {k["provider"]: k for k in _listing(core, owner)}
+
+
+def remove_key(core: Core, *, email: str, provider: str) -> bool:
+    """Forget an account's key for a provider; True when there was one."""
+    owner = by_email(core, email)["id"]
+    with core.store.write() as c:
+        return c.execute("DELETE FROM provider_keys WHERE owner = ? AND provider = ?", (owner, provider)).rowcount > 0

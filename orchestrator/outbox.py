@@ -1,23 +1,14 @@
 """Security events and the email outbox (SPEC.md "Authentication" 10, "Events").
 
 Every notice is written to the `email_outbox` table in the same transaction as the change it reports,
-so the operator can always read it (`studio outbox list`); when config.toml has an [smtp] table it is
-also sent, and the row records when or why not.
-
-    [smtp]
-    host = "smtp.example.org"
-    port = 587
-    from = "studio@example.org"
-    starttls = true
-    username = "..."   # optional
-    password = "..."   # optional
+so the operator can always read it (`studio outbox list`). Delivery happens after the commit, through
+orchestrator.mail (backend `outbox`, a Maildir under the data dir, by default; `smtp`; `null`), with
+retries: inside `studio serve` a background thread sends, elsewhere (the admin CLI) the caller does.
 """
 from __future__ import annotations
 
 import json
-import smtplib
 import sqlite3
-from email.message import EmailMessage
 
 from orchestrator.core import Core
 from orchestrator.store import now_ms
@@ -48,31 +39,7 @@ def messages(core: Core, to_addr: str | None = None) -> list[dict]:
 
 
 def deliver_pending(core: Core) -> int:
-    """Send unsent notices through SMTP when configured; return how many were sent."""
-    smtp = core.config.get("smtp")
-    if not smtp:
-        return 0
-    pending = core.store.all("SELECT * FROM email_outbox WHERE sent_at_ms IS NULL AND send_error IS NULL ORDER BY id")
-    sent = 0
-    for row in pending:
-        msg = EmailMessage()
-        msg["From"] = smtp.get("from", "studio@localhost")
-        msg["To"] = row["to_addr"]
-        msg["Subject"] = row["subject"]
-        msg.set_content(row["body"])
-        try:
-            with smtplib.SMTP(smtp["host"], int(smtp.get("port", 25)), timeout=10) as s:
-                if smtp.get("starttls"):
-                    s.starttls()
-                if smtp.get("username"):
-                    s.login(smtp["username"], smtp.get("password", ""))
-                s.send_message(msg)
-        except (OSError, smtplib.SMTPException) as e:
-            # Keep the notice readable in the outbox; the error says why it did not leave.
-            with core.store.write() as c:
-                c.execute("UPDATE email_outbox SET send_error = ? WHERE id = ?", (str(e)[:500], row["id"]))
-            continue
-        with core.store.write() as c:
-            c.execute("UPDATE email_outbox SET sent_at_ms = ? WHERE id = ?", (now_ms(), row["id"]))
-        sent += 1
-    return sent
+    """After a notice is queued: wake the service's mail thread, or deliver now when none runs here."""
+    from orchestrator import mail
+
+    return mail.notify(core)

@@ -103,6 +103,30 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN usd_per_mtok_in REAL;
     ALTER TABLE provider_keys ADD COLUMN usd_per_mtok_out REAL;
     """,
+    # the web console: passwords, sessions, one-time sign-in links; mail delivery retries
+    """
+    CREATE TABLE console_passwords (
+        account_id TEXT PRIMARY KEY REFERENCES accounts(id),
+        password_hash TEXT NOT NULL,
+        updated_at_ms INTEGER NOT NULL
+    );
+    CREATE TABLE console_sessions (
+        id_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        csrf TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        revoked_at_ms INTEGER
+    );
+    CREATE INDEX console_sessions_account ON console_sessions(account_id);
+    CREATE TABLE console_login_links (
+        token_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        expires_at_ms INTEGER NOT NULL,
+        used_at_ms INTEGER
+    );
+    ALTER TABLE email_outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE email_outbox ADD COLUMN next_attempt_at_ms INTEGER;
+    """,
 ]
 
 

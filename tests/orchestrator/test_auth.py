@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from orchestrator import accounts, auth, outbox
+from orchestrator import accounts, auth, mail, outbox
 from orchestrator.errors import AdminError, DomainError
 
 
@@ -105,7 +105,10 @@ def test_mint_and_revoke_write_security_events_and_notices(core):
     mails = outbox.messages(core, "e@example.org")
     assert len(mails) == 2 and all(m["to"] == "e@example.org" for m in mails)
     assert "laptop" in mails[0]["body"] and token not in mails[0]["body"]
-    assert mails[0]["sent_at_ms"] is None  # no [smtp] configured: kept in the outbox only
+    # no [mail] or [smtp] configured: delivered to the Maildir under the data dir
+    assert all(m["sent_at_ms"] is not None for m in mails)
+    delivered = sorted(m["Subject"] for m in mail.maildir(core))
+    assert delivered == sorted(m["subject"] for m in mails)
 
 
 def test_account_rules(core):

@@ -1,0 +1,144 @@
+"""Web console sign-in (CONTRACT.md section 10): one-time links, passwords, revocable sessions.
+
+Sessions live in SQLite, not only in a signed cookie, so the server can end them (sign out, sign out
+everywhere). The cookie carries a 256-bit random id; only its SHA-256 is stored, like API tokens.
+A console session is never an API token: nothing here yields a Principal for /api/v1 or /mcp.
+"""
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from pwdlib import PasswordHash
+
+from orchestrator import auth
+from orchestrator.accounts import by_email
+from orchestrator.core import Core
+from orchestrator.errors import AdminError, DomainError
+from orchestrator.outbox import security_event
+from orchestrator.ratelimit import _MinuteCounter
+from orchestrator.store import now_ms
+
+LINK_TTL_MS = 15 * 60_000
+# argon2id costs ~200 ms a guess here; a few tries a minute per address and per email is plenty for a person.
+# config.toml [limits] sign_in_per_minute overrides it.
+SIGN_IN_PER_MINUTE = 10
+_hasher = PasswordHash.recommended()
+_sign_in_counter = _MinuteCounter()
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Session:
+    account_id: str
+    email: str
+    csrf: str
+    id_hash: str
+
+
+def login_link(core: Core, email: str, base_url: str = "http://127.0.0.1:8000") -> str:
+    """A URL that signs the browser in once, within 15 minutes."""
+    account = by_email(core, email)
+    secret = secrets.token_urlsafe(32)
+    with core.store.write() as c:
+        c.execute("INSERT INTO console_login_links (token_hash, account_id, expires_at_ms) VALUES (?, ?, ?)",
+                  (_sha(secret), account["id"], now_ms() + LINK_TTL_MS))
+    return f"{base_url.rstrip('/')}/console/login/link/{secret}"
+
+
+def set_password(core: Core, email: str, password: str) -> None:
+    if len(password) < 10:
+        raise AdminError("the password must have at least 10 characters")
+    account = by_email(core, email)
+    with core.store.write() as c:
+        c.execute("INSERT INTO console_passwords (account_id, password_hash, updated_at_ms) VALUES (?, ?, ?) "
+                  "ON CONFLICT (account_id) DO UPDATE SET password_hash = excluded.password_hash, "
+                  "updated_at_ms = excluded.updated_at_ms", (account["id"], _hasher.hash(password), now_ms()))
+
+
+def _limit(core: Core, address: str, email: str | None) -> None:
+    ceiling = int((core.config.get("limits") or {}).get("sign_in_per_minute", SIGN_IN_PER_MINUTE))
+    now = now_ms()
+    keys = [f"addr:{address}"] + ([f"email:{email}"] if email else [])
+    for key in keys:
+        if _sign_in_counter.add(key, now) > ceiling:
+            raise DomainError("rate_limited", f"too many sign-in attempts; at most {ceiling} a minute, "
+                              "try again in a minute")
+
+
+def _open_session(core: Core, account_id: str, how: str) -> str:
+    sid = secrets.token_urlsafe(32)
+    with core.store.write() as c:
+        c.execute("INSERT INTO console_sessions (id_hash, account_id, csrf, created_at_ms) VALUES (?, ?, ?, ?)",
+                  (_sha(sid), account_id, secrets.token_urlsafe(32), now_ms()))
+        account = c.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
+        security_event(c, account, "signed_in", {"how": how}, "New sign-in to your Scenario Studio console",
+                       f"Someone signed in to the web console of {account['email']} by {how}. "
+                       "If this was not you, sign out everywhere and change your password.")
+    return sid
+
+
+def redeem_link(core: Core, secret: str, address: str) -> str:
+    """One-time link -> new session id (the cookie value)."""
+    _limit(core, address, None)
+    with core.store.write() as c:
+        row = c.execute("SELECT * FROM console_login_links WHERE token_hash = ?", (_sha(secret),)).fetchone()
+        if row is None or row["used_at_ms"] is not None or row["expires_at_ms"] <= now_ms():
+            raise DomainError("sign_in_failed", "this sign-in link is unknown, used or expired; ask for a new one "
+                              "with `studio account login-link --email E`")
+        c.execute("UPDATE console_login_links SET used_at_ms = ? WHERE token_hash = ?", (now_ms(), row["token_hash"]))
+    return _open_session(core, row["account_id"], "link")
+
+
+def sign_in_password(core: Core, email: str, password: str, address: str) -> str:
+    email = email.strip().lower()
+    _limit(core, address, email)
+    row = core.store.one("SELECT p.password_hash, a.id FROM console_passwords p JOIN accounts a ON a.id = p.account_id "
+                         "WHERE a.email = ?", (email,))
+    # Hash even for unknown emails so the answer's timing does not say which accounts exist.
+    ok = _hasher.verify(password, row["password_hash"] if row else _DUMMY)
+    if row is None or not ok:
+        raise DomainError("sign_in_failed", "the email or password is wrong")
+    return _open_session(core, row["id"], "password")
+
+
+_DUMMY = _hasher.hash("not a password anyone has")
+
+
+def session(core: Core, sid: str | None) -> Session | None:
+    if not sid:
+        return None
+    row = core.store.one("SELECT s.*, a.email FROM console_sessions s JOIN accounts a ON a.id = s.account_id "
+                         "WHERE s.id_hash = ? AND s.revoked_at_ms IS NULL", (_sha(sid),))
+    if row is None:
+        return None
+    return Session(account_id=row["account_id"], email=row["email"], csrf=row["csrf"], id_hash=row["id_hash"])
+
+
+def sign_out(core: Core, s: Session, everywhere: bool = False) -> None:
+    with core.store.write() as c:
+        if everywhere:
+            c.execute("UPDATE console_sessions SET revoked_at_ms = ? WHERE account_id = ? AND revoked_at_ms IS NULL",
+                      (now_ms(), s.account_id))
+        else:
+            c.execute("UPDATE console_sessions SET revoked_at_ms = ? WHERE id_hash = ?", (now_ms(), s.id_hash))
+
+
+def check_csrf(s: Session, sent: str | None) -> None:
+    if not sent or not secrets.compare_digest(sent, s.csrf):
+        raise DomainError("csrf_failed", "this form is stale or came from another site; reload the page and try again")
+
+
+def principal(core: Core, s: Session) -> auth.Principal:
+    """The signed-in person acts with every scope on their own account, through the same service
+    functions the API calls; plan rules still apply."""
+    row = core.store.one("SELECT * FROM accounts WHERE id = ?", (s.account_id,))
+    return auth.Principal(
+        account_id=row["id"], email=row["email"], handle=row["handle"], plan=core.plan(row["plan"]),
+        verified=bool(row["verified"]), frozen=bool(row["frozen"]), token_id=f"console:{s.id_hash[:12]}",
+        token_name="web console", token_prefix="console", scopes=auth.SCOPES, granted=auth.granted(auth.SCOPES),
+        expires_at_ms=None)

@@ -1,0 +1,130 @@
+"""Delivery of the email outbox, with retries (backends after Django's: outbox, smtp, null).
+
+    [mail]
+    backend = "outbox"   # default: a Maildir under the data dir (data-dir/mail), readable by any mail client
+    # backend = "smtp"   # uses the [smtp] table (host, port, from, starttls, username, password)
+    # backend = "null"   # notices stay in the outbox table only
+    max_attempts = 6
+
+A config with an [smtp] table and no [mail] backend sends through SMTP. A failed attempt records its
+error and waits 30 s, 60 s, 120 s, ... before the next; after max_attempts the notice stays unsent,
+readable with `studio outbox list`.
+"""
+from __future__ import annotations
+
+import mailbox
+import smtplib
+import threading
+from email.message import EmailMessage
+
+from orchestrator.core import Core
+from orchestrator.store import now_ms
+
+BACKENDS = ("outbox", "smtp", "null")
+RETRY_BASE_MS = 30_000
+DEFAULT_MAX_ATTEMPTS = 6
+
+
+def backend(core: Core) -> str:
+    chosen = (core.config.get("mail") or {}).get("backend")
+    if chosen is None:
+        return "smtp" if core.config.get("smtp") else "outbox"
+    if chosen not in BACKENDS:
+        raise ValueError(f"[mail] backend must be one of {', '.join(BACKENDS)}; got {chosen!r}")
+    return chosen
+
+
+def maildir(core: Core) -> mailbox.Maildir:
+    return mailbox.Maildir(core.data_dir / "mail", create=True)
+
+
+def _message(core: Core, row) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = (core.config.get("smtp") or {}).get("from", "studio@localhost")
+    msg["To"] = row["to_addr"]
+    msg["Subject"] = row["subject"]
+    msg.set_content(row["body"])
+    return msg
+
+
+def _send_smtp(core: Core, msg: EmailMessage) -> None:
+    smtp = core.config["smtp"]
+    with smtplib.SMTP(smtp["host"], int(smtp.get("port", 25)), timeout=10) as s:
+        if smtp.get("starttls"):
+            s.starttls()
+        if smtp.get("username"):
+            s.login(smtp["username"], smtp.get("password", ""))
+        s.send_message(msg)
+
+
+def deliver_due(core: Core) -> int:
+    """One attempt for every notice that is due; returns how many left. Safe to call from any thread."""
+    kind = backend(core)
+    if kind == "null":
+        return 0
+    max_attempts = int((core.config.get("mail") or {}).get("max_attempts", DEFAULT_MAX_ATTEMPTS))
+    now = now_ms()
+    due = core.store.all("SELECT * FROM email_outbox WHERE sent_at_ms IS NULL AND attempts < ? AND "
+                         "(next_attempt_at_ms IS NULL OR next_attempt_at_ms <= ?) ORDER BY id", (max_attempts, now))
+    sent = 0
+    for row in due:
+        try:
+            msg = _message(core, row)
+            if kind == "smtp":
+                _send_smtp(core, msg)
+            else:
+                maildir(core).add(msg)
+        except (OSError, smtplib.SMTPException) as e:
+            # The notice stays readable in the outbox; the error says why it has not left yet.
+            with core.store.write() as c:
+                c.execute("UPDATE email_outbox SET attempts = attempts + 1, send_error = ?, next_attempt_at_ms = ? "
+                          "WHERE id = ?", (str(e)[:500], now_ms() + RETRY_BASE_MS * 2 ** row["attempts"], row["id"]))
+            continue
+        with core.store.write() as c:
+            c.execute("UPDATE email_outbox SET attempts = attempts + 1, sent_at_ms = ?, send_error = NULL "
+                      "WHERE id = ?", (now_ms(), row["id"]))
+        sent += 1
+    return sent
+
+
+class Mailer:
+    """The service's background sender: woken when a notice is queued, and every few seconds for retries."""
+
+    def __init__(self, core: Core, interval_s: float = 5.0):
+        self.core, self.interval_s = core, interval_s
+        self._wake, self._stop = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="studio-mail", daemon=True)
+
+    def start(self) -> None:
+        _mailers[id(self.core)] = self
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        _mailers.pop(id(self.core), None)
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=15)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                deliver_due(self.core)
+            except Exception as e:  # a bad config or a full disk must not end the thread; retry next round
+                print(f"studio: mail delivery failed: {e}", flush=True)
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+
+
+_mailers: dict[int, Mailer] = {}
+
+
+def notify(core: Core) -> int:
+    """A notice was queued: wake this core's mailer, or (no service running here) deliver now."""
+    mailer = _mailers.get(id(core))
+    if mailer is not None:
+        mailer.wake()
+        return 0
+    return deliver_due(core)
