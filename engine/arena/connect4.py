@@ -111,3 +111,17 @@ def grid(columns) -> list[list[int]]:
 
 def column_full(mask: int, c: int) -> bool:
     return bool(mask & (1 << (HEIGHT - 1 + c * H1)))
+
+
+def from_grid(rows: list[list[int]]) -> tuple[int, int, int]:
+    """(pos, mask, plies) of a grid as `grid` draws it (1 the first player's discs, 2 the second's)."""
+    first = mask = 0
+    for r, row in enumerate(rows):
+        for c, v in enumerate(row):
+            if v:
+                bit = 1 << (c * H1 + HEIGHT - 1 - r)
+                mask |= bit
+                if v == 1:
+                    first |= bit
+    plies = bin(mask).count("1")
+    return (first if plies % 2 == 0 else first ^ mask), mask, plies

@@ -56,7 +56,7 @@ def seat_seed(seed: int, seat: int) -> int:
 
 def play(game_id: str, seats: list[dict], *, first_seat: int = 0, seed: int = 0, tools: Tools,
          answerers: dict[int, object] | None = None, should_stop: Callable[[], bool] = lambda: False,
-         on_ply: Callable[[int], None] = lambda p: None) -> dict:
+         on_ply: Callable[[int], None] = lambda p: None, grade_nodes: int | None = None) -> dict:
     """Play and grade one game. seats: [{name, model}] (2 of them); answerers: seat index -> a model
     seat for the seats not scripted. Returns {results, moves, turns}."""
     answerers = dict(answerers or {})
@@ -103,8 +103,9 @@ def play(game_id: str, seats: list[dict], *, first_seat: int = 0, seed: int = 0,
     result, termination = end
     if game_id == CHESS:
         engine = tools.grader()
-        graded = grading.grade_chess(game, termination, engine)
-        oracle = {"engine": "stockfish", "version": engine.version, "nodes": grading.GRADE_NODES}
+        nodes = grade_nodes or grading.GRADE_NODES
+        graded = grading.grade_chess(game, termination, engine, nodes)
+        oracle = {"engine": "stockfish", "version": engine.version, "nodes": nodes}
         names = [seats[first_seat]["name"], seats[1 - first_seat]["name"]]
         pgn = game.pgn(names[0], names[1], result)
     else:

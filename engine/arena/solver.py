@@ -77,7 +77,7 @@ def book_score(pos, mask, book_keys, book_vals):
     return 127
 
 
-@njit(cache=True)
+@njit("int64(int64, int64, int64, int64, int64, uint32[:], uint8[:], int64[:], int8[:])", cache=True)
 def negamax(pos, mask, plies, alpha, beta, tt_keys, tt_vals, book_keys, book_vals):
     moves = non_losing(pos, mask)
     if moves == 0:
@@ -167,7 +167,9 @@ def column_scores(pos, mask, plies, tt_keys, tt_vals, book_keys, book_vals):
     return out
 
 
-@njit(cache=True)
+# Recursive kernels carry explicit signatures: numba's cache reloads a recursive function safely only
+# when every call matches one compiled type exactly (else a segfault, numba issues 6061/6713).
+@njit("int64(int64, int64, int64, int64, int64, int64)", cache=True)
 def shallow(pos, mask, plies, alpha, beta, depth):
     """Depth-limited search: 1 a forced win seen, -1 a forced loss, 0 nothing seen (or a draw)."""
     if winning_cells(pos, mask) & possible(mask):
@@ -238,7 +240,9 @@ class Solver:
 
     def score(self, columns: list[int]) -> int:
         """Exact score of the position (side to move)."""
-        pos, mask, plies = from_moves(columns)
+        return self.score_position(*from_moves(columns))
+
+    def score_position(self, pos: int, mask: int, plies: int) -> int:
         return int(solve(np.int64(pos), np.int64(mask), plies, self.tt_keys, self.tt_vals, self.book_keys,
                          self.book_vals))
 
