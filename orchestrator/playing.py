@@ -54,6 +54,13 @@ def _failed(job: Job, match, usage: list[dict], error: dict) -> Outcome:
                    match_id=None, usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error)
 
 
+def unplayed(job: Job) -> Outcome:
+    """A job cancelled before its worker began it: no match, nothing metered."""
+    return Outcome(run_id=job.run_id, status="cancelled", stop_reason="cancelled", match_ticks=0, results=None,
+                   match_id=None, usage=[{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
+                                         for _ in job.seats], spend_usd=0.0)
+
+
 def model_players(job: Job):
     """The seat layer for a job with model seats, keys decrypted here (they never travel in the job)."""
     if all(s["provider"] == "local" for s in job.seats):

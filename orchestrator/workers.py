@@ -9,11 +9,12 @@ hold no CPU and play several jobs at once, one thread (and event loop) each. Act
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import asdict
 
 import ray
 
-from orchestrator.playing import Job, model_players, play_job
+from orchestrator.playing import Job, model_players, play_job, unplayed
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
@@ -45,14 +46,18 @@ class Player:
 
         pyarrow.set_cpu_count(1)
         self._stop: set[str] = set()
-        self._tick: dict[str, int] = {}
+        self._tick: dict[str, list[int]] = {}  # run id -> [tick, began at ms], while it plays
 
     @ray.method(concurrency_group="play")
     def play(self, job: dict) -> dict:
         j = Job(**job)
+        if j.run_id in self._stop:  # cancelled while it waited behind another job: nothing is played
+            self._stop.discard(j.run_id)
+            return asdict(unplayed(j))
+        self._tick[j.run_id] = [0, int(time.time() * 1000)]
         try:
             outcome = play_job(j, should_stop=lambda: j.run_id in self._stop,
-                               on_tick=lambda t: self._tick.__setitem__(j.run_id, t), players=model_players(j))
+                               on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), players=model_players(j))
         finally:
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)
@@ -63,8 +68,8 @@ class Player:
         self._stop.add(run_id)
 
     @ray.method(concurrency_group="control")
-    def ticks(self) -> dict[str, int]:
-        return dict(self._tick)
+    def ticks(self) -> dict[str, list[int]]:
+        return {r: list(v) for r, v in self._tick.items()}
 
     @ray.method(concurrency_group="control")
     def pid(self) -> int:

@@ -1,16 +1,19 @@
 """The dispatcher: one thread in the service that hands queued runs to Ray workers and records
 what comes back.
 
-queued -> launching (claimed in a write transaction) -> running (handed to a worker) ->
-finished | cancelled | failed. A worker that dies fails only its own run; on start, runs a previous
-process left launching or running are requeued when every seat is scripted (replaying them costs
-nothing) and failed otherwise, with their reservations settled at zero.
+Status changes go through orchestrator.runs.lifecycle. queued -> launching (claimed, then handed to
+a worker, where it may wait behind another job) -> running (the worker began it) -> finished |
+cancelled | failed. A store write that fails (disk full, a held lock) is kept and retried in order,
+and a periodic sweep hands any run left launching or running with no worker to `lifecycle.lost`:
+scripted runs and runs that never started are queued again, model runs that were playing fail. The
+same happens on start to the runs a previous process left behind.
 """
 from __future__ import annotations
 
 import json
 import logging
 import secrets
+import sqlite3
 import threading
 import time
 
@@ -20,12 +23,15 @@ from ray.exceptions import RayActorError, RayError
 from orchestrator import archive
 from orchestrator.core import Core
 from orchestrator.playing import Job
+from orchestrator.runs import lifecycle
 from orchestrator.runs.registry import Registry
 from orchestrator.store import now_ms
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cluster_cpus, init_ray, model_worker
 
 log = logging.getLogger("studio.dispatcher")
-PROGRESS_EVERY_S = 1.0
+PROGRESS_EVERY_S = 0.5
+SWEEP_EVERY_S = 5.0
+RETRY_S = 0.5
 # A second job waits inside the actor, so the worker never idles while the dispatcher records the
 # first one; the run's started_at_ms is taken from the worker when it really starts playing.
 SCRIPTED_JOBS_PER_WORKER = 2
@@ -46,6 +52,9 @@ class Dispatcher:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._pending: list = []      # store writes not yet landed, oldest first
+        self._write_failing = False
+        self._began: set = set()      # runs whose worker reported that it began playing them
         self.registry = Registry(core)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
@@ -88,9 +97,12 @@ class Dispatcher:
 
     # -- the loop ------------------------------------------------------------------------------
     def _loop(self) -> None:
-        last_progress = time.monotonic()
+        last_progress = last_sweep = time.monotonic()
         while not self._stop.is_set():
             try:
+                if not self._flush():  # the store refuses writes (disk full, held lock): wait, keep state
+                    self._stop.wait(RETRY_S)
+                    continue
                 self._submit_queued()
                 if self.inflight:
                     self._collect(timeout=0.02)
@@ -100,9 +112,37 @@ class Dispatcher:
                 if time.monotonic() - last_progress > PROGRESS_EVERY_S:
                     self._progress()
                     last_progress = time.monotonic()
+                if time.monotonic() - last_sweep > SWEEP_EVERY_S:
+                    self._sweep()
+                    last_sweep = time.monotonic()
             except Exception:  # never let one bad record stop every later run
                 log.exception("dispatcher step failed")
-                time.sleep(0.2)
+                self._stop.wait(RETRY_S)
+
+    def _write(self, step, what: str) -> None:
+        """Queue a store write of the dispatcher's and try it now. A write the store refuses stays
+        queued, in order, and is retried until it lands: a result is never dropped because the disk
+        was full for a moment. Steps are lifecycle transitions, so a replayed one changes nothing twice."""
+        self._pending.append((step, what))
+        self._flush()
+
+    def _flush(self) -> bool:
+        while self._pending:
+            step, what = self._pending[0]
+            try:
+                with self.core.store.write() as c:
+                    step(c)
+            except sqlite3.Error as e:
+                if not self._write_failing:
+                    log.error("the store refused a write (%s: %s): %s; retrying every %.1f s",
+                              what, type(e).__name__, e, RETRY_S)
+                self._write_failing = True
+                return False
+            self._pending.pop(0)
+            if self._write_failing:
+                log.warning("the store takes writes again (%s)", what)
+                self._write_failing = False
+        return True
 
     def _free_slots(self, pool: list, per_worker: int) -> list:
         load: dict[int, int] = {}
@@ -111,32 +151,34 @@ class Dispatcher:
         return [w for w in pool for _ in range(per_worker - load.get(id(w), 0))]
 
     def _submit_queued(self) -> None:
-        for scripted, slots in ((1, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
-                                (0, self._free_slots(self.model_workers, MODEL_JOBS_PER_WORKER))):
+        for scripted, slots in ((True, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
+                                (False, self._free_slots(self.model_workers, MODEL_JOBS_PER_WORKER))):
             if not slots:
                 continue
             with self.core.store.write() as c:
-                rows = c.execute(
-                    "UPDATE runs SET status = 'launching' WHERE id IN (SELECT id FROM runs WHERE status = 'queued' "
-                    "AND scripted = ? ORDER BY seq LIMIT ?) RETURNING *", (scripted, len(slots))).fetchall()
+                rows = lifecycle.claim(c, scripted, len(slots))
             if rows:
-                self._hand_over(sorted(rows, key=lambda r: r["seq"]), slots)
+                self._hand_over(rows, slots)
 
     def _hand_over(self, rows: list, slots: list) -> None:
-        started, back = [], []
+        handed, back = [], []
         for row, worker in zip(rows, slots):
             try:
-                started.append(self._submit(row, worker))
+                handed.append((row["id"], self._submit(row, worker)))
             except Exception:  # never leave a claimed run `launching`: it goes back to the queue
                 log.exception("handing run %s to a worker failed", row["id"])
-                back.append((row["id"],))
-        with self.core.store.write() as c:
-            c.executemany("UPDATE runs SET status = 'running', match_id = ?, started_at_ms = ?, live_tick = 0 "
-                          "WHERE id = ?", started)
-            c.executemany("UPDATE runs SET status = 'queued' WHERE id = ?", back)
+                back.append(row["id"])
 
-    def _submit(self, row, worker) -> tuple:
-        """Hand one claimed run to a worker; returns its (match_id, started_at_ms, run_id)."""
+        def step(c):
+            for run_id, match_id in handed:
+                lifecycle.handed(c, run_id, match_id)
+            for run_id in back:
+                lifecycle.requeue(c, run_id)
+        self._write(step, f"hand over {len(handed)} runs")
+
+    def _submit(self, row, worker) -> str:
+        """Hand one claimed run to a worker; returns its match id. The run stays `launching` until the
+        worker reports that it began playing (a second job waits inside the worker)."""
         match_id = secrets.token_hex(16)  # unlisted pages: the id is the only key
         eff = json.loads(row["effective"])
         job = Job(run_id=row["id"], match_id=match_id, data_dir=str(self.core.data_dir),
@@ -147,14 +189,14 @@ class Dispatcher:
         ref = worker.play.remote(job.__dict__)
         self.inflight[ref] = (row["id"], worker)
         self.by_run[row["id"]] = worker
-        return match_id, now_ms(), row["id"]
+        return match_id
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too
         ready, rest = ray.wait(list(self.inflight), num_returns=1, timeout=timeout)
         if ready and rest:
             ready += ray.wait(rest, num_returns=len(rest), timeout=0)[0]
-        outcomes = []
+        outcomes, lost, failed = [], [], []
         try:
             got = ray.get(ready)  # one call for every ready result; a failure is sorted out one by one
         except RayError:
@@ -162,22 +204,20 @@ class Dispatcher:
         for k, ref in enumerate(ready):
             run_id, worker = self.inflight.pop(ref)
             self.by_run.pop(run_id, None)
+            self._began.discard(run_id)
             try:
                 outcomes.append(got[k] if got is not None else ray.get(ref))
-            except RayActorError as e:
+            except RayActorError:
                 self._replace(worker)
-                self._fail(run_id, f"the worker playing this run died ({type(e).__name__}); nothing after its last "
-                                   "archived tick was metered")
+                lost.append(run_id)
             except RayError as e:
-                self._fail(run_id, f"the match could not be played: {str(e).splitlines()[0][:300]}")
-        if not outcomes:
-            return
-        try:
+                failed.append((run_id, f"the match could not be played: {cause(e)}"))
+        if outcomes:
             self._record(outcomes)
-        except Exception as e:  # a run must never stay `running` because its record failed
-            log.exception("recording %d runs failed", len(outcomes))
-            for o in outcomes:
-                self._fail(o["run_id"], f"the match played but could not be recorded: {type(e).__name__}")
+        if lost:
+            self._write(lambda c: self._lost(c, lost, WORKER_LOST), f"requeue {len(lost)} runs of a lost worker")
+        for run_id, message in failed:
+            self._write(lambda c, r=run_id, m=message: self._failed(c, r, m), f"fail run {run_id}")
 
     def _replace(self, worker) -> None:
         """A dead worker leaves its pool once (it may fail several jobs) and a new one of its kind joins."""
@@ -187,36 +227,43 @@ class Dispatcher:
             self.workers = [w for w in self.workers if w is not worker] + [MatchWorker.remote()]
 
     def _record(self, outcomes: list[dict]) -> None:
-        """Every ready outcome in one store transaction and one catalog insert."""
+        """Every ready outcome in one store transaction and one export."""
         ids = [o["run_id"] for o in outcomes]
-        rows = {r["id"]: r for r in self.core.store.all(
-            f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))}
-        updates = []
-        for o in outcomes:
-            roster = json.loads(rows[o["run_id"]]["roster"])
-            for seat, usage in zip(roster, o["usage"]):
-                seat["usage"] = usage
-            settled = sum(u["agent_turns"] for u in o["usage"])
-            updates.append((o["status"], o["stop_reason"], json.dumps(o["results"]) if o["results"] else None,
-                            json.dumps(roster), o["spend_usd"], settled, o["match_ticks"], now_ms(),
-                            json.dumps(o["error"]) if o["error"] else None, o.get("started_at_ms"), o["run_id"]))
-        with self.core.store.write() as c:
-            c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
-                          "turns_settled = ?, live_tick = ?, finished_at_ms = ?, error = ?, "
-                          "started_at_ms = COALESCE(?, started_at_ms) WHERE id = ?", updates)
-        self.registry.ended(ids, rows, outcomes)
 
-    def _fail(self, run_id: str, message: str) -> None:
-        with self.core.store.write() as c:
-            c.execute("UPDATE runs SET status = 'failed', stop_reason = 'failed', error = ?, turns_settled = 0, "
-                      "finished_at_ms = ? WHERE id = ?",
-                      (json.dumps({"error": "internal_error", "message": message}), now_ms(), run_id))
+        def step(c):
+            rows = {r["id"]: r for r in c.execute(
+                f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)).fetchall()}
+            for o in outcomes:
+                roster = json.loads(rows[o["run_id"]]["roster"])
+                for seat, usage in zip(roster, o["usage"]):
+                    seat["usage"] = usage
+                lifecycle.ended(c, o["run_id"], o, json.dumps(roster))
+            self.registry.ended(ids)
+        self._write(step, f"record {len(ids)} results")
+
+    def _failed(self, c, run_id: str, message: str) -> None:
+        lifecycle.fail(c, run_id, message)
         self.registry.ended([run_id])
 
+    def _lost(self, c, run_ids: list[str], why: str) -> None:
+        """Runs whose worker is gone: requeued, cancelled or failed (lifecycle.lost); whatever the
+        worker archived for them is dropped, so no reader counts a match no run owns."""
+        rows = c.execute(f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(run_ids))}) AND status IN "
+                         "('launching', 'running')", tuple(run_ids)).fetchall()
+        ended = []
+        for row in rows:
+            if row["match_id"]:
+                archive.remove_match(self.core.data_dir, row["match_id"])
+            if lifecycle.lost(c, row, why) != "queued":
+                ended.append(row["id"])
+        if ended:
+            self.registry.ended(ended)
+
     def _progress(self) -> None:
-        """Copy live ticks from busy workers into the store (long runs only take more than a poll), and
-        pass on cancels asked for in another process (the admin CLI, a notebook on the same data dir)."""
-        for row in self.core.store.all("SELECT id FROM runs WHERE status = 'running' AND cancel_requested = 1"):
+        """Copy live ticks and starts from busy workers into the store, and pass on cancels asked for in
+        another process (the admin CLI, a notebook on the same data dir)."""
+        for row in self.core.store.all("SELECT id FROM runs WHERE status IN ('launching', 'running') "
+                                       "AND cancel_requested = 1"):
             self.request_cancel(row["id"])
         busy = {id(w): w for _, w in self.inflight.values()}  # one ticks() call per busy worker
         for w in busy.values():
@@ -224,24 +271,49 @@ class Dispatcher:
                 ticks = ray.get(w.ticks.remote(), timeout=1.0)
             except RayError:
                 continue
-            with self.core.store.write() as c:
-                for run_id, tick in ticks.items():
-                    c.execute("UPDATE runs SET live_tick = ? WHERE id = ? AND status = 'running'", (tick, run_id))
+
+            def step(c, ticks=ticks):
+                for run_id, (tick, began_ms) in ticks.items():
+                    if run_id not in self.by_run:
+                        continue  # its result is in already
+                    if run_id not in self._began:
+                        lifecycle.began(c, run_id, began_ms)
+                    lifecycle.tick(c, run_id, tick)
+            self._write(step, "live ticks")
+            self._began.update(r for r in ticks if r in self.by_run)
+
+    def _sweep(self) -> None:
+        """Runs the store shows launching or running that no worker of this dispatcher holds (a
+        result or a loss whose write was dropped): handled as a lost worker's runs. Skipped while
+        writes are pending, since those may still end them."""
+        if self._pending:
+            return
+        with self.core.store.write() as c:
+            stranded = [r["id"] for r in lifecycle.in_world(c) if r["id"] not in self.by_run]
+            if stranded:
+                log.warning("%d runs were stranded with no worker: %s", len(stranded), ", ".join(stranded))
+                self._lost(c, stranded, WORKER_LOST)
 
     def reconcile(self) -> None:
         """Runs left launching or running by a previous process: requeue scripted ones (a replay costs
-        nothing and gives the same match), fail the rest. Queued runs simply resume. Whatever a killed
-        worker may have archived for them is dropped, so no reader counts a match no run owns."""
-        for row in self.core.store.all("SELECT match_id FROM runs WHERE status IN ('launching', 'running') "
-                                       "AND match_id IS NOT NULL"):
-            archive.remove_match(self.core.data_dir, row["match_id"])
+        nothing and gives the same match), fail the model runs that were playing. Queued runs simply
+        resume."""
         with self.core.store.write() as c:
-            c.execute("UPDATE runs SET status = 'queued', match_id = NULL, started_at_ms = NULL, live_tick = NULL "
-                      "WHERE status IN ('launching', 'running') AND scripted = 1 AND cancel_requested = 0")
-            c.execute("UPDATE runs SET status = 'cancelled', stop_reason = 'cancelled', turns_settled = 0, "
-                      "match_id = NULL, finished_at_ms = ? WHERE status IN ('launching', 'running') AND "
-                      "scripted = 1 AND cancel_requested = 1", (now_ms(),))
-            msg = json.dumps({"error": "internal_error", "message": "the service restarted while this run was "
-                              "playing; it was stopped and nothing was metered for it"})
-            c.execute("UPDATE runs SET status = 'failed', stop_reason = 'failed', error = ?, turns_settled = 0, "
-                      "finished_at_ms = ? WHERE status IN ('launching', 'running')", (msg, now_ms()))
+            self._lost(c, [r["id"] for r in lifecycle.in_world(c)], RESTARTED)
+
+
+WORKER_LOST = "the worker playing this run stopped; nothing after its last archived tick was metered"
+RESTARTED = "the service restarted while this run was playing; it was stopped and nothing was metered for it"
+
+
+def cause(e: BaseException) -> str:
+    """One sentence for run.error: the underlying error, without Ray's wrapping (pids, actor ids)."""
+    inner = getattr(e, "cause", None)
+    if isinstance(inner, BaseException) and inner is not e:
+        e = inner
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror[:1].lower() + e.strerror[1:]
+    text = (str(e).strip().splitlines() or [""])[0]
+    if text.startswith("ray::") or not text:
+        return type(e).__name__
+    return f"{type(e).__name__}: {text[:200]}"

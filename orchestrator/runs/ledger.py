@@ -8,8 +8,7 @@ import sqlite3
 import time
 from datetime import datetime, timezone
 
-ACTIVE = ("queued", "launching", "running")
-TERMINAL = ("finished", "failed", "cancelled")
+from orchestrator.runs.lifecycle import ACTIVE, TERMINAL
 RUN_HISTORY_DEFAULT = 100_000  # runs per account; the operator may change it in config.toml [limits]
 
 
@@ -20,17 +19,17 @@ def month_start_ms(now_ms: int | None = None) -> int:
 
 def active_launches(c: sqlite3.Connection, account_id: str) -> int:
     return c.execute("SELECT COUNT(DISTINCT launch_id) FROM runs WHERE account_id = ? AND status IN "
-                     "('queued', 'launching', 'running')", (account_id,)).fetchone()[0]
+                     f"{ACTIVE}", (account_id,)).fetchone()[0]
 
 
 def turns(c: sqlite3.Connection, account_id: str) -> dict:
     """Agent turns this month: settled by runs that ended this month, held by active runs."""
     since = month_start_ms()
     used = c.execute("SELECT COALESCE(SUM(turns_settled), 0) FROM runs WHERE account_id = ? AND "
-                     "status IN ('finished', 'failed', 'cancelled') AND finished_at_ms >= ?",
+                     f"status IN {TERMINAL} AND finished_at_ms >= ?",
                      (account_id, since)).fetchone()[0]
     held = c.execute("SELECT COALESCE(SUM(turns_reserved), 0) FROM runs WHERE account_id = ? AND "
-                     "status IN ('queued', 'launching', 'running')", (account_id,)).fetchone()[0]
+                     f"status IN {ACTIVE}", (account_id,)).fetchone()[0]
     return {"used": int(used), "held": int(held)}
 
 

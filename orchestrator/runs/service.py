@@ -11,7 +11,7 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.ids import new_id
-from orchestrator.runs import ledger
+from orchestrator.runs import ledger, lifecycle, registry
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.store import now_ms
@@ -114,7 +114,7 @@ def get_run(core: Core, principal: Principal, run_id: str) -> dict:
 
 
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also takes '²', which int() refuses
-STATUSES = ("queued", "launching", "running", "finished", "failed", "cancelled")
+STATUSES = lifecycle.STATUSES
 
 
 def list_runs(core: Core, principal: Principal, *, status: str | None = None, scenario_id: str | None = None,
@@ -146,30 +146,33 @@ def list_runs(core: Core, principal: Principal, *, status: str | None = None, sc
 
 
 def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0) -> dict:
-    """queued: cancelled at once; launching: 409 run_launching; running: stopped at the next tick
-    boundary (waits up to wait_s for the worker to archive what played); terminal: unchanged."""
+    """queued: cancelled at once; launching (being claimed): 409 run_launching; with a worker (waiting
+    in it or running): stopped at the next tick boundary (waits up to wait_s for the worker to archive what played); terminal: unchanged."""
     require(principal, WRITE, write=True)
     row = _row(core, principal, run_id)
-    if row["status"] in ledger.TERMINAL:
+    if row["status"] in lifecycle.TERMINAL:
         return {"ok": True, "cancelled": False, "run": run_view(row)}
     with core.store.write() as c:
-        status = c.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
+        current = c.execute("SELECT status, match_id FROM runs WHERE id = ?", (run_id,)).fetchone()
+        status = current["status"]
         if status == "queued":
-            c.execute("UPDATE runs SET status = 'cancelled', stop_reason = 'cancelled', turns_settled = 0, "
-                      "finished_at_ms = ? WHERE id = ?", (now_ms(), run_id))
-        elif status == "launching":
+            lifecycle.cancel_queued(c, run_id)
+        elif status == "launching" and current["match_id"] is None:
             raise DomainError("run_launching", "the run is being handed to the world; retry the cancel in a few "
                               "seconds")
-        elif status == "running":
-            c.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ?", (run_id,))
-    if status == "running":
+        elif status in lifecycle.IN_WORLD:  # with a worker, playing or waiting behind another job
+            lifecycle.ask_cancel(c, run_id)
+    if status == "queued":
+        registry.export(core, [run_id])
+    elif status in lifecycle.IN_WORLD:
         d = getattr(core, "dispatcher", None)
         if d is not None:
             d.request_cancel(run_id)
             deadline = time.monotonic() + wait_s
-            while time.monotonic() < deadline and _row(core, principal, run_id)["status"] == "running":
+            while time.monotonic() < deadline and _row(core, principal, run_id)["status"] in lifecycle.IN_WORLD:
                 time.sleep(0.02)
     final = _row(core, principal, run_id)
     # a run that ended by itself during the wait was not cancelled; one still stopping will be
-    stopped = final["stop_reason"] == "cancelled" or (final["status"] == "running" and final["cancel_requested"])
+    stopped = final["stop_reason"] == "cancelled" or (final["status"] in lifecycle.IN_WORLD
+                                                      and final["cancel_requested"])
     return {"ok": True, "cancelled": bool(stopped), "run": run_view(final)}
