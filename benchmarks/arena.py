@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -97,7 +98,7 @@ def chess_grading(repeats: int) -> dict:
     return {"game_60_plies_s": spread(times, "s"), "nodes": 100_000}
 
 
-def series(n: int) -> dict:
+def series(n: int, seats: list[str]) -> dict:
     from api.app import create_app
     from orchestrator import accounts, auth
     from orchestrator.core import Core
@@ -114,7 +115,7 @@ def series(n: int) -> dict:
     accounts.create_account(core, "bench@example.org", plan="lab", verified=True)
     token, _ = auth.mint(core, "bench@example.org", scopes=auth.SCOPES)
     principal = auth.authenticate(core, token)
-    body = {"scenario_id": "arena:chess", "roster": [{"model": "local/stockfish-3"}, {"model": "local/random"}]}
+    body = {"scenario_id": "arena:chess", "roster": [{"model": m} for m in seats]}
     try:
         warm = service.arena_launch(core, principal, body | {"trials": 2})["batch"]["run_ids"]
         _wait(core, principal, warm)  # workers up, Stockfish and the JIT loaded before the clock starts
@@ -122,13 +123,13 @@ def series(n: int) -> dict:
         ids = service.arena_launch(core, principal, body | {"trials": n})["batch"]["run_ids"]
         views = _wait(core, principal, ids)
         elapsed = time.perf_counter() - t0
+        workers = core.dispatcher.capacity(True)
     finally:
         server.should_exit = True
         thread.join(timeout=30)
     plies = [v["results"]["game"]["plies"] for v in views]
-    return {"games": n, "wall_s": round(elapsed, 2), "plies": spread(plies, "plies"),
-            "statuses": sorted({v["run"]["status"] for v in views}), "workers": core.dispatcher.capacity(True)
-            if getattr(core, "dispatcher", None) else None}
+    return {"games": n, "seats": seats, "wall_s": round(elapsed, 2), "plies": spread(plies, "plies"),
+            "statuses": sorted({v["run"]["status"] for v in views}), "workers": workers}
 
 
 def _wait(core, principal, ids, timeout=900):
@@ -148,10 +149,12 @@ def main() -> None:
     p.add_argument("--c4-games", type=int, default=20)
     p.add_argument("--chess-repeats", type=int, default=3)
     p.add_argument("--series", type=int, default=20)
+    p.add_argument("--seats", default="local/stockfish-3,local/random")
     a = p.parse_args()
+    load_before = os.getloadavg()[0]
     c4 = connect_four(a.c4_games)
     ch = chess_grading(a.chess_repeats)
-    se = series(a.series)
+    se = series(a.series, a.seats.split(","))
     targets = [
         {"goal": "Connect Four game graded < 0.5 s (median, one core, cold solver)", "measured": c4["cold_s"]["median"],
          "met": c4["cold_s"]["median"] < 0.5},
@@ -160,7 +163,11 @@ def main() -> None:
          "met": ch["game_60_plies_s"]["max"] < 10},
         {"goal": "20-game scripted chess series < 120 s", "measured": se["wall_s"], "met": se["wall_s"] < 120},
     ]
-    print(json.dumps({"benchmark": "arena", "connect_four": c4, "chess": ch, "series": se, "targets": targets}))
+    # the machine is shared: the 1-minute load average says how many cores others were using
+    load = {"unit": "runnable processes (1-min load average)", "before": round(load_before, 2),
+            "after": round(os.getloadavg()[0], 2), "cores": os.cpu_count()}
+    print(json.dumps({"benchmark": "arena", "connect_four": c4, "chess": ch, "series": se, "load": load,
+                      "targets": targets}))
 
 
 if __name__ == "__main__":
