@@ -6,6 +6,7 @@ from pathlib import Path
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from api import errors, openapi
 from api import mcp as mcp_surface
@@ -16,6 +17,9 @@ from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
 
 API_VERSION = "1.0.0"
+
+
+ARENA_ASSETS = "/arena/assets"
 
 
 def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
@@ -61,4 +65,6 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
     openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody])
     # Plain Starlette routes, after the API routes: no redirect on the bare path, absent from OpenAPI.
     app.router.routes.extend(mcp.routes)
+    # the arena match pages' board (vendored from npm: no CDN, the pages work offline)
+    app.mount(ARENA_ASSETS, StaticFiles(directory=Path(__file__).parent / "static" / "vendor"), name="arena-assets")
     return app

@@ -1,6 +1,6 @@
 """HTML of arena match pages: the board, the graded move list, the evaluation graph, and stepping
-through the game. Self-contained (inline SVG and script, Unicode pieces): nothing is loaded from
-elsewhere, so the page works offline."""
+through the game. The chess board is cm-chessboard (MIT), vendored and served by the service itself
+(/arena/assets); the graph is inline SVG. Nothing is loaded from elsewhere: the page works offline."""
 from __future__ import annotations
 
 import json
@@ -15,21 +15,13 @@ _STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}"
           "</style>")
 
 _JS = r"""
+import {Chessboard} from "/arena/assets/cm-chessboard/src/Chessboard.js";
 const D = JSON.parse(document.getElementById('data').textContent);
-const PIECES = {p:'♟',n:'♞',b:'♝',r:'♜',q:'♛',k:'♚',P:'♙',N:'♘',B:'♗',R:'♖',Q:'♕',K:'♔'};
 let at = D.frames.length - 1;
-function chessBoard(fen) {
-  const rows = fen.split(' ')[0].split('/');
-  let h = '<table class="board">';
-  rows.forEach((r, y) => {
-    h += '<tr>'; let x = 0;
-    for (const ch of r) {
-      if (/\d/.test(ch)) { for (let k = 0; k < +ch; k++, x++) h += `<td class="${(x + y) % 2 ? 'd' : 'l'}"></td>`; }
-      else { h += `<td class="${(x + y) % 2 ? 'd' : 'l'}">${PIECES[ch]}</td>`; x++; }
-    }
-    h += '</tr>';
-  });
-  return h + '</table>';
+let board = null;
+if (D.game === 'arena:chess') {
+  board = new Chessboard(document.getElementById('board'),
+    {position: D.frames[at], assetsUrl: "/arena/assets/cm-chessboard/assets/", style: {pieces: {file: "pieces/standard.svg"}}});
 }
 function c4Board(g) {
   let h = '<table class="board">';
@@ -38,7 +30,7 @@ function c4Board(g) {
 }
 function show(k) {
   at = Math.max(0, Math.min(D.frames.length - 1, k));
-  document.getElementById('board').innerHTML = D.game === 'arena:chess' ? chessBoard(D.frames[at]) : c4Board(D.frames[at]);
+  if (board) board.setPosition(D.frames[at], false); else document.getElementById('board').innerHTML = c4Board(D.frames[at]);
   document.getElementById('ply').textContent = `ply ${at} of ${D.frames.length - 1}`;
   document.querySelectorAll('#moves li').forEach((li, i) => li.classList.toggle('on', i + 1 === at));
   const m = document.getElementById('marker'); if (m) m.setAttribute('x1', at * D.dx), m.setAttribute('x2', at * D.dx);
@@ -99,9 +91,10 @@ def arena_page(rep: dict, frames: dict) -> str:
         svg, dx, caption = "", 1.0, ""
     data = json.dumps({"game": rep["scenario_id"], "frames": frames["frames"], "dx": dx}).replace("</", "<\\/")
     moves = "".join(_move_item(m, chess_game) for m in rep["moves"])
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}</head><body>{head}"
-            f"<div style='display:flex;gap:2em'><div><div id='board'></div><p><button id='start'>|&lt;</button> "
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}"
+            f"<link rel='stylesheet' href='/arena/assets/cm-chessboard/assets/chessboard.css'></head><body>{head}"
+            f"<div style='display:flex;gap:2em'><div><div id='board' style='width:400px'></div><p><button id='start'>|&lt;</button> "
             f"<button id='prev'>&lt;</button> <span id='ply'></span> <button id='next'>&gt;</button> "
             f"<button id='end'>&gt;|</button></p><p>{caption}</p>{svg}</div>"
             f"<ol id='moves'>{moves}</ol></div>"
-            f"<script type='application/json' id='data'>{data}</script><script>{_JS}</script></body></html>")
+            f"<script type='application/json' id='data'>{data}</script><script type='module'>{_JS}</script></body></html>")

@@ -120,3 +120,24 @@ def test_a_provider_outage_fails_the_run_never_a_loss(srv, fake):
     body = _model_game(srv, fake, "test/down")
     assert body["run"]["status"] == "failed" and body["results"] is None
     assert "router" in body["run"]["error"]["message"]
+
+
+def test_a_chess_game_is_graded_on_a_worker_and_its_page_serves_its_own_board(srv):
+    token = account(srv.core)
+    out = _launch(srv, token, {"scenario_id": "arena:chess", "env": {"seed": 7},
+                               "roster": [{"model": "local/stockfish-20"}, {"model": "local/random"}]})
+    with srv.client(token) as c:
+        body = wait_terminal(c, out["run"]["run_id"], timeout=300)
+        results = body["results"]
+        assert body["run"]["status"] == "finished" and results["rubric"] == "arena-chess-1"
+        assert results["game"]["oracle"]["engine"] == "stockfish" and results["game"]["oracle"]["nodes"] == 100_000
+        assert results["agents"][0]["status"] == "won" and results["game"]["termination"] == "checkmate"
+        moves = c.get(body["run"]["links"]["log"]).json()["moves"]
+        assert len(moves) == results["game"]["plies"] and moves[-1]["eval_after_cp"] == 1000
+        page = c.get(body["run"]["links"]["match"], params={"format": "html"}).text
+        assert "/arena/assets/cm-chessboard/src/Chessboard.js" in page and "<svg id='graph'" in page
+        for asset in ("cm-chessboard/src/Chessboard.js", "cm-chessboard/src/view/ChessboardView.js",
+                      "cm-chessboard/assets/chessboard.css", "cm-chessboard/assets/pieces/standard.svg"):
+            assert c.get(f"/arena/assets/{asset}").status_code == 200, asset
+        frames = c.get(body["run"]["links"]["replay"], params={"format": "json"}).json()["frames"]
+        assert frames[0].startswith("rnbqkbnr/pppppppp") and len(frames) == len(moves) + 1
