@@ -96,5 +96,5 @@ def arena_page(rep: dict, frames: dict) -> str:
             f"<div style='display:flex;gap:2em'><div><div id='board' style='width:400px'></div><p><button id='start'>|&lt;</button> "
             f"<button id='prev'>&lt;</button> <span id='ply'></span> <button id='next'>&gt;</button> "
             f"<button id='end'>&gt;|</button></p><p>{caption}</p>{svg}</div>"
-            f"<ol id='moves'>{moves}</ol></div>"
+            f"<ul id='moves' style='list-style:none'>{moves}</ul></div>"
             f"<script type='application/json' id='data'>{data}</script><script type='module'>{_JS}</script></body></html>")
