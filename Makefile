@@ -15,6 +15,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q chromium; } \
 		|| { echo "install Chromium for the browser tests: sudo apt-get install -y chromium" >&2; exit 1; }
+	@# arena chess grades with Stockfish from the system (or STUDIO_STOCKFISH)
+	@if [ -n "$$STUDIO_STOCKFISH" ] || [ -x /usr/games/stockfish ] || command -v stockfish >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq stockfish; \
+	else echo "arena chess needs Stockfish: run 'sudo apt-get install -y stockfish' (or set STUDIO_STOCKFISH)"; exit 1; fi
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -41,7 +41,9 @@ def _group_summary(rows: pd.DataFrame, confidence: float) -> dict:
         "n": n,
         "matches": int(rows["match_id"].nunique()),
         "fitness_index": stats.mean_interval(rows["fitness_index"].to_numpy(float), confidence).to_dict(),
-        "dimensions": {d: stats.mean_interval(rows[d].to_numpy(float), confidence).to_dict() for d in DIMENSIONS},
+        # arena games' seat rows carry their own dimensions, not the world's (their columns read as null)
+        "dimensions": {d: stats.mean_interval(rows[d].to_numpy(float), confidence).to_dict() for d in DIMENSIONS
+                       if rows[d].notna().all()},
         "win_rate": stats.wilson(wins, n, confidence).to_dict(),
         "survival_rate": stats.wilson(alive, n, confidence).to_dict(),
         "mean_rank": float(rows["rank"].mean()) if n else None,

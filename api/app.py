@@ -22,6 +22,9 @@ from orchestrator.skills import SkillBody, SkillPatch
 API_VERSION = "1.0.0"
 
 
+ARENA_ASSETS = "/arena/assets"
+
+
 def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                refused_per_address_per_minute: int | None = None, dispatch: bool = False,
                ray_address: str | None = None, num_cpus: int | None = None, workers: int | None = None,
@@ -81,4 +84,6 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                                    swagger_favicon_url="/console/static/swagger/favicon-32x32.png")
     # Plain Starlette routes, after the API routes: no redirect on the bare path, absent from OpenAPI.
     app.router.routes.extend(mcp.routes)
+    # the arena match pages' board (vendored from npm: no CDN, the pages work offline)
+    app.mount(ARENA_ASSETS, StaticFiles(directory=Path(__file__).parent / "static" / "vendor"), name="arena-assets")
     return app

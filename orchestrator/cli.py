@@ -31,6 +31,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from engine.simulate import SimulateError, simulate
 
     scenario = args.scenario
+    if scenario.startswith("arena:"):
+        return _simulate_arena(args)
     if scenario.startswith("usc_"):
         scenario = _saved_definition(args.data_dir, scenario)
         if scenario is None:
@@ -51,6 +53,18 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         from engine.report import results_table
 
         print(results_table(results))
+    return 0
+
+
+def _simulate_arena(args: argparse.Namespace) -> int:
+    from engine.arena.simulate import ArenaSimulateError, simulate, table
+
+    try:
+        out = simulate(args.scenario, [s for s in (args.seats or "").split(",") if s], seed=args.seed)
+    except ArenaSimulateError as e:
+        print(f"studio simulate: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(out) if args.json else table(out))
     return 0
 
 

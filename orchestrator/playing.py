@@ -67,7 +67,7 @@ def model_players(job: Job, recorder=None):
     (orchestrator.recorder), which hands over the seats' keys in the call and takes the usage
     reports; the worker itself opens no file of the control plane. Without one (in-process play) the
     keys come from the data dir directly."""
-    if all(s["provider"] == "local" for s in job.seats):
+    if all(s["provider"] == "local" for s in job.seats) or job.meta.get("scenario_id", "").startswith("arena:"):
         return None
     from orchestrator.seats.player import Credential, ModelSeats
 
@@ -118,6 +118,10 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
              on_tick: Callable[[int], None] = lambda t: None, players=None) -> Outcome:
     """Play, archive, score. `players` plays the model seats (orchestrator.seats), None when every
     seat is scripted."""
+    if job.meta.get("scenario_id", "").startswith("arena:"):  # two-seat games beside the world
+        from orchestrator.arena_playing import play_arena_job
+
+        return play_arena_job(job, should_stop, on_tick)
     started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     stop = "season_end"

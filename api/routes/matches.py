@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
+from api.arena_html import arena_page
 from api.html import replay_html, report_html
 from api.openapi import responses
-from orchestrator.runs import pages
+from orchestrator.runs import arena_pages, pages
 
 router = APIRouter(prefix="/api/matches")
 
@@ -23,7 +24,11 @@ _PAGE = {"type": "object"}
 @router.get("/{id}/report", responses=responses({200: _PAGE}), summary="Match report (JSON, or HTML with Accept: text/html or ?format=html)",
             openapi_extra={"security": []})
 def report(id: str, request: Request, format: str | None = None):
-    rep = pages.report(request.app.state.core, id)
+    core = request.app.state.core
+    if arena_pages.is_arena(core, id):
+        rep = arena_pages.report(core, id)
+        return HTMLResponse(arena_page(rep, arena_pages.frames(core, id))) if _wants_html(request, format) else rep
+    rep = pages.report(core, id)
     return HTMLResponse(report_html(rep)) if _wants_html(request, format) else rep
 
 
@@ -35,11 +40,18 @@ _TEXT = {**responses({}), 200: {"description": "OK", "content": {"text/plain": {
 @router.get("/{id}/log", response_class=PlainTextResponse, responses=_TEXT, summary="Play-by-play, tick by tick",
             openapi_extra={"security": []})
 def log(id: str, request: Request) -> PlainTextResponse:
+    if arena_pages.is_arena(request.app.state.core, id):  # arena games: the graded move list as JSON
+        return JSONResponse(arena_pages.log(request.app.state.core, id))
     return PlainTextResponse(pages.log_text(request.app.state.core, id))
 
 
 @router.get("/{id}/replay", responses=responses({200: _PAGE}), summary="Replay page (?format=json gives the frames)", openapi_extra={"security": []})
 def replay(id: str, request: Request, format: str | None = None):
+    core = request.app.state.core
+    if arena_pages.is_arena(core, id):
+        if format == "json":
+            return arena_pages.frames(core, id)
+        return HTMLResponse(arena_page(arena_pages.report(core, id), arena_pages.frames(core, id)))
     if format == "json":
         return pages.replay_frames(request.app.state.core, id)
     pages.require_match(request.app.state.core, id)

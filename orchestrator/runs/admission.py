@@ -23,9 +23,9 @@ from orchestrator.core import Core
 from orchestrator.envspec import SEED_MAX
 from orchestrator.errors import DomainError
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
-from orchestrator.runs import seats as seat_layer
+from orchestrator.runs import arena, seats as seat_layer
 from orchestrator.seats.player import new_turns
-from orchestrator.seats.seat import resolve_provider, seat_label
+from orchestrator.seats.seat import ROUTED, resolve_provider, seat_label
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
@@ -63,7 +63,9 @@ class Admission:
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
 
 
-def resolve_scenario(core: Core, principal: Principal, scenario_id: str) -> Scenario:
+def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
+    if scenario_id in arena.GAMES:
+        return arena.scenario(scenario_id, console)
     d = library.definition(scenario_id)
     if d is not None:
         return Scenario(id=scenario_id, base=scenario_id, hash=library.entry(scenario_id)["hash"],
@@ -95,12 +97,20 @@ def merge_env(base: dict, over: dict | None) -> dict:
     return out
 
 
-def resolve_seats(core: Core, principal: Principal, roster: list[dict]) -> list[dict]:
-    """Roster as sent -> resolved entries (skills snapshotted, provider defaulted, name derived)."""
+def resolve_seats(core: Core, principal: Principal, roster: list[dict], game: str | None = None) -> list[dict]:
+    """Roster as sent -> resolved entries (skills snapshotted, provider defaulted, name derived).
+    game: an arena game id, whose scripted seats and skill rule differ from the world's."""
     out = []
     names = seat_names([s["model"] for s in roster], [s.get("name") for s in roster])  # as the engine names them
     for k, seat in enumerate(roster):
-        provider, _ = resolve_provider(k, seat)
+        if game is None:
+            provider, _ = resolve_provider(k, seat)
+        else:
+            provider = seat.get("provider") or ("local" if seat["model"].startswith("local/") else "router")
+            if provider not in ROUTED:
+                raise DomainError("bad_provider", f"{seat_label(k, seat)}: provider '{provider}' is not routed; "
+                                  f"send one of {', '.join(ROUTED)}")
+            arena.check_seat(game, k, seat, provider)
         skills = []
         for sid in seat.get("skills") or []:
             try:
@@ -196,17 +206,21 @@ def spend_cap(principal: Principal, requested: float | None) -> float:
     return hi if requested is None else min(hi, max(lo, float(requested)))
 
 
-def admit(core: Core, principal: Principal, raw: Any, *, launching: bool) -> Admission:
+def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, console: bool = False) -> Admission:
+    """console: the web console's caller, the only one allowed to launch arena games."""
     if launching:
         require(principal, "runs:write", write=True)
     else:
         require(principal, "runs:read")
     body = check_run_body(raw)
-    scen = resolve_scenario(core, principal, body["scenario_id"])
+    scen = resolve_scenario(core, principal, body["scenario_id"], console=console)
+    game = scen.id if scen.id in arena.GAMES else None
+    if game is not None:
+        arena.check_body(body)
     if principal.frozen:
         raise DomainError("billing_frozen", "the account is frozen after a payment dispute; runs cannot launch "
                           "until billing is resolved")
-    seats = resolve_seats(core, principal, body["roster"])
+    seats = resolve_seats(core, principal, body["roster"], game)
     plan = principal.plan
     n_seats = len(seats)
     if scen.roster and not scen.roster["min_agents"] <= n_seats <= scen.roster["max_agents"]:
@@ -226,11 +240,18 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool) -> Adm
     seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
     env = merge_env(scen.env, body.get("env"))
     seeds, batch_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
-    trial_envs = [effective(scen, ticks, env, s) for s in seeds]
+    trial_envs = [arena.effective(scen.id, ticks, s, k, env) if game else effective(scen, ticks, env, s)
+                  for k, s in enumerate(seeds)]
     agent_turns = n_seats * ticks * trials
     est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal))
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
-    seat_layer.check(core, principal, seats, est)
+    if game is None:
+        seat_layer.check(core, principal, seats, est)
+    else:  # arena's scripted seats are not world policies: only the model seats need funding
+        seat_layer.check(core, principal, [s for s in seats if s["provider"] != "local"], est)
+        for s in seats:
+            if s["provider"] == "local":
+                s["funding"] = "free"
     scripted = all(s["provider"] == "local" for s in seats)
     name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
@@ -243,6 +264,9 @@ def wall_clock_ms(adm: Admission, workers: int) -> dict:
     """A range for the whole launch: scripted seasons at engine speed, model seats at a turn latency
     between 0.5 s and the turn timeout per tick; trials run workers at a time."""
     waves = math.ceil(adm.trials / max(1, workers))
+    if adm.scenario.id in arena.GAMES:
+        return arena.wall_clock_ms(adm.scenario.id, adm.scripted, adm.season_ticks, waves,
+                                   adm.seats and adm.trial_envs[0]["env"].get("turn_timeout_ms"))
     if adm.scripted:
         field_size = len(adm.seats) + len(expand_anchors(adm.trial_envs[0]["env"]["anchors"]))
         per = 1000 * adm.season_ticks * field_size / SCRIPTED_STEPS_PER_S + 50

@@ -54,8 +54,9 @@ def _history_limit(core: Core) -> int:
     return int((core.config.get("limits") or {}).get("run_history", ledger.RUN_HISTORY_DEFAULT))
 
 
-def estimate(core: Core, principal: Principal, raw: Any) -> dict:
-    adm = admit(core, principal, raw, launching=False)
+def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = False) -> dict:
+    """console: the web console's caller (the arena game picker); REST and MCP leave it False."""
+    adm = admit(core, principal, raw, launching=False, console=console)
     room = _check_room(core.store.conn(), principal, adm, _history_limit(core))
     left = room["turns_left"]
     return {"ok": True, "batch": {
@@ -72,9 +73,9 @@ def estimate(core: Core, principal: Principal, raw: Any) -> dict:
     }}
 
 
-def launch(core: Core, principal: Principal, raw: Any) -> dict:
+def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False) -> dict:
     """Queue a run or a whole series, reserving its agent turns and one queue slot atomically."""
-    adm = admit(core, principal, raw, launching=True)
+    adm = admit(core, principal, raw, launching=True, console=console)
     batch_id = new_id("bat_") if adm.trials > 1 else None
     run_ids = [new_id("run_") for _ in range(adm.trials)]
     now = now_ms()
@@ -101,6 +102,16 @@ def launch(core: Core, principal: Principal, raw: Any) -> dict:
     batch = {"batch_id": batch_id, "trials": adm.trials, "seed_mode": adm.seed_mode, "run_ids": run_ids} \
         if batch_id else None
     return {"ok": True, "run": run_view(first), "batch": batch}
+
+
+def arena_estimate(core: Core, principal: Principal, raw: Any) -> dict:
+    """The console game picker's estimate: the same admission, arena ids allowed."""
+    return estimate(core, principal, raw, console=True)
+
+
+def arena_launch(core: Core, principal: Principal, raw: Any) -> dict:
+    """The console game picker's launch: the same admission and queue, arena ids allowed."""
+    return launch(core, principal, raw, console=True)
 
 
 def _row(core: Core, principal: Principal, run_id: str):

@@ -1,0 +1,174 @@
+"""Arena speed: Connect Four grading, chess grading, and a scripted series through the run model.
+Prints one JSON object.
+
+- Connect Four: whole games (mixed scripted seats) graded by the solver, one core; "cold" grades
+  each game with a fresh solver (empty table, no opening cache), "warm" with one solver reused as a
+  worker does. Every graded position is checked against bitbully (AGPL, test extra): `wrong` counts
+  the disagreements.
+- Chess: a 60-ply game graded by Stockfish at 100k nodes per position, one thread.
+- Series: a 20-game chess series (local/stockfish-3 vs local/random, sides alternating) launched
+  through the console's service function on a real server with its Ray workers, timed until every
+  result is readable.
+
+    python benchmarks/arena.py [--c4-games 20] [--chess-repeats 3] [--series 20]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+C4_SEATS = [("local/random", "local/random"), ("local/solver-3", "local/random"), ("local/solver", "local/solver-5"),
+            ("local/solver-7", "local/solver")]
+
+
+def spread(xs: list[float], unit: str) -> dict:
+    return {"unit": unit, "min": round(min(xs), 4), "median": round(statistics.median(xs), 4),
+            "max": round(max(xs), 4), "n": len(xs)}
+
+
+def connect_four(n_games: int) -> dict:
+    from bitbully import BitBully, Board
+
+    from engine.arena.games import ConnectFour
+    from engine.arena.grading import grade_connect_four
+    from engine.arena.play import Tools, play
+    from engine.arena.solver import Solver
+
+    tools = Tools()
+    games = []
+    for k in range(n_games):
+        a, b = C4_SEATS[k % len(C4_SEATS)]
+        out = play("arena:connect-four", [{"name": a, "model": a}, {"name": b, "model": b}], seed=1000 + k,
+                   tools=tools)
+        games.append([m["column"] - 1 for m in out["moves"]])
+    Solver().scores([0])  # compile outside the clock
+    cold, warm, plies = [], [], []
+    shared = Solver()
+    graded = []
+    for cols in games:
+        g = ConnectFour()
+        for c in cols:
+            g.push(c)
+        t0 = time.perf_counter()
+        grade_connect_four(g, Solver())
+        cold.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        graded.append(grade_connect_four(g, shared))
+        warm.append(time.perf_counter() - t0)
+        plies.append(len(cols))
+    ref, wrong, positions = BitBully(), 0, 0
+    for cols, moves in zip(games, graded):
+        for i, m in enumerate(moves):
+            want = ref.score_all_moves(Board(cols[:i]))
+            positions += 1
+            wrong += m["scores"] != [want.get(c) for c in range(7)]
+    return {"cold_s": spread(cold, "s"), "warm_s": spread(warm, "s"), "plies": spread(plies, "plies"),
+            "positions_checked": positions, "wrong": wrong}
+
+
+def chess_grading(repeats: int) -> dict:
+    import numpy as np
+
+    from engine.arena.games import Chess
+    from engine.arena.grading import grade_chess
+    from engine.arena.stockfish import Engine
+
+    times = []
+    with Engine() as engine:
+        for r in range(repeats):
+            rng = np.random.default_rng(r)
+            g = Chess()
+            while g.plies < 60:  # random legal moves; restart on an early end
+                if g.outcome() is not None:
+                    g = Chess()
+                legal = g.legal()
+                g.push(g.parse(legal[int(rng.integers(len(legal)))])[0])
+            t0 = time.perf_counter()
+            grade_chess(g, "resignation", engine)
+            times.append(time.perf_counter() - t0)
+    return {"game_60_plies_s": spread(times, "s"), "nodes": 100_000}
+
+
+def series(n: int, seats: list[str]) -> dict:
+    from api.app import create_app
+    from orchestrator import accounts, auth
+    from orchestrator.core import Core
+    from orchestrator.runs import service
+    from tests.api.util import free_port, start_server
+
+    data_dir = Path(tempfile.mkdtemp(prefix="studio-arena-")) / "data"
+    data_dir.mkdir(parents=True)
+    (data_dir / "config.toml").write_text("[plans.lab]\nrequests_per_minute = 1000000\n")
+    Core.open(data_dir)
+    app = create_app(data_dir, dispatch=True)
+    server, thread = start_server(app, free_port())
+    core = app.state.core
+    accounts.create_account(core, "bench@example.org", plan="lab", verified=True)
+    token, _ = auth.mint(core, "bench@example.org", scopes=auth.SCOPES)
+    principal = auth.authenticate(core, token)
+    body = {"scenario_id": "arena:chess", "roster": [{"model": m} for m in seats]}
+    try:
+        warm = service.arena_launch(core, principal, body | {"trials": 2})["batch"]["run_ids"]
+        _wait(core, principal, warm)  # workers up, Stockfish and the JIT loaded before the clock starts
+        t0 = time.perf_counter()
+        ids = service.arena_launch(core, principal, body | {"trials": n})["batch"]["run_ids"]
+        views = _wait(core, principal, ids)
+        elapsed = time.perf_counter() - t0
+        workers = core.dispatcher.capacity(True)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+    plies = [v["results"]["game"]["plies"] for v in views]
+    return {"games": n, "seats": seats, "wall_s": round(elapsed, 2), "plies": spread(plies, "plies"),
+            "statuses": sorted({v["run"]["status"] for v in views}), "workers": workers}
+
+
+def _wait(core, principal, ids, timeout=900):
+    from orchestrator.runs import service
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        views = [service.get_run(core, principal, i) for i in ids]
+        if all(v["run"]["status"] in ("finished", "failed", "cancelled") for v in views):
+            return views
+        time.sleep(0.2)
+    raise RuntimeError("the series did not finish")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--c4-games", type=int, default=20)
+    p.add_argument("--chess-repeats", type=int, default=3)
+    p.add_argument("--series", type=int, default=20)
+    p.add_argument("--seats", default="local/stockfish-3,local/random")
+    a = p.parse_args()
+    load_before = os.getloadavg()[0]
+    c4 = connect_four(a.c4_games)
+    ch = chess_grading(a.chess_repeats)
+    se = series(a.series, a.seats.split(","))
+    targets = [
+        {"goal": "Connect Four game graded < 0.5 s (median, one core, cold solver)", "measured": c4["cold_s"]["median"],
+         "met": c4["cold_s"]["median"] < 0.5},
+        {"goal": "solver never wrong (vs bitbully)", "measured": c4["wrong"], "met": c4["wrong"] == 0},
+        {"goal": "chess 60-ply game graded at 100k nodes < 10 s (one core)", "measured": ch["game_60_plies_s"]["median"],
+         "met": ch["game_60_plies_s"]["max"] < 10},
+        {"goal": "20-game scripted chess series < 120 s", "measured": se["wall_s"], "met": se["wall_s"] < 120},
+    ]
+    # the machine is shared: the 1-minute load average says how many cores others were using
+    load = {"unit": "runnable processes (1-min load average)", "before": round(load_before, 2),
+            "after": round(os.getloadavg()[0], 2), "cores": os.cpu_count()}
+    print(json.dumps({"benchmark": "arena", "connect_four": c4, "chess": ch, "series": se, "load": load,
+                      "targets": targets}))
+
+
+if __name__ == "__main__":
+    main()
