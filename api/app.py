@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from api import errors, openapi
 from api import mcp as mcp_surface
-from api.routes import discovery, matches, runs, scenarios, skills
+from api.routes import analysis, discovery, matches, runs, scenarios, skills
 from orchestrator.core import Core
 from orchestrator.runs.body import RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
@@ -56,7 +56,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                   openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None)
     app.state.core = core
     errors.install(app)
-    for module in (discovery, scenarios, skills, runs, matches):
+    for module in (discovery, scenarios, skills, runs, analysis, matches):
         app.include_router(module.router)
     openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody])
     # Plain Starlette routes, after the API routes: no redirect on the bare path, absent from OpenAPI.

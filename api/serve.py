@@ -7,7 +7,7 @@ import signal
 import uvicorn
 
 from api.app import create_app
-from orchestrator.bootstrap import bootstrap_owner, is_first_start
+from orchestrator.bootstrap import bootstrap_owner, is_first_start, reuse_notice
 from orchestrator.core import Core
 
 
@@ -20,6 +20,8 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
         print(f"studio: new data dir {core.data_dir.resolve()}; owner account {account['email']} (plan lab).\n"
               "studio: owner API token (full scope), shown once; store it now:\n"
               f"{token}", flush=True)
+    elif not first_start:
+        print(reuse_notice(core), flush=True)
     ray_address = ray_address or os.environ.get("RAY_ADDRESS")
     # Ray installs its own SIGTERM handler when it starts; starting it before uvicorn lets uvicorn's
     # graceful shutdown (and the quiet handler below) win, so a stop still closes the dispatcher.

@@ -122,7 +122,8 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
                "scenario_id": job.meta.get("scenario_id"), "scenario_hash": job.meta.get("scenario_hash"),
                "config_hash": job.meta.get("config_hash"), "seed": job.env["seed"],
                "spawn_seed": job.env["spawn_seed"],
-               "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)}}
+               "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)},
+               "providers": {i: s.get("provider") for i, s in enumerate(job.seats)}}
     rows = archive.seat_rows(run_row, results)
     archive.write_seats(job.data_dir, job.match_id, rows)
     status = "cancelled" if stop == "cancelled" else "finished"

@@ -153,7 +153,10 @@ def test_serve_bootstraps_once_and_stops_cleanly(tmp_path, sig):
         assert _stop(proc, sig) == 0
     proc, url = _serve(data_dir)  # second start: no new owner, no token printed
     try:
-        assert TOKEN_RE.findall((tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out").read_text()) == []
+        second = (tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out").read_text()
+        assert TOKEN_RE.findall(second) == []
+        assert f"reusing the data dir {data_dir.resolve()} (1 account)" in second
+        assert "studio token mint --email owner@localhost" in second  # how to get a token again
         assert httpx.get(url + "/api/v1/me", headers=bearer(tokens[0])).status_code == 200
     finally:
         assert _stop(proc, signal.SIGTERM) == 0
