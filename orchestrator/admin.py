@@ -139,7 +139,7 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     owner.add_argument("--email", help="the account that holds the key")
     owner.add_argument("--platform", action="store_true",
                        help="the operator's key that sponsors --models for accounts without their own")
-    p.add_argument("--provider", required=True, choices=PROVIDERS, metavar="PROVIDER",
+    p.add_argument("--provider", required=True, metavar="PROVIDER",
                    help=f"one of {', '.join(PROVIDERS)}")
     p.add_argument("--key", help=f"the provider's API key (not needed for {', '.join(KEYLESS)})")
     p.add_argument("--base-url", help=f"the provider's API base URL (required for {', '.join(NEEDS_BASE_URL)})")
