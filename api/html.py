@@ -76,11 +76,17 @@ const MARK={raid:'#d62728',trade:'#2ca02c',starve:'#000'};
 const $=id=>document.getElementById(id);
 function el(tag,text,style){const e=document.createElement(tag);if(text!=null)e.textContent=text;if(style)e.style.cssText=style;return e;}
 function dot(color){const e=el('span');e.className='dot';e.style.background=color;return e;}
+const OPEN=['queued','launching','running'];
+function follow(d){// live progress by server-sent events; the replay loads once the match is archived
+ const es=new EventSource(d.links.replay.replace('/replay','/live'));
+ es.addEventListener('progress',ev=>{const p=JSON.parse(ev.data);
+  $('status').textContent=p.status=='running'?'Playing now: tick '+p.tick+' of '+p.season_ticks+
+   '. The replay appears when the match is archived.':'The match is '+p.status+'.';
+  if(!OPEN.includes(p.status)){es.close();setTimeout(load,500);}});
+ es.onerror=()=>{es.close();setTimeout(load,3000);};}
 function load(){fetch('?format=json').then(r=>r.json()).then(d=>{
- if(!d.frames.length){$('status').textContent=['queued','launching','running'].includes(d.status)?
-   'The match is '+d.status+'; the replay appears as soon as it is archived (this page checks every 3 s).':
-   'No events were archived for this match ('+d.status+').';
-  if(['queued','launching','running'].includes(d.status))setTimeout(load,3000);return;}
+ if(!d.frames.length){if(OPEN.includes(d.status))follow(d);
+  else $('status').textContent='No events were archived for this match ('+d.status+').';return;}
  $('status').textContent='';show(d);});}
 function show(d){
  const c=$('map'),x=c.getContext('2d'),n=d.terrain.length,s=Math.max(8,Math.floor(560/Math.max(n,1)));

@@ -40,6 +40,13 @@ def _public_seat(seat: dict) -> dict:
             "instructions": bool(seat.get("instructions"))}
 
 
+def progress(core: Core, match_id: str) -> dict:
+    """Where a match stands: status, tick played so far (while running) and season length."""
+    row = _row(core, match_id)
+    eff = json.loads(row["effective"])
+    return {"status": row["status"], "tick": row["live_tick"] or 0, "season_ticks": eff["season_ticks"]}
+
+
 def report(core: Core, match_id: str) -> dict:
     row = _row(core, match_id)
     eff = json.loads(row["effective"])

@@ -16,7 +16,8 @@ SPEC_TABLE = [
     "POST /api/v1/runs/:id/cancel", "GET /api/v1/batches/:id", "GET /api/v1/usage",
     # leaderboards, paired comparisons and exports (analysis)
     "GET /api/v1/leaderboard", "GET /api/v1/compare", "GET /api/v1/batches/:id/export",
-    "GET /api/matches/:id/report", "GET /api/matches/:id/log", "GET /api/matches/:id/replay",
+    "GET /api/matches/:id/report", "GET /api/matches/:id/log",
+    "GET /api/matches/:id/live", "GET /api/matches/:id/replay",
 ]
 
 

@@ -61,3 +61,15 @@ def test_replay_has_a_legend_states_a_timeline_and_links(played, srv):
         assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing from another host
     assert "id='legend'" in page and "id='timeline'" in page and "id='score'" in page
     assert f">{LONG}</text>" in report  # chart labels are not cut off
+
+
+def test_live_stream_sends_progress_and_ends_with_the_match(played, srv):
+    run, _ = played
+    with httpx.Client(base_url=srv.url, timeout=30) as anon:
+        with anon.stream("GET", f"/api/matches/{run['match_id']}/live") as r:
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+            assert r.headers["cache-control"] == "no-cache"
+            body = r.read().decode()  # a finished match: one last event, then the stream closes
+        assert body.startswith("id: 120\nevent: progress\n")
+        assert '"status": "finished", "tick": 120, "season_ticks": 120' in body
+        assert anon.get("/api/matches/" + "0" * 32 + "/live").json()["error"] == "not_found"
