@@ -64,7 +64,7 @@ def _param(name: str, schema: dict, description: str, required: bool = False) ->
 
 
 @router.get("/leaderboard", responses=responses({200: LeaderboardAnswer}), openapi_extra={"parameters": [
-    _param("scenario_id", {"type": "string"}, "the scenario whose ended runs are ranked", True),
+    _param("scenario_id", {"type": "string", "minLength": 1}, "the scenario whose ended runs are ranked", True),
     _param("by", {"enum": ["model", "name"]}, "rank models (provider and model) or seat names; default model"),
     _param("resamples", {"type": "integer", "minimum": 100, "maximum": analysis.MAX_RESAMPLES},
            "bootstrap resamples for the intervals, default 1000")]},
@@ -76,8 +76,9 @@ def leaderboard(c: Reader, request: Request) -> dict:
 
 
 @router.get("/compare", responses=responses({200: ComparisonAnswer}), openapi_extra={"parameters": [
-    _param("batch_a", {"type": "string"}, "a series' batch_id", True),
-    _param("batch_b", {"type": "string"}, "another series' batch_id (launch it with paired_with: batch_a)", True),
+    _param("batch_a", {"type": "string", "minLength": 1}, "a series' batch_id", True),
+    _param("batch_b", {"type": "string", "minLength": 1},
+           "another series' batch_id (launch it with paired_with: batch_a)", True),
     _param("seat", {"type": "integer", "minimum": 0}, "the seat of batch_a, default 0"),
     _param("seat_b", {"type": "integer", "minimum": 0}, "the seat of batch_b, default the same as seat"),
     _param("metric", {"enum": list(analysis.METRICS)}, "default fitness_index")]},
