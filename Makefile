@@ -5,20 +5,24 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 $(BIN)/python:
+	@echo "make: creating the virtual environment in $(VENV)"
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
 # The console's browser tests drive Debian's Chromium (no browser download): installed here when root.
 CHROMIUM := /usr/lib/chromium/chromium
 
+# pip's own lines (one per package) rather than -q: a first install takes a minute or two of work
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e '.[test]'
+	@echo "make: installing Scenario Studio and its dependencies into $(VENV) (numba, ray, duckdb, fastapi, ...; 1-3 minutes on a first install)"
+	$(BIN)/pip install --progress-bar off -e '.[test]'
 	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q chromium; } \
 		|| { echo "install Chromium for the browser tests: sudo apt-get install -y chromium" >&2; exit 1; }
 	@# arena chess grades with Stockfish from the system (or STUDIO_STOCKFISH)
 	@if [ -n "$$STUDIO_STOCKFISH" ] || [ -x /usr/games/stockfish ] || command -v stockfish >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq stockfish; \
 	else echo "arena chess needs Stockfish: run 'sudo apt-get install -y stockfish' (or set STUDIO_STOCKFISH)"; exit 1; fi
+	@echo "make: installed; \`make serve\` starts the service, \`make test\` runs the suite"
 	touch $(STAMP)
 
 install: $(STAMP)

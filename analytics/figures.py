@@ -12,7 +12,8 @@ from analytics.ranking import Leaderboard
 from analytics.summary import batch_summary
 
 # Snapshot rows (every 10th tick per living agent, docs/EVENTS.md): c is health, v is net worth.
-TRAJECTORY_COLUMNS = {"health": "c", "wealth": "v"}
+# health sits at its cap for every agent that eats, so satiety and net worth are the lines that move
+TRAJECTORY_COLUMNS = {"health": "c", "satiety": "d", "wealth": "v"}
 
 
 def _seat_label(row: dict) -> str:
@@ -49,7 +50,7 @@ def seat_profile(data, batch_id: str, *, anchors: bool = True, path: str | PathL
 
 
 def trajectories(data, match_id: str) -> pd.DataFrame:
-    """Long table tick, agent (seat: name), metric (health, wealth), value from the snapshot rows."""
+    """Long table tick, agent (seat: name), metric (health, satiety, wealth), value from the snapshot rows."""
     source = as_data(data)
     snaps = source.events_df(match_id, kinds=["snapshot"])
     if snaps.empty:
@@ -63,7 +64,7 @@ def trajectories(data, match_id: str) -> pd.DataFrame:
 
 
 def trajectory(data, match_id: str, metric: str = "health", *, path: str | PathLike | None = None) -> Figure:
-    """Per-tick health or wealth of every agent in one match."""
+    """Per-tick health, satiety or wealth (net worth) of every agent in one match."""
     if metric not in TRAJECTORY_COLUMNS:
         raise ValueError(f"metric must be one of {', '.join(TRAJECTORY_COLUMNS)}")
     return plots.trajectory_plot(trajectories(data, match_id), metric, title=f"{metric}, match {match_id}", path=path)

@@ -27,6 +27,10 @@ def add_parser(sub, add_data_dir) -> None:
     p.set_defaults(func=cmd_report)
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("ch") else f"{n} {word}s"
+
+
 def _interval(iv: dict, scale: float = 1.0, digits: int = 1) -> str:
     if iv["estimate"] is None:
         return "-"
@@ -71,8 +75,8 @@ def render(report: dict, console) -> None:
     summary = report["summary"]
     per_seat = summary["by"] == "seat"
     scope = (f"batch {summary['batch_id']}" if summary["batch_id"] else
-             f"{len(summary['run_ids'])} runs" if summary["run_ids"] is not None else "all runs")
-    table = Table(title=f"{scope}: {summary['runs']} runs, {summary['matches']} matches, "
+             _count(len(summary['run_ids']), "run") if summary["run_ids"] is not None else "all runs")
+    table = Table(title=f"{scope}: {_count(summary['runs'], 'run')}, {_count(summary['matches'], 'match')}, "
                         f"scenarios {', '.join(summary['scenario_ids'])} (95% intervals)")
     if per_seat:
         table.add_column("seat", justify="right")
@@ -88,7 +92,7 @@ def render(report: dict, console) -> None:
     console.print(table)
 
     board = report["leaderboard"]
-    lb = Table(title=f"Bradley-Terry leaderboard over {board['n_matches']} matches "
+    lb = Table(title=f"Bradley-Terry leaderboard over {_count(board['n_matches'], 'match')} "
                      f"({board['n_resamples']} resamples; same group = tied)")
     for head in ("rank", "model", "log-strength", "group", "matches"):
         lb.add_column(head, justify="left" if head == "model" else "right")

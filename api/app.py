@@ -13,7 +13,7 @@ from api import errors, openapi
 from api.limits import BodyLimit
 from api import mcp as mcp_surface
 from api.console import routes as console
-from api.routes import discovery, matches, runs, scenarios, skills
+from api.routes import analysis, discovery, matches, runs, scenarios, skills
 from orchestrator.core import Core
 from orchestrator.runs.body import RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
@@ -69,7 +69,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
     app.state.core = core
     app.add_middleware(BodyLimit)
     errors.install(app)
-    for module in (discovery, scenarios, skills, runs, matches):
+    for module in (discovery, scenarios, skills, runs, analysis, matches):
         app.include_router(module.router)
     openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody])
     # The web console and Swagger UI use only assets served from here (no CDN): both work offline.

@@ -1,46 +1,48 @@
 """The Python surface, for notebooks and scripts: the MCP tools' table as methods.
 
     from api.python import Studio
-    studio = Studio("./studio-data", token="dsk_...", play=True)   # play: run the dispatcher here
-    run = studio.launch_run(scenario_id="svc:custom-base-v1", roster=[{"model": "local/random"}])["run"]
-    studio.wait(run["run_id"])["results"]
+    studio = Studio.connect("http://127.0.0.1:8000", token="dsk_...")   # a running `studio serve`
+    studio = Studio("./studio-data", token="dsk_...", play=True)       # no server: play runs here
 
 Every method is a tool of CONTRACT.md section 5 with the same arguments (the REST body's fields,
-flat, plus `id`), calls the same service function through the same checks, and raises
-orchestrator.errors.DomainError with REST's code and message when refused. Point it at the data dir
-of a running `studio serve` to read and launch there (that server plays the runs), or pass
-play=True to play runs in this process (only one process may play a data dir's runs at a time).
+flat, plus `id`), and raises orchestrator.errors.DomainError with REST's code and message when
+refused. Three ways to reach a data dir:
+
+- `Studio.connect(url, token)`: over HTTP to a running server (its MCP endpoint, so every call goes
+  through the server's own checks, rate limits included); the server plays the runs.
+- `Studio(data_dir, token)`: in this process, beside a running server or without one; launched runs
+  wait for whoever plays the data dir (that server, or a process with play=True).
+  `read_only=True` refuses every tool that writes, for analysis next to a live service.
+- `Studio(data_dir, token, play=True)`: also plays runs here; only one process may play a data dir,
+  so this is refused with a clear message while `studio serve` runs on it.
 """
 from __future__ import annotations
 
+import itertools
+import json
 import time
 from pathlib import Path
 
 from api.mcp.tools import BY_NAME, invoke
 from orchestrator import auth
 from orchestrator.core import Core
+from orchestrator.errors import DomainError
 from orchestrator.runs.ledger import TERMINAL
 
 
-class Studio:
-    def __init__(self, data_dir: str | Path, token: str, *, play: bool = False, ray_address: str | None = None,
-                 workers: int | None = None):
-        self.core = Core.open(data_dir)
-        self.token = token
-        self._dispatcher = None
-        if play:
-            from orchestrator.runs.dispatcher import Dispatcher
+class DataDirBusy(RuntimeError):
+    """play=True on a data dir that another process (a running `studio serve`) already plays."""
 
-            self._dispatcher = Dispatcher(self.core, ray_address=ray_address, workers=workers)
-            self._dispatcher.start()
+
+class ReadOnly(RuntimeError):
+    """A writing tool called on a Studio opened with read_only=True."""
+
+
+class _Tools:
+    """Tool names as methods, and waiting for a run; subclasses say how one call is made."""
 
     def call(self, tool: str, **args) -> dict:
-        """One tool call: token, scope (and plan for writes), then the service function."""
-        spec = BY_NAME[tool]
-        principal = auth.authenticate(self.core, self.token)
-        if spec.scope is not None:
-            auth.require(principal, spec.scope, write=spec.write)
-        return invoke(spec, self.core, principal, args)
+        raise NotImplementedError
 
     def __getattr__(self, name: str):
         if name in BY_NAME:
@@ -62,12 +64,108 @@ class Studio:
             time.sleep(poll_s)
 
     def close(self) -> None:
-        if self._dispatcher is not None:
-            self._dispatcher.stop()
-            self._dispatcher = None
+        pass
 
-    def __enter__(self) -> "Studio":
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class Studio(_Tools):
+    def __init__(self, data_dir: str | Path, token: str, *, play: bool = False, read_only: bool = False,
+                 ray_address: str | None = None, workers: int | None = None):
+        if play and read_only:
+            raise ValueError("play=True writes run results; it cannot be read_only")
+        self.core = Core.open(data_dir)
+        self.token = token
+        self.read_only = read_only
+        self._dispatcher = None
+        if play:
+            self._dispatcher = _start_dispatcher(self.core, ray_address, workers)
+
+    @staticmethod
+    def connect(url: str, token: str, *, timeout_s: float = 60) -> "RemoteStudio":
+        """The same methods over HTTP to a running server at ``url`` (e.g. http://127.0.0.1:8000)."""
+        return RemoteStudio(url, token, timeout_s=timeout_s)
+
+    def call(self, tool: str, **args) -> dict:
+        """One tool call: token, scope (and plan for writes), then the service function."""
+        spec = BY_NAME[tool]
+        if self.read_only and not spec.read_only:
+            raise ReadOnly(f"{tool} writes to the data dir and this Studio is read_only; use "
+                           "Studio.connect(url, token) to write through the running server")
+        principal = auth.authenticate(self.core, self.token)
+        if spec.scope is not None:
+            auth.require(principal, spec.scope, write=spec.write)
+        return invoke(spec, self.core, principal, args)
+
+    def close(self) -> None:
+        if self._dispatcher is not None:
+            self._dispatcher.stop()
+            self._dispatcher = None
+
+
+def _start_dispatcher(core: Core, ray_address: str | None, workers: int | None):
+    import duckdb
+
+    from orchestrator.runs.dispatcher import Dispatcher
+
+    try:
+        dispatcher = Dispatcher(core, ray_address=ray_address, workers=workers)
+    except duckdb.IOException as e:
+        if "lock" not in str(e).lower():
+            raise
+        # DuckDB's own text names a PID and a lock file; say what it means for this data dir
+        raise DataDirBusy(
+            f"another process already plays the runs of {core.data_dir.resolve()} (a running `studio serve`?). "
+            "Use Studio.connect('http://127.0.0.1:8000', token=...) to work through it, or drop play=True "
+            "to read and launch here while that process plays the runs.") from None
+    dispatcher.start()
+    return dispatcher
+
+
+class RemoteStudio(_Tools):
+    """Studio over HTTP: each method is a tools/call on the server's MCP endpoint (stateless, JSON)."""
+
+    def __init__(self, url: str, token: str, *, timeout_s: float = 60):
+        import httpx
+
+        self.url = url.rstrip("/")
+        self.token = token
+        self._ids = itertools.count(1)
+        self._http = httpx.Client(timeout=timeout_s, headers={
+            "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json"})
+
+    def call(self, tool: str, **args) -> dict:
+        import httpx
+
+        if tool not in BY_NAME:
+            raise AttributeError(f"Studio has no method {tool!r}; the tools are: {', '.join(BY_NAME)}")
+        request = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
+                   "params": {"name": tool, "arguments": args}}
+        try:
+            reply = self._http.post(f"{self.url}/mcp/studio", json=request)
+        except httpx.TransportError as e:
+            raise ConnectionError(f"no Scenario Studio answers at {self.url} ({e}); is `studio serve` running?") from None
+        try:
+            message = reply.json()
+        except ValueError:
+            raise ConnectionError(f"{self.url}/mcp/studio answered HTTP {reply.status_code} with no JSON; "
+                                  "is this a Scenario Studio server?") from None
+        if "error" in message:  # refused at the transport: a malformed, unknown, revoked or expired token
+            error = message["error"]
+            data = error.get("data") if isinstance(error.get("data"), dict) else {}
+            raise DomainError(data.get("error", "token_required"), data.get("message", error.get("message", "")))
+        result = message["result"]
+        body = result.get("structuredContent")
+        if body is None:
+            body = json.loads(result["content"][0]["text"])
+        if result.get("isError"):
+            raise DomainError(body["error"], body["message"], retry_after_s=body.get("retry_after_s"))
+        return body
+
+    def close(self) -> None:
+        self._http.close()

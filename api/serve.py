@@ -11,7 +11,7 @@ import uvicorn
 from api import accesslog
 from api.app import create_app
 from orchestrator import datadir
-from orchestrator.bootstrap import bootstrap_owner, is_first_start
+from orchestrator.bootstrap import bootstrap_owner, is_first_start, reuse_notice
 from orchestrator.core import Core
 
 
@@ -41,6 +41,8 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         print("studio: web console sign-in link for the owner (one use, 15 minutes):\n"
               f"{login_link(core, account['email'], f'http://{shown}:{port}')}", flush=True)
+    elif not first_start:
+        print(reuse_notice(core), flush=True)
     ray_address = ray_address or os.environ.get("RAY_ADDRESS")
     # Ray installs its own SIGTERM handler when it starts; starting it before uvicorn lets uvicorn's
     # graceful shutdown (and the quiet handler below) win, so a stop still closes the dispatcher.

@@ -165,14 +165,20 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--email", required=True)
 
     group = sub.add_parser("key", help="store provider keys (encrypted at rest)").add_subparsers(dest="action", required=True)
+    from orchestrator.keys import KEYLESS, NEEDS_BASE_URL, PROVIDERS
     p = command(group, "set", cmd_key_set, "store a provider key for an account, or the platform's sponsor key")
+    p.description = (f"Store a provider key, encrypted at rest and never printed again. Providers: "
+                     f"{', '.join(PROVIDERS)}. {' and '.join(NEEDS_BASE_URL)} need --base-url; "
+                     f"{', '.join(KEYLESS)} needs no --key.")
     owner = p.add_mutually_exclusive_group(required=True)
-    owner.add_argument("--email")
-    owner.add_argument("--platform", action="store_true")
-    p.add_argument("--provider", required=True)
-    p.add_argument("--key", required=True)
-    p.add_argument("--base-url")
-    p.add_argument("--balance-usd", type=float)
+    owner.add_argument("--email", help="the account that holds the key")
+    owner.add_argument("--platform", action="store_true",
+                       help="the operator's key that sponsors --models for accounts without their own")
+    p.add_argument("--provider", required=True, metavar="PROVIDER",
+                   help=f"one of {', '.join(PROVIDERS)}")
+    p.add_argument("--key", help=f"the provider's API key (not needed for {', '.join(KEYLESS)})")
+    p.add_argument("--base-url", help=f"the provider's API base URL (required for {', '.join(NEEDS_BASE_URL)})")
+    p.add_argument("--balance-usd", type=float, help="router keys: the credit left, checked before launches")
     p.add_argument("--models", help="platform keys: comma-separated models it sponsors")
     p.add_argument("--usd-per-mtok-in", type=float, help="the key's own price, USD per million input tokens "
                    "(self-hosted providers cost nothing without one)")

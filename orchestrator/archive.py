@@ -104,7 +104,7 @@ _STR, _I64, _I32, _F64 = pa.string(), pa.int64(), pa.int32(), pa.float64()
 SEAT_SCHEMA = pa.schema(
     [(c, _STR) for c in ("match_id", "run_id", "batch_id", "scenario_id", "scenario_hash", "config_hash")]
     + [("seed", _I64), ("spawn_seed", _I64), ("seat", _I32), ("anchor", pa.bool_()), ("name", _STR),
-       ("model", _STR), ("rank", _I32), ("fitness_index", _F64), ("grade", _STR), ("archetype", _STR),
+       ("model", _STR), ("provider", _STR), ("rank", _I32), ("fitness_index", _F64), ("grade", _STR), ("archetype", _STR),
        ("status", _STR), ("crafter_score", _F64), ("field_size", _I32), ("match_ticks", _I32), ("rubric", _STR),
        ("scaffold", _STR), ("achievements", pa.list_(_STR)), ("epilogue", _STR)]
     + [(d, _F64) for d in ("survival", "economy", "social", "competitiveness", "exploration")]
@@ -126,7 +126,9 @@ def seat_rows(run: dict, results: dict) -> list[dict]:
             "scenario_id": run["scenario_id"], "scenario_hash": run["scenario_hash"],
             "config_hash": run["config_hash"], "seed": run["seed"], "spawn_seed": run["spawn_seed"],
             "seat": entry["seat"], "anchor": entry in results.get("anchors", []), "name": entry["name"],
-            "model": entry["model"], "rank": entry["rank"], "fitness_index": entry["fitness_index"],
+            "model": entry["model"], "provider": "local" if entry in results.get("anchors", []) else
+            run.get("providers", {}).get(entry["seat"]) or "local",
+            "rank": entry["rank"], "fitness_index": entry["fitness_index"],
             "grade": entry["grade"], "archetype": entry["archetype"], "status": entry["status"],
             "crafter_score": entry["crafter_score"], "field_size": results["field_size"],
             "match_ticks": results["match_ticks"], "rubric": results["rubric"],

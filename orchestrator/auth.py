@@ -147,7 +147,8 @@ def mint(core: Core, email: str, *, name: str = "default", scopes: tuple[str, ..
     now = now_ms()
     with core.store.write() as c:
         if _active_count(c, account["id"], now) >= plan["access_tokens"]:
-            raise AdminError(f"the {plan['name']} plan allows {plan['access_tokens']} active tokens; "
+            raise AdminError(f"the {plan['name']} plan allows {plan['access_tokens']} active "
+                             f"token{'' if plan['access_tokens'] == 1 else 's'}; "
                              "revoke one or change the plan")
         token_id = new_id("tok_")
         expires = None if expires_in_ms is None else now + expires_in_ms

@@ -16,6 +16,19 @@ def is_first_start(data_dir: str | Path) -> bool:
     return not (Path(data_dir) / DB_NAME).exists()
 
 
+def reuse_notice(core: Core) -> str:
+    """What a later start says: the data it serves, and how to get a token since the first is not shown again."""
+    owner = core.store.one("SELECT email FROM accounts ORDER BY created_at_ms LIMIT 1")
+    count = core.store.one("SELECT count(*) AS n FROM accounts")["n"]
+    where = core.data_dir.resolve()
+    text = f"studio: reusing the data dir {where} ({count} account{'' if count == 1 else 's'})."
+    if owner is not None:
+        text += ("\nstudio: the owner token was printed on the first start only; mint another with\n"
+                 f"  studio token mint --email {owner['email']} --scopes "
+                 f"{','.join(auth.SCOPES)} --data-dir {where}")
+    return text
+
+
 def bootstrap_owner(core: Core, email: str | None = None) -> tuple[dict, str]:
     """Create the owner and mint its token; returns (account, plaintext token)."""
     email = email or os.environ.get("STUDIO_OWNER_EMAIL", DEFAULT_OWNER_EMAIL)

@@ -21,6 +21,7 @@ from orchestrator.store import now_ms
 PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6: keyed
 ROUTED = PROVIDERS + ("local",)  # every provider a seat may name; local plays scripted policies, no key
 NEEDS_BASE_URL = ("ollama", "openai-compatible")
+KEYLESS = ("ollama",)  # a local Ollama checks no key; one can still be stored for a proxy in front of it
 PLATFORM = "platform"
 
 
@@ -44,13 +45,15 @@ def _fernet(core: Core) -> Fernet:
     return Fernet(path.read_bytes().strip())
 
 
-def set_key(core: Core, *, provider: str, key: str, email: str | None = None, platform: bool = False,
+def set_key(core: Core, *, provider: str, key: str | None, email: str | None = None, platform: bool = False,
             base_url: str | None = None, balance_usd: float | None = None, models: list[str] | None = None,
             usd_per_mtok_in: float | None = None, usd_per_mtok_out: float | None = None) -> dict:
     if provider not in PROVIDERS:
         raise AdminError(f"unknown provider '{provider}'; providers are {', '.join(PROVIDERS)}")
-    if not key:
-        raise AdminError("--key must not be empty")
+    if key is None and provider in KEYLESS:
+        key = ""
+    elif not key:
+        raise AdminError(f"provider {provider} needs --key (only {', '.join(KEYLESS)} runs without one)")
     if provider in NEEDS_BASE_URL and not base_url:
         raise AdminError(f"provider {provider} needs --base-url")
     if platform:

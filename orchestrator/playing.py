@@ -166,7 +166,8 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
                "scenario_id": job.meta.get("scenario_id"), "scenario_hash": job.meta.get("scenario_hash"),
                "config_hash": job.meta.get("config_hash"), "seed": job.env["seed"],
                "spawn_seed": job.env["spawn_seed"],
-               "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)}}
+               "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)},
+               "providers": {i: s.get("provider") for i, s in enumerate(job.seats)}}
     seats = archive.to_ipc(archive.seat_table(archive.seat_rows(run_row, results)))
     turns, transcript = None, None
     if players is not None:

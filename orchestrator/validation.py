@@ -49,14 +49,44 @@ def _path(loc: tuple) -> str:
     return out
 
 
+def _plural(n: Any, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# JSON's words, not pydantic's ("List should have at least 1 item after validation, not 0")
+_TYPES = {"int_type": "an integer", "int_from_float": "an integer", "int_parsing": "an integer",
+          "float_type": "a number", "float_parsing": "a number", "string_type": "a string",
+          "bool_type": "true or false", "bool_parsing": "true or false", "list_type": "an array",
+          "dict_type": "a JSON object", "model_type": "a JSON object", "model_attributes_type": "a JSON object"}
+
+
 def _message(err: dict, union: bool) -> str:
+    kind, ctx = err["type"], err.get("ctx") or {}
     if err["type"] in ("model_type", "dict_type", "model_attributes_type"):
         return "should be a JSON object"
     if err["type"] == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == PLAIN_TEXT:
         return PLAIN_TEXT_MESSAGE
-    if union and err["type"] in ("int_type", "float_type"):
+    if union and kind in ("int_type", "float_type"):
         return "should be a number"  # a failed int|float union reports its first member; say what it means
-    return err["msg"].replace("Input should", "should")
+    if kind in _TYPES:
+        return f"should be {_TYPES[kind]}"
+    if kind == "too_short":
+        return f"should hold at least {_plural(ctx.get('min_length'), 'item')}"
+    if kind == "too_long":
+        return f"should hold at most {_plural(ctx.get('max_length'), 'item')}"
+    if kind == "string_too_short":
+        return "should not be empty" if ctx.get("min_length") == 1 else \
+            f"should be at least {_plural(ctx.get('min_length'), 'character')} long"
+    if kind == "string_too_long":
+        return f"should be at most {_plural(ctx.get('max_length'), 'character')} long"
+    bounds = {"greater_than_equal": ("at least", "ge"), "less_than_equal": ("at most", "le"),
+              "greater_than": ("more than", "gt"), "less_than": ("less than", "lt")}
+    if kind in bounds:
+        words, key = bounds[kind]
+        return f"should be {words} {ctx.get(key)}"
+    if kind == "literal_error":
+        return f"should be one of {ctx.get('expected', '').replace(chr(39), '')}"
+    return err["msg"].replace("Input should", "should").replace(" after validation", "").replace("a valid ", "")
 
 
 def parse(adapter: TypeAdapter | type[BaseModel], raw: Any, *, codes: dict[str, str], default: str = "bad_request",

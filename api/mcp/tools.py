@@ -18,7 +18,7 @@ from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.me import me
-from orchestrator.runs import batches, service, transcript, usage
+from orchestrator.runs import analysis, batches, service, transcript, usage
 from orchestrator.runs.body import PROVIDERS, RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
@@ -45,6 +45,7 @@ class ToolSpec:
     destructive: bool = False
     idempotent: bool = True
     open_world: bool = False   # launch_run reaches model providers outside the service
+    query: dict | None = None  # shape query: the REST query parameters, typed as JSON (default list_runs')
 
 
 def _create_scenario(core: Core, principal: Principal, body: Any) -> dict:
@@ -204,8 +205,6 @@ TOOLS: tuple[ToolSpec, ...] = (
              "local/<policy id>. Needs scenarios:read. REST: GET /api/v1/library/anchors.", scenarios.READ, False,
              "none", lambda core, p: listing.anchor_listing(p)),
 )
-BY_NAME = {t.name: t for t in TOOLS}
-
 QUERY = {  # list_runs: GET /api/v1/runs's query parameters, typed as JSON
     "status": {"type": "string", "enum": list(service.STATUSES)},
     "scenario_id": {"type": "string"},
@@ -213,6 +212,40 @@ QUERY = {  # list_runs: GET /api/v1/runs's query parameters, typed as JSON
     "limit": {"type": "integer", "minimum": 1, "maximum": 100},
     "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page"},
 }
+LEADERBOARD_QUERY = {
+    "scenario_id": {"type": "string", "description": "the scenario whose ended runs are ranked (required)"},
+    "by": {"type": "string", "enum": ["model", "name"]},
+    "resamples": {"type": "integer", "minimum": 100, "maximum": analysis.MAX_RESAMPLES},
+}
+COMPARE_QUERY = {
+    "batch_a": {"type": "string", "description": "a series' batch_id (required)"},
+    "batch_b": {"type": "string", "description": "another series' batch_id, best launched with paired_with: batch_a "
+                "(required)"},
+    "seat": {"type": "integer", "minimum": 0},
+    "seat_b": {"type": "integer", "minimum": 0},
+    "metric": {"type": "string", "enum": list(analysis.METRICS)},
+}
+TOOLS = TOOLS + (
+    ToolSpec("get_leaderboard", "Leaderboard of a scenario", "Bradley-Terry strengths from the finishing order of "
+             "every ended run of yours on one scenario, with 95% bootstrap intervals; overlapping intervals share a "
+             "tie group. {leaderboard {scenario_id, by, n_matches, n_resamples, method, rows [{label, provider, "
+             "model, estimate, low, high, n, rank, group, tied_with_leader}]}}; a model is its provider and model id "
+             "(label provider:model; local/* seats and anchors keep their id). Arguments: scenario_id, by (model or "
+             "name), resamples (100-2000, default 1000). Needs runs:read. REST: GET /api/v1/leaderboard.",
+             service.READ, False, "query", analysis.leaderboard, query=LEADERBOARD_QUERY),
+    ToolSpec("compare_batches", "Compare two series", "One seat of series batch_a against a seat of series batch_b, "
+             "paired on the map and spawn seeds both played (launch batch_b with paired_with: batch_a so every trial "
+             "pairs): {comparison {batch_a, batch_b, seat, seat_b, metric, difference {estimate, low, high}, "
+             "prob_improvement, paired_on}}. Arguments: batch_a, batch_b, seat (default 0), seat_b (default seat), "
+             "metric (default fitness_index). Needs runs:read. REST: GET /api/v1/compare.",
+             service.READ, False, "query", analysis.compare, query=COMPARE_QUERY),
+    ToolSpec("export_batch", "Export a series as CSV", "A series' results as CSV text, one row per agent per ended "
+             "match with every results field (seeds, seat, name, provider, model, rank, fitness_index, dimensions, "
+             "stats): {batch_id, format, csv}. REST also serves Parquet: GET /api/v1/batches/:id/export?format=parquet. "
+             "Needs runs:read.", service.READ, False, "id", analysis.export_csv,
+             id_text="the series' batch_id (bat_...), from launch_run"),
+)
+BY_NAME = {t.name: t for t in TOOLS}
 
 
 TRANSCRIPT_QUERY = {  # get_transcript: GET /api/v1/runs/:id/transcript's query parameters
@@ -229,7 +262,7 @@ def input_schema(spec: ToolSpec) -> dict:
         schema = copy.deepcopy(spec.model.model_json_schema())
         schema.pop("title", None)
     else:
-        query = {"query": QUERY, "id_query": TRANSCRIPT_QUERY}.get(spec.shape, {})
+        query = {"query": spec.query or QUERY, "id_query": TRANSCRIPT_QUERY}.get(spec.shape, {})
         schema = {"type": "object", "properties": copy.deepcopy(query), "additionalProperties": False}
     props = schema.setdefault("properties", {})
     if spec.id_text:
@@ -246,7 +279,7 @@ def _take_id(args: dict) -> str:
         raise DomainError("bad_request", "id is required")
     value = args.pop("id")
     if not isinstance(value, str):
-        raise DomainError("bad_request", "id: should be a valid string")
+        raise DomainError("bad_request", "id: should be a string")
     return value
 
 
@@ -265,11 +298,11 @@ def _sized(body: dict) -> dict:
     return body
 
 
-def _query(args: dict) -> dict:
-    _no_more({k: v for k, v in args.items() if k not in QUERY}, tuple(QUERY))
-    for name in ("status", "scenario_id", "batch_id", "cursor"):
+def _query(args: dict, query: dict) -> dict:
+    _no_more({k: v for k, v in args.items() if k not in query}, tuple(query))
+    for name in (n for n, schema in query.items() if "string" in schema["type"]):
         if args.get(name) is not None and not isinstance(args[name], str):
-            raise DomainError("bad_request", f"{name}: should be a valid string")
+            raise DomainError("bad_request", f"{name}: should be a string")
     return args  # null means absent, as an omitted query parameter; the service checks the values
 
 
@@ -291,4 +324,4 @@ def invoke(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict
         ident = _take_id(args)
         _no_more({k: v for k, v in args.items() if k not in TRANSCRIPT_QUERY}, ("id", *TRANSCRIPT_QUERY))
         return spec.call(core, principal, ident, **args)
-    return spec.call(core, principal, **_query(args))
+    return spec.call(core, principal, **_query(args, spec.query or QUERY))

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+import asyncio
+import json
+
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 
 from api.arena_html import arena_page
 from api.html import replay_html, report_html
@@ -43,6 +46,33 @@ def log(id: str, request: Request) -> PlainTextResponse:
     if arena_pages.is_arena(request.app.state.core, id):  # arena games: the graded move list as JSON
         return JSONResponse(arena_pages.log(request.app.state.core, id))
     return PlainTextResponse(pages.log_text(request.app.state.core, id))
+
+
+LIVE_EVERY_S = 1.0
+_OPEN = ("queued", "launching", "running")
+
+
+@router.get("/{id}/live", responses={**responses({}), 200: {"description": "server-sent events", "content": {
+    "text/event-stream": {"schema": {"type": "string"}}}}}, summary="Server-sent events while the match plays",
+    openapi_extra={"security": []})
+async def live(id: str, request: Request) -> StreamingResponse:
+    """One event per tick played (`id:` the tick, so a client resumes), {status, tick, season_ticks};
+    the last event carries the terminal status and the stream ends."""
+    core = request.app.state.core
+    pages.require_match(core, id)
+
+    async def stream():
+        last = None
+        while True:
+            now = await asyncio.to_thread(pages.progress, core, id)
+            if (now["status"], now["tick"]) != last:
+                last = (now["status"], now["tick"])
+                yield f"id: {now['tick']}\nevent: progress\ndata: {json.dumps(now)}\n\n"
+            if now["status"] not in _OPEN or await request.is_disconnected():
+                return
+            await asyncio.sleep(LIVE_EVERY_S)
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @router.get("/{id}/replay", responses=responses({200: _PAGE}), summary="Replay page (?format=json gives the frames)", openapi_extra={"security": []})

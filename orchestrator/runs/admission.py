@@ -97,6 +97,10 @@ def merge_env(base: dict, over: dict | None) -> dict:
     return out
 
 
+LOCAL_DIRECTIONS_NOTE = ("skills and instructions are ignored: a local seat plays a scripted policy, which reads "
+                         "no text; the scaffold tag records that they were sent")
+
+
 def resolve_seats(core: Core, principal: Principal, roster: list[dict], game: str | None = None) -> list[dict]:
     """Roster as sent -> resolved entries (skills snapshotted, provider defaulted, name derived).
     game: an arena game id, whose scripted seats and skill rule differ from the world's."""
@@ -138,6 +142,9 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], game: st
             "usage": {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0},
             "turns": None if provider == "local" else new_turns(),
         })
+        if provider == "local" and directions:
+            # recorded and tagged in the scaffold so the run says what was sent, but a policy reads no text
+            out[-1]["note"] = LOCAL_DIRECTIONS_NOTE
     return out
 
 
@@ -223,12 +230,14 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     seats = resolve_seats(core, principal, body["roster"], game)
     plan = principal.plan
     n_seats = len(seats)
+    # over the plan is the plan's refusal, whatever the scenario takes; bad_roster is for rosters
+    # that the plan allows but the scenario does not
+    if n_seats > plan["seats_per_run"]:
+        raise DomainError("plan_seats", f"the roster has {n_seats} seats; the {plan['name']} plan allows at most "
+                          f"{plan['seats_per_run']} per run")
     if scen.roster and not scen.roster["min_agents"] <= n_seats <= scen.roster["max_agents"]:
         raise DomainError("bad_roster", f"{scen.id} takes {scen.roster['min_agents']} to {scen.roster['max_agents']} "
                           f"seats; the roster has {n_seats}")
-    if n_seats > plan["seats_per_run"]:
-        raise DomainError("plan_seats", f"roster has {n_seats} seats; the {plan['name']} plan allows "
-                          f"{plan['seats_per_run']} per run")
     ticks = body.get("season_ticks", scen.season_ticks)
     if ticks > plan["ticks_per_run"]:
         raise DomainError("plan_ticks", f"season_ticks {ticks} is over the {plan['name']} plan's ceiling of "

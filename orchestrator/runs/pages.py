@@ -11,7 +11,8 @@ import json
 import numpy as np
 
 from engine.actions import decode
-from engine.kernels.codes import ACTIONS, EVENT_KINDS, INVALID, MOVE, REASONS, SPAWN, STARVE, TERRAINS
+from engine.kernels.codes import (ACCEPT, ACTIONS, EVENT_KINDS, INVALID, MOVE, RAID, REASONS, RESOURCES, SNAPSHOT,
+                                  SPAWN, STARVE, TERRAINS)
 from engine.observe import GLYPHS
 from engine.scenario import build_match
 from orchestrator.archive_store import Archive
@@ -39,6 +40,13 @@ def _public_seat(seat: dict) -> dict:
             "instructions": bool(seat.get("instructions"))}
 
 
+def progress(core: Core, match_id: str) -> dict:
+    """Where a match stands: status, tick played so far (while running) and season length."""
+    row = _row(core, match_id)
+    eff = json.loads(row["effective"])
+    return {"status": row["status"], "tick": row["live_tick"] or 0, "season_ticks": eff["season_ticks"]}
+
+
 def report(core: Core, match_id: str) -> dict:
     row = _row(core, match_id)
     eff = json.loads(row["effective"])
@@ -55,6 +63,54 @@ def _events(core: Core, match_id: str):
     return Archive.of(core.data_dir, core.config).read_events(match_id, row["batch_id"])
 
 
+def display_names(field: list[dict]) -> list[str]:
+    """One unique label per agent: anchors marked, repeated names numbered (two seats may share a name
+    with each other or with an anchor)."""
+    base = [a["name"] + (" (anchor)" if a.get("anchor") else "") for a in field]
+    seen: dict[str, int] = {}
+    out = []
+    for name in base:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if base.count(name) == 1 else f"{name} #{seen[name]}")
+    return out
+
+
+def _who(names: list[str], i: int) -> str:
+    return names[i] if 0 <= i < len(names) else f"agent {i}"
+
+
+def _describe(act: dict, cols: dict, r: int, names: list[str]) -> str:
+    """What an applied action did, in words, from the row's outcome columns (docs/EVENTS.md)."""
+    f, g, v = int(cols["f"][r]), int(cols["g"][r]), float(cols["v"][r])
+    name = act["action"]
+    if name == "move":
+        return f"moves {act['direction']} to ({f}, {g})"
+    if name == "gather":
+        return f"gathers {g} {RESOURCES[f] if 0 <= f < len(RESOURCES) else '?'}"
+    if name == "eat":
+        return f"eats (satiety {f}, {g} food left)"
+    if name == "build":
+        return "builds a shelter"
+    if name == "craft":
+        return "crafts a tool"
+    if name == "offer":
+        return (f"offers {_who(names, act['to'])} {act['give_qty']} {act['give']} for {act['want_qty']} "
+                f"{act['want']} (offer {f})")
+    if name == "accept":
+        return f"accepts offer {act['offer_id']} from {_who(names, f)}: traded"
+    if name == "decline":
+        return f"declines offer {act['offer_id']} from {_who(names, f)}"
+    if name == "raid":
+        target = _who(names, act["target"])
+        return (f"raids {target} and wins: takes {g} units worth {v:.1f}" if f == 1 else
+                f"raids {target} and fails")
+    if name == "say":
+        return f"says to {_who(names, act['to']) if 'to' in act else 'everyone'}: \"{act['text']}\""
+    if name == "wait":
+        return "waits" + {1: " (turn timed out)", 2: " (no reply)"}.get(int(cols["a"][r]), "")
+    return name
+
+
 def log_text(core: Core, match_id: str) -> str:
     row = _row(core, match_id)
     cols, meta = _events(core, match_id)
@@ -62,7 +118,7 @@ def log_text(core: Core, match_id: str) -> str:
         if row["status"] == "running":
             return f"{row['name']}: the match is still playing; the play-by-play appears when it is archived.\n"
         return f"{row['name']}: {row['status']}; no play-by-play was archived for this match.\n"
-    names = [a["name"] for a in meta["field"]]
+    names = display_names(meta["field"])
     messages = {int(cols["b"][r]): cols["text"][r] for r in np.nonzero(cols["text"] != None)[0]}  # noqa: E711
     table = [messages.get(k, "") for k in range(max(messages, default=-1) + 1)]
     lines = [f"# {row['name']} ({match_id})", f"# field: {', '.join(names)}"]
@@ -82,31 +138,72 @@ def log_text(core: Core, match_id: str) -> str:
             lines.append(f"  {who} sent no valid action ({REASONS[cols['reason'][r]]}: {cols['text'][r]})")
             continue
         act = decode(k, *(int(cols[c][r]) for c in "abcde"), table)
-        args = " ".join(f"{a}={v}" for a, v in act.items() if a != "action")
-        outcome = "" if cols["ok"][r] else f" -> refused: {REASONS[cols['reason'][r]]}"
-        lines.append(f"  {who} {act['action']} {args}".rstrip() + outcome)
+        if cols["ok"][r]:
+            lines.append(f"  {who} {_describe(act, cols, r, names)}")
+            continue
+        args = ", ".join(f"{a} {_who(names, v) if a in ('to', 'target') else v}" for a, v in act.items()
+                         if a != "action")
+        lines.append(f"  {who} tried to {act['action']}{' (' + args + ')' if args else ''}: refused, "
+                     f"{REASONS[cols['reason'][r]].replace('_', ' ')}")
     return "\n".join(lines) + "\n"
 
 
+# one colour per agent, the same on the map, the legend, the timeline and the scorecard (Tableau 10 + 10)
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+           "#bab0ac", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf")
+
+
+def links(match_id: str) -> dict:
+    base = f"/api/matches/{match_id}"
+    return {"report": f"{base}/report?format=html", "log": f"{base}/log", "replay": f"{base}/replay"}
+
+
+def _timeline(cols: dict, names: list[str]) -> list[dict]:
+    """The moments worth marking under the replay: raids (won or failed), settled trades, starvation."""
+    out = []
+    for r in np.nonzero(np.isin(cols["kind"], (RAID, ACCEPT, STARVE)))[0]:
+        k, i, t = int(cols["kind"][r]), int(cols["agent"][r]), int(cols["tick"][r])
+        if k == STARVE:
+            out.append({"tick": t, "agent": i, "kind": "starve", "text": f"{_who(names, i)} starved"})
+        elif cols["ok"][r] and k == RAID:
+            won = int(cols["f"][r]) == 1
+            target = _who(names, int(cols["a"][r]))
+            out.append({"tick": t, "agent": i, "kind": "raid", "won": won,
+                        "text": f"{names[i]} raided {target}: " + (f"took {int(cols['g'][r])} units worth "
+                                                                   f"{float(cols['v'][r]):.1f}" if won else "failed")})
+        elif cols["ok"][r] and k == ACCEPT:
+            out.append({"tick": t, "agent": i, "kind": "trade",
+                        "text": f"{names[i]} accepted {_who(names, int(cols['f'][r]))}'s offer"})
+    return out
+
+
 def replay_frames(core: Core, match_id: str) -> dict:
-    """The map (regenerated from the recorded seeds: the engine is deterministic) and each agent's
-    position per tick."""
+    """The map (regenerated from the recorded seeds: the engine is deterministic), each agent's
+    position per tick with its last snapshot (health, satiety, net worth), and the timeline's events.
+    A frame's agent is [x, y, alive, health, satiety, net worth]."""
     row = _row(core, match_id)
     eff = json.loads(row["effective"])
     cols, meta = _events(core, match_id)
     if cols is None:
-        return {"match_id": match_id, "status": row["status"], "terrain": [], "agents": [], "frames": []}
+        return {"match_id": match_id, "status": row["status"], "terrain": [], "agents": [], "frames": [],
+                "events": [], "links": links(match_id)}
     m = build_match(eff["season_ticks"], eff["env"], seat_specs(json.loads(row["roster"])))
     terrain = ["".join(GLYPHS[TERRAINS[t]] for t in line) for line in m.world.terrain]
     n = len(meta["field"])
     pos = np.zeros((n, 2), dtype=int)
     alive = np.ones(n, dtype=bool)
+    state = np.zeros((n, 3))  # health, satiety, net worth as of the last snapshot
     frames, tick = [], 0
     kinds, agents = cols["kind"], cols["agent"]
+
+    def frame() -> dict:
+        return {"tick": tick, "agents": [[int(x), int(y), bool(a), float(h), float(s), round(float(w), 2)]
+                                         for (x, y), a, (h, s, w) in zip(pos, alive, state)]}
     for r in range(len(kinds)):
         t = int(cols["tick"][r])
         if t != tick:
-            frames.append({"tick": tick, "agents": [[int(x), int(y), bool(a)] for (x, y), a in zip(pos, alive)]})
+            frames.append(frame())
             tick = t
         k = kinds[r]
         if k == SPAWN:
@@ -115,8 +212,12 @@ def replay_frames(core: Core, match_id: str) -> dict:
             pos[agents[r]] = (cols["f"][r], cols["g"][r])
         elif k == STARVE:
             alive[agents[r]] = False
-    frames.append({"tick": tick, "agents": [[int(x), int(y), bool(a)] for (x, y), a in zip(pos, alive)]})
+        elif k == SNAPSHOT:
+            state[agents[r]] = (cols["c"][r], cols["d"][r], cols["v"][r])
+    frames.append(frame())
+    names = display_names(meta["field"])
     return {"match_id": match_id, "status": row["status"], "terrain": terrain,
             "legend": {v: k for k, v in GLYPHS.items()},
-            "agents": [{"name": a["name"], "model": a["model"], "anchor": a["anchor"]} for a in meta["field"]],
-            "frames": frames, "kinds": list(EVENT_KINDS)}
+            "agents": [{"name": a["name"], "label": label, "model": a["model"], "anchor": a["anchor"],
+                        "color": PALETTE[i % len(PALETTE)]} for i, (a, label) in enumerate(zip(meta["field"], names))],
+            "frames": frames, "events": _timeline(cols, names), "kinds": list(EVENT_KINDS), "links": links(match_id)}

@@ -212,7 +212,7 @@ class OpenAIChat(Chat):
         super().__init__(provider, **kw)
         if provider == "ollama" and not self.base_url.endswith("/v1"):
             self.base_url += "/v1"
-        headers = {"Authorization": f"Bearer {self.key}"}
+        headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}  # keyless ollama
         if provider == "router":
             headers["X-Title"] = "Scenario Studio"
         options = {"model": self.model}

@@ -44,6 +44,10 @@ def test_trajectories_read_health_and_wealth_from_snapshot_rows(archive_dir, tmp
     health = table[table["metric"] == "health"]
     assert health["value"].tolist() == cols["c"][snap].astype(float).tolist()
     assert table[table["metric"] == "wealth"]["value"].tolist() == cols["v"][snap].tolist()
+    satiety = table[table["metric"] == "satiety"]
+    assert satiety["value"].tolist() == cols["d"][snap].astype(float).tolist()
+    # the plotted lines move: most agents' satiety changes over the match
+    assert (satiety.groupby("agent")["value"].nunique() > 1).mean() >= 0.5
     assert set(health["agent"]) == {"0: trader", "1: raider", "2: random #1", "3: greedy-harvester #1"}
     fig = trajectory(archive_dir, "match_bat_a_2", "wealth", path=tmp_path / "w.png")
     assert len(fig.axes[0].lines) == 4

@@ -14,5 +14,5 @@ def test_example_notebook_runs_without_errors(tmp_path):
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
-    assert len(images) >= 5  # forest, profile, leaderboard, health, wealth
+    assert len(images) >= 5  # forest, profile, leaderboard, satiety, wealth
     assert any("scorecards, all equal to the stored ones" in str(o.get("data", {})) for o in outputs)

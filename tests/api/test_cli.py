@@ -87,7 +87,7 @@ def test_token_mint_scopes_expiry_and_allowance(live, client, studio_inproc):
     me = client.get("/api/v1/me", headers=bearer(token)).json()
     assert me["token"]["scopes"] == ["runs:read"] and me["token"]["expires_at_ms"] is not None
     refused = studio(live.data_dir, "token", "mint", "--email", email, check=False)  # free: one token
-    assert refused.returncode == 2 and "allows 1 active tokens" in refused.stderr and refused.stdout == ""
+    assert refused.returncode == 2 and "allows 1 active token;" in refused.stderr and refused.stdout == ""
     studio(live.data_dir, "token", "revoke", "--email", email, "--prefix", token[:12])
     assert TOKEN_RE.fullmatch(studio(live.data_dir, "token", "mint", "--email", email).stdout.strip())
     bad = studio(live.data_dir, "token", "mint", "--email", email, "--scopes", "admin", check=False)
@@ -153,7 +153,10 @@ def test_serve_bootstraps_once_and_stops_cleanly(tmp_path, sig):
         assert _stop(proc, sig) == 0
     proc, url = _serve(data_dir)  # second start: no new owner, no token printed
     try:
-        assert TOKEN_RE.findall((tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out").read_text()) == []
+        second = (tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out").read_text()
+        assert TOKEN_RE.findall(second) == []
+        assert f"reusing the data dir {data_dir.resolve()} (1 account)" in second
+        assert "studio token mint --email owner@localhost" in second  # how to get a token again
         assert httpx.get(url + "/api/v1/me", headers=bearer(tokens[0])).status_code == 200
     finally:
         assert _stop(proc, signal.SIGTERM) == 0
@@ -172,3 +175,25 @@ def test_serve_no_bootstrap_creates_no_account(tmp_path, studio_inproc):
         assert httpx.get(url + "/api/v1/me", headers=bearer(token)).status_code == 200
     finally:
         assert _stop(proc, signal.SIGTERM) == 0
+
+
+def test_key_set_ollama_needs_no_key_and_help_names_every_provider(live, studio_inproc):
+    from orchestrator.keys import PROVIDERS
+    email = f"cli-{time.time_ns()}@example.org"
+    studio_inproc(live.data_dir, "account", "create", "--email", email, "--plan", "pro")
+    studio_inproc(live.data_dir, "key", "set", "--email", email, "--provider", "ollama",
+                  "--base-url", "http://127.0.0.1:11434")
+    listed = json.loads(studio_inproc(live.data_dir, "key", "list", "--email", email).stdout)
+    assert [(k["provider"], k["base_url"]) for k in listed] == [("ollama", "http://127.0.0.1:11434")]
+    keyless = studio_inproc(live.data_dir, "key", "set", "--email", email, "--provider", "openai", check=False)
+    assert keyless.returncode == 2 and "provider openai needs --key" in keyless.stderr
+    helped = subprocess.run([sys.executable, "-m", "orchestrator.cli", "key", "set", "--help"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and all(p in helped.stdout for p in PROVIDERS)
+    assert "--base-url" in helped.stdout and "not needed for ollama" in helped.stdout
+
+
+def test_simulate_table_shows_the_seeds_that_replay_it(capsys):
+    assert main(["simulate", "--scenario", "svc:custom-base-v1", "--seed", "5", "--spawn-seed", "7",
+                 "--ticks", "20"]) == 0
+    assert "seed: 5  spawn seed: 7" in capsys.readouterr().out.splitlines()[0]

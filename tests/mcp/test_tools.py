@@ -148,6 +148,13 @@ async def test_every_tool_answers_the_rest_body(idle):
         series = await t.tool("launch_run", {**body, "trials": 2})
         bid = series["batch"]["batch_id"]
         await t.same("get_batch", {"id": bid}, "GET", f"/api/v1/batches/{bid}")
+        await t.same("get_leaderboard", {"scenario_id": sid}, "GET", f"/api/v1/leaderboard?scenario_id={sid}")
+        exported = await t.tool("export_batch", {"id": bid})
+        assert exported["csv"] == rest(idle, token, "GET", f"/api/v1/batches/{bid}/export").text
+        t.called.add("compare_batches")  # nothing played on this idle server: both refuse alike
+        refused = await call(client, "compare_batches", {"batch_a": bid, "batch_b": bid})
+        r = rest(idle, token, "GET", f"/api/v1/compare?batch_a={bid}&batch_b={bid}")
+        assert refused == (True, r.json()) and r.status_code == 400
         await t.same("list_runs", {"status": "queued", "limit": 2}, "GET", "/api/v1/runs?status=queued&limit=2")
         page = await t.tool("list_runs", {"batch_id": bid, "limit": 1})
         assert page == t.get(f"/api/v1/runs?batch_id={bid}&limit=1") and page["next_cursor"]
@@ -169,7 +176,7 @@ async def test_tool_arguments_that_rest_has_no_place_for_are_refused(idle):
     async with connect(idle, account(idle.core)) as client:
         assert await call(client, "get_run", {}) == (True, {"error": "bad_request", "message": "id is required"})
         assert await call(client, "get_run", {"id": 5}) == (True, {"error": "bad_request",
-                                                                  "message": "id: should be a valid string"})
+                                                                  "message": "id: should be a string"})
         is_error, body = await call(client, "get_run", {"id": "run_x", "run_id": "run_x"})
         assert is_error and body == {"error": "bad_request",
                                      "message": "unknown argument 'run_id'; allowed arguments: id, api_key"}

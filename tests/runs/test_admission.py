@@ -211,3 +211,27 @@ def test_deeply_nested_body_is_a_bad_request(idle):
     with idle.client(account(idle.core)) as c:
         r = c.post("/api/v1/runs/estimate", content=b"[" * 40000, headers={"content-type": "application/json"})
         assert (r.status_code, r.json()["error"]) == (400, "bad_request")
+
+
+def test_roster_refusals_say_the_plan_and_speak_json(idle):
+    with idle.client(account(idle.core, plan="starter")) as c:
+        status, body = both(c, local_body(roster=[SEAT] * 100))
+        assert body == {"error": "plan_seats", "message": "the roster has 100 seats; the Starter plan allows at most "
+                                                          "6 per run"}
+        _, body = both(c, local_body(roster=[]))
+        assert body["error"] == "bad_roster" and body["message"].startswith("roster: should hold at least 1 item;")
+        _, body = both(c, local_body(season_ticks=5))
+        assert body["message"].startswith("season_ticks: should be at least 10;")
+        _, body = both(c, local_body(roster=[{"model": "local/random", "reasoning": "max"}]))
+        assert body["message"].startswith("roster[0].reasoning: should be one of off, low, medium or high;")
+        for message in (b["message"] for _, b in (both(c, local_body(roster=[{"model": ""}])),
+                                                  both(c, local_body(name=7)))):
+            assert not any(p in message for p in ("Input should", "after validation", "valid string", "String should"))
+
+
+def test_directions_on_a_local_seat_are_reported_as_ignored(idle):
+    with idle.client(account(idle.core, plan="starter")) as c:
+        est = c.post("/api/v1/runs", json=local_body(roster=[{"model": "local/random", "instructions": "Hoard."},
+                                                             SEAT])).json()["run"]["roster"]
+        c.post(f"/api/v1/runs/{c.get('/api/v1/runs').json()['runs'][0]['run_id']}/cancel")
+    assert "ignored" in est[0]["note"] and "note" not in est[1]

@@ -1,0 +1,100 @@
+"""Analysis routes: the leaderboard of a scenario, paired comparisons of two series, a series' export.
+Each calls one service function of orchestrator.runs.analysis, as the MCP tools do."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from api.deps import Caller, caller
+from api.openapi import responses
+from orchestrator.runs import analysis, service
+
+router = APIRouter(prefix="/api/v1")
+Reader = Annotated[Caller, Depends(caller(service.READ))]
+
+
+class Strength(BaseModel):
+    label: str
+    provider: Optional[str]
+    model: Optional[str]
+    estimate: float
+    low: float
+    high: float
+    n: int
+    method: str
+    rank: int
+    group: int
+    tied_with_leader: bool
+
+
+class Board(BaseModel):
+    scenario_id: str
+    by: str
+    n_matches: int
+    n_resamples: int
+    confidence: float
+    method: Optional[str]
+    rows: list[Strength]
+
+
+class LeaderboardAnswer(BaseModel):
+    leaderboard: Board
+
+
+class Comparison(BaseModel):
+    batch_a: str
+    batch_b: str
+    seat: int
+    seat_b: int
+    metric: str
+    difference: dict
+    prob_improvement: dict
+    paired_on: list
+
+
+class ComparisonAnswer(BaseModel):
+    comparison: Comparison
+
+
+def _param(name: str, schema: dict, description: str, required: bool = False) -> dict:
+    return {"name": name, "in": "query", "required": required, "schema": schema, "description": description}
+
+
+@router.get("/leaderboard", responses=responses({200: LeaderboardAnswer}), openapi_extra={"parameters": [
+    _param("scenario_id", {"type": "string", "minLength": 1}, "the scenario whose ended runs are ranked", True),
+    _param("by", {"enum": ["model", "name"]}, "rank models (provider and model) or seat names; default model"),
+    _param("resamples", {"type": "integer", "minimum": 100, "maximum": analysis.MAX_RESAMPLES},
+           "bootstrap resamples for the intervals, default 1000")]},
+    summary="Bradley-Terry leaderboard of a scenario over your ended runs")
+def leaderboard(c: Reader, request: Request) -> dict:
+    q = request.query_params
+    return analysis.leaderboard(c.core, c.principal, scenario_id=q.get("scenario_id"), by=q.get("by"),
+                                resamples=q.get("resamples"))
+
+
+@router.get("/compare", responses=responses({200: ComparisonAnswer}), openapi_extra={"parameters": [
+    _param("batch_a", {"type": "string", "minLength": 1}, "a series' batch_id", True),
+    _param("batch_b", {"type": "string", "minLength": 1},
+           "another series' batch_id (launch it with paired_with: batch_a)", True),
+    _param("seat", {"type": "integer", "minimum": 0}, "the seat of batch_a, default 0"),
+    _param("seat_b", {"type": "integer", "minimum": 0}, "the seat of batch_b, default the same as seat"),
+    _param("metric", {"enum": list(analysis.METRICS)}, "default fitness_index")]},
+    summary="One seat under two series, paired on the seeds both played")
+def compare(c: Reader, request: Request) -> dict:
+    q = request.query_params
+    return analysis.compare(c.core, c.principal, batch_a=q.get("batch_a"), batch_b=q.get("batch_b"),
+                            seat=q.get("seat"), seat_b=q.get("seat_b"), metric=q.get("metric"))
+
+
+@router.get("/batches/{id}/export", responses={**responses({}), 200: {"description": "the file", "content": {
+    "text/csv": {"schema": {"type": "string"}},
+    "application/vnd.apache.parquet": {"schema": {"type": "string", "format": "binary"}}}}},
+    openapi_extra={"parameters": [_param("format", {"enum": list(analysis.FORMATS)}, "csv (default) or parquet")]},
+    summary="A series' results, one row per agent per match, as CSV or Parquet")
+def export(id: str, c: Reader, request: Request) -> Response:
+    data, media = analysis.export(c.core, c.principal, id, request.query_params.get("format"))
+    ext = "parquet" if media.startswith("application/vnd.apache.parquet") else "csv"
+    return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{id}.{ext}"'})

@@ -1,0 +1,75 @@
+"""The public match pages people share: named, coloured agents, outcomes in the play-by-play, a
+timeline of events, pages that link to each other, nothing loaded from elsewhere."""
+import re
+
+import httpx
+import numpy as np
+import pytest
+
+from engine.kernels.codes import ACCEPT, RAID, STARVE
+from orchestrator import archive
+from tests.runs.conftest import account, local_body, wait_terminal
+
+LONG = "a seat with a name long enough to be cut"
+
+
+@pytest.fixture(scope="module")
+def played(srv):
+    body = local_body(season_ticks=120, roster=[{"model": "local/aggressive-raider", "name": LONG},
+                                                {"model": "local/aggressive-raider", "name": "twin"},
+                                                {"model": "local/honest-trader", "name": "twin"}],
+                      env={"anchors": ["aggressive-raider", "greedy-harvester", "greedy-harvester"]})
+    with srv.client(account(srv.core)) as lab:  # a shared machine may be slow to compile the first match
+        run = wait_terminal(lab, lab.post("/api/v1/runs", json=body).json()["run"]["run_id"], timeout=300)["run"]
+    cols, meta = archive.read_events(archive.events_path(srv.data_dir, run["match_id"]))
+    return run, cols
+
+
+def test_play_by_play_names_agents_and_says_what_happened(played, srv):
+    run, cols = played
+    with httpx.Client(base_url=srv.url) as anon:
+        text = anon.get(run["links"]["log"]).text
+    assert not re.search(r"(target|to|offer_id)=\d", text)  # no agents by number
+    field = text.splitlines()[1]
+    # two seats named alike are told apart; anchors are marked as such
+    assert field == (f"# field: {LONG}, twin #1, twin #2, aggressive-raider #1 (anchor), greedy-harvester #1 (anchor), "
+                     "greedy-harvester #2 (anchor)")
+    raids = int(((cols["kind"] == RAID) & cols["ok"].astype(bool)).sum())
+    assert len(re.findall(r" raids .+ and (wins: takes \d+ units worth [\d.]+|fails)$", text, re.M)) == raids
+    assert raids > 0  # three raiders for 120 ticks: the outcome wording is exercised
+    assert text.count(" gathers ") == int(((cols["kind"] == 2) & cols["ok"].astype(bool)).sum())
+
+
+def test_replay_has_a_legend_states_a_timeline_and_links(played, srv):
+    run, cols = played
+    with httpx.Client(base_url=srv.url) as anon:
+        frames = anon.get(run["links"]["replay"], params={"format": "json"}).json()
+        page = anon.get(run["links"]["replay"]).text
+        report = anon.get(run["links"]["match"], params={"format": "html"}).text
+    labels = [a["label"] for a in frames["agents"]]
+    assert len(set(labels)) == len(labels) == 6 and LONG in labels
+    assert len({a["color"] for a in frames["agents"]}) == 6
+    last = frames["frames"][-1]["agents"]
+    assert all(len(a) == 6 for a in last) and any(a[5] > 0 for a in last)  # x, y, alive, health, satiety, worth
+    marked = np.isin(cols["kind"], (RAID, ACCEPT)) & cols["ok"].astype(bool) | (cols["kind"] == STARVE)
+    assert len(frames["events"]) == int(marked.sum())
+    assert all(e["text"].split(" ")[0] in " ".join(labels) for e in frames["events"])
+    mid = run["match_id"]
+    for html in (page, report):
+        assert f"/api/matches/{mid}/log" in html and f"/api/matches/{mid}/replay" in html
+        assert f"/api/matches/{mid}/report?format=html" in html
+        assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing from another host
+    assert "id='legend'" in page and "id='timeline'" in page and "id='score'" in page
+    assert f">{LONG}</text>" in report  # chart labels are not cut off
+
+
+def test_live_stream_sends_progress_and_ends_with_the_match(played, srv):
+    run, _ = played
+    with httpx.Client(base_url=srv.url, timeout=30) as anon:
+        with anon.stream("GET", f"/api/matches/{run['match_id']}/live") as r:
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+            assert r.headers["cache-control"] == "no-cache"
+            body = r.read().decode()  # a finished match: one last event, then the stream closes
+        assert body.startswith("id: 120\nevent: progress\n")
+        assert '"status": "finished", "tick": 120, "season_ticks": 120' in body
+        assert anon.get("/api/matches/" + "0" * 32 + "/live").json()["error"] == "not_found"
