@@ -25,6 +25,8 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from orchestrator import archive
+ARENA_DIR = "arena"  # arena games: one graded log (JSON) per game
+
 from orchestrator.archive import COMPACT, EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, TRANSCRIPTS_DIR
 
 
@@ -50,7 +52,7 @@ class Archive:
     def __init__(self, uri: str):
         self.uri = uri
         self.fs, self.root = _filesystem(uri)
-        for sub in (EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR):
+        for sub in (EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR, ARENA_DIR):
             self.fs.create_dir(self._path(sub), recursive=True)
 
     @classmethod
@@ -78,11 +80,23 @@ class Archive:
         self.fs.move(tmp, path)
 
     # -- one match, as the worker sent it ----------------------------------------------------------
-    def land(self, match_id: str, events_ipc: bytes, seats_ipc: bytes, transcript_ipc: bytes | None = None) -> None:
+    def land(self, match_id: str, events_ipc: bytes | None, seats_ipc: bytes, transcript_ipc: bytes | None = None,
+             game_json: bytes | None = None) -> None:
+        """events_ipc is None for an arena game, whose graded log (game_json) is its whole record."""
         if transcript_ipc is not None:  # model turns stay one file per match: only their run's owner reads them
             self._put(self._path(TRANSCRIPTS_DIR, match_id + LANDING), transcript_ipc)
-        self._put(self._path(EVENTS_DIR, match_id + LANDING), events_ipc)
+        if game_json is not None:
+            self._put(self._path(ARENA_DIR, match_id + ".json"), game_json)
+        if events_ipc is not None:
+            self._put(self._path(EVENTS_DIR, match_id + LANDING), events_ipc)
         self._put(self._path(SEATS_DIR, match_id + LANDING), seats_ipc)
+
+    def read_game(self, match_id: str) -> dict | None:
+        path = self._path(ARENA_DIR, match_id + ".json")
+        if not self._exists(path):
+            return None
+        with self.fs.open_input_stream(path) as f:
+            return json.loads(f.read())
 
     def read_transcript(self, match_id: str, **page) -> tuple[list[dict], bool]:
         """A page of a match's model turns (archive.transcript_rows); nothing when it has none."""
@@ -104,7 +118,7 @@ class Archive:
 
     def landed(self) -> list[str]:
         """Match ids landed and not yet compacted."""
-        sel = pafs.FileSelector(self._path(EVENTS_DIR), allow_not_found=True)
+        sel = pafs.FileSelector(self._path(SEATS_DIR), allow_not_found=True)
         return sorted(posixpath.basename(i.path)[:-len(LANDING)] for i in self.fs.get_file_info(sel)
                       if i.path.endswith(LANDING))
 
@@ -116,14 +130,17 @@ class Archive:
     def compact(self, key: str, match_ids: list[str]) -> None:
         """The landed matches of one series (or one single run) into one Parquet file per kind; the
         landed files go once both are in place. Matches already compacted or never landed are skipped."""
-        present = [m for m in match_ids if self._exists(self._path(EVENTS_DIR, m + LANDING))]
+        present = [m for m in match_ids if self._exists(self._path(SEATS_DIR, m + LANDING))]
         if not present:
             return
-        events = [self._read_landed(EVENTS_DIR, m) for m in present]
-        meta = {"matches": {m: archive.table_meta(t) for m, t in zip(present, events)}}
+        with_events = [m for m in present if self._exists(self._path(EVENTS_DIR, m + LANDING))]  # arena games have none
+        events = [self._read_landed(EVENTS_DIR, m) for m in with_events]
+        meta = {"matches": {m: archive.table_meta(t) for m, t in zip(with_events, events)}}
         seats = pa.concat_tables([self._read_landed(SEATS_DIR, m) for m in present])
         # An earlier compaction of the same key (a series extended after a restart) is kept, not lost.
         for sub, tables in ((EVENTS_DIR, events), (SEATS_DIR, [seats])):
+            if not tables:
+                continue
             target = self._path(sub, key + COMPACT)
             if self._exists(target):
                 old = pq.read_table(target, filesystem=self.fs)

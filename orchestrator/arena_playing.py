@@ -1,15 +1,15 @@
 """Playing one arena run's game on a worker: scripted and model seats, grading by the oracle on the
 same worker, the graded log archived, results as the world's (CONTRACT.md section 11).
 
-The archive holds `arena/<match_id>.json`: meta, the graded moves (the public log) and the results.
-The per-seat rows go to the same seat files as the world's, so analytics reads arena results too.
+The worker writes no file: it hands the graded log (meta, the graded moves that are the public log,
+and the results) back as JSON and the per-seat rows as Arrow IPC; the head lands them in the archive
+(`arena/<match_id>.json`, and the same seat files as the world's, so analytics reads arena results too).
 """
 from __future__ import annotations
 
 import asyncio
 import functools
 import json
-import os
 import time
 
 from engine.arena.play import Tools, play
@@ -23,31 +23,38 @@ def tools() -> Tools:
     return Tools()
 
 
-def arena_path(data_dir, match_id: str):
-    return archive.archive_dir(data_dir) / "arena" / f"{match_id}.json"
-
-
 def read_game(data_dir, match_id: str) -> dict | None:
-    p = arena_path(data_dir, match_id)
-    return json.loads(p.read_text()) if p.exists() else None
+    from orchestrator.archive_store import Archive
+
+    return Archive.of(data_dir).read_game(match_id)
 
 
-def _model_seats(job, loop):
-    from orchestrator.arena_seats import ArenaSeat
+def _credentials(job, recorder) -> dict[int, dict]:
+    """The seats' keys from the head's Recorder (in the call, never on the worker's disk); in-process
+    play without one reads them from the data dir."""
+    if recorder is not None:
+        import ray
+
+        return {int(i): c for i, c in ray.get(recorder.credentials.remote(job.run_id)).items()}
+    from orchestrator import recorder as rec
     from orchestrator.core import Core
-    from orchestrator.seats.funding import credentials
-    from orchestrator.seats.player import Credential
+
+    return {int(i): c for i, c in rec.credentials(Core.open(job.data_dir), job.run_id).items()}
+
+
+def _model_seats(job, loop, recorder=None):
+    from orchestrator.arena_seats import ArenaSeat
 
     model = {i: s for i, s in enumerate(job.seats) if s["provider"] != "local"}
     if not model:
         return {}
-    creds = credentials(Core.open(job.data_dir), job.account_id, job.seats, [s["funding"] for s in job.seats])
-    return {i: ArenaSeat(i, s, key=(creds.get(i) or Credential(None)).key,
-                         base_url=(creds.get(i) or Credential(None)).base_url,
+    creds = _credentials(job, recorder)
+    return {i: ArenaSeat(i, s, key=(creds.get(i) or {}).get("key"),
+                         base_url=(creds.get(i) or {}).get("base_url"),
                          turn_timeout_ms=job.env["turn_timeout_ms"], loop=loop) for i, s in model.items()}
 
 
-def play_arena_job(job, should_stop, on_tick):
+def play_arena_job(job, should_stop, on_tick, recorder=None):
     from orchestrator.playing import Outcome
 
     started = int(time.time() * 1000)
@@ -56,7 +63,7 @@ def play_arena_job(job, should_stop, on_tick):
     loop = asyncio.new_event_loop()
     seats = {}
     try:
-        seats = _model_seats(job, loop)
+        seats = _model_seats(job, loop, recorder)
         out = play(game_id, [{"name": s["name"], "model": s["model"]} for s in job.seats],
                    first_seat=job.env["first_seat"], seed=job.env["seed"], tools=tools(), answerers=seats,
                    should_stop=should_stop, on_ply=on_tick)
@@ -73,21 +80,18 @@ def play_arena_job(job, should_stop, on_tick):
     results = out["results"]
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, seed=job.env["seed"],
                 first_seat=job.env["first_seat"], seats=[{"name": s["name"], "model": s["model"]} for s in job.seats])
-    path = arena_path(job.data_dir, job.match_id)
-    os.makedirs(path.parent, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"meta": meta, "moves": out["moves"], "results": results}))
-    os.replace(tmp, path)
+    game = json.dumps({"meta": meta, "moves": out["moves"], "results": results}).encode()
     run_row = {"run_id": job.run_id, "match_id": job.match_id, "batch_id": job.meta.get("batch_id"),
                "scenario_id": game_id, "scenario_hash": job.meta.get("scenario_hash"),
                "config_hash": job.meta.get("config_hash"), "seed": job.env["seed"],
-               "spawn_seed": job.env["spawn_seed"], "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)}}
-    archive.write_seats(job.data_dir, job.match_id, archive.seat_rows(run_row, results))
+               "spawn_seed": job.env["spawn_seed"], "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)},
+               "providers": {i: s.get("provider") for i, s in enumerate(job.seats)}}
+    seat_ipc = archive.to_ipc(archive.seat_table(archive.seat_rows(run_row, results)))
     cancelled = results["game"]["termination"] == "cancelled"
     return Outcome(run_id=job.run_id, status="cancelled" if cancelled else "finished",
                    stop_reason="cancelled" if cancelled else "season_end", match_ticks=results["match_ticks"],
                    results=results, match_id=job.match_id, usage=usage, spend_usd=sum(u["usd"] for u in usage),
-                   started_at_ms=started)
+                   started_at_ms=started, seats=seat_ipc, game=game)
 
 
 def _settle(usage, seats, turns=None):

@@ -53,6 +53,7 @@ class Outcome:
     events: bytes | None = None   # the event log, Arrow IPC (LZ4), for the head to land
     seats: bytes | None = None    # the seat rows, likewise
     transcript: bytes | None = None  # model turns, likewise (None when every seat is scripted)
+    game: bytes | None = None     # an arena game's graded log (JSON), likewise
 
 
 def unplayed(job: Job) -> Outcome:
@@ -115,13 +116,13 @@ def specs_from_meta(meta: dict) -> list[AgentSpec]:
 
 
 def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
-             on_tick: Callable[[int], None] = lambda t: None, players=None) -> Outcome:
+             on_tick: Callable[[int], None] = lambda t: None, players=None, recorder=None) -> Outcome:
     """Play, archive, score. `players` plays the model seats (orchestrator.seats), None when every
     seat is scripted."""
     if job.meta.get("scenario_id", "").startswith("arena:"):  # two-seat games beside the world
         from orchestrator.arena_playing import play_arena_job
 
-        return play_arena_job(job, should_stop, on_tick)
+        return play_arena_job(job, should_stop, on_tick, recorder)
     started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     stop = "season_end"

@@ -58,7 +58,7 @@ class Player:
         j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())  # archived with the match
         try:
             outcome = play_job(j, should_stop=lambda: j.run_id in self._stop,
-                               on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), players=model_players(j, recorder))
+                               on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), players=model_players(j, recorder), recorder=recorder)
         finally:
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)

@@ -258,9 +258,9 @@ class Dispatcher:
         """Every ready outcome landed in the archive, then one store transaction and one export: a run
         reads finished only once its match can be read."""
         for o in outcomes:
-            if o.get("events") is not None:
-                self.archive.land(o["match_id"], o["events"], o["seats"], o.get("transcript"))
-            o["events"] = o["seats"] = o["transcript"] = None
+            if o.get("seats") is not None:
+                self.archive.land(o["match_id"], o.get("events"), o["seats"], o.get("transcript"), o.get("game"))
+            o["events"] = o["seats"] = o["transcript"] = o["game"] = None
         ids = [o["run_id"] for o in outcomes]
 
         def step(c):
