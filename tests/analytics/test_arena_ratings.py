@@ -1,10 +1,12 @@
 """Bradley-Terry ratings and paired comparisons read arena results like the world's."""
 from analytics.compare import compare_seats, leaderboard
 from analytics.data import open_data_dir
+from orchestrator.archive_store import Archive
 from orchestrator.playing import Job, play_job
 
 
 def _series(data_dir, batch_id, models, games, seed0):
+    archive, played = Archive.of(data_dir), []
     for k in range(games):
         job = Job(run_id=f"run_{batch_id}_{k}", match_id=f"{batch_id}{k:04d}", data_dir=str(data_dir),
                   season_ticks=21, env={"seed": seed0 + k, "spawn_seed": 0, "first_seat": k % 2,
@@ -14,6 +16,9 @@ def _series(data_dir, batch_id, models, games, seed0):
                         "batch_id": batch_id})
         out = play_job(job)
         assert out.status == "finished" and out.results["rubric"] == "arena-connect-four-1"
+        archive.land(out.match_id, out.events, out.seats, out.transcript, out.game)  # as the head does
+        played.append(out.match_id)
+    archive.compact(batch_id, played)
 
 
 def test_the_solver_tops_a_connect_four_leaderboard_with_intervals(tmp_path):

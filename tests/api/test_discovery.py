@@ -14,7 +14,7 @@ SPEC_TABLE = [
     "PUT /api/v1/skills/:id", "DELETE /api/v1/skills/:id",
     "POST /api/v1/runs/estimate", "POST /api/v1/runs", "GET /api/v1/runs", "GET /api/v1/runs/:id",
     # CONTRACT.md section 2: the endpoints SPEC.md names without shape, then the public match pages
-    "POST /api/v1/runs/:id/cancel", "GET /api/v1/batches/:id", "GET /api/v1/usage",
+    "GET /api/v1/runs/:id/transcript", "POST /api/v1/runs/:id/cancel", "GET /api/v1/batches/:id", "GET /api/v1/usage",
     # leaderboards, paired comparisons and exports (analysis)
     "GET /api/v1/leaderboard", "GET /api/v1/compare", "GET /api/v1/batches/:id/export",
     "GET /api/matches/:id/report", "GET /api/matches/:id/log",
