@@ -23,7 +23,7 @@ class Live:
     core: Core  # a second Core on the server's data dir, like the admin CLI
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def live(tmp_path_factory) -> Live:
     data_dir = tmp_path_factory.mktemp("console") / "data"
     data_dir.mkdir()
@@ -36,7 +36,9 @@ def live(tmp_path_factory) -> Live:
     thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
+# package scope: Playwright's sync API keeps an event loop running on the main thread until it
+# stops, which would break every asyncio test collected after the console's
+@pytest.fixture(scope="package")
 def browser() -> Browser:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"the browser tests need Chromium at {CHROMIUM}: {INSTALL_LINE}", pytrace=False)
