@@ -108,21 +108,17 @@ class Studio(_Tools):
 
 
 def _start_dispatcher(core: Core, ray_address: str | None, workers: int | None):
-    import duckdb
-
+    from orchestrator import datadir
     from orchestrator.runs.dispatcher import Dispatcher
 
+    dispatcher = Dispatcher(core, ray_address=ray_address, workers=workers)
     try:
-        dispatcher = Dispatcher(core, ray_address=ray_address, workers=workers)
-    except duckdb.IOException as e:
-        if "lock" not in str(e).lower():
-            raise
-        # DuckDB's own text names a PID and a lock file; say what it means for this data dir
+        dispatcher.start()
+    except datadir.Busy as e:
         raise DataDirBusy(
-            f"another process already plays the runs of {core.data_dir.resolve()} (a running `studio serve`?). "
-            "Use Studio.connect('http://127.0.0.1:8000', token=...) to work through it, or drop play=True "
-            "to read and launch here while that process plays the runs.") from None
-    dispatcher.start()
+            f"another process (pid {e.holder}) already plays the runs of {core.data_dir.resolve()} (a running "
+            "`studio serve`?). Use Studio.connect('http://127.0.0.1:8000', token=...) to work through it, or "
+            "drop play=True to read and launch here while that process plays the runs.") from None
     return dispatcher
 
 

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 
 LOCK_NAME = "studio.lock"
+# held by the one process that plays a data dir's runs: two dispatchers would requeue each other's
+PLAY_LOCK_NAME = "play.lock"
 MIN_FREE_BYTES = 64 * 1024 * 1024  # room for the store's WAL and a few archived matches
 PRIVATE_FILES = ("studio.db", "studio.db-wal", "studio.db-shm", "config.toml")
 
@@ -52,9 +54,17 @@ def check(data_dir: str | Path, *, min_free_bytes: int = MIN_FREE_BYTES) -> Path
     return path
 
 
-def lock(data_dir: str | Path):
+class Busy(StartError):
+    """Another process holds the lock; `holder` is its pid as it wrote it."""
+
+    def __init__(self, message: str, holder: str):
+        super().__init__(message)
+        self.holder = holder
+
+
+def lock(data_dir: str | Path, name: str = LOCK_NAME, what: str = "another `studio serve`"):
     """Take the data dir for this process; returns the open lock file (keep it open)."""
-    path = Path(data_dir) / LOCK_NAME
+    path = Path(data_dir) / name
     f = open(path, "a+")
     try:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -62,8 +72,8 @@ def lock(data_dir: str | Path):
         f.seek(0)
         holder = f.read().strip() or "another process"
         f.close()
-        raise StartError(f"the data dir {Path(data_dir).resolve()} is in use by another `studio serve` "
-                         f"(pid {holder}); stop it or use another --data-dir") from None
+        raise Busy(f"the data dir {Path(data_dir).resolve()} is in use by {what} (pid {holder}); "
+                   "stop it or use another --data-dir", holder) from None
     f.seek(0)
     f.truncate()
     f.write(str(os.getpid()))

@@ -26,8 +26,19 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     else:
         # "local" never joins a stale cluster left in /tmp/ray by an unclean exit
+        _loopback_only()
         ray.init(address="local", num_cpus=num_cpus or os.cpu_count(), include_dashboard=False,
-                 log_to_driver=False, configure_logging=False)
+                 log_to_driver=False, configure_logging=False, _node_ip_address="127.0.0.1")
+
+
+def _loopback_only() -> None:
+    """A private Ray listens on 127.0.0.1 only: its ports take tasks from whoever connects. Ray
+    rewrites 127.0.0.1 to the machine's address unless clusters are off, a flag it reads from the
+    environment when first imported (here, long before this call), so set both."""
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # for the processes Ray starts
+    from ray._private import ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def cluster_cpus() -> int:

@@ -339,9 +339,9 @@ def _run_body(form) -> dict:
 
 
 def _scenario_choices(core: Core, p: auth.Principal) -> list[dict]:
-    from orchestrator import catalog, scenarios
+    from orchestrator import listing, scenarios
     own = scenarios.list_scenarios(core, p)
-    return [{"id": s["id"], "name": s.get("title", s["id"])} for s in catalog.library_scenarios(p)["scenarios"]] + \
+    return [{"id": s["id"], "name": s.get("title", s["id"])} for s in listing.library_scenarios(p)["scenarios"]] + \
         [{"id": s["id"], "name": s["name"]} for s in own.get("scenarios", [])]
 
 

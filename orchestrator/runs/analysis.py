@@ -16,7 +16,7 @@ import duckdb
 
 from analytics.compare import BY, METRICS, compare_configs, leaderboard as bt_leaderboard
 from analytics.data import as_data
-from orchestrator import archive
+from orchestrator.archive_store import Archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -46,16 +46,12 @@ def _int(name: str, value: Any, low: int, high: int, default: int | None) -> int
     return value
 
 
-def _source(core: Core, match_ids: list[str]) -> duckdb.DuckDBPyConnection:
-    """A `seats` view over these matches' seat files where `model` reads provider:model for model seats
-    (scripted local/* seats and anchors keep their id), and `provider` is a column of its own."""
+def _source(core: Core, matches: dict[str, str | None]) -> duckdb.DuckDBPyConnection:
+    """A `seats` view over these matches' seat rows (match id -> its series' key, wherever the archive
+    holds them now) where `model` reads provider:model for model seats (scripted local/* seats and
+    anchors keep their id), and `provider` is a column of its own."""
     con = duckdb.connect()
-    root = archive.archive_dir(core.data_dir) / archive.SEATS_DIR
-    files = [str(p) for p in (root / f"{m}.parquet" for m in match_ids) if p.exists()]
-    if files:
-        con.read_parquet(files, union_by_name=True).create_view("raw")
-    else:
-        con.register("raw", archive.SEAT_SCHEMA.empty_table())
+    con.register("raw", Archive.of(core.data_dir, core.config).seats(matches))
     # files archived before seat rows carried their provider were all local or unknown: say local
     columns = {row[0] for row in con.execute("DESCRIBE raw").fetchall()}
     if "provider" in columns:
@@ -67,12 +63,13 @@ def _source(core: Core, match_ids: list[str]) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _matches(core: Core, principal: Principal, **where: str) -> list[str]:
+def _matches(core: Core, principal: Principal, **where: str) -> dict[str, str | None]:
+    """The account's ended matches (match id -> batch id) that satisfy ``where``."""
     clauses = " AND ".join(f"{column} = ?" for column in where)  # column names are this module's own
-    rows = core.store.all(f"SELECT match_id FROM runs WHERE account_id = ? AND match_id IS NOT NULL AND status IN "
-                          f"(?, ?){' AND ' + clauses if clauses else ''}",
+    rows = core.store.all(f"SELECT match_id, batch_id FROM runs WHERE account_id = ? AND match_id IS NOT NULL "
+                          f"AND status IN (?, ?){' AND ' + clauses if clauses else ''}",
                           (principal.account_id, *ENDED, *where.values()))
-    return [r["match_id"] for r in rows]
+    return {r["match_id"]: r["batch_id"] for r in rows}
 
 
 def _batch(core: Core, principal: Principal, name: str, batch_id: Any) -> str:
@@ -121,7 +118,7 @@ def compare(core: Core, principal: Principal, *, batch_a: Any = None, batch_b: A
     metric = _str("metric", metric, required=False) or "fitness_index"
     if metric not in METRICS:
         raise DomainError("bad_request", f"metric: should be one of {', '.join(METRICS)}")
-    con = _source(core, _matches(core, principal, batch_id=a) + _matches(core, principal, batch_id=b))
+    con = _source(core, _matches(core, principal, batch_id=a) | _matches(core, principal, batch_id=b))
     try:
         result = compare_configs(as_data(con), a, b, seat, metric=metric, seat_b=seat_b)
     except ValueError as e:  # nothing to pair yet, or a seat the series do not have

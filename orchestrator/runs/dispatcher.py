@@ -21,6 +21,7 @@ import time
 import ray
 from ray.exceptions import RayActorError, RayError
 
+from orchestrator import datadir
 from orchestrator.archive_store import Archive
 from orchestrator.core import Core
 from orchestrator.playing import Job
@@ -60,6 +61,7 @@ class Dispatcher:
         self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
         self.registry = Registry(core, self.archive)
         self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
+        self._play_lock = None
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
 
@@ -70,6 +72,13 @@ class Dispatcher:
         return max(1, len(self.model_workers) * MODEL_JOBS_PER_WORKER)
 
     def start(self) -> None:
+        # before anything else: a second player's reconcile would requeue or fail the first one's runs
+        try:
+            self._play_lock = datadir.lock(self.core.data_dir, datadir.PLAY_LOCK_NAME,
+                                           what="another process playing its runs (`studio serve` or a notebook)")
+        except datadir.Busy:
+            self.registry.close()
+            raise
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
@@ -108,6 +117,9 @@ class Dispatcher:
         self.workers, self.model_workers = [], []
         self.core.dispatcher = None
         self.registry.close()
+        if self._play_lock is not None:
+            self._play_lock.close()
+            self._play_lock = None
 
     def wake(self) -> None:
         self._wake.set()

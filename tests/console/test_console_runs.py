@@ -10,15 +10,13 @@ from orchestrator import accounts
 from orchestrator.core import Core
 from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
-from orchestrator.workers import init_ray
 from tests.api.util import free_port, start_server
 from tests.console.conftest import Live, sign_in_by_link
 from tests.console.test_console import _shot
 
 
 @pytest.fixture(scope="module")
-def playing(tmp_path_factory) -> Live:
-    init_ray(num_cpus=2)
+def playing(tmp_path_factory, ray_pool) -> Live:
     data_dir = tmp_path_factory.mktemp("console-runs") / "data"
     data_dir.mkdir()
     (data_dir / "config.toml").write_text("[limits]\nsign_in_per_minute = 1000\n")
@@ -27,9 +25,6 @@ def playing(tmp_path_factory) -> Live:
     yield Live(url=f"http://127.0.0.1:{port}", core=Core.open(data_dir))
     server.should_exit = True
     thread.join(timeout=30)
-    import ray
-
-    ray.shutdown()
 
 
 def test_build_launch_watch_and_open_results(page, playing):

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.workers import init_ray
 from tests.runs.conftest import account, start
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,9 +46,8 @@ def test_fences_are_read_as_the_renderer_reads_them(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def reader(tmp_path_factory):
+def reader(tmp_path_factory, ray_pool):
     """A running service and the environment of someone who followed the README's first steps."""
-    init_ray(num_cpus=4)
     home = tmp_path_factory.mktemp("reader")
     server = start(home / "studio-data")
     env = dict(os.environ, STUDIO_URL=server.url, STUDIO_TOKEN=account(server.core),

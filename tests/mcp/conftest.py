@@ -15,7 +15,6 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from orchestrator.workers import init_ray
 from tests.runs.conftest import Server, start
 
 # CONTRACT.md section 5
@@ -58,18 +57,10 @@ def idle(tmp_path_factory) -> Server:
 
 
 @pytest.fixture(scope="module")
-def playing(tmp_path_factory) -> Server:
-    # Module-scoped: its two Ray workers hold two of the session Ray's four CPUs, which tests/runs'
-    # servers need once this module is done.
-    import ray
-
-    started = not ray.is_initialized()  # tests/runs may have started the session's Ray already
-    init_ray(num_cpus=4)
+def playing(tmp_path_factory, ray_pool) -> Server:
     s = start(tmp_path_factory.mktemp("mcp-playing") / "data", CONFIG, dispatch=True)
     yield s
     s.stop()
-    if started:
-        ray.shutdown()
 
 
 def mcp_url(server: Server | str) -> str:

@@ -13,7 +13,6 @@ import pytest
 from api.app import create_app
 from orchestrator import accounts, auth
 from orchestrator.core import Core
-from orchestrator.workers import init_ray
 from tests.api.util import bearer, free_port, start_server
 
 ALL_SCOPES = ("scenarios:read", "scenarios:write", "runs:read", "runs:write")
@@ -56,12 +55,8 @@ def start(data_dir: Path, config: str = CONFIG, dispatch: bool = True) -> Server
 
 
 @pytest.fixture(scope="session", autouse=True)
-def ray_session():
-    init_ray(num_cpus=4)
+def ray_session(ray_pool):
     yield
-    import ray
-
-    ray.shutdown()
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.kernels.codes import ACCEPT, RAID, STARVE
-from orchestrator import archive
+from orchestrator.archive_store import Archive
 from tests.runs.conftest import account, local_body, wait_terminal
 
 LONG = "a seat with a name long enough to be cut"
@@ -21,7 +21,7 @@ def played(srv):
                       env={"anchors": ["aggressive-raider", "greedy-harvester", "greedy-harvester"]})
     with srv.client(account(srv.core)) as lab:  # a shared machine may be slow to compile the first match
         run = wait_terminal(lab, lab.post("/api/v1/runs", json=body).json()["run"]["run_id"], timeout=300)["run"]
-    cols, meta = archive.read_events(archive.events_path(srv.data_dir, run["match_id"]))
+    cols, meta = Archive.of(srv.data_dir, srv.core.config).read_events(run["match_id"])
     return run, cols
 
 

@@ -100,7 +100,12 @@ def test_rejected_key_fails_the_run_naming_seat_and_provider(srv, fake):
         run = wait_terminal(c, rid)["run"]
     assert run["status"] == "failed" and run["stop_reason"] == "failed"
     assert "roster[1]" in run["error"]["message"] and "anthropic" in run["error"]["message"]
-    assert run["agent_turns"]["settled"] == 0
+    # the first tick asked both model seats at once: the turn the router served was paid and stays metered
+    gpt, claude = run["roster"][0], run["roster"][1]
+    assert gpt["turns"]["answered"] == 1 and gpt["usage"]["usd"] > 0
+    assert claude["turns"]["provider_errors"] == 1 and claude["replied"] is False
+    assert run["agent_turns"]["settled"] == sum(seat["usage"]["agent_turns"] for seat in run["roster"])
+    assert run["spend"]["usd"] == gpt["usage"]["usd"]
 
 
 def test_unknown_model_fails_the_run_instead_of_waiting_out_the_season(srv, fake):
