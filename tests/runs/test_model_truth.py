@@ -47,7 +47,7 @@ def launch(c, ticks: int, seats: list[dict], **env) -> str:
     return r.json()["run"]["run_id"]
 
 
-def wait_for(pred, timeout: float = 30, every: float = 0.05):
+def wait_for(pred, timeout: float = 90, every: float = 0.05):  # a bound for loaded machines, not a target
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         got = pred()
