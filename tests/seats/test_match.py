@@ -65,9 +65,10 @@ def test_sixteen_seats_are_asked_at_once(fake):
 
     reports = run(with_client(go))
     assert not any(r.waits for r in reports)
-    assert max(r.elapsed_ms for r in reports[1:]) < 320  # one latency per tick, not sixteen
+    # asked one after another, a tick would take 16 x 200 ms; at once it takes about one latency
+    assert max(r.elapsed_ms for r in reports[1:]) < 1000
     arrivals = sorted(r["at"] for r in fake.requests[-16:])
-    assert arrivals[-1] - arrivals[0] < 0.1
+    assert arrivals[-1] - arrivals[0] < 0.2
 
 
 def job_for(fake, roster, ticks, cap=None):
