@@ -33,8 +33,10 @@ serve: $(STAMP)
 simulate: $(STAMP)
 	$(BIN)/studio simulate --scenario svc:custom-base-v1
 
+# two processes, each taking whole files: module-scoped servers stay in one process, and most tests
+# wait on servers, subprocesses or Ray rather than on the CPU
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b; done
