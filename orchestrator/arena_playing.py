@@ -54,6 +54,21 @@ def _model_seats(job, loop, recorder=None):
                          turn_timeout_ms=job.env["turn_timeout_ms"], loop=loop) for i, s in model.items()}
 
 
+def _reporter(job, seats, recorder, on_tick):
+    """After every ply: the live ply, and the model seats' usage and counts written to the head, so a
+    worker that dies mid-game loses no metered spend (the world reports once per tick)."""
+    if recorder is None or not seats:
+        return on_tick
+    import ray
+
+    def on_ply(ply: int) -> None:
+        on_tick(ply)
+        # waited for: reports are totals, and one overtaken by its predecessor would roll them back
+        ray.get(recorder.report.remote(job.run_id, ply, {i: {"usage": dict(s.usage), "turns": dict(s.turns)}
+                                                         for i, s in seats.items()}))
+    return on_ply
+
+
 def play_arena_job(job, should_stop, on_tick, recorder=None):
     from orchestrator.playing import Outcome
 
@@ -66,7 +81,7 @@ def play_arena_job(job, should_stop, on_tick, recorder=None):
         seats = _model_seats(job, loop, recorder)
         out = play(game_id, [{"name": s["name"], "model": s["model"]} for s in job.seats],
                    first_seat=job.env["first_seat"], seed=job.env["seed"], tools=tools(), answerers=seats,
-                   should_stop=should_stop, on_ply=on_tick)
+                   should_stop=should_stop, on_ply=_reporter(job, seats, recorder, on_tick))
     except SeatFailed as e:
         return _failed(job, usage, seats, e.envelope(), Outcome)
     except Exception as e:  # the run fails; turns already paid stay metered
@@ -91,18 +106,35 @@ def play_arena_job(job, should_stop, on_tick, recorder=None):
     return Outcome(run_id=job.run_id, status="cancelled" if cancelled else "finished",
                    stop_reason="cancelled" if cancelled else "season_end", match_ticks=results["match_ticks"],
                    results=results, match_id=job.match_id, usage=usage, spend_usd=sum(u["usd"] for u in usage),
-                   started_at_ms=started, seats=seat_ipc, game=game)
+                   started_at_ms=started, seats=seat_ipc, game=game, turns=_turns(job, seats),
+                   transcript=_transcript(seats))
 
 
 def _settle(usage, seats, turns=None):
     for i, u in enumerate(usage):
         if i in seats:
             u.update(seats[i].usage)
+            if turns is not None:  # the play loop judged legality: illegal answers less the timeouts
+                seats[i].turns["invalid"] = turns[i]["illegal"] - turns[i]["timed_out"]
+                rows = [r for r in seats[i].transcript if r["error"] is None]
+                if rows and not rows[-1]["refused"] and seats[i].turns["invalid"] > sum(bool(r["refused"]) for r in rows):
+                    rows[-1]["refused"] = ["the third illegal answer in one turn: the game is forfeit"]
         elif turns is not None:
             u["agent_turns"] = turns[i]["answers"]
+
+
+def _transcript(seats) -> bytes | None:
+    """Every model answer of the game (Arrow IPC), in ply order, for the owner's transcript."""
+    rows = sorted((r for s in seats.values() for r in s.transcript), key=lambda r: r["tick"])
+    return archive.to_ipc(archive.transcript_table(rows)) if seats else None
+
+
+def _turns(job, seats) -> list[dict | None]:
+    return [dict(seats[i].turns) if i in seats else None for i in range(len(job.seats))]
 
 
 def _failed(job, usage, seats, error, Outcome):
     _settle(usage, seats)
     return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=0, results=None,
-                   match_id=None, usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error)
+                   match_id=None, usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error,
+                   turns=_turns(job, seats))

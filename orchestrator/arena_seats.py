@@ -1,15 +1,16 @@
 """Model seats in arena games: the position as text, one move back (CONTRACT.md section 11).
 
-Built on orchestrator.seats' public pieces (make_chat, prices, errors). The seat is asked in the
-JSON format whatever its recorded format: the reply is `{"move": "..."}` (or the bare move). A turn
-timeout returns None (the play loop counts it as one illegal answer); a provider that keeps failing
-for 3 turns in a row, or rejects the key, fails the run: never a loss.
+Built on orchestrator.seats' public pieces (make_chat, prices, errors). A seat in the `tools` format
+gets one tool, `move`; a `json` seat answers `{"move": "..."}`; either may answer the bare move in
+text. A turn timeout returns None (the play loop counts it as one illegal answer); a provider that
+keeps failing for 3 turns in a row, or rejects the key, fails the run: never a loss.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import re
+import time
 
 from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.prompt import compose_directions
@@ -17,17 +18,32 @@ from orchestrator.seats.providers import ProviderError, SeatFailed, TurnTimeout,
 
 PROVIDER_FAILURES = 3
 SYSTEM = ("You are playing a two-player board game against another player. Each turn you are shown the "
-          "position and must answer with exactly one JSON object: {\"move\": \"<your move>\"}, or "
-          "{\"move\": \"resign\"} to resign. An illegal answer is sent back with the reason; the third "
+          "position and must answer {answer}. An illegal answer is sent back with the reason; the third "
           "illegal answer in one turn loses the game.")
+ANSWER = {"json": "with exactly one JSON object: {\"move\": \"<your move>\"}, or {\"move\": \"resign\"} "
+                  "to resign",
+          "tools": "by calling the `move` tool once with your move, or with \"resign\" to resign"}
+MOVE_TOOL = ({"name": "move", "description": "Play one move: chess in UCI (e2e4) or SAN (Nf3), Connect Four a "
+                                             "column 1..7; or resign.",
+              "parameters": {"type": "object", "properties": {"move": {"type": "string", "description":
+                                                                       "the move, or resign"}},
+                             "required": ["move"], "additionalProperties": False}},)
 
 
 class ProviderDown(SeatFailed):
     code = "provider_error"
 
 
-def read_move(text: str) -> str:
-    """The move in a reply: a JSON object's `move`, else the text itself."""
+def read_move(text: str, calls=()) -> str:
+    """The move in a reply: the `move` tool's argument, else a JSON object's `move`, else the text."""
+    for name, args, _ in calls:
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except json.JSONDecodeError:
+                continue
+        if name == "move" and isinstance(args, dict) and isinstance(args.get("move"), (str, int)):
+            return str(args["move"])
     text = text.strip()
     m = re.search(r"\{.*\}", text, re.S)
     if m:
@@ -48,39 +64,62 @@ class ArenaSeat:
         self.index, self.seat, self.loop = index, seat, loop
         self.provider = seat.get("provider") or "router"
         directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
+        fmt = "json" if seat.get("format") == "json" else "tools"
+        system = SYSTEM.replace("{answer}", ANSWER[fmt])
         self.client = new_client()
         self.chat = make_chat(self.provider, model=seat["model"], key=key or "", client=self.client,
-                              system=SYSTEM + (f"\n\n{directions}" if directions else ""), base_url=base_url,
-                              format="json", reasoning=seat.get("reasoning"), temperature=seat.get("temperature"),
-                              max_tokens=seat.get("max_tokens"), seat=f"roster[{index}] (model {seat['model']})")
+                              system=system + (f"\n\n{directions}" if directions else ""), base_url=base_url,
+                              format=fmt, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),
+                              temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
+                              seat=f"roster[{index}] (model {seat['model']})")
         self.timeout_s = turn_timeout_ms / 1000
         self.prices = prices or PriceTable.shipped()
         self.usage = {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
+        # the world's counts; `invalid` is settled from the play loop, which judges legality
+        self.turns = {"answered": 0, "invalid": 0, "timed_out": 0, "provider_errors": 0, "retries": 0}
         self.failures = 0
         self.transcript: list[dict] = []
 
+    def _log(self, ply: int, t0: float, reply: str = "", move: str | None = None, error: str | None = None,
+             tokens: tuple = (None, None)) -> None:
+        """One transcript row per answer, in the world's shape: a ply is this game's tick."""
+        self.transcript.append({"tick": ply, "seat": self.index, "reply": reply[:2000],
+                                "actions": json.dumps([move] if move is not None else []), "refused": [],
+                                "latency_ms": round((time.perf_counter() - t0) * 1000, 1),
+                                "input_tokens": tokens[0], "output_tokens": tokens[1], "error": error})
+
     def answer(self, game, feedback: str | None) -> str | None:
         text = game.prompt() + (f"\nYour previous answer was refused: {feedback}. Answer again." if feedback else "")
+        if feedback and self.transcript:
+            self.transcript[-1]["refused"] = [feedback]
         self.usage["agent_turns"] += 1
         while True:
+            t0 = time.perf_counter()
             try:
                 reply = self.loop.run_until_complete(self._send(text))
-            except TurnTimeout:
+            except TurnTimeout as e:
                 self.failures = 0
+                self.turns["timed_out"] += 1
+                self._log(game.plies, t0, error=f"timed out: {e}")
                 return None
             except ProviderError as e:
                 self.failures += 1
+                self.turns["provider_errors"] += 1
+                self._log(game.plies, t0, error=str(e)[:500])
                 if self.failures >= PROVIDER_FAILURES:
                     raise ProviderDown(f"roster[{self.index}] (model {self.seat['model']}): the {self.provider} "
                                        f"provider failed {self.failures} times in a row: {e}") from e
                 continue
             self.failures = 0
+            self.turns["answered"] += 1
+            self.turns["retries"] = self.chat.retries
             self.usage["input_tokens"] += reply.input_tokens
             self.usage["output_tokens"] += reply.output_tokens
             self.usage["usd"] += self.prices.cost(self.provider, self.seat["model"], reply.input_tokens,
                                                   reply.output_tokens)
-            move = read_move(reply.text or "".join(json.dumps(a) for _, a, _ in reply.calls))
-            self.transcript.append({"ply": game.plies, "reply": reply.text[:2000], "move": move})
+            move = read_move(reply.text or "", reply.calls)
+            said = reply.text or "".join(f"{n}({a if isinstance(a, str) else json.dumps(a)})" for n, a, _ in reply.calls)
+            self._log(game.plies, t0, said, move, tokens=(reply.input_tokens, reply.output_tokens))
             return move
 
     async def _send(self, text: str):

@@ -132,8 +132,10 @@ class Chat:
 
     def __init__(self, provider: str, *, model: str, key: str, client: PooledClient, system: str,
                  base_url: str | None = None, format: str = "tools", reasoning: str | None = None,
-                 temperature: float | None = None, max_tokens: int | None = None, seat: str = "seat"):
+                 temperature: float | None = None, max_tokens: int | None = None, seat: str = "seat",
+                 tools: tuple[dict, ...] | None = None):
         self.provider, self.model, self.key, self.system = provider, model, key, system
+        self.tools = tools if tools is not None else tool_specs()  # the world's actions unless a game says
         self.pool = client.pool
         self.retries = 0  # extra attempts after 429, 5xx or a dropped connection, over the run
         self.format, self.reasoning, self.temperature, self.seat = format, reasoning, temperature, seat
@@ -221,7 +223,7 @@ class OpenAIChat(Chat):
         if self.temperature is not None:
             options["temperature"] = self.temperature
         if self.format == "tools":
-            options["tools"] = [{"type": "function", "function": t} for t in tool_specs()]
+            options["tools"] = [{"type": "function", "function": t} for t in self.tools]
             options["tool_choice"] = "auto"
         if provider == "router" and self.reasoning is not None:
             options["reasoning"] = {"effort": self.reasoning if reasoning_on(self.reasoning) else "none"}
@@ -272,7 +274,7 @@ class AnthropicChat(Chat):
                    "system": [{"type": "text", "text": self.system, "cache_control": {"type": "ephemeral"}}]}
         if self.format == "tools":
             options["tools"] = [{"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
-                                for t in tool_specs()]
+                                for t in self.tools]
             options["tool_choice"] = {"type": "auto"}
         if reasoning_on(self.reasoning):
             budget = min(THINKING_BUDGET[self.reasoning], max(1024, self.max_tokens - 1024))

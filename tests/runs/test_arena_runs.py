@@ -82,12 +82,15 @@ def _model_token(srv, fake):
     return token
 
 
-def _model_game(srv, fake, model):
+def _model_game(srv, fake, model, fmt="json", transcript=False):
     token = _model_token(srv, fake)
     out = _launch(srv, token, {"scenario_id": C4, "env": {"turn_timeout_ms": 5000},
-                               "roster": [{"model": model, "name": "m"}, {"model": "local/random"}]})
+                               "roster": [{"model": model, "name": "m", "format": fmt}, {"model": "local/random"}]})
     with srv.client(token) as c:
-        return wait_terminal(c, out["run"]["run_id"], timeout=120)
+        body = wait_terminal(c, out["run"]["run_id"], timeout=120)
+        if transcript:
+            body["transcript"] = c.get(f"/api/v1/runs/{out['run']['run_id']}/transcript").json()["turns"]
+        return body
 
 
 def test_a_model_seat_plays_legal_json_answers(srv, fake):
@@ -102,11 +105,31 @@ def test_a_model_seat_plays_legal_json_answers(srv, fake):
 
 def test_illegal_answers_are_re_asked_then_forfeit(srv, fake):
     fake.defaults["test/illegal"] = {"text": '{"move": "9"}'}
-    body = _model_game(srv, fake, "test/illegal")
+    body = _model_game(srv, fake, "test/illegal", transcript=True)
     results = body["results"]
     assert results["game"]["termination"] == "forfeit" and results["agents"][0]["status"] == "forfeit"
     asked = fake.bodies("test/illegal")
     assert len(asked) == 3 and "refused" in asked[1]["messages"][-1]["content"]
+    assert body["run"]["roster"][0]["turns"] == {"answered": 3, "invalid": 3, "timed_out": 0, "provider_errors": 0,
+                                                 "retries": 0}
+    mine = [t for t in body["transcript"] if t["seat"] == 0]
+    assert [t["actions"] for t in mine] == [["9"]] * 3 and all(t["refused"] for t in mine)
+    assert "forfeit" in mine[2]["refused"][0]
+
+
+def test_a_tools_seat_answers_with_the_move_tool_and_its_turns_are_in_the_transcript(srv, fake):
+    fake.defaults["test/tools"] = {"calls": [("move", {"move": "4"})], "usage": (40, 4)}
+    body = _model_game(srv, fake, "test/tools", fmt="tools", transcript=True)
+    assert body["run"]["status"] == "finished"
+    sent = fake.bodies("test/tools")
+    assert [t["function"]["name"] for t in sent[0]["tools"]] == ["move"]
+    assert "`move` tool" in sent[0]["messages"][0]["content"]
+    seat = body["run"]["roster"][0]
+    mine = [t for t in body["transcript"] if t["seat"] == 0]
+    assert seat["turns"]["answered"] == len(mine) == len(sent) and seat["usage"]["input_tokens"] == 40 * len(sent)
+    assert mine[0]["actions"] == ["4"] and mine[0]["reply"].startswith("move(") and mine[0]["input_tokens"] == 40
+    # column 4 until it is full; the refusals that follow stay in the transcript too
+    assert seat["turns"]["invalid"] == sum(1 for t in mine if t["refused"])
 
 
 def test_resign(srv, fake):
