@@ -109,43 +109,54 @@ def bca(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0, *,
     return _row_percentile(boot, q1), _row_percentile(boot, q2)
 
 
+def _log_capital(p: np.ndarray, lam: np.ndarray, m: np.ndarray, c: float = 0.5) -> np.ndarray:
+    """log of the hedged capital after all n bets, for candidate means m of shape (rows, k)."""
+    pp, ll, mm = p[:, None, :], lam[:, None, :], m[:, :, None]
+    up = np.log1p(np.minimum(ll, c / mm) * (pp - mm)).sum(axis=2)
+    down = np.log1p(-np.minimum(ll, c / (1 - mm)) * (pp - mm)).sum(axis=2)
+    return np.logaddexp(up, down) + np.log(0.5)
+
+
 def betting(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0, *,
-            grid: int = 801, chunk: int = 128):
+            coarse: int = 41, steps: int = 20):
     """Hedged-capital betting interval (Waudby-Smith & Ramdas 2023, Theorem 3 with the fixed-n
     bet size of their section 5.1): valid for any distribution on the scale, whatever n.
 
-    For each candidate mean m on a grid, two gamblers bet that the next score lies above or
-    below m; m is excluded once half their combined capital reaches 1/alpha. The interval is
-    the span of the grid points not excluded, widened by one grid step to stay conservative.
+    For each candidate mean m, two gamblers bet that the next score lies above or below m; m is
+    excluded once half their combined capital reaches 1/alpha. The kept set is an interval: a
+    coarse grid finds a kept point, bisection each side finds the edges, and each bound is the
+    last excluded point (conservative by at most 2^-steps of the scale).
     """
     x = _rows(x)
     p = np.clip((x - lo) / (hi - lo), 0.0, 1.0)
-    n = p.shape[1]
+    rows, n = p.shape
     alpha = 1 - confidence
-    # predictable mean and variance estimates: step i uses observations before i
+    limit = np.log(1 / alpha)
+    # predictable mean and variance estimates: bet i sizes itself on observations before i
     i = np.arange(1, n + 1)
     mu = (0.5 + np.cumsum(p, axis=1)) / (i + 1)
     sigma2 = (0.25 + np.cumsum((p - mu) ** 2, axis=1)) / (i + 1)
-    sigma2_prev = np.concatenate([np.full((p.shape[0], 1), 0.25), sigma2[:, :-1]], axis=1)
+    sigma2_prev = np.concatenate([np.full((rows, 1), 0.25), sigma2[:, :-1]], axis=1)
     lam = np.sqrt(2 * np.log(2 / alpha) / (n * sigma2_prev))
-    m = np.linspace(0.0, 1.0, grid)
-    inner = m[1:-1]  # 0 and 1 are kept only when a neighbour survives (their bets are degenerate)
-    c = 0.5
-    low = np.empty(p.shape[0])
-    high = np.empty(p.shape[0])
-    for s in range(0, p.shape[0], chunk):
-        pp, ll = p[s:s + chunk, None, :], lam[s:s + chunk, None, :]
-        mm = inner[None, :, None]
-        up = np.log1p(np.minimum(ll, c / mm) * (pp - mm)).sum(axis=2)
-        down = np.log1p(-np.minimum(ll, c / (1 - mm)) * (pp - mm)).sum(axis=2)
-        capital = np.logaddexp(up, down) + np.log(0.5)
-        keep = capital < np.log(1 / alpha)
-        any_kept = keep.any(axis=1)
-        first = np.argmax(keep, axis=1)
-        last = keep.shape[1] - 1 - np.argmax(keep[:, ::-1], axis=1)
-        # inner index k is grid point k+1; step one grid point outwards
-        low[s:s + chunk] = np.where(any_kept, m[first], 0.0)
-        high[s:s + chunk] = np.where(any_kept, m[np.minimum(last + 2, grid - 1)], 1.0)
+    eps = 1e-9  # the bets at exactly 0 and 1 are degenerate (c/m); those ends are reached by bisection
+    grid = np.linspace(eps, 1 - eps, coarse)
+    capital = _log_capital(p, lam, np.broadcast_to(grid, (rows, coarse)))
+    kept = capital < limit
+    centre = grid[np.argmin(capital, axis=1)]
+    # below the kept centre: bisection between an excluded point (or 0) and the centre
+    out_low, in_low = np.zeros(rows), centre.copy()
+    out_high, in_high = np.ones(rows), centre.copy()
+    for _ in range(steps):
+        mid = (out_low + in_low) / 2
+        ok = _log_capital(p, lam, mid[:, None])[:, 0] < limit
+        in_low, out_low = np.where(ok, mid, in_low), np.where(ok, out_low, mid)
+        mid = (out_high + in_high) / 2
+        ok = _log_capital(p, lam, mid[:, None])[:, 0] < limit
+        in_high, out_high = np.where(ok, mid, in_high), np.where(ok, out_high, mid)
+    # no coarse point kept (cannot happen for n >= 1 at 95%, but never claim more than we know)
+    none = ~kept.any(axis=1)
+    low = np.where(none, 0.0, out_low)
+    high = np.where(none, 1.0, out_high)
     return lo + (hi - lo) * low, lo + (hi - lo) * high
 
 

@@ -42,13 +42,13 @@ BOUNDED = ("fitness_index", "crafter_score", "survival", "economy", "social", "c
 # entry below 3). docs/RUBRIC.md shows the measured table; rerun the benchmark after a rubric
 # or engine change and copy its measured_choice here.
 CHOICE: dict[str, dict[int, str]] = {
-    "fitness_index": {3: "t_clipped", 5: "t_clipped", 10: "t_clipped", 20: "t_clipped", 30: "t_clipped", 50: "t_clipped"},
-    "crafter_score": {3: "t_clipped", 5: "t_clipped", 10: "t_clipped", 20: "t_clipped", 30: "t_clipped", 50: "t_clipped"},
-    "survival": {3: "t_clipped", 5: "t_clipped", 10: "t_clipped", 20: "t_clipped", 30: "t_clipped", 50: "t_clipped"},
-    "economy": {3: "t_clipped", 5: "t_clipped", 10: "t_clipped", 20: "t_clipped", 30: "t_clipped", 50: "t_clipped"},
-    "social": {3: "t_clipped", 5: "t_clipped", 10: "t_clipped", 20: "t_clipped", 30: "t_clipped", 50: "t_clipped"},
-    "competitiveness": {3: "t_clipped", 5: "t_clipped", 10: "t_clipped", 20: "t_clipped", 30: "t_clipped", 50: "t_clipped"},
-    "exploration": {3: "t_clipped", 5: "t_clipped", 10: "t_clipped", 20: "t_clipped", 30: "t_clipped", 50: "t_clipped"},
+    "fitness_index": {3: "betting", 5: "betting", 10: "t_clipped", 20: "t_clipped", 30: "percentile", 50: "percentile"},
+    "crafter_score": {3: "betting", 5: "betting", 10: "betting", 20: "betting", 30: "betting", 50: "betting"},
+    "survival": {3: "betting", 5: "betting", 10: "betting", 20: "betting", 30: "betting", 50: "betting"},
+    "economy": {3: "arcsine_t", 5: "betting", 10: "betting", 20: "t_clipped", 30: "betting", 50: "bca"},
+    "social": {3: "betting", 5: "betting", 10: "betting", 20: "betting", 30: "betting", 50: "bca"},
+    "competitiveness": {3: "betting", 5: "betting", 10: "betting", 20: "betting", 30: "t_clipped", 50: "percentile"},
+    "exploration": {3: "betting", 5: "arcsine_t", 10: "t_clipped", 20: "t_clipped", 30: "bca", 50: "percentile"},
 }
 # Mean width of the chosen method over the t interval's, per n (median over the benchmark's
 # populations): the estimate's precision figure quotes the width the summary will show.

@@ -36,21 +36,24 @@ from analytics.data import DIMENSIONS  # noqa: E402
 
 WORLDS = ("svc:custom-base-v1", "svc:harvest-commons")
 SEATS = ("local/honest-trader", "local/random")
+# The paired comparison's second configuration: the same first seat against another opponent on
+# the same seeds, as compare_configs pairs two series launched with paired_with.
+OTHER_SEATS = ("local/honest-trader", "local/aggressive-raider")
 METRICS = ("fitness_index", "crafter_score", *DIMENSIONS)
 NS = (3, 5, 10, 20, 30, 50)
 MATCHES = 600
 GOAL = 0.93
 
 
-def _play(world: str) -> np.ndarray:
+def _play(world: str, seats=SEATS) -> np.ndarray:
     """(seat, match, metric) scores of 600 matches, seeds 1..600."""
     from engine.simulate import simulate
 
-    out = np.empty((len(SEATS), MATCHES, len(METRICS)))
+    out = np.empty((len(seats), MATCHES, len(METRICS)))
     fixed = world != "svc:custom-base-v1"  # benchmark scenarios pin the map; only spawns vary
     for k in range(MATCHES):
         seed = None if fixed else k + 1
-        r = simulate(world, seed=seed, spawn_seed=k + 1, seats=list(SEATS))
+        r = simulate(world, seed=seed, spawn_seed=k + 1, seats=list(seats))
         for s, agent in enumerate(r["agents"]):
             row = {"fitness_index": agent["fitness_index"], "crafter_score": agent["crafter_score"],
                    **agent["dimensions"]}
@@ -58,12 +61,13 @@ def _play(world: str) -> np.ndarray:
     return out
 
 
-def population(world: str) -> np.ndarray:
+def population(world: str, seats=SEATS) -> np.ndarray:
     """Cached under the temp dir: the engine is deterministic for fixed seeds."""
-    cache = Path(tempfile.gettempdir()) / f"studio-coverage-{world.replace(':', '_')}-{MATCHES}.npy"
+    label = "-".join(s.split("/")[1] for s in seats)
+    cache = Path(tempfile.gettempdir()) / f"studio-coverage-{world.replace(':', '_')}-{label}-{MATCHES}.npy"
     if cache.exists():
         return np.load(cache)
-    scores = _play(world)
+    scores = _play(world, seats)
     np.save(cache, scores)
     return scores
 
@@ -96,7 +100,7 @@ def _cell(pop: np.ndarray, n: int, reps: int, resamples: int, seed: int) -> dict
 
 
 def _paired(a: np.ndarray, b: np.ndarray, n: int, reps: int, seed: int) -> dict:
-    """Honest-trader minus random: on shared matches (paired) against separate matches."""
+    """One seat under two configurations: on shared seeds (paired) against separate seeds."""
     rng = np.random.default_rng(seed)
     truth = a.mean() - b.mean()
     idx = rng.integers(0, a.size, (reps, n))
@@ -124,6 +128,7 @@ def main() -> None:
     args = ap.parse_args()
     started = time.perf_counter()
     pops = {w: population(w) for w in WORLDS}
+    others = {w: population(w, OTHER_SEATS) for w in WORLDS}
     generated = time.perf_counter() - started
 
     cells = {}  # metric -> n -> population label -> method -> figures
@@ -147,12 +152,17 @@ def main() -> None:
                 wid = [p[method]["width"] for p in by_pop.values()]
                 out = [p[method]["outside"] for p in by_pop.values()]
                 row[method] = {"coverage": _spread(cov), "width_points": _spread(wid), "share_outside_scale": _spread(out)}
+            table[metric][n] = row
+    for metric in METRICS:
+        for i, n in enumerate(NS):
+            row = table[metric][n]
+            # an entry serves every n up to the next listed one: it must hold at both ends
+            ends = [row] + ([table[metric][NS[i + 1]]] if i + 1 < len(NS) else [])
             bounded = [m for m in intervals.METHODS if m != "t"]
-            ok = [m for m in bounded if row[m]["coverage"]["min"] >= GOAL]
+            ok = [m for m in bounded if all(r[m]["coverage"]["min"] >= GOAL for r in ends)]
             pick = (min(ok, key=lambda m: row[m]["width_points"]["median"]) if ok
                     else max(bounded, key=lambda m: row[m]["coverage"]["min"]))
             choice[metric][n] = pick
-            table[metric][n] = row
 
     # what the product uses (stats.CHOICE) measured as the product uses it
     used, fails_cov, fails_scale, fails_width = {}, [], [], []
@@ -187,7 +197,8 @@ def main() -> None:
 
     paired = {}
     for n in NS:
-        runs = [_paired(pops[w][0, :, fi], pops[w][1, :, fi], n, args.reps, 7 * n + WORLDS.index(w)) for w in WORLDS]
+        runs = [_paired(pops[w][0, :, fi], others[w][0, :, fi], n, args.reps, 7 * n + WORLDS.index(w))
+                for w in WORLDS]
         paired[n] = {"method": stats.DIFFERENCE_METHOD,
                      "coverage": _spread([r["coverage"] for r in runs]),
                      "width_paired_points": _spread([r["width_paired"] for r in runs]),
@@ -201,11 +212,16 @@ def main() -> None:
                                        "share_at_100": round(float(np.mean(pops[w][s, :, i] == 100)), 3)}
                                    for i, m in enumerate(METRICS)}
                    for w in WORLDS for s, seat in enumerate(SEATS)}
+    width_vs_t = {m: {n: round(table[m][n][stats.method_for(m, n)]["width_points"]["median"]
+                               / table[m][n]["t"]["width_points"]["median"], 2) for n in NS} for m in METRICS}
+    ratio_off = [f"fitness_index n={n}: measured {width_vs_t['fitness_index'][n]}, "
+                 f"stats.py {stats.WIDTH_VS_T['fitness_index'][n]}" for n in NS
+                 if abs(width_vs_t["fitness_index"][n] - stats.WIDTH_VS_T["fitness_index"][n]) > 0.005]
     mismatched = [f"{m} n={n}: measured {choice[m][n]}, stats.py {stats.method_for(m, n)}"
                   for m in METRICS for n in NS if choice[m][n] != stats.method_for(m, n)]
     print(json.dumps({
         "benchmark": "coverage",
-        "setup": {"matches_per_population": MATCHES, "worlds": WORLDS, "seats": SEATS, "series_per_cell": args.reps,
+        "setup": {"matches_per_population": MATCHES, "worlds": WORLDS, "seats": SEATS, "paired_against": OTHER_SEATS, "series_per_cell": args.reps,
                   "bootstrap_resamples": args.resamples, "confidence": 0.95, "ns": NS,
                   "spread_over": "the 4 populations (2 worlds x 2 seats)", "cpus": os.cpu_count()},
         "populations": populations,
@@ -213,6 +229,7 @@ def main() -> None:
         "measured_choice": choice,
         "choice_differs_from_stats_py": mismatched,
         "table": table,
+        "width_vs_t": width_vs_t,
         "precision_check": precision,
         "paired_difference": paired,
         "seconds": {"generate_population": round(generated, 2), "total": round(time.perf_counter() - started, 2)},
@@ -225,6 +242,8 @@ def main() -> None:
              "measured": fails_width or "within", "met": not fails_width},
             {"goal": "stats.py's table is this run's choice",
              "measured": mismatched or "same", "met": not mismatched},
+            {"goal": "stats.py's WIDTH_VS_T (the precision figure's scaling) is this run's",
+             "measured": ratio_off or "same", "met": not ratio_off},
             {"goal": "paired difference coverage >= 93% for n in 5..50",
              "measured": {n: paired[n]["coverage"]["min"] for n in NS if n >= 5},
              "met": all(paired[n]["coverage"]["min"] >= GOAL for n in NS if n >= 5)},
