@@ -212,7 +212,7 @@ def main() -> None:
                                        "share_at_100": round(float(np.mean(pops[w][s, :, i] == 100)), 3)}
                                    for i, m in enumerate(METRICS)}
                    for w in WORLDS for s, seat in enumerate(SEATS)}
-    width_vs_t = {m: {n: round(table[m][n][stats.method_for(m, n)]["width_points"]["median"]
+    width_vs_t = {m: {n: round(table[m][n][choice[m][n]]["width_points"]["median"]
                                / table[m][n]["t"]["width_points"]["median"], 2) for n in NS} for m in METRICS}
     ratio_off = [f"fitness_index n={n}: measured {width_vs_t['fitness_index'][n]}, "
                  f"stats.py {stats.WIDTH_VS_T['fitness_index'][n]}" for n in NS

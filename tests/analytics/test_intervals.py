@@ -119,3 +119,19 @@ def test_precision_for_fitness_follows_the_measured_width_ratio():
     plain = stats.precision_half_width(10, 10.0)
     scaled = stats.precision_half_width(10, 10.0, metric="fitness_index")
     assert scaled.half_width == pytest.approx(plain.half_width * stats.WIDTH_VS_T["fitness_index"][10])
+
+
+def test_bootstrap_t_follows_its_definition_on_one_row():
+    rng = np.random.default_rng(4)
+    idx = rng.integers(0, X.size, (3000, X.size))
+    boot = X[idx]
+    tstar = (boot.mean(axis=1) - X.mean()) / (boot.std(axis=1, ddof=1) / np.sqrt(X.size))
+    se = st.sem(X)
+    want = (X.mean() - np.quantile(tstar, 0.975) * se, X.mean() - np.quantile(tstar, 0.025) * se)
+    low, high = intervals.bootstrap_t(X, n_resamples=3000, rng=np.random.default_rng(4))
+    assert (low[0], high[0]) == pytest.approx(want, rel=1e-9)
+
+
+def test_bootstrap_t_with_spreadless_resamples_widens_to_the_scale():
+    low, high = intervals.bootstrap_t(np.array([0.0, 0.0, 0.0, 0.0, 50.0]))
+    assert (low[0], high[0]) == (0.0, 100.0)
