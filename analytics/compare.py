@@ -73,7 +73,8 @@ def _result(comparison: stats.Comparison, metric: str, keys: list, **labels) -> 
 def compare_seats(data, batch_id: str, seat_a: int | str, seat_b: int | str, metric: str = "fitness_index",
                   confidence: float = 0.95) -> dict:
     """Seat a against seat b inside one batch, paired per match (same map, same seed):
-    the difference of means (a - b) with its t interval and the probability that a beats b."""
+    the difference of means (a - b) with its interval (bounded for 0..100 scores, stats.py's
+    DIFFERENCE_METHOD) and the probability that a beats b."""
     _check_metric(metric)
     rows = _rows(data, batch_id=batch_id)
     a, b, keys = _paired(_pick(rows, seat_a), _pick(rows, seat_b), "match_id", metric)
@@ -101,8 +102,8 @@ def skill_uplift(data, batch_with: str, batch_without: str, seat: int | str, met
     a = _pick(_rows(data, batch_id=batch_with), seat)
     b = _pick(_rows(data, batch_id=batch_without), seat)
     x, y, keys = _paired(a, b, SEEDS, metric)
-    return _result(stats.skill_uplift(x, y, confidence, bounded=metric in stats.BOUNDED), metric, keys, batch_with=batch_with,
-                   batch_without=batch_without, seat=seat)
+    return _result(stats.skill_uplift(x, y, confidence, bounded=metric in stats.BOUNDED), metric, keys,
+                   batch_with=batch_with, batch_without=batch_without, seat=seat)
 
 
 def aggregate_over_scenarios(data, *, metric: str = "fitness_index", by: str = "model", batch_id=None,

@@ -195,8 +195,8 @@ def mean_interval(
     seed: int = DEFAULT_SEED,
 ) -> Interval:
     """Mean of a metric over trials. A rubric score (``metric`` in BOUNDED) goes through
-    bounded_interval, the method chosen for it; any other metric or one whose values leave 0..100 (unbounded stats such as net
-    worth): Student t below 30 trials, BCa bootstrap from 30.
+    bounded_interval, the method chosen for it. Any other metric (unbounded stats such as net
+    worth), or values off 0..100: Student t below 30 trials, BCa bootstrap from 30.
 
     One trial gives ``low = high = None``; constant data a zero-width interval.
     If BCa itself degenerates (NaN bounds, which scipy reports with a
