@@ -54,19 +54,32 @@ def _paired(a: pd.DataFrame, b: pd.DataFrame, on: str | list[str], metric: str) 
     return joined[f"{metric}_a"].to_numpy(float), joined[f"{metric}_b"].to_numpy(float), keys
 
 
+def _rounded(value, digits: int):
+    if isinstance(value, dict):
+        return {k: v if k in ("n", "method", "confidence") else _rounded(v, digits) for k, v in value.items()}
+    return None if value is None else round(float(value), digits)
+
+
 def _result(comparison: stats.Comparison, metric: str, keys: list, **labels) -> dict:
+    """Scores to 2 decimals, the probability of improvement to 4 (rounded here, where the result
+    is built; the statistics ran at full precision)."""
     keys = [[plain(x) for x in k] if isinstance(k, tuple) else plain(k) for k in keys]
-    return {"metric": metric, **labels, **comparison.to_dict(), "paired_on": keys}
+    c = comparison.to_dict()
+    c.update(difference=_rounded(c["difference"], 2), prob_improvement=_rounded(c["prob_improvement"], 4),
+             mean_a=_rounded(c["mean_a"], 2), mean_b=_rounded(c["mean_b"], 2))
+    return {"metric": metric, **labels, **c, "paired_on": keys}
 
 
 def compare_seats(data, batch_id: str, seat_a: int | str, seat_b: int | str, metric: str = "fitness_index",
                   confidence: float = 0.95) -> dict:
     """Seat a against seat b inside one batch, paired per match (same map, same seed):
-    the difference of means (a - b) with its t interval and the probability that a beats b."""
+    the difference of means (a - b) with its interval (bounded for 0..100 scores, stats.py's
+    DIFFERENCE_METHOD) and the probability that a beats b."""
     _check_metric(metric)
     rows = _rows(data, batch_id=batch_id)
     a, b, keys = _paired(_pick(rows, seat_a), _pick(rows, seat_b), "match_id", metric)
-    return _result(stats.paired_comparison(a, b, confidence), metric, keys, batch_id=batch_id,
+    return _result(stats.paired_comparison(a, b, confidence, bounded=metric in stats.BOUNDED), metric, keys,
+                   batch_id=batch_id,
                    seat_a=seat_a, seat_b=seat_b)
 
 
@@ -77,7 +90,8 @@ def compare_configs(data, batch_a: str, batch_b: str, seat: int | str, metric: s
     a = _pick(_rows(data, batch_id=batch_a), seat)
     b = _pick(_rows(data, batch_id=batch_b), seat if seat_b is None else seat_b)
     x, y, keys = _paired(a, b, SEEDS, metric)
-    return _result(stats.paired_comparison(x, y, confidence), metric, keys, batch_a=batch_a, batch_b=batch_b,
+    return _result(stats.paired_comparison(x, y, confidence, bounded=metric in stats.BOUNDED), metric, keys,
+                   batch_a=batch_a, batch_b=batch_b,
                    seat=seat)
 
 
@@ -88,8 +102,8 @@ def skill_uplift(data, batch_with: str, batch_without: str, seat: int | str, met
     a = _pick(_rows(data, batch_id=batch_with), seat)
     b = _pick(_rows(data, batch_id=batch_without), seat)
     x, y, keys = _paired(a, b, SEEDS, metric)
-    return _result(stats.skill_uplift(x, y, confidence), metric, keys, batch_with=batch_with,
-                   batch_without=batch_without, seat=seat)
+    return _result(stats.skill_uplift(x, y, confidence, bounded=metric in stats.BOUNDED), metric, keys,
+                   batch_with=batch_with, batch_without=batch_without, seat=seat)
 
 
 def aggregate_over_scenarios(data, *, metric: str = "fitness_index", by: str = "model", batch_id=None,

@@ -21,6 +21,7 @@ from typing import Mapping
 import numpy as np
 from scipy import stats as st
 
+from analytics import intervals
 from analytics.ranking import bradley_terry, tie_groups  # noqa: F401  (re-exported)
 
 # Below this many trials BCa undercovers on skewed data (82% at N=5 against 88%
@@ -30,6 +31,44 @@ BCA_MIN_N = 30
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
+
+# Scores on the rubric's 0..100 scale (docs/RUBRIC.md). Their intervals never leave it.
+SCALE = (0.0, 100.0)
+BOUNDED = ("fitness_index", "crafter_score", "survival", "economy", "social", "competitiveness", "exploration")
+
+# The interval method per metric and number of trials: the narrowest bounded method that held
+# coverage >= 93% on all four populations of benchmarks/coverage.py (2 worlds x 2 seats, 1,500
+# series per cell). A series of n trials uses the entry of the largest listed n <= n (the 3-trial
+# entry below 3). docs/RUBRIC.md shows the measured table; rerun the benchmark after a rubric
+# or engine change and copy its measured_choice here.
+CHOICE: dict[str, dict[int, str]] = {
+    "fitness_index": {3: "betting", 5: "bootstrap_t", 10: "t_clipped", 20: "t_clipped", 30: "percentile", 50: "percentile"},
+    "crafter_score": {3: "betting", 5: "betting", 10: "betting", 20: "bootstrap_t", 30: "bootstrap_t", 50: "bootstrap_t"},
+    "survival": {3: "betting", 5: "betting", 10: "betting", 20: "betting", 30: "betting", 50: "betting"},
+    "economy": {3: "betting", 5: "betting", 10: "betting", 20: "bootstrap_t", 30: "bootstrap_t", 50: "bca"},
+    "social": {3: "betting", 5: "betting", 10: "betting", 20: "bootstrap_t", 30: "bootstrap_t", 50: "bca"},
+    "competitiveness": {3: "betting", 5: "betting", 10: "betting", 20: "bootstrap_t", 30: "t_clipped", 50: "percentile"},
+    "exploration": {3: "betting", 5: "arcsine_t", 10: "t_clipped", 20: "t_clipped", 30: "bca", 50: "percentile"},
+}
+# Mean width of the chosen method over the t interval's, per n (median over the benchmark's
+# populations): the estimate's precision figure quotes the width the summary will show.
+WIDTH_VS_T: dict[str, dict[int, float]] = {"fitness_index": {3: 1.97, 5: 1.48, 10: 1.0, 20: 1.0, 30: 0.94, 50: 0.96}}
+# The paired difference of two 0..100 scores (-100..100): t cut to -100..100 held 94-96% coverage
+# for fitness_index at every n in benchmarks/coverage.py (one seat, two configurations, shared seeds).
+DIFFERENCE_METHOD = "t_clipped"
+
+METHOD_NAMES = {"t": "t", "t_clipped": "t, cut to the scale", "arcsine_t": "arcsine-transformed t",
+                "percentile": "percentile bootstrap", "bca": "BCa bootstrap",
+                "bootstrap_t": "bootstrap-t, cut to the scale", "betting": "hedged-capital betting"}
+
+
+def method_for(metric: str, n: int) -> str:
+    """The interval method a bounded metric's mean uses at n trials (a key of intervals.METHODS)."""
+    table = CHOICE.get(metric)
+    if table is None:
+        raise ValueError(f"no interval choice for {metric!r}; bounded metrics: {', '.join(BOUNDED)}")
+    listed = [k for k in sorted(table) if k <= n]
+    return table[listed[-1] if listed else min(table)]
 
 
 @dataclass(frozen=True)
@@ -116,19 +155,57 @@ def _t_interval(arr: np.ndarray, confidence: float, method: str = "t") -> Interv
     return Interval(mean, float(low), float(high), int(arr.size), method, confidence)
 
 
+def bounded_interval(x, metric: str, confidence: float = 0.95, *, n_resamples: int = DEFAULT_RESAMPLES,
+                     seed: int = DEFAULT_SEED) -> Interval:
+    """Mean of a 0..100 score over trials with the method CHOICE names for this metric and n.
+    Bounds stay within 0..100; one trial or none gives no bounds."""
+    _check_confidence(confidence)
+    arr = _finite_1d(x)
+    if arr.size and (arr.min() < SCALE[0] or arr.max() > SCALE[1]):
+        raise ValueError(f"{metric} scores must lie in {SCALE[0]:g}..{SCALE[1]:g}")
+    if arr.size < 2:
+        return _degenerate(arr, confidence)
+    method = method_for(metric, arr.size)
+    fn = intervals.METHODS[method]
+    if method in intervals.BOOTSTRAP:
+        low, high = fn(arr, confidence, *SCALE, n_resamples=n_resamples, rng=np.random.default_rng(seed))
+    else:
+        low, high = fn(arr, confidence, *SCALE)
+    if method != "betting" and np.ptp(arr) == 0.0:
+        return _degenerate(arr, confidence)
+    return Interval(float(arr.mean()), float(low[0]), float(high[0]), int(arr.size), METHOD_NAMES[method],
+                    confidence)
+
+
+def difference_bounds(d, confidence: float = 0.95):
+    """Bounds of the mean paired difference of two 0..100 scores, rows of ``d`` being series
+    (shape (series, n) or (n,)): DIFFERENCE_METHOD on the -100..100 scale."""
+    fn = intervals.METHODS[DIFFERENCE_METHOD]
+    if DIFFERENCE_METHOD in intervals.BOOTSTRAP:
+        return fn(d, confidence, -SCALE[1], SCALE[1], rng=np.random.default_rng(DEFAULT_SEED))
+    return fn(d, confidence, -SCALE[1], SCALE[1])
+
+
 def mean_interval(
     x,
     confidence: float = 0.95,
     *,
+    metric: str | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> Interval:
-    """Mean of a metric over trials: Student t below 30 trials, BCa bootstrap from 30.
+    """Mean of a metric over trials. A rubric score (``metric`` in BOUNDED) goes through
+    bounded_interval, the method chosen for it. Any other metric (unbounded stats such as net
+    worth), or values off 0..100: Student t below 30 trials, BCa bootstrap from 30.
 
     One trial gives ``low = high = None``; constant data a zero-width interval.
     If BCa itself degenerates (NaN bounds, which scipy reports with a
     DegenerateDataWarning) the t interval is returned and the method says so.
     """
+    arr = _finite_1d(x)
+    # a score off the 0..100 scale (a game with its own scoring) takes the general path
+    if metric in BOUNDED and (arr.size == 0 or (arr.min() >= SCALE[0] and arr.max() <= SCALE[1])):
+        return bounded_interval(x, metric, confidence, n_resamples=n_resamples, seed=seed)
     _check_confidence(confidence)
     arr = _finite_1d(x)
     if arr.size < BCA_MIN_N or _degenerate(arr, confidence) is not None:
@@ -156,9 +233,13 @@ def mean_interval(
     return Interval(float(np.mean(arr)), float(low), float(high), int(arr.size), "BCa bootstrap", confidence)
 
 
-def precision_half_width(n: int, reference_sd: float, confidence: float = 0.95) -> Precision:
+def precision_half_width(n: int, reference_sd: float, confidence: float = 0.95, *,
+                         metric: str | None = None) -> Precision:
     """Half-width of the mean's interval that ``n`` trials buy for a metric whose
-    spread between runs is ``reference_sd`` (e.g. measured on an earlier series)."""
+    spread between runs is ``reference_sd`` (e.g. measured on an earlier series).
+
+    The t formula; with ``metric`` in WIDTH_VS_T it is scaled by how much wider (or narrower)
+    the method the summary uses for that metric came out than t in benchmarks/coverage.py."""
     _check_confidence(confidence)
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
@@ -170,6 +251,10 @@ def precision_half_width(n: int, reference_sd: float, confidence: float = 0.95) 
         # t with zero degrees of freedom does not exist: one run gives no error bar.
         return Precision(n, float(reference_sd), None, None, single_run, confidence)
     factor = float(st.t.ppf(q, n - 1) / np.sqrt(n))
+    ratios = WIDTH_VS_T.get(metric) if metric is not None else None
+    if ratios:
+        listed = [k for k in sorted(ratios) if k <= n]
+        factor *= ratios[listed[-1] if listed else min(ratios)]
     return Precision(n, float(reference_sd), factor * reference_sd, factor, single_run, confidence)
 
 
@@ -216,12 +301,14 @@ def paired_comparison(
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    bounded: bool = False,
 ) -> Comparison:
     """Compare two seats or configurations run on the same seeds; a[i] and b[i]
     share seed i. Higher is taken to be better: negate a lower-is-better metric.
 
-    The difference uses a t interval on the per-seed differences (pairing removes
-    the seed-to-seed variance both share). The probability of improvement is the
+    The difference uses DIFFERENCE_METHOD on the per-seed differences (pairing removes
+    the seed-to-seed variance both share), bounded to -100..100 when both sides are 0..100
+    scores, else the plain t interval. The probability of improvement is the
     paired version of rliable's: the share of seeds where a beats b, ties counting
     half, with a percentile bootstrap over seeds.
     """
@@ -230,7 +317,14 @@ def paired_comparison(
     b_arr = _finite_1d(b, "b")
     if a_arr.size != b_arr.size:
         raise ValueError(f"a and b must be aligned by seed: lengths {a_arr.size} and {b_arr.size}")
-    difference = _t_interval(a_arr - b_arr, confidence)
+    d = a_arr - b_arr
+    difference = _degenerate(d, confidence)
+    if difference is None and bounded:
+        low, high = difference_bounds(d, confidence)
+        difference = Interval(float(d.mean()), float(low[0]), float(high[0]), int(d.size),
+                              METHOD_NAMES[DIFFERENCE_METHOD], confidence)
+    elif difference is None:
+        difference = _t_interval(d, confidence)
     wins = (a_arr > b_arr) + 0.5 * (a_arr == b_arr)
     prob = _bootstrap_mean_percentile(wins, confidence, n_resamples, seed)
     return Comparison(
@@ -249,10 +343,12 @@ def skill_uplift(
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    bounded: bool = False,
 ) -> Comparison:
     """One seat's metric with and without a skill across shared seeds: a positive
     difference means the skill helps."""
-    return paired_comparison(with_skill, without_skill, confidence, n_resamples=n_resamples, seed=seed)
+    return paired_comparison(with_skill, without_skill, confidence, n_resamples=n_resamples, seed=seed,
+                             bounded=bounded)
 
 
 def iqm(x) -> float:

@@ -1,6 +1,9 @@
 """Series summaries: per seat, a metric's mean with its interval, win and survival rates, the
 crafter score over the series. GET /api/v1/batches/:id returns ``batch_summary`` unchanged, so
 the output is plain JSON (None where an interval cannot be computed, never NaN).
+
+Scores (0..100) are reported to 2 decimals and rates (0..1) to 4: the statistics run at full
+precision, the rounding happens here where the result is built.
 """
 from __future__ import annotations
 
@@ -15,6 +18,22 @@ from engine import rubric
 SUMMARY_COLUMNS = ("match_id", "run_id", "batch_id", "scenario_id", "seed", "seat", "anchor", "name", "model",
                    "rank", "status", "fitness_index", "crafter_score", *DIMENSIONS, "achievements")
 GROUPINGS = {"seat": ("seat", "name", "model", "anchor"), "model": ("model",)}
+SCORE_DIGITS, RATE_DIGITS = 2, 4
+
+
+def _round(value, digits: int):
+    return None if value is None else round(float(value), digits)
+
+
+def _interval(interval: stats.Interval, digits: int) -> dict:
+    out = interval.to_dict()
+    for key in ("estimate", "low", "high"):
+        out[key] = _round(out[key], digits)
+    return out
+
+
+def _score(rows: pd.DataFrame, metric: str, confidence: float) -> dict:
+    return _interval(stats.mean_interval(rows[metric].to_numpy(float), confidence, metric=metric), SCORE_DIGITS)
 
 
 def _seat_rows(data, *, batch_id=None, run_ids=None, scenario_id=None, anchors=True) -> pd.DataFrame:
@@ -40,15 +59,14 @@ def _group_summary(rows: pd.DataFrame, confidence: float) -> dict:
     return {
         "n": n,
         "matches": int(rows["match_id"].nunique()),
-        "fitness_index": stats.mean_interval(rows["fitness_index"].to_numpy(float), confidence).to_dict(),
+        "fitness_index": _score(rows, "fitness_index", confidence),
         # arena games' seat rows carry their own dimensions, not the world's (their columns read as null)
-        "dimensions": {d: stats.mean_interval(rows[d].to_numpy(float), confidence).to_dict() for d in DIMENSIONS
-                       if rows[d].notna().all()},
-        "win_rate": stats.wilson(wins, n, confidence).to_dict(),
-        "survival_rate": stats.wilson(alive, n, confidence).to_dict(),
-        "mean_rank": float(rows["rank"].mean()) if n else None,
-        "crafter_score": rubric.crafter_score(list(rates.values())) if n else None,
-        "achievement_rates": rates,
+        "dimensions": {d: _score(rows, d, confidence) for d in DIMENSIONS if rows[d].notna().all()},
+        "win_rate": _interval(stats.wilson(wins, n, confidence), RATE_DIGITS),
+        "survival_rate": _interval(stats.wilson(alive, n, confidence), RATE_DIGITS),
+        "mean_rank": _round(rows["rank"].mean(), SCORE_DIGITS) if n else None,
+        "crafter_score": _round(rubric.crafter_score(list(rates.values())), SCORE_DIGITS) if n else None,
+        "achievement_rates": {a: round(r, SCORE_DIGITS) for a, r in rates.items()},
     }
 
 
@@ -68,7 +86,8 @@ def series_summary(data, *, batch_id: str | None = None, run_ids=None, scenario_
             groups.append(entry | _group_summary(part, confidence))
     return {
         "batch_id": batch_id,
-        "run_ids": sorted({str(r) for r in rows["run_id"]}) if run_ids is not None else None,
+        # the runs the rows came from, whether selected by batch, scenario or id
+        "run_ids": sorted({str(r) for r in rows["run_id"]}),
         "by": by,
         "runs": int(rows["run_id"].nunique()),
         "matches": int(rows["match_id"].nunique()),

@@ -6,7 +6,7 @@ import re
 import time
 from typing import Any
 
-from analytics.stats import precision_half_width
+from analytics.stats import method_for, precision_half_width
 from orchestrator.seats.prices import PriceTable
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
@@ -26,10 +26,12 @@ def _workers(core: Core, scripted: bool) -> int:
 
 
 def _precision(trials: int) -> dict:
-    p = precision_half_width(max(trials, 2), REFERENCE_SD)
+    # the fitness_index interval the batch summary will show, at the reference spread
+    p = precision_half_width(max(trials, 2), REFERENCE_SD, metric="fitness_index")
     return {"reference_sd": REFERENCE_SD,
             "half_width_95": round(p.half_width, 4) if trials > 1 else round(p.single_run, 4),
-            "single_run_half_width_95": round(p.single_run, 4)}
+            "single_run_half_width_95": round(p.single_run, 4),
+            "method": method_for("fitness_index", trials) if trials > 1 else None}
 
 
 def _check_room(c, principal: Principal, adm: Admission, history_limit: int) -> dict:

@@ -20,12 +20,14 @@ def test_two_seats_of_a_batch_are_paired_per_match(archive_dir):
     rows = direct_seats(archive_dir)
     a, b = by_seed(rows, "bat_b", 0, "economy"), by_seed(rows, "bat_b", 1, "economy")
     diff = np.array([a[s] - b[s] for s in sorted(a)])
-    low, high = st.t.interval(0.95, df=diff.size - 1, loc=diff.mean(), scale=st.sem(diff))
+    low, high = stats.difference_bounds(diff)
     assert got["difference"]["n"] == len(SEEDS_B)
-    assert got["difference"]["estimate"] == pytest.approx(diff.mean(), rel=1e-12)
-    assert (got["difference"]["low"], got["difference"]["high"]) == pytest.approx((low, high), rel=1e-12)
+    assert got["difference"]["method"] == stats.METHOD_NAMES[stats.DIFFERENCE_METHOD]
+    assert got["difference"]["estimate"] == round(diff.mean(), 2)
+    assert (got["difference"]["low"], got["difference"]["high"]) == (round(low[0], 2), round(high[0], 2))
+    assert -100.0 <= got["difference"]["low"] <= got["difference"]["high"] <= 100.0
     wins = np.mean([(a[s] > b[s]) + 0.5 * (a[s] == b[s]) for s in a])
-    assert got["prob_improvement"]["estimate"] == pytest.approx(wins)
+    assert got["prob_improvement"]["estimate"] == round(wins, 4)
 
 
 def test_configurations_pair_on_the_seeds_both_batches_played(archive_dir):
@@ -34,9 +36,10 @@ def test_configurations_pair_on_the_seeds_both_batches_played(archive_dir):
     a, b = by_seed(rows, "bat_a", 0, "fitness_index"), by_seed(rows, "bat_b", 0, "fitness_index")
     shared = sorted(set(a) & set(b))
     assert [seed for seed, _spawn in got["paired_on"]] == shared == SEEDS_B  # paired on (seed, spawn_seed)
-    want = stats.paired_comparison([a[s] for s in shared], [b[s] for s in shared])
-    assert got["difference"] == want.difference.to_dict()
-    assert got["prob_improvement"] == want.prob_improvement.to_dict()
+    want = stats.paired_comparison([a[s] for s in shared], [b[s] for s in shared], bounded=True)
+    for key, digits in (("difference", 2), ("prob_improvement", 4)):
+        w = getattr(want, key).to_dict()
+        assert got[key] == w | {k: round(w[k], digits) for k in ("estimate", "low", "high")}
 
 
 def test_skill_uplift_is_with_minus_without(archive_dir):

@@ -4,6 +4,7 @@ import threading
 
 import pytest
 
+from analytics.stats import WIDTH_VS_T, method_for
 from orchestrator.accounts import set_account
 from tests.runs.conftest import ALL_SCOPES, CONFIG, account, local_body, start
 
@@ -132,7 +133,10 @@ def test_estimate_reports_the_launch(idle):
         assert [s["funding"] for s in b["seats"]] == ["free", "free"]
         assert b["quota"]["agent_turns_remaining"] is None
         assert b["precision"]["reference_sd"] == 10.0
-        assert b["precision"]["half_width_95"] == pytest.approx(2.262157 * 10 / 10 ** 0.5, abs=1e-3)
+        # the t half-width times how wide the summary's fitness interval came out against t at 10 trials
+        ratio = WIDTH_VS_T["fitness_index"][10]
+        assert b["precision"]["half_width_95"] == pytest.approx(2.262157 * 10 / 10 ** 0.5 * ratio, abs=1e-3)
+        assert b["precision"]["method"] == method_for("fitness_index", 10)
         assert b["precision"]["single_run_half_width_95"] == pytest.approx(19.5996, abs=1e-3)
         assert b["wall_clock_ms"]["low"] <= b["wall_clock_ms"]["high"]
         low = c.post("/api/v1/runs/estimate", json=local_body(max_spend_usd=0)).json()["batch"]

@@ -3,6 +3,7 @@
 import duckdb
 import pyarrow.parquet as pq
 
+from analytics.stats import METHOD_NAMES, method_for
 from engine.hashing import content_hash
 from orchestrator.archive_store import Archive
 from tests.runs.conftest import local_body, wait_terminal
@@ -78,10 +79,17 @@ def test_series_runs_in_parallel_and_summarises(lab):
     assert len(seeds) == 4 and {x["run"]["effective"]["seed_source"] for x in runs} == {"series"}
     b = lab.get(f"/api/v1/batches/{batch['batch_id']}").json()["batch"]
     assert b["status"] == "finished" and b["run_ids"] == batch["run_ids"]
-    seat0 = b["summary"]["seats"][0]
-    assert seat0["n"] == 4 and seat0["fitness_index"]["method"] == "t"
+    summary = b["summary"]
+    assert summary["run_ids"] == sorted(batch["run_ids"])
+    seat0 = summary["seats"][0]
+    assert seat0["n"] == 4 and seat0["fitness_index"]["method"] == METHOD_NAMES[method_for("fitness_index", 4)]
     fits = [x["results"]["agents"][0]["fitness_index"] for x in runs]
-    assert abs(seat0["fitness_index"]["estimate"] - sum(fits) / 4) < 1e-9
+    assert seat0["fitness_index"]["estimate"] == round(sum(fits) / 4, 2)
+    for seat in summary["seats"]:  # every score interval on the scale, to 2 decimals
+        for got in (seat["fitness_index"], *seat["dimensions"].values()):
+            assert 0.0 <= got["low"] <= got["estimate"] <= got["high"] <= 100.0
+            assert all(got[k] == round(got[k], 2) for k in ("estimate", "low", "high"))
+        assert 0.0 <= seat["survival_rate"]["low"] <= seat["survival_rate"]["high"] <= 1.0
     listed = lab.get("/api/v1/runs", params={"batch_id": batch["batch_id"]}).json()["runs"]
     assert sorted(x["run_id"] for x in listed) == sorted(batch["run_ids"])
 
