@@ -22,7 +22,7 @@ from engine.kernels.state import agents_view, log_capacity, new_tables, offers_v
 from engine.kernels.worldgen import generate, place_spawns
 
 CANNED_MESSAGES = ("Hello!", "Anyone trading?", "Stay away.", "Nice weather.")
-SEED_MAX = 2**63 - 1
+SEED_MAX = rules.SEED_MAX
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from engine import rules
-from engine.kernels.codes import RESOURCES, SAY, TERRAIN_RES, TERRAINS, WATER
+from engine.kernels.codes import RESOURCES, SAY, TERRAINS, WATER
+from engine.rules import TERRAIN_RES
 from engine.kernels.common import pool_at
 
 # One character per terrain in the view grid; agents are drawn over it.

@@ -13,8 +13,13 @@ import numpy as np
 
 RULES_VERSION = "world-rules-1"
 
+# The RNG state is uint64, but the content hash is RFC 8785 (CONTRACT.md section 8), defined only for
+# integers a JSON double holds exactly (I-JSON, up to 2**53 - 1); larger seeds would also be rounded
+# by every JavaScript client. So seeds stop at the largest safe integer, in the engine as in the API.
+SEED_MAX = 2**53 - 1
+
 from engine.kernels.codes import (  # noqa: F401  (re-exported: one definition each)
-    ACTIONS, DIRECTIONS, EVENT_KINDS, EXTERNAL, N_RES, PARAM_NAMES, POLICIES, REASONS, RESOURCES,
+    ACTIONS, DIRECTIONS, EVENT_KINDS, EXTERNAL, ITEMS, N_RES, PARAM_NAMES, POLICIES, REASONS, RESOURCES,
     TERRAINS,
 )
 
@@ -26,6 +31,20 @@ RESOURCE_TABLE = {
     "food": {"terrain": "berries", "max": 4.0, "regen": 0.03, "price": 2.0},
     "ore": {"terrain": "ore_vein", "max": 3.0, "regen": 0.01, "price": 4.0},
     "relics": {"terrain": "ruins", "max": 1.0, "regen": 0.002, "price": 25.0},
+}
+
+# Per terrain (codes.TERRAINS order): the resource its tiles hold, -1 for none. The kernels index it.
+TERRAIN_RES = tuple(
+    next((RESOURCES.index(r) for r, row in RESOURCE_TABLE.items() if row["terrain"] == t), -1) for t in TERRAINS
+)
+
+# What build and craft make, as Crafter's make:/place: data: the action, the goods it uses (each
+# at most once per agent), the item's value in net worth, and what owning it does.
+RECIPES = {
+    "shelter": {"action": "build", "uses": {"wood": 5, "stone": 3}, "value": 10.0,
+                "effect": "raids on you succeed {raid_shelter_penalty} less often"},
+    "tool": {"action": "craft", "uses": {"wood": 2, "stone": 1, "ore": 2}, "value": 8.0,
+             "effect": "adds {tool_gather_bonus} to each gather (not relics) and {raid_tool_bonus} to your raid odds"},
 }
 
 WORLD = {
@@ -54,14 +73,6 @@ WORLD = {
     # gathering
     "gather_yield": 1,
     "tool_gather_bonus": 1,
-    # building and crafting
-    "shelter_wood": 5,
-    "shelter_stone": 3,
-    "tool_wood": 2,
-    "tool_stone": 1,
-    "tool_ore": 2,
-    "shelter_value": 10.0,
-    "tool_value": 8.0,
     # trading
     "offer_range": 6,
     "offer_ttl": 10,
@@ -84,6 +95,10 @@ WORLD = {
 
 
 
+assert tuple(RECIPES) == ITEMS
+assert [RECIPES[item]["action"] for item in ITEMS] == list(ACTIONS[ACTIONS.index("build"):][:len(ITEMS)])
+
+
 def map_side(n_agents: int) -> int:
     side = WORLD["map_side_min"] + WORLD["map_side_per_agent"] * n_agents
     return int(min(WORLD["map_side_max"], max(WORLD["map_side_min"], side)))
@@ -101,9 +116,12 @@ def rule_arrays() -> dict[str, np.ndarray]:
 
 @lru_cache(maxsize=1)
 def param_array() -> np.ndarray:
-    """WORLD's numbers in the order the kernels index them (codes.PARAM_NAMES), then the prices (P_PRICE)."""
+    """WORLD's numbers in the order the kernels index them (codes.PARAM_NAMES), then the prices
+    (P_PRICE), the recipes' costs (P_COST, item by item) and the items' values (P_ITEM_VALUE)."""
     prices = [RESOURCE_TABLE[r]["price"] for r in RESOURCES]
-    return np.array([float(WORLD[name]) for name in PARAM_NAMES] + prices, dtype=np.float64)
+    costs = [float(RECIPES[item]["uses"].get(r, 0)) for item in ITEMS for r in RESOURCES]
+    values = [RECIPES[item]["value"] for item in ITEMS]
+    return np.array([float(WORLD[name]) for name in PARAM_NAMES] + prices + costs + values, dtype=np.float64)
 
 
 @lru_cache(maxsize=1)
@@ -114,5 +132,9 @@ def rules_text() -> str:
     for r, row in RESOURCE_TABLE.items():
         for k, v in row.items():
             values[f"{r}_{k}"] = v
+    for item, row in RECIPES.items():
+        values[f"{item}_value"] = row["value"]
+        for r, q in row["uses"].items():
+            values[f"{item}_{r}"] = q
     values["rules_version"] = RULES_VERSION
     return template.format(**values)

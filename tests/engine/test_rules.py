@@ -256,9 +256,10 @@ def test_build_and_craft_consume_materials_once(ext2):
     m.submit({0: [{"action": "build"}, {"action": "craft"}]})
     m.submit({0: [{"action": "build"}, {"action": "craft"}]})
     assert m.agents.shelter[0] == 1 and m.agents.tool[0] == 1
-    assert m.agents.inv[0, WOOD] == 20 - W["shelter_wood"] - W["tool_wood"]
-    assert m.agents.inv[0, STONE] == 20 - W["shelter_stone"] - W["tool_stone"]
-    assert m.agents.inv[0, ORE] == 20 - W["tool_ore"]
+    shelter, tool = rules.RECIPES["shelter"]["uses"], rules.RECIPES["tool"]["uses"]
+    assert m.agents.inv[0, WOOD] == 20 - shelter["wood"] - tool["wood"]
+    assert m.agents.inv[0, STONE] == 20 - shelter["stone"] - tool["stone"]
+    assert m.agents.inv[0, ORE] == 20 - tool["ore"]
     assert rules.REASONS[last_event(m, 0)["reason"]] == "already_owned"
 
 
