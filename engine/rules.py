@@ -7,7 +7,6 @@ and `rules_text()` renders the same numbers into the document every model seat r
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources as _res
 
 import numpy as np
 
@@ -44,7 +43,7 @@ RECIPES = {
     "shelter": {"action": "build", "uses": {"wood": 5, "stone": 3}, "value": 10.0,
                 "effect": "raids on you succeed {raid_shelter_penalty} less often"},
     "tool": {"action": "craft", "uses": {"wood": 2, "stone": 1, "ore": 2}, "value": 8.0,
-             "effect": "adds {tool_gather_bonus} to each gather (not relics) and {raid_tool_bonus} to your raid odds"},
+             "effect": "it adds {tool_gather_bonus} to each gather (not relics) and {raid_tool_bonus} to your raid odds"},
 }
 
 WORLD = {
@@ -124,17 +123,25 @@ def param_array() -> np.ndarray:
     return np.array([float(WORLD[name]) for name in PARAM_NAMES] + prices + costs + values, dtype=np.float64)
 
 
+def uses_text(item: str) -> str:
+    """What an item's recipe uses, in words: "2 wood, 1 stone and 2 ore"."""
+    parts = [f"{q} {r}" for r, q in RECIPES[item]["uses"].items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def effect_text(item: str) -> str:
+    """What owning an item does, with the table's numbers."""
+    return RECIPES[item]["effect"].format(**WORLD)
+
+
+def share_text(divisor: int) -> str:
+    """A raid's share in words: 3 -> "a third"."""
+    return {2: "half", 3: "a third", 4: "a quarter"}.get(int(divisor), f"1/{int(divisor)}")
+
+
 @lru_cache(maxsize=1)
 def rules_text() -> str:
-    """The rules document every model seat reads, with the table's numbers filled in."""
-    template = _res.files("engine").joinpath("RULES.md").read_text(encoding="utf-8")
-    values = dict(WORLD)
-    for r, row in RESOURCE_TABLE.items():
-        for k, v in row.items():
-            values[f"{r}_{k}"] = v
-    for item, row in RECIPES.items():
-        values[f"{item}_value"] = row["value"]
-        for r, q in row["uses"].items():
-            values[f"{item}_{r}"] = q
-    values["rules_version"] = RULES_VERSION
-    return template.format(**values)
+    """The rules document every model seat reads (engine/RULES.md), rendered from the tables."""
+    from engine.rules_doc import render  # the document also reads actions and the rubric, which import this
+
+    return render()

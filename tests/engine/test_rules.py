@@ -271,7 +271,11 @@ def test_say_reaches_others_in_their_next_observation(ext2):
     assert m.observe(0)["messages"] == []
 
 
-
+@pytest.mark.parametrize("limit", [W["say_max_chars"], 5])
+def test_say_is_cut_at_the_tables_limit(ext2, monkeypatch, limit):
+    monkeypatch.setitem(W, "say_max_chars", limit)
+    ext2.submit({0: [{"action": "say", "text": "y" * 400}]})
+    assert ext2.observe(1)["messages"] == [{"from": 0, "text": "y" * limit}]
 
 
 @pytest.mark.parametrize("action,reason", [

@@ -1,0 +1,40 @@
+"""engine/RULES.md is the rules document rendered from the tables, and it is current."""
+import re
+
+from engine import rules, rules_doc
+from engine.actions import ACTION_SPECS
+
+
+def test_committed_rules_md_is_the_rendered_text():
+    committed = rules_doc.PATH.read_text(encoding="utf-8")
+    assert committed == rules_doc.render(), "engine/RULES.md is stale: run python -m engine.rules_doc"
+
+
+def test_rules_md_has_no_placeholders_left():
+    assert not re.search(r"[{}]", rules_doc.PATH.read_text(encoding="utf-8"))
+
+
+def test_seats_read_the_same_text():
+    assert rules.rules_text() == rules_doc.render()
+
+
+def test_every_number_comes_from_the_tables(monkeypatch):
+    """Change a number in a table and the document follows."""
+    monkeypatch.setitem(rules.WORLD, "say_max_chars", 123)
+    monkeypatch.setitem(rules.WORLD, "offer_ttl", 17)
+    monkeypatch.setitem(rules.RECIPES["tool"]["uses"], "ore", 7)
+    text = rules_doc.render()
+    assert "At most 123 characters" in text and "lapses after 17 ticks" in text
+    assert rules.uses_text("tool") == "2 wood, 1 stone and 7 ore"
+    for name in ACTION_SPECS:
+        assert f"- {name}" in text
+
+
+def test_action_texts_models_read_carry_the_table_numbers():
+    W = rules.WORLD
+    gather, _ = ACTION_SPECS["gather"]
+    assert f"{W['gather_yield'] + W['tool_gather_bonus']} with a tool" in gather
+    assert f"from {rules.uses_text('shelter')}" in ACTION_SPECS["build"][0]
+    assert f"from {rules.uses_text('tool')}" in ACTION_SPECS["craft"][0]
+    assert str(W["tool_gather_bonus"]) in ACTION_SPECS["craft"][0]
+    assert f"at most {W['say_max_chars']} characters" in ACTION_SPECS["say"][1][0][2]
