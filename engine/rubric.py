@@ -55,11 +55,23 @@ def ordinal(n: int) -> str:
 
 
 @cache
+def _crafter_of(mask: int) -> float:
+    """The per-match crafter score of one unlock pattern (bit i is ACHIEVEMENTS[i])."""
+    return round(crafter_score([100.0 * (mask >> i & 1) for i in range(len(ACHIEVEMENTS))]), 2)
+
+
+@cache
 def _crafter_table() -> np.ndarray:
-    """The per-match crafter score of every unlock pattern (2^12 of them), so scoring a field is a lookup."""
-    k = len(ACHIEVEMENTS)
-    bits = ((np.arange(2 ** k)[:, None] >> np.arange(k)) & 1).astype(bool)
-    return np.array([round(crafter_score(100.0 * row), 2) for row in bits])
+    return np.array([_crafter_of(k) for k in range(2 ** len(ACHIEVEMENTS))], dtype=np.float64)
+
+
+def _crafter_scores(masks: np.ndarray) -> np.ndarray:
+    """Crafter scores for many agents: a lookup in the table of all 2^12 patterns when there are
+    more agents than patterns (a whole archive), else each distinct pattern once (one match)."""
+    if masks.size >= 2 ** len(ACHIEVEMENTS):
+        return _crafter_table()[masks]
+    distinct, where = np.unique(masks, return_inverse=True)
+    return np.array([_crafter_of(int(k)) for k in distinct], dtype=np.float64)[where.reshape(-1)]
 
 
 def scorecards(cnt, worth, header, offsets) -> dict[str, np.ndarray]:
@@ -116,7 +128,7 @@ def scorecards(cnt, worth, header, offsets) -> dict[str, np.ndarray]:
         "fitness_index": fitness,
         "grade": np.select([fitness >= floor for floor, _ in GRADES], [g for _, g in GRADES], "F"),
         "archetype": archetype, "status": np.where(alive, "alive", "starved"),
-        "crafter_score": _crafter_table()[mask], **dims,
+        "crafter_score": _crafter_scores(mask), **dims,
         "net_worth": np.round(worth, 2), "ticks_alive": cnt[:, T.C_TICKS_ALIVE], "trades": trades,
         "partners": cnt[:, T.C_PARTNERS], "raids_won": won, "raids_lost": lost,
         "raids_repelled": cnt[:, T.C_REPELLED], "relics": cnt[:, T.C_RELICS], "tiles_seen": cnt[:, T.C_SEEN],

@@ -150,3 +150,10 @@ def test_scorecards_over_many_matches_equal_each_matchs_score():
         assert (str(cards["grade"][i]), str(cards["archetype"][i])) == (e["grade"], e["archetype"])
         assert float(cards["crafter_score"][i]) == e["crafter_score"]
         assert {d: float(cards[d][i]) for d in DIMENSIONS} == e["dimensions"]
+
+
+def test_crafter_scores_agree_for_one_match_and_a_whole_archive():
+    every = np.arange(2 ** len(ACHIEVEMENTS))
+    few = np.array([0, 5, 4095, 5, 1])
+    assert np.array_equal(rubric._crafter_scores(few), rubric._crafter_scores(every)[few])
+    assert rubric._crafter_scores(few)[2] == round(crafter_score([100.0] * len(ACHIEVEMENTS)), 2)
