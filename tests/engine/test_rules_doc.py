@@ -38,3 +38,20 @@ def test_action_texts_models_read_carry_the_table_numbers():
     assert f"from {rules.uses_text('tool')}" in ACTION_SPECS["craft"][0]
     assert str(W["tool_gather_bonus"]) in ACTION_SPECS["craft"][0]
     assert f"at most {W['say_max_chars']} characters" in ACTION_SPECS["say"][1][0][2]
+
+
+def test_rubric_md_states_the_rubrics_own_numbers():
+    """docs/RUBRIC.md is prose, but its version, weights, grades and item values are the tables'."""
+    from pathlib import Path
+
+    from engine import rubric
+
+    text = (Path(__file__).parents[2] / "docs" / "RUBRIC.md").read_text(encoding="utf-8")
+    assert text.startswith(f"# The rubric: {rubric.RUBRIC_VERSION}\n")
+    text = " ".join(text.split())  # prose wraps anywhere
+    weights = " + ".join(f"{w:.2f} {d}" for d, w in rubric.WEIGHTS.items())
+    assert f"fitness_index = {weights}." in text
+    assert ", ".join(f"{g} from {floor}" for floor, g in rubric.GRADES if floor > 0) + ", else F" in text
+    values = " + ".join(f"{item} {row['value']:g}" for item, row in rules.RECIPES.items())
+    assert f"goods at the rules' values + {values})" in text
+    assert f"over the {len(rubric.ACHIEVEMENTS)} achievements {', '.join(rubric.ACHIEVEMENTS[:4])}" in text
