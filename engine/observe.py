@@ -1,4 +1,4 @@
-"""What a model seat sees each tick (documented in RULES.md, "Your observation")."""
+"""What a model seat sees each tick (rendered as text by orchestrator/seats/prompt.py)."""
 from __future__ import annotations
 
 from engine import rules
