@@ -55,3 +55,18 @@ def test_rubric_md_states_the_rubrics_own_numbers():
     values = " + ".join(f"{item} {row['value']:g}" for item, row in rules.RECIPES.items())
     assert f"goods at the rules' values + {values})" in text
     assert f"over the {len(rubric.ACHIEVEMENTS)} achievements {', '.join(rubric.ACHIEVEMENTS[:4])}" in text
+
+
+def test_kernel_tables_are_derived_from_the_rules_tables():
+    from engine.kernels.codes import ITEMS, N_RES, P_COST, P_ITEM_VALUE, P_PRICE, TERRAINS
+
+    assert rules.TERRAIN_RES == (-1, 0, 1, 2, 3, 4, -1)
+    for t, r in zip(TERRAINS, rules.TERRAIN_RES):
+        assert (r < 0 and t in ("grass", "water")) or rules.RESOURCE_TABLE[rules.RESOURCES[r]]["terrain"] == t
+    P = rules.param_array()
+    assert P.size == P_ITEM_VALUE + len(ITEMS)
+    for k, item in enumerate(ITEMS):
+        assert P[P_ITEM_VALUE + k] == rules.RECIPES[item]["value"]
+        for r, name in enumerate(rules.RESOURCES):
+            assert P[P_COST + k * N_RES + r] == rules.RECIPES[item]["uses"].get(name, 0)
+    assert [P[P_PRICE + r] for r in range(N_RES)] == [row["price"] for row in rules.RESOURCE_TABLE.values()]
