@@ -10,6 +10,7 @@ from functools import cache
 import numpy as np
 
 from engine.kernels import tally as T
+from engine.rules import WORLD
 
 RUBRIC_VERSION = "world-rubric-2"
 
@@ -84,7 +85,7 @@ def scorecards(cnt, worth, header, offsets) -> dict[str, np.ndarray]:
     side, match_ticks = header[m, 0], header[m, 1]
     n = sizes[m]
     ticks = np.maximum(match_ticks, 1)
-    survival = 100 * (0.7 * cnt[:, T.C_TICKS_ALIVE] / ticks + 0.3 * cnt[:, T.C_HEALTH] / 100)
+    survival = 100 * (0.7 * cnt[:, T.C_TICKS_ALIVE] / ticks + 0.3 * cnt[:, T.C_HEALTH] / WORLD["health_max"])
     top = np.maximum.reduceat(worth, offsets[:-1])[m] if worth.size else worth
     economy = np.divide(100 * worth, top, out=np.zeros(worth.size), where=top > 0)
     honoured_den = cnt[:, T.C_SETTLED] + cnt[:, T.C_VOIDED]
