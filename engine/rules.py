@@ -43,7 +43,8 @@ RECIPES = {
     "shelter": {"action": "build", "uses": {"wood": 5, "stone": 3}, "value": 10.0,
                 "effect": "raids on you succeed {raid_shelter_penalty} less often"},
     "tool": {"action": "craft", "uses": {"wood": 2, "stone": 1, "ore": 2}, "value": 8.0,
-             "effect": "it adds {tool_gather_bonus} to each gather (not relics) and {raid_tool_bonus} to your raid odds"},
+             "effect": "it adds {tool_gather_bonus} to each gather (not relics) and {raid_tool_bonus} "
+                       "to your raid odds"},
 }
 
 WORLD = {

@@ -8,6 +8,7 @@ file and the tables disagree. Regenerate it with:
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 from engine import rubric
@@ -49,8 +50,9 @@ def render() -> str:
     details = {
         "build": "  One per agent.",
         "craft": "  One per agent.",
-        "offer": (f"  The agent must be within {W['offer_range']} tiles and you must hold what you give; quantities 1 to "
-                  f"{W['offer_qty_max']}; at most {W['open_offers_max']} open offers each. An offer lapses after "
+        "offer": (f"  The agent must be within {W['offer_range']} tiles and you must hold what you give; "
+                  f"quantities 1 to {W['offer_qty_max']}; at most {W['open_offers_max']} open offers each. "
+                  f"An offer lapses after "
                   f"{W['offer_ttl']} ticks."),
         "accept": "  If either side no longer holds its goods, nothing moves.",
         "raid": (f"  Base odds {W['raid_base_odds']}, between {W['raid_odds_min']} and {W['raid_odds_max']} after "
@@ -59,7 +61,7 @@ def render() -> str:
         "say": f"  At most {W['say_max_chars']} characters; longer text is cut there. Omit to to speak to all.",
     }
     actions = "\n".join(_action_line(n) + ("\n" + details[n] if n in details else "") for n in ACTION_SPECS)
-    return f"""# The world's rules ({RULES_VERSION})
+    return _wrap(f"""# The world's rules ({RULES_VERSION})
 
 You are one agent among several on a square map of tiles. The season lasts a fixed number of
 ticks. Every tick, each living agent takes up to its allowed number of actions, in an order
@@ -95,7 +97,19 @@ the values above, {items}, relative to the richest agent), social (trades closed
 partners, your offers honoured), competitiveness (your standing in the field, raids won and
 repelled), exploration (share of the map seen, relics found). Fitness is the blend
 {weights}; grades: {grades}. The rank orders the whole field, scripted bots included.
-"""
+""")
+
+
+def _wrap(text: str, width: int = 100) -> str:
+    """Long prose lines wrapped for reading as a file; table rows stay whole."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width or line.startswith("|"):
+            out.append(line)
+        else:
+            indent = "  " if line.startswith(("- ", "  ")) else ""
+            out.append(textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False))
+    return "\n".join(out)
 
 
 def main(argv: list[str]) -> int:
