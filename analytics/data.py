@@ -22,11 +22,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from engine.rubric import DIMENSIONS, STATS
 from orchestrator.archive import EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, archive_dir, from_ipc
-
-DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
-STATS = ("net_worth", "ticks_alive", "trades", "partners", "raids_won", "raids_lost", "raids_repelled",
-         "relics", "tiles_seen", "refused")
 _INT_COLS = "tick agent a b c d e f g".split()
 
 # Column types of each view when the directory holds no file yet, so that queries written against

@@ -19,7 +19,8 @@ import pandas as pd
 from matplotlib import colormaps
 from matplotlib.figure import Figure
 
-DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
+from engine.rubric import DIMENSIONS
+
 # Labels a row may carry, in order of preference: plain rows, leaderboard rows, seat summaries.
 _LABEL_KEYS = ("label", "model", "seat", "agent")
 

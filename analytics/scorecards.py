@@ -1,15 +1,13 @@
 """Every match's scorecard recomputed from its event log alone, for the whole data dir at once.
 
 Stored seat rows are the rubric's output at archive time; recomputing them from the events checks
-the archive end to end and re-scores old logs. It must agree with engine.rubric.score to the last
-digit, so it reuses the engine's compiled tally kernel, called per match from a compiled grouped
-pass over each streamed Arrow batch (Python loops over batches, never over rows or agents), and
-then applies the rubric's formulas to all agents of all matches as whole-array numpy operations,
-written in the same operation order as engine/rubric.py so the floats round identically.
+the archive end to end and re-scores old logs. It agrees with engine.rubric.score to the last
+digit because it is the same code: the engine's compiled tally kernel, called per match from a
+compiled grouped pass over each streamed Arrow batch (Python loops over batches, never over rows
+or agents), then engine.rubric.scorecards over all agents of all matches at once.
 """
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import duckdb
@@ -155,89 +153,6 @@ def _tally_files(paths: list[Path], batch_rows: int = _BATCH_ROWS, match_ids=Non
     return tallies.names, *tallies.finish()
 
 
-def _ranks_within(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """rubric.competition_ranks inside each match: 1 + how many in the same match score higher."""
-    sizes = np.diff(offsets)
-    match_of = np.repeat(np.arange(sizes.size), sizes)
-    slot = np.arange(values.size) - offsets[match_of]
-    padded = np.full((sizes.size, int(sizes.max(initial=1))), -np.inf)
-    padded[match_of, slot] = values
-    above = (padded[match_of] > values[:, None]).sum(axis=1)
-    return 1 + above.astype(np.int64)
-
-
-@cache
-def _crafter_table() -> np.ndarray:
-    """The per-match crafter score of every unlock pattern (2^12 of them), from the engine's own
-    function, so the table lookup is the engine's number exactly."""
-    k = len(rubric.ACHIEVEMENTS)
-    bits = ((np.arange(2 ** k)[:, None] >> np.arange(k)) & 1).astype(bool)
-    return np.array([round(rubric.crafter_score(100.0 * row), 2) for row in bits])
-
-
-def scorecards_from_tally(cnt, worth, header, offsets) -> dict[str, np.ndarray]:
-    """engine.rubric.dimensions and the rest of rubric.score, for all agents of all matches."""
-    sizes = np.diff(offsets)
-    m = np.repeat(np.arange(sizes.size), sizes)
-    side, match_ticks = header[m, 0], header[m, 1]
-    n = sizes[m]
-    ticks = np.maximum(match_ticks, 1)
-    survival = 100 * (0.7 * cnt[:, T.C_TICKS_ALIVE] / ticks + 0.3 * cnt[:, T.C_HEALTH] / 100)
-    top = np.maximum.reduceat(worth, offsets[:-1])[m] if worth.size else worth
-    economy = np.divide(100 * worth, top, out=np.zeros(worth.size), where=top > 0)
-    honoured_den = cnt[:, T.C_SETTLED] + cnt[:, T.C_VOIDED]
-    honour = np.divide(cnt[:, T.C_SETTLED], honoured_den, out=np.zeros(worth.size), where=honoured_den > 0)
-    social = (50 * np.minimum(cnt[:, T.C_TRADES], 10) / 10 + 30 * np.minimum(cnt[:, T.C_PARTNERS], 5) / 5
-              + 20 * honour)
-    worth_rank = _ranks_within(worth, offsets)
-    standing = np.where(n > 1, (n - worth_rank) / np.maximum(n - 1, 1), 1.0)
-    fights = np.minimum(cnt[:, T.C_RAIDS_WON] + cnt[:, T.C_REPELLED], 10) / 10
-    competitiveness = 60 * standing + 40 * fights
-    seen_share = cnt[:, T.C_SEEN] / (side * side).astype(np.float64)
-    exploration = (80 * np.minimum(1.0, seen_share / rubric.SEEN_FULL_SHARE)
-                   + 20 * np.minimum(cnt[:, T.C_RELICS], 3) / 3)
-    raw = dict(survival=survival, economy=economy, social=social, competitiveness=competitiveness,
-               exploration=exploration)
-    dims = {k: np.clip(np.round(v, 2), 0, 100) for k, v in raw.items()}
-    fitness = np.round(sum(rubric.WEIGHTS[d] * dims[d] for d in rubric.DIMENSIONS), 2)
-    rank = _ranks_within(fitness, offsets)
-
-    grade = np.select([fitness >= floor for floor, _ in rubric.GRADES], [g for _, g in rubric.GRADES], "F")
-    alive = cnt[:, T.C_ALIVE] != 0
-    status = np.where(alive, "alive", "starved")
-    unlocked = np.stack([
-        cnt[:, T.C_G_WOOD] > 0, cnt[:, T.C_G_STONE] > 0, cnt[:, T.C_G_FOOD] > 0, cnt[:, T.C_G_ORE] > 0,
-        cnt[:, T.C_RELICS] > 0, cnt[:, T.C_EAT] > 0, cnt[:, T.C_BUILD] > 0, cnt[:, T.C_CRAFT] > 0,
-        cnt[:, T.C_TRADES] > 0, cnt[:, T.C_RAIDS_WON] > 0, cnt[:, T.C_REPELLED] > 0,
-        alive & (cnt[:, T.C_TICKS_ALIVE] >= header[m, 3]),  # the whole season (rubric.achievements)
-    ], axis=1) if worth.size else np.zeros((0, len(rubric.ACHIEVEMENTS)), bool)
-    # Same order as rubric.achievements; guards against the engine's list changing under us.
-    assert unlocked.shape[1] == len(rubric.ACHIEVEMENTS)
-    mask = (unlocked.astype(np.int64) << np.arange(unlocked.shape[1])).sum(axis=1)
-    crafter = _crafter_table()[mask]
-
-    # archetype: rubric.archetype's rules in its order; the top dimension is the first maximum.
-    trades, won, lost = cnt[:, T.C_TRADES], cnt[:, T.C_RAIDS_WON], cnt[:, T.C_RAIDS_LOST]
-    raids = won + lost
-    top_dim = np.argmax(np.stack([dims[d] for d in rubric.DIMENSIONS], axis=1), axis=1) if worth.size \
-        else np.zeros(0, int)
-    archetype = np.select(
-        [(raids >= 3) & (raids >= trades), trades >= 3,
-         (cnt[:, T.C_BUILD] > 0) & (cnt[:, T.C_CRAFT] > 0) & (dims["economy"] >= 50),
-         top_dim == rubric.DIMENSIONS.index("exploration"), ~alive,
-         top_dim == rubric.DIMENSIONS.index("economy")],
-        ["Raider", "Trader", "Builder", "Explorer", "Casualty", "Hoarder"], "Survivor")
-    return {
-        "seat": np.arange(worth.size) - offsets[m], "rank": rank, "fitness_index": fitness, "grade": grade,
-        "archetype": archetype, "status": status, "crafter_score": crafter, **dims,
-        "net_worth": np.round(worth, 2), "ticks_alive": cnt[:, T.C_TICKS_ALIVE], "trades": trades,
-        "partners": cnt[:, T.C_PARTNERS], "raids_won": won, "raids_lost": lost,
-        "raids_repelled": cnt[:, T.C_REPELLED], "relics": cnt[:, T.C_RELICS], "tiles_seen": cnt[:, T.C_SEEN],
-        "refused": cnt[:, T.C_REFUSED], "field_size": n, "match_ticks": match_ticks,
-        "achievement_mask": mask,
-    }
-
-
 def recompute_scorecards(data, match_ids=None) -> pd.DataFrame:
     """One row per agent per match (match_id, seat, rank, fitness_index, grade, archetype, status,
     crafter_score, the five dimensions, the stats, field_size, match_ticks, achievement_mask),
@@ -245,7 +160,7 @@ def recompute_scorecards(data, match_ids=None) -> pd.DataFrame:
     ``match_ids`` when given. Bit i of achievement_mask is rubric.ACHIEVEMENTS[i]."""
     paths = as_data(data).events_files(match_ids)
     ids, files, cnt, worth, header, offsets = _tally_files(paths, match_ids=match_ids)
-    cards = scorecards_from_tally(cnt, worth, header, offsets)
+    cards = rubric.scorecards(cnt, worth, header, offsets)
     names = np.array([ids[i] for i in files], dtype=object)
     return pd.DataFrame({"match_id": np.repeat(names, np.diff(offsets)), **cards})
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from html import escape
 
-DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
+from engine.rubric import DIMENSIONS
+
 _STYLE = """<style>
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse}
 td,th{padding:.3rem .6rem;border-bottom:1px solid #ddd;text-align:left}th{background:#f4f4f4}

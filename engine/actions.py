@@ -10,16 +10,21 @@ import numpy as np
 from engine.kernels.codes import (
     ACTIONS, DIRECTIONS, INVALID, N_RES, NO_ACTION, R_BAD_ARGUMENTS, R_UNKNOWN_ACTION, RESOURCES,
 )
+from engine.rules import WORLD, effect_text, share_text, uses_text
+
+_GY, _TOOL = WORLD["gather_yield"], WORLD["tool_gather_bonus"]
+SAY_MAX = WORLD["say_max_chars"]
 
 # name -> (description, [(argument, type, description)]) ; types: direction, agent, resource, int, text, offer
 ACTION_SPECS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     "wait": ("Do nothing this action.", []),
     "move": ("Step one tile north, east, south or west. Water and the map edge block.",
              [("direction", "direction", "north, east, south or west")]),
-    "gather": ("Take goods from the tile you stand on (1 unit, 2 with a tool; relics always 1).", []),
-    "eat": ("Eat 1 food from your stock to restore satiety.", []),
-    "build": ("Build your shelter from wood and stone. A shelter makes raids on you less likely to succeed.", []),
-    "craft": ("Craft your tool from wood, stone and ore. A tool adds 1 to each gather and raises your raid odds.", []),
+    "gather": (f"Take goods from the tile you stand on ({_GY} unit{'s' if _GY != 1 else ''}, {_GY + _TOOL} with a "
+               f"tool; relics always {_GY}).", []),
+    "eat": (f"Eat 1 food from your stock to restore {WORLD['eat_satiety']} satiety.", []),
+    "build": (f"Build your shelter from {uses_text('shelter')}: {effect_text('shelter')}.", []),
+    "craft": (f"Craft your tool from {uses_text('tool')}: {effect_text('tool')}.", []),
     "offer": ("Offer a trade to an agent within range: you give give_qty of give, they give want_qty of want.",
               [("to", "agent", "the agent id to offer to"), ("give", "resource", "resource you give"),
                ("give_qty", "int", "units you give"), ("want", "resource", "resource you want"),
@@ -27,10 +32,11 @@ ACTION_SPECS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     "accept": ("Accept an open offer made to you; it settles at once if both sides still hold the goods.",
                [("offer_id", "offer", "the offer's id")]),
     "decline": ("Decline an open offer made to you.", [("offer_id", "offer", "the offer's id")]),
-    "raid": ("Raid an adjacent agent to take a third of each of its goods. Raids can fail and cost you satiety.",
+    "raid": (f"Raid an adjacent agent to take {share_text(WORLD['raid_share_divisor'])} of each of its goods. "
+             "Raids can fail and cost you satiety.",
              [("target", "agent", "the adjacent agent's id")]),
     "say": ("Say a short message to everyone, or to one agent.",
-            [("text", "text", "the message, at most 280 characters"),
+            [("text", "text", f"the message, at most {SAY_MAX} characters"),
              ("to", "agent?", "optional agent id; omit to speak to all")]),
 }
 assert tuple(ACTION_SPECS) == ACTIONS
@@ -44,7 +50,7 @@ def _int(v) -> int | None:
     return v
 
 
-def encode(action: dict, messages: list[str], say_max: int = 280) -> np.ndarray:
+def encode(action: dict, messages: list[str], say_max: int = SAY_MAX) -> np.ndarray:
     """One action dict {"action": name, ...args} -> int64[6] row. Anything malformed becomes an
     INVALID row (refused with unknown_action or bad_arguments); texts go to `messages`."""
     row = np.zeros(6, dtype=np.int64)

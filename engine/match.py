@@ -22,7 +22,7 @@ from engine.kernels.state import agents_view, log_capacity, new_tables, offers_v
 from engine.kernels.worldgen import generate, place_spawns
 
 CANNED_MESSAGES = ("Hello!", "Anyone trading?", "Stay away.", "Nice weather.")
-SEED_MAX = 2**63 - 1
+SEED_MAX = rules.SEED_MAX
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,9 @@ class Match:
                 raise ValueError(f"no agent {i} in this match")
             if self.specs[i].policy is not None:
                 raise ValueError(f"agent {i} is scripted; it takes no submitted actions")
-            rows = [a if isinstance(a, np.ndarray) else encode(a, self.messages) for a in list(acts)[: self.apt]]
+            say_max = rules.WORLD["say_max_chars"]
+            rows = [a if isinstance(a, np.ndarray) else encode(a, self.messages, say_max)
+                    for a in list(acts)[: self.apt]]
             # empty rows are dropped so actions fill the first slots, as a replay of the log will
             for slot, row in enumerate(r for r in rows if r[0] != EMPTY_ROW[0]):
                 self._ext[i, slot] = row

@@ -1,8 +1,9 @@
-"""What a model seat sees each tick (documented in RULES.md, "Your observation")."""
+"""What a model seat sees each tick (rendered as text by orchestrator/seats/prompt.py)."""
 from __future__ import annotations
 
 from engine import rules
-from engine.kernels.codes import RESOURCES, SAY, TERRAIN_RES, TERRAINS, WATER
+from engine.kernels.codes import RESOURCES, SAY, TERRAINS, WATER
+from engine.rules import TERRAIN_RES
 from engine.kernels.common import pool_at
 
 # One character per terrain in the view grid; agents are drawn over it.

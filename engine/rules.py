@@ -7,14 +7,18 @@ and `rules_text()` renders the same numbers into the document every model seat r
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources as _res
 
 import numpy as np
 
 RULES_VERSION = "world-rules-1"
 
+# The RNG state is uint64, but the content hash is RFC 8785 (CONTRACT.md section 8), defined only for
+# integers a JSON double holds exactly (I-JSON, up to 2**53 - 1); larger seeds would also be rounded
+# by every JavaScript client. So seeds stop at the largest safe integer, in the engine as in the API.
+SEED_MAX = 2**53 - 1
+
 from engine.kernels.codes import (  # noqa: F401  (re-exported: one definition each)
-    ACTIONS, DIRECTIONS, EVENT_KINDS, EXTERNAL, N_RES, PARAM_NAMES, POLICIES, REASONS, RESOURCES,
+    ACTIONS, DIRECTIONS, EVENT_KINDS, EXTERNAL, ITEMS, N_RES, PARAM_NAMES, POLICIES, REASONS, RESOURCES,
     TERRAINS,
 )
 
@@ -26,6 +30,21 @@ RESOURCE_TABLE = {
     "food": {"terrain": "berries", "max": 4.0, "regen": 0.03, "price": 2.0},
     "ore": {"terrain": "ore_vein", "max": 3.0, "regen": 0.01, "price": 4.0},
     "relics": {"terrain": "ruins", "max": 1.0, "regen": 0.002, "price": 25.0},
+}
+
+# Per terrain (codes.TERRAINS order): the resource its tiles hold, -1 for none. The kernels index it.
+TERRAIN_RES = tuple(
+    next((RESOURCES.index(r) for r, row in RESOURCE_TABLE.items() if row["terrain"] == t), -1) for t in TERRAINS
+)
+
+# What build and craft make, as Crafter's make:/place: data: the action, the goods it uses (each
+# at most once per agent), the item's value in net worth, and what owning it does.
+RECIPES = {
+    "shelter": {"action": "build", "uses": {"wood": 5, "stone": 3}, "value": 10.0,
+                "effect": "raids on you succeed {raid_shelter_penalty} less often"},
+    "tool": {"action": "craft", "uses": {"wood": 2, "stone": 1, "ore": 2}, "value": 8.0,
+             "effect": "it adds {tool_gather_bonus} to each gather (not relics) and {raid_tool_bonus} "
+                       "to your raid odds"},
 }
 
 WORLD = {
@@ -54,14 +73,6 @@ WORLD = {
     # gathering
     "gather_yield": 1,
     "tool_gather_bonus": 1,
-    # building and crafting
-    "shelter_wood": 5,
-    "shelter_stone": 3,
-    "tool_wood": 2,
-    "tool_stone": 1,
-    "tool_ore": 2,
-    "shelter_value": 10.0,
-    "tool_value": 8.0,
     # trading
     "offer_range": 6,
     "offer_ttl": 10,
@@ -84,6 +95,10 @@ WORLD = {
 
 
 
+assert tuple(RECIPES) == ITEMS
+assert [RECIPES[item]["action"] for item in ITEMS] == list(ACTIONS[ACTIONS.index("build"):][:len(ITEMS)])
+
+
 def map_side(n_agents: int) -> int:
     side = WORLD["map_side_min"] + WORLD["map_side_per_agent"] * n_agents
     return int(min(WORLD["map_side_max"], max(WORLD["map_side_min"], side)))
@@ -101,18 +116,33 @@ def rule_arrays() -> dict[str, np.ndarray]:
 
 @lru_cache(maxsize=1)
 def param_array() -> np.ndarray:
-    """WORLD's numbers in the order the kernels index them (codes.PARAM_NAMES), then the prices (P_PRICE)."""
+    """WORLD's numbers in the order the kernels index them (codes.PARAM_NAMES), then the prices
+    (P_PRICE), the recipes' costs (P_COST, item by item) and the items' values (P_ITEM_VALUE)."""
     prices = [RESOURCE_TABLE[r]["price"] for r in RESOURCES]
-    return np.array([float(WORLD[name]) for name in PARAM_NAMES] + prices, dtype=np.float64)
+    costs = [float(RECIPES[item]["uses"].get(r, 0)) for item in ITEMS for r in RESOURCES]
+    values = [RECIPES[item]["value"] for item in ITEMS]
+    return np.array([float(WORLD[name]) for name in PARAM_NAMES] + prices + costs + values, dtype=np.float64)
+
+
+def uses_text(item: str) -> str:
+    """What an item's recipe uses, in words: "2 wood, 1 stone and 2 ore"."""
+    parts = [f"{q} {r}" for r, q in RECIPES[item]["uses"].items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def effect_text(item: str) -> str:
+    """What owning an item does, with the table's numbers."""
+    return RECIPES[item]["effect"].format(**WORLD)
+
+
+def share_text(divisor: int) -> str:
+    """A raid's share in words: 3 -> "a third"."""
+    return {2: "half", 3: "a third", 4: "a quarter"}.get(int(divisor), f"1/{int(divisor)}")
 
 
 @lru_cache(maxsize=1)
 def rules_text() -> str:
-    """The rules document every model seat reads, with the table's numbers filled in."""
-    template = _res.files("engine").joinpath("RULES.md").read_text(encoding="utf-8")
-    values = dict(WORLD)
-    for r, row in RESOURCE_TABLE.items():
-        for k, v in row.items():
-            values[f"{r}_{k}"] = v
-    values["rules_version"] = RULES_VERSION
-    return template.format(**values)
+    """The rules document every model seat reads (engine/RULES.md), rendered from the tables."""
+    from engine.rules_doc import render  # the document also reads actions and the rubric, which import this
+
+    return render()

@@ -11,8 +11,7 @@ DEFAULT_ANCHORS = ["anchors-v1"]
 
 
 def draw_seed() -> int:
-    # 2**53 - 1 at most: seeds land in JSON and in the RFC 8785 hash, exact only up to there
-    return secrets.randbelow(2**53)
+    return secrets.randbelow(rules.SEED_MAX + 1)
 
 
 def resolve_env(env: dict | None) -> dict:

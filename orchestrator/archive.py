@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from engine.events import COLUMNS
 from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
+from engine.rubric import DIMENSIONS, STATS
 
 EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR = "events", "seats", "runs", "transcripts"
 LANDING, COMPACT = ".arrow", ".parquet"  # one match as the worker sent it; a whole series
@@ -107,10 +108,9 @@ SEAT_SCHEMA = pa.schema(
        ("model", _STR), ("provider", _STR), ("rank", _I32), ("fitness_index", _F64), ("grade", _STR), ("archetype", _STR),
        ("status", _STR), ("crafter_score", _F64), ("field_size", _I32), ("match_ticks", _I32), ("rubric", _STR),
        ("scaffold", _STR), ("achievements", pa.list_(_STR)), ("epilogue", _STR)]
-    + [(d, _F64) for d in ("survival", "economy", "social", "competitiveness", "exploration")]
+    + [(d, _F64) for d in DIMENSIONS]
     + [("net_worth", _F64)]
-    + [(c, _I32) for c in ("ticks_alive", "trades", "partners", "raids_won", "raids_lost", "raids_repelled",
-                           "relics", "tiles_seen", "refused")])
+    + [(c, _I32) for c in STATS if c != "net_worth"])
 
 
 def seat_table(rows: list[dict]) -> pa.Table:

@@ -10,13 +10,8 @@ from typing import Annotated, Union
 from pydantic import AfterValidator, Field, StrictFloat, StrictInt, WithJsonSchema, create_model
 
 from engine import anchors as engine_anchors
-from engine.rules import RESOURCES
+from engine.rules import RESOURCES, SEED_MAX
 from orchestrator.validation import StrictModel
-
-# The engine's RNG state is uint64, but the content hash is RFC 8785 (CONTRACT.md section 8), which is
-# defined only for integers a JSON double holds exactly (I-JSON, up to 2**53 - 1); larger seeds would
-# also be rounded by every JavaScript client. So seeds stop at the largest safe integer.
-SEED_MAX = 2**53 - 1
 
 HINTS = {
     "seed": f"send an integer from 0 to {SEED_MAX}, or omit it for a fresh seed per run",

@@ -39,22 +39,25 @@ EXTERNAL = -1
 # Rule numbers reach the kernels as one float64 array P indexed by these names (values in rules.py).
 PARAM_NAMES = (
     "health_max", "satiety_max", "hunger_per_tick", "starve_damage", "heal_above_satiety",
-    "heal_per_tick", "eat_satiety", "carry_max", "gather_yield", "tool_gather_bonus", "shelter_wood",
-    "shelter_stone", "tool_wood", "tool_stone", "tool_ore", "shelter_value", "tool_value", "offer_range",
+    "heal_per_tick", "eat_satiety", "carry_max", "gather_yield", "tool_gather_bonus", "offer_range",
     "offer_ttl", "offer_qty_max", "open_offers_max", "raid_base_odds", "raid_tool_bonus",
     "raid_shelter_penalty", "raid_odds_min", "raid_odds_max", "raid_share_divisor",
     "raid_effort_satiety", "raid_fail_satiety", "snapshot_every", "view_radius",
 )
 (P_HEALTH_MAX, P_SATIETY_MAX, P_HUNGER, P_STARVE_DAMAGE, P_HEAL_ABOVE, P_HEAL, P_EAT_SATIETY,
- P_CARRY_MAX, P_GATHER_YIELD, P_TOOL_BONUS, P_SHELTER_WOOD, P_SHELTER_STONE, P_TOOL_WOOD,
- P_TOOL_STONE, P_TOOL_ORE, P_SHELTER_VALUE, P_TOOL_VALUE, P_OFFER_RANGE, P_OFFER_TTL, P_OFFER_QTY_MAX,
+ P_CARRY_MAX, P_GATHER_YIELD, P_TOOL_BONUS, P_OFFER_RANGE, P_OFFER_TTL, P_OFFER_QTY_MAX,
  P_OPEN_OFFERS_MAX, P_RAID_BASE, P_RAID_TOOL, P_RAID_SHELTER, P_RAID_MIN, P_RAID_MAX, P_RAID_DIVISOR,
- P_RAID_EFFORT, P_RAID_FAIL, P_SNAPSHOT_EVERY, P_VIEW_RADIUS) = range(31)
+ P_RAID_EFFORT, P_RAID_FAIL, P_SNAPSHOT_EVERY, P_VIEW_RADIUS) = range(24)
+
+# What build and craft make (rules.RECIPES): item k is made by action BUILD + k and owned in
+# column A_SHELTER + k of the agent table.
+ITEMS = ("shelter", "tool")
+SHELTER, TOOL = range(2)
+N_ITEMS = 2
 
 # Column layouts of the packed state tables (state.py).
 DIR_DX = (0, 1, 0, -1)
 DIR_DY = (-1, 0, 1, 0)
-TERRAIN_RES = (-1, 0, 1, 2, 3, 4, -1)  # grass, forest, rock, berries, ore_vein, ruins, water -> resource
 
 T_POOL, T_TOUCHED, T_CAP, T_REGEN = range(4)  # tiles float64[H, W, 4]
 (A_X, A_Y, A_HEALTH, A_SATIETY, A_INV, _I1, _I2, _I3, _I4, A_SHELTER, A_TOOL, A_ALIVE, A_DEATH, A_POLICY,
@@ -65,4 +68,8 @@ O_ID, O_SRC, O_DST, O_GIVE_R, O_GIVE_Q, O_WANT_R, O_WANT_Q, O_EXPIRES = range(8)
 OC_IN, OC_OUT = range(2)  # ocount int64[N, 2]: open offers to / from each agent
 META_ROWS, META_NEXT_OFFER = range(2)  # meta int64[2]
 L_TICK, L_AGENT, L_KIND, L_OK, L_REASON, L_A, L_B, L_C, L_D, L_E, L_F, L_G = range(12)  # logi int32[C, 12]
-P_PRICE = len(PARAM_NAMES)  # P[P_PRICE + r]: each resource's value
+# After the named numbers P holds the tables: P[P_PRICE + r] each resource's value,
+# P[P_COST + k * N_RES + r] what item k costs of resource r, P[P_ITEM_VALUE + k] item k's value.
+P_PRICE = len(PARAM_NAMES)
+P_COST = P_PRICE + N_RES
+P_ITEM_VALUE = P_COST + N_ITEMS * N_RES

@@ -1,8 +1,8 @@
 """Small kernels every other kernel uses: lazy pools, the event writer, distances, worth, offers."""
 from engine.kernels.codes import (
     A_INV, A_SHELTER, A_TOOL, A_X, A_Y, L_A, L_AGENT, L_B, L_C, L_D, L_E, L_F, L_G, L_KIND, L_OK,
-    L_REASON, L_TICK, META_ROWS, N_RES, O_DST, O_ID, O_SRC, OC_IN, OC_OUT, P_PRICE, P_SHELTER_VALUE,
-    P_TOOL_VALUE, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
+    L_REASON, L_TICK, META_ROWS, N_RES, O_DST, O_ID, O_SRC, OC_IN, OC_OUT, P_ITEM_VALUE, P_PRICE,
+    SHELTER, TOOL, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
 )
 from engine.kernels.jit import hot
 
@@ -57,7 +57,7 @@ def worth(ag, i, P):
     s = 0.0
     for r in range(N_RES):
         s += ag[i, A_INV + r] * P[P_PRICE + r]
-    return s + ag[i, A_SHELTER] * P[P_SHELTER_VALUE] + ag[i, A_TOOL] * P[P_TOOL_VALUE]
+    return s + ag[i, A_SHELTER] * P[P_ITEM_VALUE + SHELTER] + ag[i, A_TOOL] * P[P_ITEM_VALUE + TOOL]
 
 
 @hot

@@ -11,10 +11,10 @@ from engine.kernels.codes import (
     A_ALIVE, A_INV, A_POLICY, A_SATIETY, A_SHELTER, A_TOOL, A_X, A_Y, ACCEPT, AGGRESSIVE_RAIDER, BUILD,
     CRAFT, DECLINE, DIR_DX, DIR_DY, EAT, FOOD, GATHER, GREEDY_HARVESTER, HONEST_TRADER, M_RESCAN, M_TRES,
     M_TX, M_TY, M_VICTIM, M_VICTIM_UNTIL, MOVE, N_RES, O_DST, O_GIVE_Q, O_GIVE_R, O_ID, O_WANT_Q,
-    O_WANT_R, OC_IN, OC_OUT, OFFER, ORE, P_CARRY_MAX, P_OFFER_RANGE, P_OPEN_OFFERS_MAX, P_PRICE,
-    P_SHELTER_STONE, P_SHELTER_WOOD, P_TOOL_ORE, P_TOOL_STONE, P_TOOL_WOOD, RAID, SAY, STONE,
-    TERRAIN_RES, WAIT, WOOD,
+    O_WANT_R, OC_IN, OC_OUT, OFFER, ORE, P_CARRY_MAX, P_COST, P_OFFER_RANGE, P_OPEN_OFFERS_MAX, P_PRICE,
+    P_ITEM_VALUE, RAID, SAY, SHELTER, STONE, TOOL, WAIT, WOOD,
 )
+from engine.rules import TERRAIN_RES
 from engine.kernels.common import chebyshev, passable, pool_at, worth
 from engine.kernels.rng import randint, uniform
 
@@ -121,15 +121,24 @@ def _seek(terrain, tiles, ag, rng, t, i, res, radius, act):
 
 
 @hot
+def _can_make(ag, i, P, k):
+    """Item k (SHELTER, TOOL) not yet owned and every good of its recipe at hand."""
+    if ag[i, A_SHELTER + k] != 0:
+        return False
+    for r in range(N_RES):
+        if ag[i, A_INV + r] < P[P_COST + k * N_RES + r]:
+            return False
+    return True
+
+
+@hot
 def _can_build(ag, i, P):
-    return (ag[i, A_SHELTER] == 0 and ag[i, A_INV + WOOD] >= P[P_SHELTER_WOOD]
-            and ag[i, A_INV + STONE] >= P[P_SHELTER_STONE])
+    return _can_make(ag, i, P, SHELTER)
 
 
 @hot
 def _can_craft(ag, i, P):
-    return (ag[i, A_TOOL] == 0 and ag[i, A_INV + WOOD] >= P[P_TOOL_WOOD]
-            and ag[i, A_INV + STONE] >= P[P_TOOL_STONE] and ag[i, A_INV + ORE] >= P[P_TOOL_ORE])
+    return _can_make(ag, i, P, TOOL)
 
 
 @hot
@@ -221,7 +230,7 @@ def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     res = -1
     if ag[i, A_INV + FOOD] < 2:
         res = FOOD
-    elif ag[i, A_TOOL] == 0 and ag[i, A_INV + ORE] < P[P_TOOL_ORE]:
+    elif ag[i, A_TOOL] == 0 and ag[i, A_INV + ORE] < P[P_COST + TOOL * N_RES + ORE]:
         res = ORE
     _seek(terrain, tiles, ag, rng, t, i, res, 8, act)
 
@@ -240,7 +249,7 @@ def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
         best = 0.0
         for j in range(ag.shape[0]):
             if j != i and ag[j, A_ALIVE] == 1 and chebyshev(ag, i, j) <= 10:
-                w = worth(ag, j, P) - 10.0 * ag[j, A_SHELTER]
+                w = worth(ag, j, P) - P[P_ITEM_VALUE + SHELTER] * ag[j, A_SHELTER]
                 if w > best:
                     best = w
                     victim = j

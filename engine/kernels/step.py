@@ -9,16 +9,15 @@ from engine.kernels.codes import (
     A_ALIVE, A_DEATH, A_HEALTH, A_INV, A_POLICY, A_SATIETY, A_SHELTER, A_TOOL, A_X, A_Y, ACCEPT, BUILD,
     CRAFT, DECLINE, DIR_DX, DIR_DY, EAT, EXPIRE, EXTERNAL, FOOD, GATHER, INVALID, MOVE, N_ACTIONS, N_RES,
     NO_ACTION, O_DST, O_EXPIRES, O_GIVE_Q, O_GIVE_R, O_ID, O_SRC, O_WANT_Q, O_WANT_R, OC_IN, OC_OUT,
-    OFFER, ORE, META_NEXT_OFFER, P_CARRY_MAX, P_EAT_SATIETY, P_GATHER_YIELD, P_HEAL, P_HEAL_ABOVE,
+    OFFER, META_NEXT_OFFER, P_CARRY_MAX, P_COST, P_EAT_SATIETY, P_GATHER_YIELD, P_HEAL, P_HEAL_ABOVE,
     P_HEALTH_MAX, P_HUNGER, P_OFFER_QTY_MAX, P_OFFER_RANGE, P_OFFER_TTL, P_OPEN_OFFERS_MAX, P_PRICE,
     P_RAID_BASE, P_RAID_DIVISOR, P_RAID_EFFORT, P_RAID_FAIL, P_RAID_MAX, P_RAID_MIN, P_RAID_SHELTER,
-    P_RAID_TOOL, P_SATIETY_MAX, P_SHELTER_STONE, P_SHELTER_WOOD, P_SNAPSHOT_EVERY, P_STARVE_DAMAGE,
-    P_TOOL_BONUS, P_TOOL_ORE, P_TOOL_STONE, P_TOOL_WOOD, R_ALREADY_OWNED, R_BAD_DIRECTION,
-    R_BAD_QUANTITY, R_BAD_RESOURCE, R_BAD_TARGET, R_BLOCKED, R_FULL, R_INVENTORY_FULL, R_LACKS_GOODS,
-    R_LACKS_MATERIALS, R_NO_FOOD, R_NO_SUCH_OFFER, R_NOTHING_HERE, R_OFFERER_LACKS_GOODS, R_OK,
-    R_OUT_OF_RANGE, R_TOO_MANY_OFFERS, R_UNKNOWN_ACTION, RAID, RELICS, SAY, SNAPSHOT, STARVE, STONE,
-    TERRAIN_RES, WAIT, WOOD,
+    P_RAID_TOOL, P_SATIETY_MAX, P_SNAPSHOT_EVERY, P_STARVE_DAMAGE, P_TOOL_BONUS, R_ALREADY_OWNED,
+    R_BAD_DIRECTION, R_BAD_QUANTITY, R_BAD_RESOURCE, R_BAD_TARGET, R_BLOCKED, R_FULL, R_INVENTORY_FULL,
+    R_LACKS_GOODS, R_LACKS_MATERIALS, R_NO_FOOD, R_NO_SUCH_OFFER, R_NOTHING_HERE, R_OFFERER_LACKS_GOODS,
+    R_OK, R_OUT_OF_RANGE, R_TOO_MANY_OFFERS, R_UNKNOWN_ACTION, RAID, RELICS, SAY, SNAPSHOT, STARVE, WAIT,
 )
+from engine.rules import TERRAIN_RES
 from engine.kernels.common import (
     chebyshev, close_offer, emit, find_offer, passable, pool_at, take_from_pool, worth,
 )
@@ -98,10 +97,8 @@ def apply_action(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, i
         ag[i, A_INV + FOOD] -= 1
         ag[i, A_SATIETY] = min(smax, ag[i, A_SATIETY] + np.int64(P[P_EAT_SATIETY]))
         emit(logi, logv, meta, t, i, EAT, 1, R_OK, 0, 0, 0, 0, 0, ag[i, A_SATIETY], ag[i, A_INV + FOOD], 0.0)
-    elif kind == BUILD:
-        _build(ag, logi, logv, meta, t, i, p, P)
-    elif kind == CRAFT:
-        _craft(ag, logi, logv, meta, t, i, p, P)
+    elif kind == BUILD or kind == CRAFT:
+        _make(ag, logi, logv, meta, t, i, p, P, kind)
     elif kind == OFFER:
         _offer(ag, offers, ocount, logi, logv, meta, t, i, p, P)
     elif kind == ACCEPT:
@@ -125,37 +122,20 @@ def apply_action(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, i
 
 
 @hot
-def _build(ag, logi, logv, meta, t, i, p, P):
-    if ag[i, A_SHELTER] == 1:
-        _refuse(logi, logv, meta, t, i, BUILD, R_ALREADY_OWNED, p)
+def _make(ag, logi, logv, meta, t, i, p, P, kind):
+    """build or craft: item k = kind - BUILD, made once from its recipe's goods (rules.RECIPES)."""
+    k = kind - BUILD
+    if ag[i, A_SHELTER + k] == 1:
+        _refuse(logi, logv, meta, t, i, kind, R_ALREADY_OWNED, p)
         return
-    w = np.int64(P[P_SHELTER_WOOD])
-    s = np.int64(P[P_SHELTER_STONE])
-    if ag[i, A_INV + WOOD] < w or ag[i, A_INV + STONE] < s:
-        _refuse(logi, logv, meta, t, i, BUILD, R_LACKS_MATERIALS, p)
-        return
-    ag[i, A_INV + WOOD] -= w
-    ag[i, A_INV + STONE] -= s
-    ag[i, A_SHELTER] = 1
-    emit(logi, logv, meta, t, i, BUILD, 1, R_OK, 0, 0, 0, 0, 0, 0, 0, 0.0)
-
-
-@hot
-def _craft(ag, logi, logv, meta, t, i, p, P):
-    if ag[i, A_TOOL] == 1:
-        _refuse(logi, logv, meta, t, i, CRAFT, R_ALREADY_OWNED, p)
-        return
-    w = np.int64(P[P_TOOL_WOOD])
-    s = np.int64(P[P_TOOL_STONE])
-    o = np.int64(P[P_TOOL_ORE])
-    if ag[i, A_INV + WOOD] < w or ag[i, A_INV + STONE] < s or ag[i, A_INV + ORE] < o:
-        _refuse(logi, logv, meta, t, i, CRAFT, R_LACKS_MATERIALS, p)
-        return
-    ag[i, A_INV + WOOD] -= w
-    ag[i, A_INV + STONE] -= s
-    ag[i, A_INV + ORE] -= o
-    ag[i, A_TOOL] = 1
-    emit(logi, logv, meta, t, i, CRAFT, 1, R_OK, 0, 0, 0, 0, 0, 0, 0, 0.0)
+    for r in range(N_RES):
+        if ag[i, A_INV + r] < np.int64(P[P_COST + k * N_RES + r]):
+            _refuse(logi, logv, meta, t, i, kind, R_LACKS_MATERIALS, p)
+            return
+    for r in range(N_RES):
+        ag[i, A_INV + r] -= np.int64(P[P_COST + k * N_RES + r])
+    ag[i, A_SHELTER + k] = 1
+    emit(logi, logv, meta, t, i, kind, 1, R_OK, 0, 0, 0, 0, 0, 0, 0, 0.0)
 
 
 @hot

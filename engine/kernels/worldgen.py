@@ -8,9 +8,10 @@ import numpy as np
 from engine.kernels.jit import alloc, hot
 
 from engine.kernels.codes import (
-    A_X, A_Y, BERRIES, FOREST, GRASS, ORE_VEIN, ROCK, RUINS, T_CAP, T_POOL, T_REGEN, T_TOUCHED, TERRAIN_RES, WATER,
+    A_X, A_Y, BERRIES, FOREST, GRASS, ORE_VEIN, ROCK, RUINS, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
 )
 from engine.kernels.rng import uniform
+from engine.rules import TERRAIN_RES
 
 _CELL = 8
 

@@ -15,12 +15,12 @@ from typing import Any
 from engine import library
 from engine.anchors import expand as expand_anchors
 from engine.hashing import BASE_ID, content_hash
+from engine.rules import SEED_MAX
 from engine.scenario import draw_seed, resolve_env, seat_names
 from orchestrator import scenarios as saved_scenarios
 from orchestrator import skills as skill_service
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
-from orchestrator.envspec import SEED_MAX
 from orchestrator.errors import DomainError
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
 from orchestrator.runs import arena, seats as seat_layer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.api.util import bearer
 
-SEED_MAX = 2**53 - 1  # RFC 8785's integer domain; see orchestrator/envspec.py
+SEED_MAX = 2**53 - 1  # RFC 8785's integer domain; see engine/rules.py
 POLICIES = ["honest-trader", "greedy-harvester", "aggressive-raider", "random"]
 
 

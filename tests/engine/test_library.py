@@ -56,7 +56,9 @@ def test_rules_text_carries_the_table_numbers():
     assert rules.RULES_VERSION in text
     for r, row in rules.RESOURCE_TABLE.items():
         assert f"| {r} | " in text and str(row["regen"]) in text
-    for key in ("start_food", "eat_satiety", "offer_ttl", "raid_fail_satiety", "shelter_wood", "tool_ore"):
+    for key in ("start_food", "eat_satiety", "offer_ttl", "raid_fail_satiety", "say_max_chars", "tool_gather_bonus"):
         assert str(rules.WORLD[key]) in text
+    assert "from 5 wood and 3 stone" in text and "from 2 wood, 1 stone and 2 ore" in text
+    assert "{" not in text and "}" not in text
     for name in rules.ACTIONS:
         assert f"- {name}" in text

@@ -40,7 +40,7 @@ def dead_never_act(m):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**63 - 1), spawn=st.integers(0, 2**63 - 1), ticks=st.integers(10, 400),
+@given(seed=st.integers(0, rules.SEED_MAX), spawn=st.integers(0, rules.SEED_MAX), ticks=st.integers(10, 400),
        food=st.sampled_from([0, 0.5, 1, 3]))
 def test_scripted_seasons_keep_invariants(seed, spawn, ticks, food):
     m = make_match(ticks=ticks, seed=seed, spawn_seed=spawn,

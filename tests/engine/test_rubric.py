@@ -122,3 +122,38 @@ def test_replies_that_name_no_action_count_as_refused():
     while not m.done:
         m.submit({})
     assert m.results()["agents"][0]["stats"]["refused"] == 2
+
+
+def test_scorecards_over_many_matches_equal_each_matchs_score():
+    """One rubric over arrays: stacking matches of different fields changes no agent's numbers."""
+    from engine.kernels import tally as T
+
+    matches = [make_match(ticks=120, seed=s, spawn_seed=s + 1, seats=seats)
+               for s, seats in ((3, ("local/random",)), (4, ("local/honest-trader", "local/aggressive-raider")))]
+    parts, expected = [], []
+    for m in matches:
+        m.run()
+        c = m.columns()
+        parts.append(T.tally(m.n, c["tick"], c["agent"], c["kind"], c["ok"], c["a"], c["b"], c["c"], c["d"],
+                             c["f"], c["g"], c["v"]))
+        res = m.results()
+        expected += sorted(res["agents"] + res["anchors"], key=lambda e: e["seat"])
+    cnt = np.concatenate([p[0] for p in parts])
+    worth = np.concatenate([p[1] for p in parts])
+    header = np.stack([p[2] for p in parts])
+    offsets = np.concatenate(([0], np.cumsum([m.n for m in matches])))
+    cards = rubric.scorecards(cnt, worth, header, offsets)
+    assert len(expected) == worth.size
+    for i, e in enumerate(expected):
+        assert (int(cards["seat"][i]), int(cards["rank"][i])) == (e["seat"], e["rank"])
+        assert float(cards["fitness_index"][i]) == e["fitness_index"]
+        assert (str(cards["grade"][i]), str(cards["archetype"][i])) == (e["grade"], e["archetype"])
+        assert float(cards["crafter_score"][i]) == e["crafter_score"]
+        assert {d: float(cards[d][i]) for d in DIMENSIONS} == e["dimensions"]
+
+
+def test_crafter_scores_agree_for_one_match_and_a_whole_archive():
+    every = np.arange(2 ** len(ACHIEVEMENTS))
+    few = np.array([0, 5, 4095, 5, 1])
+    assert np.array_equal(rubric._crafter_scores(few), rubric._crafter_scores(every)[few])
+    assert rubric._crafter_scores(few)[2] == round(crafter_score([100.0] * len(ACHIEVEMENTS)), 2)

@@ -256,9 +256,10 @@ def test_build_and_craft_consume_materials_once(ext2):
     m.submit({0: [{"action": "build"}, {"action": "craft"}]})
     m.submit({0: [{"action": "build"}, {"action": "craft"}]})
     assert m.agents.shelter[0] == 1 and m.agents.tool[0] == 1
-    assert m.agents.inv[0, WOOD] == 20 - W["shelter_wood"] - W["tool_wood"]
-    assert m.agents.inv[0, STONE] == 20 - W["shelter_stone"] - W["tool_stone"]
-    assert m.agents.inv[0, ORE] == 20 - W["tool_ore"]
+    shelter, tool = rules.RECIPES["shelter"]["uses"], rules.RECIPES["tool"]["uses"]
+    assert m.agents.inv[0, WOOD] == 20 - shelter["wood"] - tool["wood"]
+    assert m.agents.inv[0, STONE] == 20 - shelter["stone"] - tool["stone"]
+    assert m.agents.inv[0, ORE] == 20 - tool["ore"]
     assert rules.REASONS[last_event(m, 0)["reason"]] == "already_owned"
 
 
@@ -270,7 +271,11 @@ def test_say_reaches_others_in_their_next_observation(ext2):
     assert m.observe(0)["messages"] == []
 
 
-
+@pytest.mark.parametrize("limit", [W["say_max_chars"], 5])
+def test_say_is_cut_at_the_tables_limit(ext2, monkeypatch, limit):
+    monkeypatch.setitem(W, "say_max_chars", limit)
+    ext2.submit({0: [{"action": "say", "text": "y" * 400}]})
+    assert ext2.observe(1)["messages"] == [{"from": 0, "text": "y" * limit}]
 
 
 @pytest.mark.parametrize("action,reason", [
