@@ -85,6 +85,10 @@ if _KernelCacheLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, _KernelCacheLocator)
 
 hot = njit(cache=True, _nrt=False)
+# Numba-IR inlining for the few big kernels called once per action from play_ticks: a call that
+# passes the ten state tables by value costs more than the body of most actions. Inlining these
+# (not every helper: that made a two-minute compile) keeps the compile near a minute.
+inlined = njit(cache=True, _nrt=False, inline="always")
 alloc = njit(cache=True)
 
 

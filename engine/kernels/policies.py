@@ -5,7 +5,7 @@ They draw randomness only from their own stream (1 + agent index), so the world'
 same whether a seat is scripted or replayed from its logged actions.
 """
 import numpy as np
-from engine.kernels.jit import hot
+from engine.kernels.jit import hot, inlined
 
 from engine.kernels.codes import (
     A_ALIVE, A_INV, A_POLICY, A_SATIETY, A_SHELTER, A_TOOL, A_X, A_Y, ACCEPT, AGGRESSIVE_RAIDER, BUILD,
@@ -171,7 +171,7 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
     return False
 
 
-@hot
+@inlined
 def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 50, act) or _answer_offers(ag, offers, ocount, i, P, 0.8, act) or _make(ag, i, P, True, act):
         return
@@ -206,7 +206,7 @@ def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     _seek(terrain, tiles, ag, rng, t, i, need, 6, act)
 
 
-@hot
+@inlined
 def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 40, act) or _make(ag, i, P, True, act):
         return
@@ -226,7 +226,7 @@ def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     _seek(terrain, tiles, ag, rng, t, i, res, 8, act)
 
 
-@hot
+@inlined
 def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 45, act) or _answer_offers(ag, offers, ocount, i, P, 0.0, act) or _make(ag, i, P, False, act):
         return
@@ -254,7 +254,7 @@ def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
         _step_toward(terrain, ag, rng, i, ag[victim, A_X], ag[victim, A_Y], act)
 
 
-@hot
+@inlined
 def _random(ag, offers, ocount, rng, i, P, act):
     s = 1 + i
     n = ag.shape[0]
@@ -281,7 +281,7 @@ def _random(ag, offers, ocount, rng, i, P, act):
         _set(act, SAY, -1, randint(rng, s, N_CANNED), 0, 0, 0)
 
 
-@hot
+@inlined
 def decide(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     pol = ag[i, A_POLICY]
     if pol == HONEST_TRADER:

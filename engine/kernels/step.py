@@ -22,7 +22,7 @@ from engine.kernels.codes import (
 from engine.kernels.common import (
     chebyshev, close_offer, emit, find_offer, passable, pool_at, take_from_pool, worth,
 )
-from engine.kernels.jit import hot
+from engine.kernels.jit import hot, inlined
 from engine.kernels.policies import decide
 from engine.kernels.rng import randint, uniform
 
@@ -37,7 +37,7 @@ def _living(ag, j):
     return 0 <= j < ag.shape[0] and ag[j, A_ALIVE] == 1
 
 
-@hot
+@inlined
 def apply_action(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, i, p, P):
     """Validate and apply one action p int64[6] = (kind, a, b, c, d, e) of agent i at tick t.
     A refused action is logged with its reason and changes nothing."""
@@ -256,7 +256,7 @@ def _raid(ag, logi, logv, meta, rng, t, i, p, P, carry):
         emit(logi, logv, meta, t, i, RAID, 1, R_OK, j, 0, 0, 0, 0, 0, 0, 0.0)
 
 
-@hot
+@inlined
 def end_of_tick(ag, offers, ocount, logi, logv, meta, t, P):
     """Hunger, healing, starvation, lapsed offers, periodic snapshots."""
     n = ag.shape[0]
