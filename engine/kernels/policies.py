@@ -10,12 +10,12 @@ from engine.kernels.jit import hot, inlined
 from engine.kernels.codes import (
     A_ALIVE, A_INV, A_POLICY, A_SATIETY, A_SHELTER, A_TOOL, A_X, A_Y, ACCEPT, AGGRESSIVE_RAIDER, BUILD,
     CRAFT, DECLINE, DIR_DX, DIR_DY, EAT, FOOD, GATHER, GREEDY_HARVESTER, HONEST_TRADER, M_RESCAN, M_TRES,
-    M_TX, M_TY, M_VICTIM, M_VICTIM_UNTIL, MOVE, N_RES, O_DST, O_GIVE_Q, O_GIVE_R, O_ID, O_WANT_Q,
+    M_TX, M_TY, M_VICTIM, M_VICTIM_UNTIL, MOVE, N_RES, O_GIVE_Q, O_GIVE_R, O_ID, O_WANT_Q,
     O_WANT_R, OC_IN, OC_OUT, OFFER, ORE, P_CARRY_MAX, P_OFFER_RANGE, P_OPEN_OFFERS_MAX, P_PRICE,
     P_SHELTER_STONE, P_SHELTER_WOOD, P_TOOL_ORE, P_TOOL_STONE, P_TOOL_WOOD, RAID, SAY, STONE,
     TERRAIN_RES, WAIT, WOOD,
 )
-from engine.kernels.common import chebyshev, passable, pool_at, worth
+from engine.kernels.common import chebyshev, inbox_next, passable, pool_at, worth
 from engine.kernels.rng import randint, uniform
 
 N_CANNED = 4  # canned messages the random policy may say (engine/match.py CANNED_MESSAGES)
@@ -158,9 +158,8 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
     Returns True when it chose an action."""
     if ocount[i, OC_IN] == 0:
         return False
-    for k in range(offers.shape[0]):
-        if offers[k, O_ID] < 0 or offers[k, O_DST] != i:
-            continue
+    k = inbox_next(ocount, i, 0)
+    if k >= 0:
         gain = offers[k, O_GIVE_Q] * P[P_PRICE + offers[k, O_GIVE_R]]
         cost = offers[k, O_WANT_Q] * P[P_PRICE + offers[k, O_WANT_R]]
         if ratio > 0 and gain >= ratio * cost and ag[i, A_INV + offers[k, O_WANT_R]] >= offers[k, O_WANT_Q]:
