@@ -1,11 +1,11 @@
 """Small kernels every other kernel uses: lazy pools, the event writer, distances, worth, offers."""
+import numpy as np
+
 from engine.kernels.codes import (
     A_INV, A_SHELTER, A_TOOL, A_X, A_Y, L_A, L_AGENT, L_B, L_C, L_D, L_E, L_F, L_G, L_KIND, L_OK,
     L_REASON, L_TICK, META_ROWS, N_RES, O_DST, O_ID, O_SRC, OC_BOX, OC_IN, OC_OUT, P_PRICE, P_SHELTER_VALUE,
-    P_TOOL_VALUE, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
+    P_TOOL_VALUE, R_OK, SPAWN, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
 )
-import numpy as np
-
 from engine.kernels.jit import hot
 
 
@@ -132,3 +132,10 @@ def close_offer(offers, ocount, k):
     ocount[offers[k, O_SRC], OC_OUT] -= 1
     ocount[dst, OC_BOX + (k >> 6)] &= ~(np.int64(1) << np.int64(k & 63))
     offers[k, O_ID] = -1
+
+
+@hot
+def emit_spawns(logi, logv, meta, ag, anchor):
+    """A spawn row per agent at tick 0: (x, y, 0, anchor flag)."""
+    for i in range(ag.shape[0]):
+        emit(logi, logv, meta, 0, i, SPAWN, 1, R_OK, ag[i, A_X], ag[i, A_Y], 0, anchor[i], 0, 0, 0, 0.0)
