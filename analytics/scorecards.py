@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
-from numba import njit
+from engine.kernels.jit import alloc
 
 from analytics.data import as_data
 from engine import rubric
@@ -25,7 +25,7 @@ _COLUMNS = ("tick", "agent", "kind", "ok", "a", "b", "c", "d", "f", "g", "v")
 _BATCH_ROWS = 1_000_000
 
 
-@njit(cache=True)
+@alloc
 def _tally_all(starts, tick, agent, kind, ok, a, b, c, d, f, g, v):
     """The engine's tally per match over stacked logs. starts int64[M + 1] (row offsets).
     Returns counters int64[A, N_COUNTERS], worth float64[A], header int64[M, 4] (side, ticks,
@@ -134,14 +134,14 @@ class _Tallies:
         return files[order], cnt[rows], worth[rows], header[order], np.concatenate(([0], np.cumsum(new_sizes)))
 
 
-def _tally_files(paths: list[Path], batch_rows: int = _BATCH_ROWS, match_ids=None) -> tuple:
+def _tally_files(paths: list[Path], batch_rows: int = _BATCH_ROWS, match_ids=None, con=None) -> tuple:
     """Stream the columns the tally reads from every log (only ``match_ids`` when given); matches are
     numbered in the order they arrive. Returns (match ids, match number per match, counters, worth,
-    header, agent offsets)."""
+    header, agent offsets). A cursor on ``con`` keeps that database's settings (threads, memory)."""
     tallies = _Tallies()
     if not paths:
         return [], *tallies.finish()
-    con = duckdb.connect(":memory:")
+    con = con.cursor() if con is not None else duckdb.connect(":memory:")
     sql = f"SELECT {', '.join(_COLUMNS)}, match_id FROM read_parquet($paths)"
     params: dict = {"paths": [str(p) for p in paths]}
     if match_ids is not None:
@@ -158,8 +158,9 @@ def recompute_scorecards(data, match_ids=None) -> pd.DataFrame:
     crafter_score, the five dimensions, the stats, field_size, match_ticks, achievement_mask),
     recomputed from the event logs of ``data`` (a DataDir or a data dir path); only the matches in
     ``match_ids`` when given. Bit i of achievement_mask is rubric.ACHIEVEMENTS[i]."""
-    paths = as_data(data).events_files(match_ids)
-    ids, files, cnt, worth, header, offsets = _tally_files(paths, match_ids=match_ids)
+    data = as_data(data)
+    paths = data.events_files(match_ids)
+    ids, files, cnt, worth, header, offsets = _tally_files(paths, match_ids=match_ids, con=data.con)
     cards = rubric.scorecards(cnt, worth, header, offsets)
     names = np.array([ids[i] for i in files], dtype=object)
     return pd.DataFrame({"match_id": np.repeat(names, np.diff(offsets)), **cards})

@@ -43,6 +43,13 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
               f"{login_link(core, account['email'], f'http://{shown}:{port}')}", flush=True)
     elif not first_start:
         print(reuse_notice(core), flush=True)
+    # Compiled before Ray starts its workers and before the port opens: the workers then load the
+    # kernels from the shared cache, and no first match waits on the compiler.
+    from engine.warm import warm
+
+    print("studio: compiling the engine's kernels (a minute on a fresh install, instant after)", flush=True)
+    warmed = warm()
+    print(f"studio: kernels ready ({warmed['seconds']} s; cache {warmed['cache_dir']})", flush=True)
     ray_address = ray_address or os.environ.get("RAY_ADDRESS")
     # Ray installs its own SIGTERM handler when it starts; starting it before uvicorn lets uvicorn's
     # graceful shutdown (and the quiet handler below) win, so a stop still closes the dispatcher.

@@ -14,10 +14,10 @@ from engine import rules
 from engine.actions import EMPTY_ROW, encode
 from engine.kernels import step as _step
 from engine.kernels.codes import (
-    EXTERNAL, FINAL, MATCH_START, POLICIES, R_OK, SEASON_END, SPAWN, STOCK, STOP_REASONS,
+    EXTERNAL, FINAL, MATCH_START, POLICIES, R_OK, SEASON_END, STOCK, STOP_REASONS,
 )
-from engine.kernels.common import emit, worth
-from engine.kernels.rng import derive
+from engine.kernels.common import emit, emit_spawns, worth
+from engine.kernels.rng import derive, match_streams
 from engine.kernels.state import agents_view, log_capacity, new_tables, offers_view, world_view
 from engine.kernels.worldgen import generate, place_spawns
 
@@ -84,13 +84,12 @@ class Match:
                  mult_max, mult_regen)
         place_spawns(np.array([derive(config.spawn_seed, 2)]), tb.terrain, n, W["spawn_min_distance"], tb.ag)
         self.world, self.agents, self.offers = world_view(tb), agents_view(tb), offers_view(tb)
-        self.rng = np.array([derive(config.seed, 3, config.spawn_seed)]
-                            + [derive(config.seed, 4, config.spawn_seed, i) for i in range(n)], dtype=np.uint64)
+        self.rng = np.empty(1 + n, dtype=np.uint64)
+        match_streams(config.seed, config.spawn_seed, self.rng)  # derive(seed, 3 | 4, spawn_seed[, i])
         self._ext = np.zeros((n, self.apt, 6), dtype=np.int64)
         self._scratch = (np.empty(n, dtype=np.int64), np.empty(6, dtype=np.int64))
         self.emit(0, -1, MATCH_START, side, side, n, self.season_ticks, self.apt, W["view_radius"])
-        for i in range(n):
-            self.emit(0, i, SPAWN, self.agents.pos[i, 0], self.agents.pos[i, 1], 0, int(self.specs[i].anchor))
+        emit_spawns(tb.logi, tb.logv, tb.meta, tb.ag, np.array([int(s.anchor) for s in self.specs], dtype=np.int64))
 
     # -- state ---------------------------------------------------------------------------------
     @property

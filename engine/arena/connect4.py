@@ -8,7 +8,7 @@ non-negative values.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.kernels.jit import alloc
 
 WIDTH, HEIGHT = 7, 6
 H1 = HEIGHT + 1
@@ -22,27 +22,27 @@ MAX_SCORE = (CELLS + 1) // 2 - 3
 ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)  # centre first: better cut-offs
 
 
-@njit(cache=True)
+@alloc
 def top_bit(c):
     return np.int64(1) << np.int64(HEIGHT - 1 + c * H1)
 
 
-@njit(cache=True)
+@alloc
 def bottom_bit(c):
     return np.int64(1) << np.int64(c * H1)
 
 
-@njit(cache=True)
+@alloc
 def column_bits(c):
     return np.int64((1 << HEIGHT) - 1) << np.int64(c * H1)
 
 
-@njit(cache=True)
+@alloc
 def can_play(mask, c):
     return (mask & top_bit(c)) == 0
 
 
-@njit(cache=True)
+@alloc
 def popcount(x):
     n = 0
     while x:
@@ -51,7 +51,7 @@ def popcount(x):
     return n
 
 
-@njit(cache=True)
+@alloc
 def winning_cells(pos, mask):
     """Empty cells that would complete four for the stones in `pos`."""
     r = (pos << 1) & (pos << 2) & (pos << 3)
@@ -65,23 +65,23 @@ def winning_cells(pos, mask):
     return r & (np.int64(BOARD) ^ mask)
 
 
-@njit(cache=True)
+@alloc
 def possible(mask):
     return (mask + np.int64(BOTTOM)) & np.int64(BOARD)
 
 
-@njit(cache=True)
+@alloc
 def is_winning_move(pos, mask, c):
     return (winning_cells(pos, mask) & possible(mask) & column_bits(c)) != 0
 
 
-@njit(cache=True)
+@alloc
 def play(pos, mask, c):
     """Drop the mover's disc in column c; returns the position seen by the other side."""
     return pos ^ mask, mask | (mask + bottom_bit(c))
 
 
-@njit(cache=True)
+@alloc
 def four_in_row(p):
     """Whether the bitboard p holds four in a row."""
     for s in (1, H1, HEIGHT, HEIGHT + 2):

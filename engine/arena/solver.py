@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba import njit
+from engine.kernels.jit import alloc, cached
 
 from engine.arena.connect4 import (CELLS, HEIGHT, MIN_SCORE, ORDER, WIDTH, can_play, column_bits, from_moves,
                                    is_winning_move, play, popcount, possible, winning_cells)
@@ -24,7 +24,7 @@ FULL = 100  # the score array's mark for a full column
 TT_SIZE = 8388617  # a prime above 2**23: the key (49 bits) is recoverable from its low 32 bits and slot
 
 
-@njit(cache=True)
+@alloc
 def non_losing(pos, mask):
     """Playable cells that do not hand the opponent a win at once (0: every move loses)."""
     moves = possible(mask)
@@ -37,7 +37,7 @@ def non_losing(pos, mask):
     return moves & ~(opp >> 1)
 
 
-@njit(cache=True)
+@alloc
 def huffman(pos, mask, mirror):
     """bitbully-databases' 32-bit key of a 12-disc position (side to move = first player)."""
     key = np.int64(0)
@@ -57,7 +57,7 @@ def huffman(pos, mask, mirror):
     return key
 
 
-@njit(cache=True)
+@alloc
 def book_score(pos, mask, book_keys, book_vals):
     """The Pons score of a 12-disc position from the book, or 127 when it is not there."""
     if book_keys.shape[0] == 0:
@@ -77,7 +77,7 @@ def book_score(pos, mask, book_keys, book_vals):
     return 127
 
 
-@njit("int64(int64, int64, int64, int64, int64, uint32[:], uint8[:], int64[:], int8[:])", cache=True)
+@cached("int64(int64, int64, int64, int64, int64, uint32[:], uint8[:], int64[:], int8[:])")
 def negamax(pos, mask, plies, alpha, beta, tt_keys, tt_vals, book_keys, book_vals):
     moves = non_losing(pos, mask)
     if moves == 0:
@@ -131,7 +131,7 @@ def negamax(pos, mask, plies, alpha, beta, tt_keys, tt_vals, book_keys, book_val
     return alpha
 
 
-@njit(cache=True)
+@alloc
 def solve(pos, mask, plies, tt_keys, tt_vals, book_keys, book_vals):
     """The exact score of a position where nobody has four yet."""
     if winning_cells(pos, mask) & possible(mask):
@@ -152,7 +152,7 @@ def solve(pos, mask, plies, tt_keys, tt_vals, book_keys, book_vals):
     return lo
 
 
-@njit(cache=True)
+@alloc
 def column_scores(pos, mask, plies, tt_keys, tt_vals, book_keys, book_vals):
     """Score of playing each column, from the mover's side; FULL where the column is full."""
     out = np.full(WIDTH, FULL, np.int64)
@@ -169,7 +169,7 @@ def column_scores(pos, mask, plies, tt_keys, tt_vals, book_keys, book_vals):
 
 # Recursive kernels carry explicit signatures: numba's cache reloads a recursive function safely only
 # when every call matches one compiled type exactly (else a segfault, numba issues 6061/6713).
-@njit("int64(int64, int64, int64, int64, int64, int64)", cache=True)
+@cached("int64(int64, int64, int64, int64, int64, int64)")
 def shallow(pos, mask, plies, alpha, beta, depth):
     """Depth-limited search: 1 a forced win seen, -1 a forced loss, 0 nothing seen (or a draw)."""
     if winning_cells(pos, mask) & possible(mask):
@@ -192,7 +192,7 @@ def shallow(pos, mask, plies, alpha, beta, depth):
     return alpha
 
 
-@njit(cache=True)
+@alloc
 def shallow_scores(pos, mask, plies, depth):
     out = np.full(WIDTH, FULL, np.int64)
     for c in range(WIDTH):

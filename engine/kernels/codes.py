@@ -65,7 +65,8 @@ T_POOL, T_TOUCHED, T_CAP, T_REGEN = range(4)  # tiles float64[H, W, 4]
 A_COLS = A_MEM + 6
 M_TX, M_TY, M_TRES, M_RESCAN, M_VICTIM, M_VICTIM_UNTIL = range(A_MEM, A_MEM + 6)
 O_ID, O_SRC, O_DST, O_GIVE_R, O_GIVE_Q, O_WANT_R, O_WANT_Q, O_EXPIRES = range(8)  # offers int64[K, 8]
-OC_IN, OC_OUT = range(2)  # ocount int64[N, 2]: open offers to / from each agent
+OC_IN, OC_OUT, OC_BOX = range(3)  # ocount int64[N, 2 + words]: open offers to / from each agent, then
+# the agent's inbox: bit k of word OC_BOX + k // 64 is set while offer slot k is addressed to it
 META_ROWS, META_NEXT_OFFER = range(2)  # meta int64[2]
 L_TICK, L_AGENT, L_KIND, L_OK, L_REASON, L_A, L_B, L_C, L_D, L_E, L_F, L_G = range(12)  # logi int32[C, 12]
 # After the named numbers P holds the tables: P[P_PRICE + r] each resource's value,

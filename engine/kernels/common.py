@@ -1,8 +1,10 @@
 """Small kernels every other kernel uses: lazy pools, the event writer, distances, worth, offers."""
+import numpy as np
+
 from engine.kernels.codes import (
     A_INV, A_SHELTER, A_TOOL, A_X, A_Y, L_A, L_AGENT, L_B, L_C, L_D, L_E, L_F, L_G, L_KIND, L_OK,
-    L_REASON, L_TICK, META_ROWS, N_RES, O_DST, O_ID, O_SRC, OC_IN, OC_OUT, P_ITEM_VALUE, P_PRICE,
-    SHELTER, TOOL, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
+    L_REASON, L_TICK, META_ROWS, N_RES, O_DST, O_ID, O_SRC, OC_BOX, OC_IN, OC_OUT, P_ITEM_VALUE, P_PRICE,
+    R_OK, SHELTER, SPAWN, TOOL, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
 )
 from engine.kernels.jit import hot
 
@@ -61,18 +63,79 @@ def worth(ag, i, P):
 
 
 @hot
-def find_offer(offers, oid):
+def _lowest_bit(x):
+    """Place of the lowest set bit of a non-zero int64, by halving (bit 63 included)."""
+    b = 0
+    if x & 0xFFFFFFFF == 0:
+        b += 32
+        x >>= 32
+    if x & 0xFFFF == 0:
+        b += 16
+        x >>= 16
+    if x & 0xFF == 0:
+        b += 8
+        x >>= 8
+    if x & 0xF == 0:
+        b += 4
+        x >>= 4
+    if x & 0x3 == 0:
+        b += 2
+        x >>= 2
+    if x & 0x1 == 0:
+        b += 1
+    return b
+
+
+@hot
+def inbox_next(ocount, i, k):
+    """The lowest offer slot >= k addressed to agent i, or -1: the inbox bits stand in for a scan of
+    every slot, in the same slot order."""
+    words = ocount.shape[1] - OC_BOX
+    w = k >> 6
+    if w >= words:
+        return -1
+    bits = ocount[i, OC_BOX + w] & (np.int64(-1) << np.int64(k & 63))
+    while True:
+        if bits != 0:
+            return (w << 6) + _lowest_bit(bits)
+        w += 1
+        if w >= words:
+            return -1
+        bits = ocount[i, OC_BOX + w]
+
+
+@hot
+def find_offer(offers, ocount, i, oid):
+    """Slot of open offer oid addressed to agent i, or -1 (an offer to someone else is no offer to i)."""
     if oid < 0:
         return -1
-    for k in range(offers.shape[0]):
+    k = inbox_next(ocount, i, 0)
+    while k >= 0:
         if offers[k, O_ID] == oid:
             return k
+        k = inbox_next(ocount, i, k + 1)
     return -1
 
 
 @hot
+def open_offer(ocount, src, dst, k):
+    ocount[dst, OC_IN] += 1
+    ocount[src, OC_OUT] += 1
+    ocount[dst, OC_BOX + (k >> 6)] |= np.int64(1) << np.int64(k & 63)
+
+
+@hot
 def close_offer(offers, ocount, k):
-    """Free slot k and keep the per-agent counts in step."""
-    ocount[offers[k, O_DST], OC_IN] -= 1
+    """Free slot k and keep the per-agent counts and inbox in step."""
+    dst = offers[k, O_DST]
+    ocount[dst, OC_IN] -= 1
     ocount[offers[k, O_SRC], OC_OUT] -= 1
+    ocount[dst, OC_BOX + (k >> 6)] &= ~(np.int64(1) << np.int64(k & 63))
     offers[k, O_ID] = -1
+
+
+@hot
+def emit_spawns(logi, logv, meta, ag, anchor):
+    """A spawn row per agent at tick 0: (x, y, 0, anchor flag)."""
+    for i in range(ag.shape[0]):
+        emit(logi, logv, meta, 0, i, SPAWN, 1, R_OK, ag[i, A_X], ag[i, A_Y], 0, anchor[i], 0, 0, 0, 0.0)

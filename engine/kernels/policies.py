@@ -5,17 +5,17 @@ They draw randomness only from their own stream (1 + agent index), so the world'
 same whether a seat is scripted or replayed from its logged actions.
 """
 import numpy as np
-from engine.kernels.jit import hot
+from engine.kernels.jit import hot, inlined
 
 from engine.kernels.codes import (
     A_ALIVE, A_INV, A_POLICY, A_SATIETY, A_SHELTER, A_TOOL, A_X, A_Y, ACCEPT, AGGRESSIVE_RAIDER, BUILD,
     CRAFT, DECLINE, DIR_DX, DIR_DY, EAT, FOOD, GATHER, GREEDY_HARVESTER, HONEST_TRADER, M_RESCAN, M_TRES,
-    M_TX, M_TY, M_VICTIM, M_VICTIM_UNTIL, MOVE, N_RES, O_DST, O_GIVE_Q, O_GIVE_R, O_ID, O_WANT_Q,
+    M_TX, M_TY, M_VICTIM, M_VICTIM_UNTIL, MOVE, N_RES, O_GIVE_Q, O_GIVE_R, O_ID, O_WANT_Q,
     O_WANT_R, OC_IN, OC_OUT, OFFER, ORE, P_CARRY_MAX, P_COST, P_OFFER_RANGE, P_OPEN_OFFERS_MAX, P_PRICE,
     P_ITEM_VALUE, RAID, SAY, SHELTER, STONE, TOOL, WAIT, WOOD,
 )
 from engine.rules import TERRAIN_RES
-from engine.kernels.common import chebyshev, passable, pool_at, worth
+from engine.kernels.common import chebyshev, inbox_next, passable, pool_at, worth
 from engine.kernels.rng import randint, uniform
 
 N_CANNED = 4  # canned messages the random policy may say (engine/match.py CANNED_MESSAGES)
@@ -167,9 +167,8 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
     Returns True when it chose an action."""
     if ocount[i, OC_IN] == 0:
         return False
-    for k in range(offers.shape[0]):
-        if offers[k, O_ID] < 0 or offers[k, O_DST] != i:
-            continue
+    k = inbox_next(ocount, i, 0)
+    if k >= 0:
         gain = offers[k, O_GIVE_Q] * P[P_PRICE + offers[k, O_GIVE_R]]
         cost = offers[k, O_WANT_Q] * P[P_PRICE + offers[k, O_WANT_R]]
         if ratio > 0 and gain >= ratio * cost and ag[i, A_INV + offers[k, O_WANT_R]] >= offers[k, O_WANT_Q]:
@@ -180,7 +179,7 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
     return False
 
 
-@hot
+@inlined
 def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 50, act) or _answer_offers(ag, offers, ocount, i, P, 0.8, act) or _make(ag, i, P, True, act):
         return
@@ -215,7 +214,7 @@ def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     _seek(terrain, tiles, ag, rng, t, i, need, 6, act)
 
 
-@hot
+@inlined
 def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 40, act) or _make(ag, i, P, True, act):
         return
@@ -235,7 +234,7 @@ def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     _seek(terrain, tiles, ag, rng, t, i, res, 8, act)
 
 
-@hot
+@inlined
 def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 45, act) or _answer_offers(ag, offers, ocount, i, P, 0.0, act) or _make(ag, i, P, False, act):
         return
@@ -263,7 +262,7 @@ def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
         _step_toward(terrain, ag, rng, i, ag[victim, A_X], ag[victim, A_Y], act)
 
 
-@hot
+@inlined
 def _random(ag, offers, ocount, rng, i, P, act):
     s = 1 + i
     n = ag.shape[0]
@@ -290,7 +289,7 @@ def _random(ag, offers, ocount, rng, i, P, act):
         _set(act, SAY, -1, randint(rng, s, N_CANNED), 0, 0, 0)
 
 
-@hot
+@inlined
 def decide(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     pol = ag[i, A_POLICY]
     if pol == HONEST_TRADER:

@@ -14,6 +14,9 @@ _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
+_START = np.uint64(0x632BE59BD9B4E019)
+_SALT = np.uint64(0xD1B54A32D192ED03)
+_ONE = np.uint64(1)
 
 
 @hot
@@ -52,3 +55,21 @@ def derive(seed: int, *salt: int) -> np.uint64:
         z = (z ^ (z >> 27)) * 0x94D049BB133111EB & mask
         z ^= z >> 31
     return np.uint64(z)
+
+
+@hot
+def _salted(z, s):
+    """derive's step for one salt s (uint64)."""
+    return mix64(z ^ ((s + _ONE) * _SALT))
+
+
+@hot
+def match_streams(seed, spawn_seed, out):
+    """out uint64[1 + N]: derive(seed, 3, spawn_seed) (the world's stream), then derive(seed, 4,
+    spawn_seed, i) for each agent i; one compiled call instead of a Python loop over the field."""
+    base = np.uint64(seed) * _GOLDEN + _START
+    sp = np.uint64(spawn_seed)
+    out[0] = _salted(_salted(base, np.uint64(3)), sp)
+    agents = _salted(_salted(base, np.uint64(4)), sp)
+    for i in range(out.shape[0] - 1):
+        out[1 + i] = _salted(agents, np.uint64(i))

@@ -10,7 +10,7 @@ import numpy as np
 from engine.kernels.codes import (
     A_ALIVE, A_COLS, A_DEATH, A_HEALTH, A_INV, A_MEM, A_POLICY, A_SATIETY, A_SHELTER, A_TOOL, A_X,
     N_RES, O_DST, O_EXPIRES, O_GIVE_Q, O_GIVE_R, O_ID, O_SRC,
-    O_WANT_Q, O_WANT_R, OC_IN, OC_OUT, T_CAP, T_POOL, T_REGEN, T_TOUCHED,
+    O_WANT_Q, O_WANT_R, OC_BOX, OC_IN, OC_OUT, T_CAP, T_POOL, T_REGEN, T_TOUCHED,
 )
 
 
@@ -19,7 +19,7 @@ class Tables(NamedTuple):
     tiles: np.ndarray     # float64[H, W, 4]: pool at last write, tick of last write, pool size, regrowth
     ag: np.ndarray        # int64[N, A_COLS]
     offers: np.ndarray    # int64[K, 8], O_ID -1 marks a free slot
-    ocount: np.ndarray    # int64[N, 2]
+    ocount: np.ndarray    # int64[N, 2 + ceil(K / 64)]: open offers in, out, then the inbox bits
     logi: np.ndarray      # int32[C, 12]
     logv: np.ndarray      # float64[C]
     meta: np.ndarray      # int64[2]: rows written, next offer id
@@ -73,7 +73,7 @@ def new_tables(side: int, policies: np.ndarray, health: int, satiety: int, food:
     offers = np.zeros((offer_slots, 8), dtype=np.int64)
     offers[:, O_ID] = -1
     return Tables(terrain=np.zeros((side, side), dtype=np.uint8), tiles=np.zeros((side, side, 4)), ag=ag,
-                  offers=offers, ocount=np.zeros((n, 2), dtype=np.int64),
+                  offers=offers, ocount=np.zeros((n, OC_BOX + (offer_slots + 63) // 64), dtype=np.int64),
                   logi=np.empty((log_rows, 12), dtype=np.int32), logv=np.empty(log_rows, dtype=np.float64),
                   meta=np.zeros(2, dtype=np.int64))
 

@@ -8,7 +8,7 @@ import numpy as np
 from engine.kernels.codes import (
     A_ALIVE, A_DEATH, A_HEALTH, A_INV, A_POLICY, A_SATIETY, A_SHELTER, A_TOOL, A_X, A_Y, ACCEPT, BUILD,
     CRAFT, DECLINE, DIR_DX, DIR_DY, EAT, EXPIRE, EXTERNAL, FOOD, GATHER, INVALID, MOVE, N_ACTIONS, N_RES,
-    NO_ACTION, O_DST, O_EXPIRES, O_GIVE_Q, O_GIVE_R, O_ID, O_SRC, O_WANT_Q, O_WANT_R, OC_IN, OC_OUT,
+    NO_ACTION, O_DST, O_EXPIRES, O_GIVE_Q, O_GIVE_R, O_ID, O_SRC, O_WANT_Q, O_WANT_R, OC_OUT,
     OFFER, META_NEXT_OFFER, P_CARRY_MAX, P_COST, P_EAT_SATIETY, P_GATHER_YIELD, P_HEAL, P_HEAL_ABOVE,
     P_HEALTH_MAX, P_HUNGER, P_OFFER_QTY_MAX, P_OFFER_RANGE, P_OFFER_TTL, P_OPEN_OFFERS_MAX, P_PRICE,
     P_RAID_BASE, P_RAID_DIVISOR, P_RAID_EFFORT, P_RAID_FAIL, P_RAID_MAX, P_RAID_MIN, P_RAID_SHELTER,
@@ -19,9 +19,9 @@ from engine.kernels.codes import (
 )
 from engine.rules import TERRAIN_RES
 from engine.kernels.common import (
-    chebyshev, close_offer, emit, find_offer, passable, pool_at, take_from_pool, worth,
+    chebyshev, close_offer, emit, find_offer, open_offer, passable, pool_at, take_from_pool, worth,
 )
-from engine.kernels.jit import hot
+from engine.kernels.jit import hot, inlined
 from engine.kernels.policies import decide
 from engine.kernels.rng import randint, uniform
 
@@ -36,7 +36,7 @@ def _living(ag, j):
     return 0 <= j < ag.shape[0] and ag[j, A_ALIVE] == 1
 
 
-@hot
+@inlined
 def apply_action(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, i, p, P):
     """Validate and apply one action p int64[6] = (kind, a, b, c, d, e) of agent i at tick t.
     A refused action is logged with its reason and changes nothing."""
@@ -104,8 +104,8 @@ def apply_action(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, i
     elif kind == ACCEPT:
         _accept(ag, offers, ocount, logi, logv, meta, t, i, p, carry)
     elif kind == DECLINE:
-        k = find_offer(offers, p[1])
-        if k < 0 or offers[k, O_DST] != i:
+        k = find_offer(offers, ocount, i, p[1])
+        if k < 0:
             _refuse(logi, logv, meta, t, i, kind, R_NO_SUCH_OFFER, p)
             return
         src = offers[k, O_SRC]
@@ -173,15 +173,14 @@ def _offer(ag, offers, ocount, logi, logv, meta, t, i, p, P):
     offers[slot, O_WANT_R] = wr
     offers[slot, O_WANT_Q] = wq
     offers[slot, O_EXPIRES] = t + np.int64(P[P_OFFER_TTL])
-    ocount[j, OC_IN] += 1
-    ocount[i, OC_OUT] += 1
+    open_offer(ocount, i, j, slot)
     emit(logi, logv, meta, t, i, OFFER, 1, R_OK, j, gr, gq, wr, wq, oid, 0, 0.0)
 
 
 @hot
 def _accept(ag, offers, ocount, logi, logv, meta, t, i, p, carry):
-    k = find_offer(offers, p[1])
-    if k < 0 or offers[k, O_DST] != i:
+    k = find_offer(offers, ocount, i, p[1])
+    if k < 0:
         _refuse(logi, logv, meta, t, i, ACCEPT, R_NO_SUCH_OFFER, p)
         return
     src = offers[k, O_SRC]
@@ -236,7 +235,7 @@ def _raid(ag, logi, logv, meta, rng, t, i, p, P, carry):
         emit(logi, logv, meta, t, i, RAID, 1, R_OK, j, 0, 0, 0, 0, 0, 0, 0.0)
 
 
-@hot
+@inlined
 def end_of_tick(ag, offers, ocount, logi, logv, meta, t, P):
     """Hunger, healing, starvation, lapsed offers, periodic snapshots."""
     n = ag.shape[0]
