@@ -5,7 +5,7 @@ block it. So analytics never opens a service file for writing and takes no lock:
 archive's Parquet files, one per series (written to a temporary name and renamed, so never seen
 half-written), through an in-memory DuckDB connection. Views re-expand their glob on every query,
 so series compacted after opening show up without reopening. A series still playing has its
-matches landed one file each in Arrow IPC (orchestrator.archive_store); `events_df` reads those
+matches landed one file each in Arrow IPC (analytics.layout); `events_df` reads those
 too, the views show a series once it has ended.
 
     data = open_data_dir("./studio-data")
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from orchestrator.archive import EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, archive_dir, from_ipc
+from analytics.layout import EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, archive_dir, from_ipc
 
 DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
 STATS = ("net_worth", "ticks_alive", "trades", "partners", "raids_won", "raids_lost", "raids_repelled",

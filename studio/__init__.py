@@ -1,0 +1,1 @@
+"""The top of the house: the `studio` console script (studio/cli.py)."""
