@@ -1,7 +1,7 @@
 """A data dir's archive as DuckDB views, read without disturbing the service.
 
-The service is the only process that writes its DuckDB catalog; a reader holding that file would
-block it. So analytics never opens a service file for writing and takes no lock: it reads the
+The service is the only process that writes the archive. Analytics never opens a service file
+for writing and takes no lock: it reads the
 archive's Parquet files, one per series (written to a temporary name and renamed, so never seen
 half-written), through an in-memory DuckDB connection. Views re-expand their glob on every query,
 so series compacted after opening show up without reopening. A series still playing has its

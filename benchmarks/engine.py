@@ -130,7 +130,7 @@ def simulate_wall_s() -> dict:
 def main() -> None:
     quick = "--quick" in sys.argv
     if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, as the issue asks
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core: the target is per core
     if "--interpreted" in sys.argv:
         print(json.dumps(interpreted(quick)))
         return
