@@ -250,7 +250,8 @@ class Dispatcher:
             except RayActorError:
                 self._replace(worker)
                 lost.append(run_id)
-            except RayError as e:
+            except RayError as e:  # the worker raised: its traceback goes to the log, run.error stays short
+                log.error("run %s: the worker raised", run_id, exc_info=e)
                 failed.append((run_id, f"the match could not be played: {cause(e)}"))
         if outcomes:
             self._record(outcomes)
