@@ -1,4 +1,4 @@
-"""Operator commands of CONTRACT.md section 1 (account, token, key, outbox) for studio/cli.py."""
+"""Operator commands of CONTRACT.md section 1 (account, token, key, outbox) for api/cli.py."""
 from __future__ import annotations
 
 import argparse

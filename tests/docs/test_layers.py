@@ -8,11 +8,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # A package may import its own layer and the ones below it, never one above.
-LAYERS = {"engine": 0, "analytics": 1, "orchestrator": 2, "api": 3, "studio": 4}
+LAYERS = {"engine": 0, "analytics": 1, "orchestrator": 2, "api": 3}
 # Library code never reaches into the scripts and tests that sit beside it.
 OUTSIDE = {"tests", "benchmarks", "examples"}
 # The control-plane store is the floor of the core: every other orchestrator module builds on it.
 FLOOR = {"orchestrator.store": set()}
+# The console script is a transport nothing imports: create_app never loads the command line.
+TOP = "api.cli"
 
 
 def _module(path: Path, root: Path) -> str:
@@ -53,6 +55,8 @@ def violations(root: Path) -> list[str]:
                     bad.append(where + f" (library code imports {head})")
                 elif module in FLOOR and head in LAYERS and target not in FLOOR[module]:
                     bad.append(where + " (the store imports nothing of the house)")
+                elif (target == TOP or target.startswith(TOP + ".")) and module != TOP:
+                    bad.append(where + " (nothing imports the console script)")
     return bad
 
 
@@ -68,8 +72,10 @@ def test_the_walk_sees_upward_and_lazy_imports(tmp_path):
     (tmp_path / "orchestrator" / "cli.py").write_text("def serve():\n    from api.serve import serve\n")
     (tmp_path / "orchestrator" / "store.py").write_text("from orchestrator.runs import schema\n")
     (tmp_path / "api" / "ok.py").write_text("from orchestrator import store\nfrom . import ok\nimport engine\n")
+    (tmp_path / "api" / "app.py").write_text("def run():\n    from api.cli import main\n")
     found = violations(tmp_path)
-    assert len(found) == 3, found
+    assert len(found) == 4, found
+    assert any("api/app.py:2" in v for v in found)
     assert any("analytics/data.py:1" in v for v in found)
     assert any("orchestrator/cli.py:2" in v for v in found)
     assert any("orchestrator/store.py:1" in v for v in found)

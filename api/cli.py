@@ -1,6 +1,7 @@
 """The `studio` console script (CONTRACT.md section 1). Each command is a small function.
 
-It sits at the top of the house: it may import every layer (serve needs api), and no layer imports it.
+A transport like REST and MCP, in the top layer: it may import every layer below, and nothing else in
+api imports it (create_app never loads argparse).
 """
 from __future__ import annotations
 

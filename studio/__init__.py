@@ -1,1 +1,0 @@
-"""The top of the house: the `studio` console script (studio/cli.py)."""

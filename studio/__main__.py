@@ -1,5 +1,0 @@
-import sys
-
-from studio.cli import main
-
-sys.exit(main())
