@@ -1,11 +1,11 @@
 """A data dir's archive as DuckDB views, read without disturbing the service.
 
-The service is the only process that writes its DuckDB catalog; a reader holding that file would
-block it. So analytics never opens a service file for writing and takes no lock: it reads the
+The service is the only process that writes the archive. Analytics never opens a service file
+for writing and takes no lock: it reads the
 archive's Parquet files, one per series (written to a temporary name and renamed, so never seen
 half-written), through an in-memory DuckDB connection. Views re-expand their glob on every query,
 so series compacted after opening show up without reopening. A series still playing has its
-matches landed one file each in Arrow IPC (orchestrator.archive_store); `events_df` reads those
+matches landed one file each in Arrow IPC (analytics.layout); `events_df` reads those
 too, the views show a series once it has ended.
 
     data = open_data_dir("./studio-data")
@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from analytics.layout import EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, archive_dir, from_ipc
 from engine.rubric import DIMENSIONS, STATS
-from orchestrator.archive import EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, archive_dir, from_ipc
 _INT_COLS = "tick agent a b c d e f g".split()
 
 # Column types of each view when the directory holds no file yet, so that queries written against

@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 def add_parser(sub, add_data_dir) -> None:
-    """Register `report` on the `studio` subparsers (orchestrator/cli.py calls this)."""
+    """Register `report` on the `studio` subparsers (api/cli.py calls this)."""
     p = sub.add_parser("report", help="summary table of a batch, some runs or the whole archive")
     add_data_dir(p)
     which = p.add_mutually_exclusive_group(required=True)

@@ -51,7 +51,7 @@ def batch_plan(b: int) -> dict:
 
 def _play_batch(args) -> int:
     data_dir, b = args
-    from analytics.sample import local_seats, play_series
+    from orchestrator.sample import local_seats, play_series
 
     plan = batch_plan(b)
     play_series(data_dir, plan["batch_id"], local_seats(plan["roster"]), range(SEEDS_PER_BATCH),

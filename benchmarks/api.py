@@ -147,7 +147,7 @@ def main() -> None:
         out_path = Path(data_dir) / "serve.out"
         ours_port, bare_port = free_port(), free_port()
         with out_path.open("w") as out:  # a file, not a pipe: a full pipe would stall the server
-            ours = start([sys.executable, "-m", "orchestrator.cli", "serve", "--port", str(ours_port), "--log-level",
+            ours = start([sys.executable, "-m", "api.cli", "serve", "--port", str(ours_port), "--log-level",
                           LOG_LEVEL, "--data-dir", str(Path(data_dir) / "data")], out)
         bare = start([sys.executable, __file__, "--serve-bare", str(bare_port)], subprocess.DEVNULL)
         try:

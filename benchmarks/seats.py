@@ -126,7 +126,7 @@ def main() -> None:
     client_core = {cores[0]} if cores else set()
     server_cores = set(cores[1:]) or client_core
     if client_core:
-        os.sched_setaffinity(0, client_core)  # the seat path on one core, as the issue asks
+        os.sched_setaffinity(0, client_core)  # the seat path on one core: the target is per core
     with Provider(0, server_cores, lean=True) as p:
         fast = asyncio.run(turns_per_second(p.base_url, 3.0 if quick else 8.0))
     with Provider(200, server_cores, lean=True) as p:

@@ -1,4 +1,4 @@
-"""Operator commands of CONTRACT.md section 1 (serve, account, token, key, outbox) for cli.py."""
+"""Operator commands of CONTRACT.md section 1 (account, token, key, outbox) for api/cli.py."""
 from __future__ import annotations
 
 import argparse
@@ -17,13 +17,6 @@ def _core(args: argparse.Namespace):
 
 def _print(obj: object) -> None:
     print(json.dumps(obj, indent=2))
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    from api.serve import serve  # the HTTP stack loads only for this command
-    return serve(host=args.host, port=args.port, data_dir=args.data_dir, ray_address=args.ray_address,
-                 bootstrap=not args.no_bootstrap, log_level=args.log_level,
-                 forwarded_allow_ips=args.forwarded_allow_ips)
 
 
 def cmd_account_create(args: argparse.Namespace) -> int:
@@ -118,17 +111,6 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
         add_data_dir(p)
         p.set_defaults(func=guarded(func))
         return p
-
-    p = command(sub, "serve", cmd_serve, "run the service (REST API) on one data dir")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS or local)")
-    p.add_argument("--no-bootstrap", action="store_true", help="do not create the owner account on first start")
-    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
-                   help="uvicorn log level; below info drops the access log")
-    p.add_argument("--forwarded-allow-ips", default=None,
-                   help="comma-separated proxy addresses (or *) whose X-Forwarded-For/-Proto are trusted; "
-                        "default: none, the connecting address is the client")
 
     group = sub.add_parser("account", help="create and change accounts").add_subparsers(dest="action", required=True)
     p = command(group, "create", cmd_account_create, "create an account; prints it as JSON")

@@ -2,12 +2,11 @@
 (LZ4) bytes a worker hands back, and the Parquet files a series is compacted into.
 
 Where the files live (the data dir, or any pyarrow/fsspec filesystem) is orchestrator.archive_store's
-concern; this module never touches a filesystem.
+concern, their layout and the IPC reader analytics.layout's; this module never touches a filesystem.
 """
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -18,16 +17,9 @@ from engine.events import COLUMNS
 from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
 from engine.rubric import DIMENSIONS, STATS
 
-EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR = "events", "seats", "runs", "transcripts"
-LANDING, COMPACT = ".arrow", ".parquet"  # one match as the worker sent it; a whole series
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
 _REASONS = pa.array(list(REASONS), pa.string())
 _IPC = pa.ipc.IpcWriteOptions(compression="lz4")
-
-
-def archive_dir(data_dir) -> Path:
-    """The default archive location: <data dir>/archive (orchestrator.archive_store may move it)."""
-    return Path(data_dir) / "archive"
 
 
 def events_table(match_id: str, cols: dict, meta: dict, messages: list[str] | None = None) -> pa.Table:
@@ -60,11 +52,6 @@ def to_ipc(table: pa.Table) -> bytes:
     with pa.ipc.new_file(sink, table.schema, options=_IPC) as w:
         w.write_table(table)
     return sink.getvalue().to_pybytes()
-
-
-def from_ipc(source) -> pa.Table:
-    """A table from IPC file bytes or an open file."""
-    return pa.ipc.open_file(pa.BufferReader(source) if isinstance(source, (bytes, pa.Buffer)) else source).read_all()
 
 
 def table_meta(table: pa.Table | pa.Schema) -> dict:

@@ -27,13 +27,13 @@ import pyarrow.parquet as pq
 from orchestrator import archive
 ARENA_DIR = "arena"  # arena games: one graded log (JSON) per game
 
-from orchestrator.archive import COMPACT, EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, TRANSCRIPTS_DIR
+from analytics.layout import COMPACT, EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, TRANSCRIPTS_DIR, archive_dir, from_ipc
 
 
 def archive_uri(data_dir: str | Path, config: dict | None = None) -> str:
     """The archive's location: STUDIO_ARCHIVE_URI, else config [archive] uri, else <data dir>/archive."""
     uri = os.environ.get("STUDIO_ARCHIVE_URI") or ((config or {}).get("archive") or {}).get("uri")
-    return uri or str(archive.archive_dir(data_dir))
+    return uri or str(archive_dir(data_dir))
 
 
 def _filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
@@ -124,7 +124,7 @@ class Archive:
 
     def _read_landed(self, sub: str, match_id: str) -> pa.Table:
         with self.fs.open_input_file(self._path(sub, match_id + LANDING)) as f:
-            return archive.from_ipc(f)
+            return from_ipc(f)
 
     # -- a series, compacted -----------------------------------------------------------------------
     def compact(self, key: str, match_ids: list[str]) -> None:

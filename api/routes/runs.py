@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
+from api.run_schemas import BatchOne, Cancelled, Estimate, Launched, RunList, RunOne, Transcript, Usage
 from orchestrator.runs import batches, service, transcript, usage
 from orchestrator.runs.body import RunBody
 
@@ -17,24 +18,6 @@ Reader = Annotated[Caller, Depends(caller(service.READ))]
 Writer = Annotated[Caller, Depends(caller(service.WRITE, write=True))]
 
 
-def _obj(*required: str) -> dict:
-    return {"type": "object", "required": list(required)}
-
-
-RUN = _obj("run_id", "match_id", "name", "status", "scenario_id", "scenario_hash", "batch_id", "created_at_ms",
-           "started_at_ms", "finished_at_ms", "live", "links", "error", "effective", "roster", "spend",
-           "agent_turns", "stop_reason")
-ESTIMATE = {"type": "object", "required": ["ok", "batch"], "properties": {"batch": _obj(
-    "trials", "agent_turns", "usd", "wall_clock_ms", "seats", "spend_cap_usd", "quota", "queue", "precision")}}
-LAUNCHED = {"type": "object", "required": ["ok", "run", "batch"], "properties": {"run": RUN}}
-RUN_ONE = {"type": "object", "required": ["run", "results"], "properties": {"run": RUN}}
-RUN_LIST = {"type": "object", "required": ["runs", "next_cursor"], "properties": {"runs": {"type": "array",
-                                                                                       "items": RUN}}}
-CANCELLED = {"type": "object", "required": ["ok", "cancelled", "run"], "properties": {"run": RUN}}
-BATCH = {"type": "object", "required": ["batch"], "properties": {"batch": _obj(
-    "batch_id", "status", "trials", "seed_mode", "run_ids", "summary")}}
-USAGE = _obj("months", "allowances")
-TRANSCRIPT = _obj("turns", "next_cursor")
 TRANSCRIPT_PARAMS = {"parameters": [
     {"name": "seat", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
      "description": "only this roster seat's turns"},
@@ -45,13 +28,13 @@ TRANSCRIPT_PARAMS = {"parameters": [
 ]}
 
 
-@router.post("/runs/estimate", responses=responses({200: ESTIMATE}), openapi_extra=body(RunBody),
+@router.post("/runs/estimate", responses=responses({200: Estimate}), openapi_extra=body(RunBody),
              summary="Estimate a run or series: the launch's own checks, nothing queued")
 def estimate(c: Reader, raw: BodyDep) -> dict:
     return service.estimate(c.core, c.principal, raw)
 
 
-@router.post("/runs", status_code=201, responses=responses({201: LAUNCHED}), openapi_extra=body(RunBody),
+@router.post("/runs", status_code=201, responses=responses({201: Launched}), openapi_extra=body(RunBody),
              summary="Launch a run, or a series when trials > 1 (not idempotent)")
 def launch(c: Writer, raw: BodyDep) -> JSONResponse:
     return JSONResponse(service.launch(c.core, c.principal, raw), status_code=201)
@@ -72,7 +55,7 @@ LIST_PARAMS = {"parameters": [
 ]}
 
 
-@router.get("/runs", responses=responses({200: RUN_LIST}), openapi_extra=LIST_PARAMS,
+@router.get("/runs", responses=responses({200: RunList}), openapi_extra=LIST_PARAMS,
             summary="List runs, newest first")
 def list_runs(c: Reader, request: Request) -> dict:
     q = request.query_params
@@ -80,12 +63,12 @@ def list_runs(c: Reader, request: Request) -> dict:
                              batch_id=q.get("batch_id"), limit=q.get("limit"), cursor=q.get("cursor"))
 
 
-@router.get("/runs/{id}", responses=responses({200: RUN_ONE}), summary="A run and its results (null until archived)")
+@router.get("/runs/{id}", responses=responses({200: RunOne}), summary="A run and its results (null until archived)")
 def get_run(id: str, c: Reader) -> dict:
     return service.get_run(c.core, c.principal, id)
 
 
-@router.get("/runs/{id}/transcript", responses=responses({200: TRANSCRIPT}), openapi_extra=TRANSCRIPT_PARAMS,
+@router.get("/runs/{id}/transcript", responses=responses({200: Transcript}), openapi_extra=TRANSCRIPT_PARAMS,
             summary="Every model turn of the run's match: raw reply, actions, refusals, latency, tokens")
 def get_transcript(id: str, c: Reader, request: Request) -> dict:
     q = request.query_params
@@ -93,16 +76,16 @@ def get_transcript(id: str, c: Reader, request: Request) -> dict:
                                      limit=q.get("limit"))
 
 
-@router.post("/runs/{id}/cancel", responses=responses({200: CANCELLED}), summary="Cancel a run")
+@router.post("/runs/{id}/cancel", responses=responses({200: Cancelled}), summary="Cancel a run")
 def cancel(id: str, c: Writer) -> dict:
     return service.cancel(c.core, c.principal, id)
 
 
-@router.get("/batches/{id}", responses=responses({200: BATCH}), summary="A series: its runs and per-seat summary")
+@router.get("/batches/{id}", responses=responses({200: BatchOne}), summary="A series: its runs and per-seat summary")
 def get_batch(id: str, c: Reader) -> dict:
     return batches.get_batch(c.core, c.principal, id)
 
 
-@router.get("/usage", responses=responses({200: USAGE}), summary="Spend by month, model and run; allowances")
+@router.get("/usage", responses=responses({200: Usage}), summary="Spend by month, model and run; allowances")
 def get_usage(c: Reader) -> dict:
     return usage.usage(c.core, c.principal)

@@ -3,7 +3,7 @@ MCP and Python alike (GET /api/v1/leaderboard, /api/v1/compare, /api/v1/batches/
 
 Each call reads only the seat files of the account's ended runs (an in-memory DuckDB over exactly
 those Parquet files, as the batch summary does), so one account never sees another's matches and
-nothing waits on the service's catalog. A model is identified by its provider and model id: the
+nothing waits on the export of ended runs. A model is identified by its provider and model id: the
 same model id reached through two providers is two rows.
 """
 from __future__ import annotations

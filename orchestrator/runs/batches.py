@@ -25,7 +25,7 @@ def _status(counts: Counter) -> str:
 
 def summary_source(core: Core, match_ids: list[str], batch_id: str | None = None):
     """An in-memory DuckDB table of exactly this batch's seat rows (landed or compacted): no glob over
-    the whole archive, and no dependence on the catalog having caught up."""
+    the whole archive, and no dependence on the export of ended runs having caught up."""
     con = duckdb.connect()
     con.register("seats", Archive.of(core.data_dir, core.config).seats({m: batch_id for m in match_ids}))
     return con

@@ -27,7 +27,7 @@ from orchestrator.core import Core
 from orchestrator.playing import Job
 from orchestrator.recorder import start_recorder
 from orchestrator.runs import lifecycle
-from orchestrator.runs.registry import Registry
+from orchestrator.runs.archiving import Archiver
 from orchestrator.store import now_ms
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cluster_cpus, init_ray, model_worker
 
@@ -59,7 +59,7 @@ class Dispatcher:
         self._write_failing = False
         self._began: set = set()      # runs whose worker reported that it began playing them
         self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
-        self.registry = Registry(core, self.archive)
+        self.archiver = Archiver(core, self.archive)
         self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
         self._play_lock = None
         # spectators (and tests) may slow scripted matches down to watch them live
@@ -77,13 +77,13 @@ class Dispatcher:
             self._play_lock = datadir.lock(self.core.data_dir, datadir.PLAY_LOCK_NAME,
                                            what="another process playing its runs (`studio serve` or a notebook)")
         except datadir.Busy:
-            self.registry.close()
+            self.archiver.close()
             raise
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
         self.reconcile()
-        self.registry.sweep()
+        self.archiver.sweep()
         self.core.dispatcher = self
         self._thread = threading.Thread(target=self._loop, name="studio-dispatcher", daemon=True)
         self._thread.start()
@@ -116,7 +116,7 @@ class Dispatcher:
         self.inflight, self.by_run = {}, {}
         self.workers, self.model_workers = [], []
         self.core.dispatcher = None
-        self.registry.close()
+        self.archiver.close()
         if self._play_lock is not None:
             self._play_lock.close()
             self._play_lock = None
@@ -167,7 +167,7 @@ class Dispatcher:
                 with self.core.store.write() as c:
                     ended = step(c)
                 if ended:  # exported once committed, so the export reads the final rows
-                    self.registry.ended(ended)
+                    self.archiver.ended(ended)
             except sqlite3.Error as e:
                 if not self._write_failing:
                     log.error("the store refused a write (%s: %s): %s; retrying every %.1f s",
@@ -250,7 +250,8 @@ class Dispatcher:
             except RayActorError:
                 self._replace(worker)
                 lost.append(run_id)
-            except RayError as e:
+            except RayError as e:  # the worker raised: its traceback goes to the log, run.error stays short
+                log.error("run %s: the worker raised", run_id, exc_info=e)
                 failed.append((run_id, f"the match could not be played: {cause(e)}"))
         if outcomes:
             self._record(outcomes)

@@ -12,7 +12,7 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.ids import new_id
-from orchestrator.runs import ledger, lifecycle, registry
+from orchestrator.runs import archiving, ledger, lifecycle
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.store import now_ms
@@ -179,7 +179,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
         elif status in lifecycle.IN_WORLD:  # with a worker, playing or waiting behind another job
             lifecycle.ask_cancel(c, run_id)
     if status == "queued":
-        registry.export(core, [run_id])
+        archiving.export(core, [run_id])
     elif status in lifecycle.IN_WORLD:
         d = getattr(core, "dispatcher", None)
         if d is not None:

@@ -1,10 +1,7 @@
 """GET /usage: spend by month, by model and per run, split by who paid, plus the allowances."""
 from __future__ import annotations
 
-import json
 import time
-from collections import defaultdict
-from datetime import datetime, timezone
 
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
@@ -12,42 +9,44 @@ from orchestrator.runs import ledger
 from orchestrator.runs.admission import SPEND_CAP_RANGE
 
 
-def _month(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m")
+# Month of a run: when it finished, else when it was launched (UTC).
+_MONTH = "strftime('%Y-%m', COALESCE(r.finished_at_ms, r.created_at_ms) / 1000, 'unixepoch')"
+_SEAT = "json_each(r.roster) s"
+_FUNDING, _USAGE = "json_extract(s.value, '$.funding')", "json_extract(s.value, '$.usage.{}')"
+# SQLite walks each roster in C (json_each), so a long history costs no Python object per seat.
+_BY_RUN = f"""
+SELECT r.id, r.name, r.status, r.turns_settled, r.turns_reserved, {_MONTH} AS month,
+       TOTAL(CASE WHEN {_FUNDING} = 'account' THEN {_USAGE.format('usd')} END) AS account,
+       TOTAL(CASE WHEN {_FUNDING} = 'platform' THEN {_USAGE.format('usd')} END) AS platform
+FROM runs r LEFT JOIN {_SEAT} WHERE r.account_id = ? GROUP BY r.seq ORDER BY r.seq DESC"""
+_BY_MODEL = f"""
+SELECT {_MONTH} AS month, json_extract(s.value, '$.model') AS model,
+       json_extract(s.value, '$.provider') AS provider, {_FUNDING} AS funding,
+       TOTAL({_USAGE.format('agent_turns')}) AS agent_turns, TOTAL({_USAGE.format('input_tokens')}) AS input_tokens,
+       TOTAL({_USAGE.format('output_tokens')}) AS output_tokens, TOTAL({_USAGE.format('usd')}) AS usd
+FROM runs r, {_SEAT} WHERE r.account_id = ? GROUP BY month, model, provider, funding
+ORDER BY model, provider, funding"""
 
 
 def usage(core: Core, principal: Principal) -> dict:
     require(principal, "runs:read")
-    rows = core.store.all("SELECT id, name, status, roster, created_at_ms, finished_at_ms, turns_reserved, "
-                          "turns_settled FROM runs WHERE account_id = ? ORDER BY seq DESC", (principal.account_id,))
     months: dict[str, dict] = {}
-    for r in rows:
-        m = months.setdefault(_month(r["finished_at_ms"] or r["created_at_ms"]),
-                              {"usd": {"account": 0.0, "platform": 0.0}, "models": {}, "runs": []})
-        paid = {"account": 0.0, "platform": 0.0}
-        for seat in json.loads(r["roster"]):
-            u = seat["usage"]
-            payer = seat["funding"] if seat["funding"] in paid else None
-            if payer:
-                paid[payer] += u["usd"]
-            key = (seat["model"], seat["provider"], seat["funding"])
-            agg = m["models"].setdefault(key, defaultdict(float))
-            for k in ("agent_turns", "input_tokens", "output_tokens", "usd"):
-                agg[k] += u[k]
+    for r in core.store.all(_BY_RUN, (principal.account_id,)):
+        m = months.setdefault(r["month"], {"usd": {"account": 0.0, "platform": 0.0}, "by_model": [], "runs": []})
+        paid = {"account": r["account"], "platform": r["platform"]}
         for k in paid:
             m["usd"][k] += paid[k]
         m["runs"].append({"run_id": r["id"], "name": r["name"], "status": r["status"],
                           "usd": {k: round(v, 6) for k, v in paid.items()},
                           "agent_turns": r["turns_settled"] if r["turns_settled"] is not None else r["turns_reserved"]})
-    out = []
-    for month in sorted(months, reverse=True):
-        m = months[month]
-        by_model = [{"model": k[0], "provider": k[1], "funding": k[2],
-                     "agent_turns": int(v["agent_turns"]), "input_tokens": int(v["input_tokens"]),
-                     "output_tokens": int(v["output_tokens"]), "usd": round(v["usd"], 6)}
-                    for k, v in sorted(m["models"].items())]
-        out.append({"month": month, "usd": {k: round(v, 6) for k, v in m["usd"].items()}, "by_model": by_model,
-                    "runs": m["runs"]})
+    for r in core.store.all(_BY_MODEL, (principal.account_id,)):
+        months[r["month"]]["by_model"].append(
+            {"model": r["model"], "provider": r["provider"], "funding": r["funding"],
+             "agent_turns": int(r["agent_turns"]), "input_tokens": int(r["input_tokens"]),
+             "output_tokens": int(r["output_tokens"]), "usd": round(r["usd"], 6)})
+    out = [{"month": month, "usd": {k: round(v, 6) for k, v in months[month]["usd"].items()},
+            "by_model": months[month]["by_model"], "runs": months[month]["runs"]}
+           for month in sorted(months, reverse=True)]
     c = core.store.conn()
     t = ledger.turns(c, principal.account_id)
     plan = principal.plan

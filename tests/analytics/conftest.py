@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from analytics.sample import local_seats, play_series
+from orchestrator.sample import local_seats, play_series
 
 SEASON = 40
 ANCHORS = ["random", "greedy-harvester"]

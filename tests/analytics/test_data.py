@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 
 from analytics.data import EVENTS_COLUMNS, RUNS_COLUMNS, SEATS_COLUMNS, as_data, open_data_dir
-from analytics.sample import local_seats, play_series
+from orchestrator.sample import local_seats, play_series
 from engine.events import COLUMNS
 from engine.kernels.codes import SNAPSHOT
 from orchestrator.archive_store import Archive
@@ -108,7 +108,7 @@ def test_opening_and_querying_leaves_the_data_dir_untouched(archive_dir):
 
 WRITER = textwrap.dedent("""
     import sys
-    from analytics.sample import local_seats, play_series
+    from orchestrator.sample import local_seats, play_series
     play_series(sys.argv[1], "live", local_seats(["random", "honest-trader"]), range(int(sys.argv[2])),
                 season_ticks=40, anchors=[])
 """)

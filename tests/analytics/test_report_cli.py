@@ -2,7 +2,7 @@
 import json
 
 from analytics.summary import batch_summary, series_summary
-from orchestrator.cli import main
+from api.cli import main
 
 
 def test_report_json_is_the_batch_summary_and_leaderboard(archive_dir, capsys):

@@ -8,7 +8,7 @@ from scipy import stats as st
 
 from analytics import stats
 from analytics.data import DIMENSIONS, open_data_dir
-from analytics.sample import local_seats, play_series
+from orchestrator.sample import local_seats, play_series
 from analytics.summary import batch_summary, series_summary
 from engine import rubric
 from tests.analytics.conftest import SEEDS_A, SEEDS_B, direct_seats

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from orchestrator.cli import main
+from api.cli import main
 from tests.api.util import bearer, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ TOKEN_RE = re.compile(r"dsk_[0-9a-f]{64}")
 
 def studio(data_dir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """The `studio` command in its own process, as an operator runs it beside the server."""
-    r = subprocess.run([sys.executable, "-m", "orchestrator.cli", *args, "--data-dir", str(data_dir)],
+    r = subprocess.run([sys.executable, "-m", "api.cli", *args, "--data-dir", str(data_dir)],
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     if check:
         assert r.returncode == 0, r.stderr
@@ -31,7 +31,7 @@ def studio(data_dir: Path, *args: str, check: bool = True) -> subprocess.Complet
 
 @pytest.fixture
 def studio_inproc(capsys):
-    """The same command through orchestrator.cli.main in this process: argparse, handlers and exit
+    """The same command through api.cli.main in this process: argparse, handlers and exit
     codes exactly as above, without paying an interpreter start per call."""
     def run(data_dir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         code = main([*args, "--data-dir", str(data_dir)])
@@ -118,7 +118,7 @@ def test_key_set_and_list_never_show_the_key(live, studio_inproc):
 def _serve(data_dir: Path, *extra: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
     out = open(data_dir.parent / f"serve-{port}.out", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "orchestrator.cli", "serve", "--port", str(port), "--data-dir",
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--data-dir",
                              str(data_dir), "--log-level", "warning", *extra], cwd=ROOT, stdout=out,
                             stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -187,7 +187,7 @@ def test_key_set_ollama_needs_no_key_and_help_names_every_provider(live, studio_
     assert [(k["provider"], k["base_url"]) for k in listed] == [("ollama", "http://127.0.0.1:11434")]
     keyless = studio_inproc(live.data_dir, "key", "set", "--email", email, "--provider", "openai", check=False)
     assert keyless.returncode == 2 and "provider openai needs --key" in keyless.stderr
-    helped = subprocess.run([sys.executable, "-m", "orchestrator.cli", "key", "set", "--help"], cwd=ROOT,
+    helped = subprocess.run([sys.executable, "-m", "api.cli", "key", "set", "--help"], cwd=ROOT,
                             capture_output=True, text=True, timeout=60)
     assert helped.returncode == 0 and all(p in helped.stdout for p in PROVIDERS)
     assert "--base-url" in helped.stdout and "not needed for ollama" in helped.stdout

@@ -1,7 +1,7 @@
 """`studio simulate --scenario arena:...` plays and grades one game in-process."""
 import json
 
-from orchestrator.cli import main
+from api.cli import main
 
 
 def test_simulate_prints_results_and_graded_moves(capsys):

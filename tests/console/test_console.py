@@ -38,7 +38,7 @@ def test_root_leads_to_sign_in_and_a_link_signs_in_once(page, live, person):
 
 
 def test_password_sign_in_set_by_the_cli(page, live, person):
-    subprocess.run([sys.executable, "-m", "orchestrator.cli", "account", "password", "--email", person,
+    subprocess.run([sys.executable, "-m", "api.cli", "account", "password", "--email", person,
                     "--data-dir", str(live.core.data_dir)], input="correct horse battery\n", text=True, check=True)
     page.goto(live.url + "/console/login")
     page.get_by_label("Email").fill(person)
@@ -197,12 +197,12 @@ def test_skills_are_kept_and_bad_ones_refused_with_the_api_message(page, live, p
 
 
 def test_usage_page_and_login_link_cli(page, live, person):
-    out = subprocess.run([sys.executable, "-m", "orchestrator.cli", "account", "login-link", "--email", person,
+    out = subprocess.run([sys.executable, "-m", "api.cli", "account", "login-link", "--email", person,
                           "--data-dir", str(live.core.data_dir), "--base-url", live.url],
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out.startswith(live.url + "/console/login/link/")
     page.goto(out)
-    events = json.loads(subprocess.run([sys.executable, "-m", "orchestrator.cli", "account", "events", "--email", person,
+    events = json.loads(subprocess.run([sys.executable, "-m", "api.cli", "account", "events", "--email", person,
                                         "--data-dir", str(live.core.data_dir)],
                                        capture_output=True, text=True, check=True).stdout)
     assert [e["kind"] for e in events] == ["signed_in"] and events[0]["detail"] == {"how": "link"}

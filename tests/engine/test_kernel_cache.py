@@ -67,7 +67,7 @@ def _start_serve(tmp_path: Path, env: dict, deadline_s: float) -> tuple[subproce
     port = free_port()
     log = tmp_path / "serve.out"
     with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "orchestrator.cli", "serve", "--port", str(port),
+        proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port),
                                  "--data-dir", str(tmp_path / "data"), "--log-level", "warning", "--no-bootstrap"],
                                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + deadline_s

@@ -8,7 +8,7 @@ import pytest
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "orchestrator.cli", "simulate", *args],
+    return subprocess.run([sys.executable, "-m", "api.cli", "simulate", *args],
                           capture_output=True, text=True, timeout=300)
 
 

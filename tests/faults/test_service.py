@@ -15,7 +15,7 @@ import pytest
 from tests.api.util import bearer, free_port
 from tests.faults.conftest import fill
 
-STUDIO = [sys.executable, "-m", "orchestrator.cli"]
+STUDIO = [sys.executable, "-m", "api.cli"]
 CONFIG = "[runs]\nmin_tick_ms = 20\n"
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from analytics.sample import local_seats
+from analytics import layout
 from engine.scenario import resolve_env
 from orchestrator import archive
 from orchestrator.archive_store import Archive, archive_uri
 from orchestrator.playing import Job, play_job
+from orchestrator.sample import local_seats
 
 SEATS = local_seats(["honest-trader", "random"])
 
@@ -34,7 +35,7 @@ def test_an_object_store_archive_lands_compacts_and_reads_back(tmp_path):
     seats = store.seats({"m0": "bat_x", "m2": "bat_x"})
     assert sorted(set(seats.column("match_id").to_pylist())) == ["m0", "m2"] and seats.num_rows == 2 * 6
     # one file per series, one row group per match, match_id statistics on
-    with store.fs.open_input_file(store.path(archive.EVENTS_DIR, "bat_x.parquet")) as f:
+    with store.fs.open_input_file(store.path(layout.EVENTS_DIR, "bat_x.parquet")) as f:
         md = pq.ParquetFile(f).metadata
     assert md.num_row_groups == 3 and md.row_group(1).column(0).statistics.has_min_max
     assert not (tmp_path / "archive").exists()  # nothing in the data dir
@@ -57,6 +58,6 @@ def test_scores_from_memory_equal_scores_from_the_landed_log(tmp_path):
     from orchestrator.playing import specs_from_meta
 
     o = played("m_score", seed=4)
-    table = archive.from_ipc(o.events)
+    table = layout.from_ipc(o.events)
     assert score(archive.event_columns(table, with_text=False), specs_from_meta(archive.table_meta(table))) \
         == o.results

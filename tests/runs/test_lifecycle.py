@@ -29,7 +29,7 @@ def test_launch_poll_finish_and_read_results(lab, srv):
     assert eff["hash"] == content_hash("svc:custom-base-v1", 60, eff["env"])
     assert run["started_at_ms"] <= run["finished_at_ms"]
     # the stored log agrees with the results: recomputing from the compacted Parquet file gives them
-    srv.dispatcher.registry.flush()
+    srv.dispatcher.archiver.flush()
     path = srv.data_dir / "archive" / "events" / f"{run['match_id']}.parquet"
     column = pq.read_metadata(path).row_group(0).column(0)
     assert column.compression == "ZSTD" and column.statistics.has_min_max  # match_id: readers skip by it
@@ -126,7 +126,7 @@ def test_usage_reports_turns_and_allowances(lab):
 def test_notebook_reads_while_service_runs(lab, srv):
     rid = lab.post("/api/v1/runs", json=local_body()).json()["run"]["run_id"]
     run = wait_terminal(lab, rid)["run"]
-    srv.dispatcher.registry.flush()  # an ended single run is compacted off the request path
+    srv.dispatcher.archiver.flush()  # an ended single run is compacted off the request path
     con = duckdb.connect()
     rows = con.execute("SELECT count(*) FROM read_parquet(?) WHERE event = 'move'",
                        [str(srv.data_dir / "archive" / "events" / "*.parquet")]).fetchone()[0]
@@ -140,7 +140,7 @@ def test_notebook_reads_while_service_runs(lab, srv):
 def test_every_ended_run_is_exported_to_the_archive(lab, srv):
     rid = lab.post("/api/v1/runs", json=local_body(trials=2)).json()["batch"]["run_ids"]
     runs = [wait_terminal(lab, r)["run"] for r in rid]
-    srv.dispatcher.registry.flush()
+    srv.dispatcher.archiver.flush()
     glob = str(srv.data_dir / "archive" / "runs" / "*.parquet")
     got = dict(duckdb.connect().execute("SELECT run_id, status FROM read_parquet(?, union_by_name = true)",
                                         [glob]).fetchall())

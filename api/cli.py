@@ -1,4 +1,8 @@
-"""The `studio` console script (CONTRACT.md section 1). Each command is a small function."""
+"""The `studio` console script (CONTRACT.md section 1). Each command is a small function.
+
+A transport like REST and MCP, in the top layer: it may import every layer below, and nothing else in
+api imports it (create_app never loads argparse).
+"""
 from __future__ import annotations
 
 import argparse
@@ -68,6 +72,30 @@ def _simulate_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from api.serve import serve  # the HTTP stack loads only for this command
+    return serve(host=args.host, port=args.port, data_dir=args.data_dir, ray_address=args.ray_address,
+                 bootstrap=not args.no_bootstrap, log_level=args.log_level,
+                 forwarded_allow_ips=args.forwarded_allow_ips)
+
+
+def _add_serve_parser(sub: argparse._SubParsersAction) -> None:
+    from orchestrator.admin import guarded
+
+    p = sub.add_parser("serve", help="run the service (REST API) on one data dir")
+    _add_data_dir(p)
+    p.set_defaults(func=guarded(cmd_serve))
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS or local)")
+    p.add_argument("--no-bootstrap", action="store_true", help="do not create the owner account on first start")
+    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
+                   help="uvicorn log level; below info drops the access log")
+    p.add_argument("--forwarded-allow-ips", default=None,
+                   help="comma-separated proxy addresses (or *) whose X-Forwarded-For/-Proto are trusted; "
+                        "default: none, the connecting address is the client")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="studio", description="Scenario Studio")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -82,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", help="comma-separated local/POLICY seats")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_simulate)
+
+    _add_serve_parser(sub)
 
     from orchestrator.admin import add_parsers
 

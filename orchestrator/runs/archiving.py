@@ -49,7 +49,7 @@ def compact_ended(core, store: Archive, rows: list) -> None:
         log.exception("compacting ended series failed")
 
 
-class Registry:
+class Archiver:
     def __init__(self, core, store: Archive | None = None):
         self.core = core
         self.archive = store or Archive.of(core.data_dir, core.config)

@@ -1,0 +1,81 @@
+"""Imports flow one way (docs/ARCHITECTURE.md): every module of the house is parsed and each of its
+imports, at module level or inside a function, is checked against the layering."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A package may import its own layer and the ones below it, never one above.
+LAYERS = {"engine": 0, "analytics": 1, "orchestrator": 2, "api": 3}
+# Library code never reaches into the scripts and tests that sit beside it.
+OUTSIDE = {"tests", "benchmarks", "examples"}
+# The control-plane store is the floor of the core: every other orchestrator module builds on it.
+FLOOR = {"orchestrator.store": set()}
+# The console script is a transport nothing imports: create_app never loads the command line.
+TOP = "api.cli"
+
+
+def _module(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, module: str) -> list[tuple[int, str]]:
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            found.append((node.lineno, name))
+    return found
+
+
+def violations(root: Path) -> list[str]:
+    """Every import in root's packages that points against the layering, as 'file:line a -> b'."""
+    bad = []
+    for top, layer in LAYERS.items():
+        for path in sorted((root / top).rglob("*.py")):
+            module = _module(path, root)
+            for line, target in _imports(path, module):
+                head = target.split(".")[0]
+                where = f"{path.relative_to(root)}:{line} {module} -> {target}"
+                if head in LAYERS and LAYERS[head] > layer:
+                    bad.append(where + f" ({top} sits below {head})")
+                elif head in OUTSIDE:
+                    bad.append(where + f" (library code imports {head})")
+                elif module in FLOOR and head in LAYERS and target not in FLOOR[module]:
+                    bad.append(where + " (the store imports nothing of the house)")
+                elif (target == TOP or target.startswith(TOP + ".")) and module != TOP:
+                    bad.append(where + " (nothing imports the console script)")
+    return bad
+
+
+def test_every_import_follows_the_layering():
+    assert violations(ROOT) == []
+
+
+def test_the_walk_sees_upward_and_lazy_imports(tmp_path):
+    for top in LAYERS:
+        (tmp_path / top).mkdir()
+        (tmp_path / top / "__init__.py").write_text("")
+    (tmp_path / "analytics" / "data.py").write_text("from orchestrator.archive import from_ipc\n")
+    (tmp_path / "orchestrator" / "cli.py").write_text("def serve():\n    from api.serve import serve\n")
+    (tmp_path / "orchestrator" / "store.py").write_text("from orchestrator.runs import schema\n")
+    (tmp_path / "api" / "ok.py").write_text("from orchestrator import store\nfrom . import ok\nimport engine\n")
+    (tmp_path / "api" / "app.py").write_text("def run():\n    from api.cli import main\n")
+    found = violations(tmp_path)
+    assert len(found) == 4, found
+    assert any("api/app.py:2" in v for v in found)
+    assert any("analytics/data.py:1" in v for v in found)
+    assert any("orchestrator/cli.py:2" in v for v in found)
+    assert any("orchestrator/store.py:1" in v for v in found)
