@@ -123,3 +123,41 @@ def test_batch_page_plots_per_seat_intervals(page, playing):
     expect(page.get_by_test_id("batch-plot").locator("svg")).to_be_visible()
     assert page.get_by_test_id("batch-seat").count() >= 2
     _shot(page, "batch")
+
+
+
+def test_the_public_match_page_shows_positions_while_the_match_plays(page, playing):
+    email = "spectator@example.org"
+    accounts.create_account(playing.core, email, plan="lab", verified=True)
+    sign_in_by_link(page, playing, email)
+    p = _principal(page, playing)
+    run_id = runs_service.launch(playing.core, p, {
+        "scenario_id": "svc:custom-base-v1", "season_ticks": 2000,
+        "roster": [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider"}]})["run"]["run_id"]
+    try:
+        for _ in range(300):
+            run = runs_service.get_run(playing.core, p, run_id)["run"]
+            if run["status"] == "running" and run["match_id"]:
+                break
+            page.wait_for_timeout(100)
+        page.goto(f"{playing.url}/api/matches/{run['match_id']}/replay")
+        expect(page.locator("#status")).to_contain_text("Playing now")
+        expect(page.locator("#legend")).to_contain_text("honest-trader")
+        page.wait_for_function("() => window.liveFrame && window.liveFrame.tick > 0")
+        first = page.evaluate("() => window.liveFrame.tick")
+        page.wait_for_function(f"() => window.liveFrame.tick > {first}")  # it moves on its own
+        # every living agent is drawn in its legend colour at its live position (one may cover another)
+        hits = page.evaluate("""() => {
+          const f = window.liveFrame, c = document.getElementById('map'), x = c.getContext('2d');
+          const dots = [...document.querySelectorAll('#legend .dot')].map(e => getComputedStyle(e).backgroundColor);
+          const s = c.width / window.mapCells;
+          return f.agents.map((a, j) => {
+            if (!a[2]) return null;
+            const p = x.getImageData(a[0] * s + s / 2, a[1] * s + s / 2, 1, 1).data;
+            return `rgb(${p[0]}, ${p[1]}, ${p[2]})` === dots[j];
+          });
+        }""")
+        assert len(hits) >= 2 and any(h for h in hits if h is not None), hits
+        _shot(page, "match-live")
+    finally:
+        runs_service.cancel(playing.core, p, run_id)
