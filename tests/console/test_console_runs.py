@@ -73,17 +73,21 @@ def test_cancel_a_running_run_and_a_queued_one(page, playing):
 
 def test_seat_rows_are_added_and_removed_up_to_the_plan(page, playing):
     email = "seats@example.org"
-    accounts.create_account(playing.core, email, plan="starter", verified=True)  # 4 seats a run
+    accounts.create_account(playing.core, email, plan="starter", verified=True)
+    most = playing.core.plans["starter"]["seats_per_run"]
     sign_in_by_link(page, playing, email)
     page.goto(playing.url + "/console/runs/new")
     page.get_by_label("Scenario").select_option("svc:custom-base-v1")
     page.get_by_label("Season ticks").fill("40")
     expect(page.get_by_label("Seat 3 model")).to_have_count(0)
     add = page.get_by_role("button", name="Add seat")
-    add.click()
-    add.click()
-    expect(add).to_be_disabled()  # the starter plan's 4 seats
-    expect(page.locator("#seat-count")).to_have_text("4 of at most 4 seats")
+    for _ in range(most - 2):
+        add.click()
+    expect(add).to_be_disabled()  # the plan's seats
+    expect(page.locator("#seat-count")).to_have_text(f"{most} of at most {most} seats")
+    for k in range(most, 4, -1):
+        page.get_by_role("button", name=f"Remove seat {k}").click()
+    expect(page.get_by_label("Seat 5 model")).to_have_count(0)
     for k, model in enumerate(["local/honest-trader", "local/aggressive-raider", "local/random", "local/greedy-harvester"]):
         page.get_by_label(f"Seat {k + 1} model").fill(model)
     expect(page.get_by_test_id("estimate")).to_contain_text("local/greedy-harvester")
