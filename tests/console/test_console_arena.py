@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from orchestrator import accounts, console_auth, keys
+from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 from tests.console.conftest import sign_in_by_link
 from tests.console.test_console import _shot
@@ -53,9 +54,9 @@ def test_arena_ids_are_refused_outside_the_console_and_a_bad_roster_is_shown(pag
     s = console_auth.session(playing.core, {c["name"]: c["value"] for c in page.context.cookies()}["studio_console"])
     p = console_auth.principal(playing.core, s)
     body = {"scenario_id": "arena:connect-four", "roster": [{"model": "local/solver"}, {"model": "local/random"}]}
-    with pytest.raises(Exception) as refused:
+    with pytest.raises(DomainError) as refused:
         runs_service.estimate(playing.core, p, body)
-    assert "/console/arena" in str(refused.value)
+    assert refused.value.code == "bad_scenario" and "/console/arena" in refused.value.message
     # a roster the game does not take is refused on launch with the service's message, form kept
     page.goto(playing.url + "/console/arena")
     page.get_by_label("Seat 1 model").fill("local/solver")
