@@ -78,21 +78,23 @@ const $=id=>document.getElementById(id);
 function el(tag,text,style){const e=document.createElement(tag);if(text!=null)e.textContent=text;if(style)e.style.cssText=style;return e;}
 function dot(color){const e=el('span');e.className='dot';e.style.background=color;return e;}
 const OPEN=['queued','launching','running'];
-function follow(d){// live progress by server-sent events; the replay loads once the match is archived
+function follow(d){// live by server-sent events: where the agents stand now; the replay loads once archived
  const es=new EventSource(d.links.replay.replace('/replay','/live'));
  es.addEventListener('progress',ev=>{const p=JSON.parse(ev.data);
   $('status').textContent=p.status=='running'?'Playing now: tick '+p.tick+' of '+p.season_ticks+
-   '. The replay appears when the match is archived.':'The match is '+p.status+'.';
+   '. The full replay appears when the match is archived.':'The match is '+p.status+'.';
+  if(p.frame&&d.terrain.length){window.liveFrame=p.frame;show(Object.assign({},d,{frames:[p.frame],season_ticks:p.season_ticks}),true);}
+  else if(p.frame&&!d.asked){d.asked=true;fetch('?format=json').then(r=>r.json()).then(n=>{d=n;});}// it began after the page loaded
   if(!OPEN.includes(p.status)){es.close();setTimeout(load,500);}});
  es.onerror=()=>{es.close();setTimeout(load,3000);};}
 function load(){fetch('?format=json').then(r=>r.json()).then(d=>{
  if(!d.frames.length){if(OPEN.includes(d.status))follow(d);
   else $('status').textContent='No events were archived for this match ('+d.status+').';return;}
  $('status').textContent='';show(d);});}
-function show(d){
+function show(d,live){
  const c=$('map'),x=c.getContext('2d'),n=d.terrain.length,s=Math.max(8,Math.floor(560/Math.max(n,1)));
- c.width=c.height=n*s;const slider=$('t');slider.max=d.frames.length-1;
- const last=d.frames[d.frames.length-1].tick||1,legend=$('legend');legend.replaceChildren();
+ c.width=c.height=n*s;window.mapCells=n;const slider=$('t');slider.max=d.frames.length-1;
+ const last=d.season_ticks||d.frames[d.frames.length-1].tick||1,legend=$('legend');legend.replaceChildren();
  d.agents.forEach(a=>{const e=el('span');e.append(dot(a.color),el('b',a.label),el('span',' '+a.model,'color:#666'));legend.append(e);});
  const tl=$('timeline'),tx=tl.getContext('2d');tl.width=n*s;tl.height=26;
  let k=0,play=null;
@@ -113,13 +115,13 @@ function show(d){
   const here=d.frames[k].agents.map((a,j)=>[a,j]).filter(([a])=>a[0]==gx&&a[1]==gy);
   if(!here.length){tip.style.display='none';return;}tip.replaceChildren();
   here.forEach(([a,j])=>{const g=d.agents[j],line=el('div');line.append(dot(g.color),el('b',g.label),
-   el('div',g.model+(a[2]?'':' (starved)')),el('div','health '+a[3]+', satiety '+a[4]+', net worth '+a[5]));tip.append(line);});
+   el('div',g.model+(a[2]?'':' (starved)')),el('div','health '+a[3]+', satiety '+a[4]+(a[5]==null?'':', net worth '+a[5])));tip.append(line);});
   tip.style.left=(ev.clientX+12)+'px';tip.style.top=(ev.clientY+12)+'px';tip.style.display='block';};
  c.onmouseleave=()=>{$('tip').style.display='none';};
  const list=$('events');list.replaceChildren();
  d.events.forEach(e=>{const li=el('li');const a=el('a','tick '+e.tick+': '+e.text);a.href='#';
   a.onclick=ev=>{ev.preventDefault();go(frameAt(e.tick));};li.append(dot(d.agents[e.agent].color),a);list.append(li);});
- fetch(d.links.report.replace('?format=html','')).then(r=>r.json()).then(rep=>{const res=rep.results;if(!res)return;
+ if(!live)fetch(d.links.report.replace('?format=html','')).then(r=>r.json()).then(rep=>{const res=rep.results;if(!res)return;
   const byName={};d.agents.forEach(a=>{byName[a.name+(a.anchor?'#a':'')]=a;});
   const t=$('score');t.replaceChildren();const h=el('tr');['rank','agent','fitness','status'].forEach(c=>h.append(el('th',c)));t.append(h);
   res.agents.map(e=>[e,false]).concat((res.anchors||[]).map(e=>[e,true])).sort((p,q)=>p[0].rank-q[0].rank).forEach(([e,anc])=>{

@@ -115,16 +115,31 @@ def specs_from_meta(meta: dict) -> list[AgentSpec]:
     return [AgentSpec(name=a["name"], model=a["model"], anchor=a["anchor"]) for a in meta["field"]]
 
 
+def live_frame(match) -> dict:
+    """Where every agent stands now, for the public match page while the match plays; an agent is
+    [x, y, alive, health, satiety, null] like a replay frame's (net worth is known only from snapshots)."""
+    a = match.agents
+    return {"tick": int(match.tick), "agents": [[int(x), int(y), bool(al), float(h), float(s), None] for (x, y), al, h, s
+                                                in zip(a.pos, a.alive, a.health, a.satiety)]}
+
+
 def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
-             on_tick: Callable[[int], None] = lambda t: None, players=None, recorder=None) -> Outcome:
+             on_tick: Callable[[int], None] = lambda t: None, players=None, recorder=None,
+             on_frame: Callable[[dict], None] | None = None) -> Outcome:
     """Play, archive, score. `players` plays the model seats (orchestrator.seats), None when every
-    seat is scripted."""
+    seat is scripted. on_frame, when given, receives live_frame() after every tick reported."""
     if job.meta.get("scenario_id", "").startswith("arena:"):  # two-seat games beside the world
         from orchestrator.arena_playing import play_arena_job
 
         return play_arena_job(job, should_stop, on_tick, recorder)
     started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
+    if on_frame is not None:
+        report_tick = on_tick
+
+        def on_tick(t: int) -> None:
+            report_tick(t)
+            on_frame(live_frame(match))
     stop = "season_end"
     usage = [{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0} for _ in job.seats]
     spend, error = 0.0, None

@@ -58,6 +58,7 @@ class Player:
         pyarrow.set_cpu_count(1)
         self._stop: set[str] = set()
         self._tick: dict[str, list[int]] = {}  # run id -> [tick, began at ms], while it plays
+        self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (playing.live_frame)
 
     @ray.method(concurrency_group="play")
     def play(self, job: dict, recorder=None) -> dict:
@@ -69,10 +70,12 @@ class Player:
         j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())  # archived with the match
         try:
             outcome = play_job(j, should_stop=lambda: j.run_id in self._stop,
-                               on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), players=model_players(j, recorder), recorder=recorder)
+                               on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), players=model_players(j, recorder), recorder=recorder,
+                               on_frame=lambda f: self._frame.__setitem__(j.run_id, f))
         finally:
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)
+            self._frame.pop(j.run_id, None)
         return asdict(outcome)
 
     @ray.method(concurrency_group="control")
@@ -82,6 +85,10 @@ class Player:
     @ray.method(concurrency_group="control")
     def ticks(self) -> dict[str, list[int]]:
         return {r: list(v) for r, v in self._tick.items()}
+
+    @ray.method(concurrency_group="control")
+    def frames(self) -> dict[str, dict]:
+        return dict(self._frame)
 
     @ray.method(concurrency_group="control")
     def pid(self) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
@@ -57,6 +58,9 @@ def install(app) -> None:
     @app.exception_handler(_SignIn)
     async def _to_sign_in(request: Request, exc: _SignIn):
         return RedirectResponse("/console/login", status_code=303)
+    from api.console import arena, transcript  # they borrow this module's helpers
+    app.include_router(transcript.router)  # before /console/runs/{run_id}
+    app.include_router(arena.router)
     app.include_router(router)
 
 
@@ -230,8 +234,7 @@ async def runs_page(request: Request):
 async def run_builder(request: Request):
     s = _session(request)
     core = _core(request)
-    return _page(request, "run_new.html", s, scenarios=_scenario_choices(core, console_auth.principal(core, s)),
-                 seat_rows=range(SEAT_ROWS))
+    return _builder(request, s, core)
 
 
 def _run(request: Request, s, run_id: str) -> dict:
@@ -298,7 +301,19 @@ async def usage_page(request: Request):
 
 # --- run builder and scenarios -------------------------------------------------------------------
 
-SEAT_ROWS = 4
+SEAT_ROWS = 2  # rows shown on a new builder; the person adds more up to the plan's seats
+_SEAT_FIELD = re.compile(r"seat(\d{1,3})_model")
+
+
+def _seat_indexes(form) -> list[int]:
+    return sorted(int(m.group(1)) for m in map(_SEAT_FIELD.fullmatch, form.keys()) if m)
+
+
+def _builder(request: Request, s, core: Core, status: int = 200, form=None, **ctx):
+    p = console_auth.principal(core, s)
+    rows = range(max(len(_seat_indexes(form)), 1)) if form else range(SEAT_ROWS)
+    return _page(request, "run_new.html", s, status=status, scenarios=_scenario_choices(core, p), seat_rows=rows,
+                 max_seats=p.plan["seats_per_run"], form=form, **ctx)
 
 
 def _run_body(form) -> dict:
@@ -318,7 +333,7 @@ def _run_body(form) -> dict:
         if value:
             body[field] = value if field in ("name", "seed_mode") else num(value)
     roster = []
-    for k in range(SEAT_ROWS):
+    for k in _seat_indexes(form):
         model = (form.get(f"seat{k}_model") or "").strip()
         if not model:
             continue
@@ -365,9 +380,7 @@ async def run_launch(request: Request):
     try:
         out = await asyncio.to_thread(runs_service.launch, core, console_auth.principal(core, s), _run_body(form))
     except DomainError as e:
-        return _page(request, "run_new.html", s, status=e.status, error=e.message,
-                     scenarios=_scenario_choices(core, console_auth.principal(core, s)), seat_rows=range(SEAT_ROWS),
-                     form=form)
+        return _builder(request, s, core, status=e.status, error=e.message, form=form)
     return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)
 
 
@@ -398,6 +411,20 @@ def _scenario_body(form) -> dict:
     return body
 
 
+def _field_of(e: DomainError) -> str:
+    """Which builder field a refusal is about, so its message shows beside that field."""
+    field = {"bad_season_ticks": "season_ticks", "bad_env": "env"}.get(e.code)
+    if field is None:
+        field = "description" if "description" in e.message.split(":")[0] else "name"
+    return field
+
+
+def _scenarios(request: Request, s, core: Core, status: int = 200, **ctx):
+    from orchestrator import scenarios
+    return _page(request, "scenarios.html", s, status=status,
+                 own=scenarios.list_scenarios(core, console_auth.principal(core, s)), **ctx)
+
+
 @router.post("/console/scenarios/validate")
 async def scenario_validate(request: Request):
     """The builder's live check: the API's validate function, answered as a fragment per keystroke pause."""
@@ -408,10 +435,7 @@ async def scenario_validate(request: Request):
     try:
         got = scenarios.validate(core, console_auth.principal(core, s), _scenario_body(form))
     except DomainError as e:
-        field = {"bad_season_ticks": "season_ticks", "bad_env": "env"}.get(e.code)
-        if field is None:
-            field = "description" if "description" in e.message.split(":")[0] else "name"
-        return _page(request, "scenario_check.html", s, field=field, message=e.message)
+        return _page(request, "scenario_check.html", s, field=_field_of(e), message=e.message)
     return _page(request, "scenario_check.html", s, got=got)
 
 
@@ -425,8 +449,43 @@ async def scenario_save(request: Request):
     try:
         scenarios.create(core, p, _scenario_body(form))
     except DomainError as e:
-        return _page(request, "scenarios.html", s, status=e.status, error=e.message,
-                     own=scenarios.list_scenarios(core, p), form=form)
+        return _scenarios(request, s, core, status=e.status, error=e.message, form=form, field=_field_of(e),
+                          field_error=e.message)
+    return RedirectResponse("/console/scenarios", status_code=303)
+
+
+@router.get("/console/scenarios/{scenario_id}/edit")
+async def scenario_edit(request: Request, scenario_id: str):
+    from orchestrator import scenarios
+    s = _session(request)
+    core = _core(request)
+    try:
+        sc = scenarios.get(core, console_auth.principal(core, s), scenario_id)["scenario"]
+    except DomainError as e:
+        return _page(request, "error.html", s, status=e.status, error=e.message)
+    form = {"name": sc["name"], "description": sc["description"], "season_ticks": str(sc["season_ticks"]),
+            "env": json.dumps(sc["env"], indent=2) if sc["env"] else ""}
+    return _scenarios(request, s, core, form=form, editing=sc)
+
+
+@router.post("/console/scenarios/{scenario_id}")
+async def scenario_update(request: Request, scenario_id: str):
+    """The API's PUT with every field of the form: an emptied env clears it rather than keeping it."""
+    from orchestrator import scenarios
+    s = _session(request)
+    form = await _form(request, s)
+    core = _core(request)
+    p = console_auth.principal(core, s)
+    try:
+        current = scenarios.get(core, p, scenario_id)["scenario"]
+        body = _scenario_body(form)
+        body.setdefault("env", {})
+        scenarios.update(core, p, scenario_id, body)
+    except DomainError as e:
+        if e.code == "unknown_scenario":
+            return _page(request, "error.html", s, status=e.status, error=e.message)
+        return _scenarios(request, s, core, status=e.status, error=e.message, form=form, editing=current,
+                          field=_field_of(e), field_error=e.message)
     return RedirectResponse("/console/scenarios", status_code=303)
 
 

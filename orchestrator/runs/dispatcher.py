@@ -58,6 +58,7 @@ class Dispatcher:
         self._pending: list = []      # store writes not yet landed, oldest first
         self._write_failing = False
         self._began: set = set()      # runs whose worker reported that it began playing them
+        self.live_frames: dict = {}   # run_id -> where its agents stand (playing.live_frame), while it plays
         self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
         self.archiver = Archiver(core, self.archive)
         self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
@@ -245,6 +246,7 @@ class Dispatcher:
             run_id, worker = self.inflight.pop(ref)
             self.by_run.pop(run_id, None)
             self._began.discard(run_id)
+            self.live_frames.pop(run_id, None)
             try:
                 outcomes.append(got[k] if got is not None else ray.get(ref))
             except RayActorError:
@@ -329,6 +331,11 @@ class Dispatcher:
                     lifecycle.tick(c, run_id, tick)
             self._write(step, "live ticks")
             self._began.update(r for r in ticks if r in self.by_run)
+            try:  # positions stay in memory: the public match page reads them, nothing is stored
+                frames = ray.get(w.frames.remote(), timeout=1.0)
+            except RayError:
+                continue
+            self.live_frames.update((r, f) for r, f in frames.items() if r in self.by_run)
 
     def _sweep(self) -> None:
         """Runs the store shows launching or running that no worker of this dispatcher holds (a

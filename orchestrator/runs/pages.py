@@ -18,7 +18,7 @@ from engine.scenario import build_match
 from orchestrator.archive_store import Archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.playing import seat_specs
+from orchestrator.playing import field_meta, seat_specs
 from orchestrator.seats.prompt import skills_record
 
 
@@ -41,10 +41,14 @@ def _public_seat(seat: dict) -> dict:
 
 
 def progress(core: Core, match_id: str) -> dict:
-    """Where a match stands: status, tick played so far (while running) and season length."""
+    """Where a match stands: status, tick played so far (while running) and season length; while it
+    plays on this server, `frame` is where its agents stand (a replay frame), else null."""
     row = _row(core, match_id)
     eff = json.loads(row["effective"])
-    return {"status": row["status"], "tick": row["live_tick"] or 0, "season_ticks": eff["season_ticks"]}
+    d = getattr(core, "dispatcher", None)
+    frame = d.live_frames.get(row["id"]) if d is not None and row["status"] == "running" else None
+    return {"status": row["status"], "tick": row["live_tick"] or 0, "season_ticks": eff["season_ticks"],
+            "frame": frame}
 
 
 def report(core: Core, match_id: str) -> dict:
@@ -178,6 +182,11 @@ def _timeline(cols: dict, names: list[str]) -> list[dict]:
     return out
 
 
+def _field_view(field: list[dict]) -> list[dict]:
+    return [{"name": a["name"], "label": label, "model": a["model"], "anchor": a["anchor"],
+             "color": PALETTE[i % len(PALETTE)]} for i, (a, label) in enumerate(zip(field, display_names(field)))]
+
+
 def replay_frames(core: Core, match_id: str) -> dict:
     """The map (regenerated from the recorded seeds: the engine is deterministic), each agent's
     position per tick with its last snapshot (health, satiety, net worth), and the timeline's events.
@@ -185,11 +194,16 @@ def replay_frames(core: Core, match_id: str) -> dict:
     row = _row(core, match_id)
     eff = json.loads(row["effective"])
     cols, meta = _events(core, match_id)
-    if cols is None:
+    playing = cols is None and row["status"] in ("launching", "running")
+    if cols is None and not playing:
         return {"match_id": match_id, "status": row["status"], "terrain": [], "agents": [], "frames": [],
                 "events": [], "links": links(match_id)}
     m = build_match(eff["season_ticks"], eff["env"], seat_specs(json.loads(row["roster"])))
     terrain = ["".join(GLYPHS[TERRAINS[t]] for t in line) for line in m.world.terrain]
+    if playing:  # not archived yet: the map (the engine is deterministic) and the field, for live positions
+        return {"match_id": match_id, "status": row["status"], "terrain": terrain,
+                "legend": {v: k for k, v in GLYPHS.items()}, "agents": _field_view(field_meta(m)), "frames": [],
+                "events": [], "links": links(match_id)}
     n = len(meta["field"])
     pos = np.zeros((n, 2), dtype=int)
     alive = np.ones(n, dtype=bool)
@@ -217,7 +231,5 @@ def replay_frames(core: Core, match_id: str) -> dict:
     frames.append(frame())
     names = display_names(meta["field"])
     return {"match_id": match_id, "status": row["status"], "terrain": terrain,
-            "legend": {v: k for k, v in GLYPHS.items()},
-            "agents": [{"name": a["name"], "label": label, "model": a["model"], "anchor": a["anchor"],
-                        "color": PALETTE[i % len(PALETTE)]} for i, (a, label) in enumerate(zip(meta["field"], names))],
+            "legend": {v: k for k, v in GLYPHS.items()}, "agents": _field_view(meta["field"]),
             "frames": frames, "events": _timeline(cols, names), "kinds": list(EVENT_KINDS), "links": links(match_id)}

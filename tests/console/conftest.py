@@ -68,6 +68,20 @@ def person(live):
     return email
 
 
+# package scope: one playing server (real Ray workers) for every console test that runs matches.
+# 20 ms a tick lets a test catch a scripted run while it plays; short runs still end in a second or two.
+@pytest.fixture(scope="package")
+def playing(tmp_path_factory, ray_pool) -> Live:
+    data_dir = tmp_path_factory.mktemp("console-runs") / "data"
+    data_dir.mkdir()
+    (data_dir / "config.toml").write_text("[limits]\nsign_in_per_minute = 1000\n\n[runs]\nmin_tick_ms = 20\n")
+    port = free_port()
+    server, thread = start_server(create_app(data_dir, dispatch=True, workers=1), port)
+    yield Live(url=f"http://127.0.0.1:{port}", core=Core.open(data_dir))
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
 def sign_in_by_link(page: Page, live: Live, email: str) -> None:
     page.goto(console_auth.login_link(live.core, email, live.url))
     page.wait_for_url(f"{live.url}/console")

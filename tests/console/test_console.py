@@ -208,3 +208,37 @@ def test_usage_page_and_login_link_cli(page, live, person):
     assert [e["kind"] for e in events] == ["signed_in"] and events[0]["detail"] == {"how": "link"}
     page.goto(live.url + "/console/usage")
     expect(page.get_by_role("heading", name="Usage")).to_be_visible()
+
+
+def test_a_saved_scenario_is_edited_in_place_through_the_same_checks(page, live, person):
+    from orchestrator import scenarios
+    sign_in_by_link(page, live, person)
+    s = console_auth.session(live.core, {c["name"]: c["value"] for c in page.context.cookies()}["studio_console"])
+    p = console_auth.principal(live.core, s)
+    _, made = scenarios.create(live.core, p, {"name": "editable", "description": "before", "season_ticks": 100})
+    sc = made["scenario"]
+    page.goto(live.url + "/console/scenarios")
+    page.get_by_test_id("scenario-row").filter(has_text="editable").get_by_role("link", name="Edit").click()
+    expect(page.get_by_test_id("saved-hash")).to_have_text(sc["hash"])
+    expect(page.get_by_label("Description")).to_have_value("before")
+    expect(page.get_by_test_id("content-hash")).to_have_text(sc["hash"])  # unchanged form: the same hash
+    page.get_by_label("Season ticks").fill("5")
+    expect(page.locator("#err-season_ticks")).to_contain_text("season_ticks")
+    # saved anyway: the update is refused by the service and the message sits beside the field
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save changes").click()
+    expect(page.locator("#err-season_ticks")).to_contain_text("season_ticks")
+    expect(page.get_by_test_id("saved-hash")).to_have_text(sc["hash"])
+    assert scenarios.get(live.core, p, sc["id"])["scenario"]["season_ticks"] == 100
+    page.get_by_label("Season ticks").fill("150")
+    page.get_by_label("Description").fill("after")
+    expect(page.get_by_test_id("content-hash")).not_to_have_text(sc["hash"])
+    shown = page.get_by_test_id("content-hash").inner_text()
+    _shot(page, "scenario-edit")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save changes").click()
+    row = page.get_by_test_id("scenario-row").filter(has_text=sc["id"])
+    expect(row).to_contain_text(shown)
+    expect(row).to_contain_text("150")
+    after = scenarios.get(live.core, p, sc["id"])["scenario"]
+    assert after["hash"] == shown and after["description"] == "after" and after["id"] == sc["id"]

@@ -2,29 +2,15 @@
 pages, cancel. A server that plays runs (real Ray, local policies: no model provider needed)."""
 from __future__ import annotations
 
-import pytest
+import re
+
 from playwright.sync_api import expect
 
-from api.app import create_app
 from orchestrator import accounts
-from orchestrator.core import Core
 from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
-from tests.api.util import free_port, start_server
-from tests.console.conftest import Live, sign_in_by_link
+from tests.console.conftest import sign_in_by_link
 from tests.console.test_console import _shot
-
-
-@pytest.fixture(scope="module")
-def playing(tmp_path_factory, ray_pool) -> Live:
-    data_dir = tmp_path_factory.mktemp("console-runs") / "data"
-    data_dir.mkdir()
-    (data_dir / "config.toml").write_text("[limits]\nsign_in_per_minute = 1000\n")
-    port = free_port()
-    server, thread = start_server(create_app(data_dir, dispatch=True, workers=1), port)
-    yield Live(url=f"http://127.0.0.1:{port}", core=Core.open(data_dir))
-    server.should_exit = True
-    thread.join(timeout=30)
 
 
 def test_build_launch_watch_and_open_results(page, playing):
@@ -55,21 +41,68 @@ def test_build_launch_watch_and_open_results(page, playing):
     expect(page.get_by_test_id("run-row").first).to_contain_text("finished")
 
 
-def test_cancel_a_run_from_its_page(page, playing):
+def _principal(page, live):
+    s = console_auth.session(live.core, {c["name"]: c["value"] for c in page.context.cookies()}["studio_console"])
+    return console_auth.principal(live.core, s)
+
+
+def test_cancel_a_running_run_and_a_queued_one(page, playing):
     email = "canceller@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     sign_in_by_link(page, playing, email)
-    s = console_auth.session(playing.core, {c["name"]: c["value"] for c in page.context.cookies()}["studio_console"])
-    out = runs_service.launch(playing.core, console_auth.principal(playing.core, s),
-                              {"scenario_id": "svc:custom-base-v1", "season_ticks": 2000, "trials": 8,
+    # 2000 ticks at the server's 20 ms a tick: trial 1 plays for 40 s, trial 2 waits for the one worker
+    out = runs_service.launch(playing.core, _principal(page, playing),
+                              {"scenario_id": "svc:custom-base-v1", "season_ticks": 2000, "trials": 2,
                                "roster": [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider"}]})
-    # local seats play fast: the last trial of a series on one worker is still waiting its turn
-    run_id = out["batch"]["run_ids"][-1]
-    page.goto(f"{playing.url}/console/runs/{run_id}")
+    running, queued = out["batch"]["run_ids"]
+    page.goto(f"{playing.url}/console/runs/{running}")
+    expect(page.get_by_test_id("run-status")).to_have_text("running", timeout=30_000)
+    expect(page.get_by_test_id("run-tick")).not_to_have_text(re.compile(r"^0 /"), timeout=10_000)
     with page.expect_navigation():
         page.get_by_role("button", name="Cancel run").click()
-    expect(page.get_by_test_id("run-status")).to_have_text("cancelled", timeout=60_000)
+    expect(page.get_by_test_id("run-status")).to_have_text("cancelled", timeout=30_000)
     expect(page.get_by_role("button", name="Cancel run")).to_have_count(0)
+    stopped = runs_service.get_run(playing.core, _principal(page, playing), running)["run"]
+    assert stopped["stop_reason"] is not None and stopped["finished_at_ms"] is not None
+    page.goto(f"{playing.url}/console/runs/{queued}")
+    if page.get_by_test_id("run-status").inner_text() != "cancelled":
+        with page.expect_navigation():
+            page.get_by_role("button", name="Cancel run").click()
+    expect(page.get_by_test_id("run-status")).to_have_text("cancelled", timeout=30_000)
+
+
+def test_seat_rows_are_added_and_removed_up_to_the_plan(page, playing):
+    email = "seats@example.org"
+    accounts.create_account(playing.core, email, plan="starter", verified=True)
+    most = playing.core.plans["starter"]["seats_per_run"]
+    sign_in_by_link(page, playing, email)
+    page.goto(playing.url + "/console/runs/new")
+    page.get_by_label("Scenario").select_option("svc:custom-base-v1")
+    page.get_by_label("Season ticks").fill("40")
+    expect(page.get_by_label("Seat 3 model")).to_have_count(0)
+    add = page.get_by_role("button", name="Add seat")
+    for _ in range(most - 2):
+        add.click()
+    expect(add).to_be_disabled()  # the plan's seats
+    expect(page.locator("#seat-count")).to_have_text(f"{most} of at most {most} seats")
+    for k in range(most, 4, -1):
+        page.get_by_role("button", name=f"Remove seat {k}").click()
+    expect(page.get_by_label("Seat 5 model")).to_have_count(0)
+    for k, model in enumerate(["local/honest-trader", "local/aggressive-raider", "local/random", "local/greedy-harvester"]):
+        page.get_by_label(f"Seat {k + 1} model").fill(model)
+    expect(page.get_by_test_id("estimate")).to_contain_text("local/greedy-harvester")
+    # removing seat 2 renumbers the rest: the old seat 3 is now seat 2
+    page.get_by_role("button", name="Remove seat 2").click()
+    expect(page.get_by_label("Seat 2 model")).to_have_value("local/random")
+    expect(page.get_by_label("Seat 4 model")).to_have_count(0)
+    expect(add).to_be_enabled()
+    expect(page.get_by_test_id("estimate")).not_to_contain_text("aggressive-raider")
+    expect(page.get_by_test_id("estimate")).to_contain_text("local/random")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Launch").click()
+    run_id = page.url.rsplit("/", 1)[1]
+    roster = runs_service.get_run(playing.core, _principal(page, playing), run_id)["run"]["roster"]
+    assert [seat["model"] for seat in roster] == ["local/honest-trader", "local/random", "local/greedy-harvester"]
 
 
 def test_batch_page_plots_per_seat_intervals(page, playing):
@@ -94,3 +127,41 @@ def test_batch_page_plots_per_seat_intervals(page, playing):
     expect(page.get_by_test_id("batch-plot").locator("svg")).to_be_visible()
     assert page.get_by_test_id("batch-seat").count() >= 2
     _shot(page, "batch")
+
+
+
+def test_the_public_match_page_shows_positions_while_the_match_plays(page, playing):
+    email = "spectator@example.org"
+    accounts.create_account(playing.core, email, plan="lab", verified=True)
+    sign_in_by_link(page, playing, email)
+    p = _principal(page, playing)
+    run_id = runs_service.launch(playing.core, p, {
+        "scenario_id": "svc:custom-base-v1", "season_ticks": 2000,
+        "roster": [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider"}]})["run"]["run_id"]
+    try:
+        for _ in range(300):
+            run = runs_service.get_run(playing.core, p, run_id)["run"]
+            if run["status"] == "running" and run["match_id"]:
+                break
+            page.wait_for_timeout(100)
+        page.goto(f"{playing.url}/api/matches/{run['match_id']}/replay")
+        expect(page.locator("#status")).to_contain_text("Playing now")
+        expect(page.locator("#legend")).to_contain_text("honest-trader")
+        page.wait_for_function("() => window.liveFrame && window.liveFrame.tick > 0")
+        first = page.evaluate("() => window.liveFrame.tick")
+        page.wait_for_function(f"() => window.liveFrame.tick > {first}")  # it moves on its own
+        # every living agent is drawn in its legend colour at its live position (one may cover another)
+        hits = page.evaluate("""() => {
+          const f = window.liveFrame, c = document.getElementById('map'), x = c.getContext('2d');
+          const dots = [...document.querySelectorAll('#legend .dot')].map(e => getComputedStyle(e).backgroundColor);
+          const s = c.width / window.mapCells;
+          return f.agents.map((a, j) => {
+            if (!a[2]) return null;
+            const p = x.getImageData(a[0] * s + s / 2, a[1] * s + s / 2, 1, 1).data;
+            return `rgb(${p[0]}, ${p[1]}, ${p[2]})` === dots[j];
+          });
+        }""")
+        assert len(hits) >= 2 and any(h for h in hits if h is not None), hits
+        _shot(page, "match-live")
+    finally:
+        runs_service.cancel(playing.core, p, run_id)

@@ -1,0 +1,77 @@
+"""The arena game picker (CONTRACT.md section 11): a game, two seats, trials; the estimate; launch.
+It calls the service's arena_estimate / arena_launch: the same admission as every run, arena ids allowed."""
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+
+from api.console.routes import _core, _form, _page, _session
+from engine.arena import CHESS, CONNECT_FOUR
+from engine.arena.policies import CHESS_POLICIES, CONNECT_FOUR_POLICIES
+from orchestrator import console_auth
+from orchestrator.errors import DomainError
+from orchestrator.runs import service as runs_service
+
+router = APIRouter(include_in_schema=False)
+
+
+def _games() -> list[dict]:
+    from engine.arena import stockfish
+
+    chess_note = None if stockfish.available() else stockfish.unavailable_message()
+    return [{"id": CONNECT_FOUR, "name": "Connect Four", "scripted": CONNECT_FOUR_POLICIES, "unavailable": None},
+            {"id": CHESS, "name": "Chess", "scripted": CHESS_POLICIES, "unavailable": chess_note}]
+
+
+def _body(form) -> dict:
+    """The picker's fields -> a run body; empty fields are left out so the service's defaults apply."""
+    body: dict = {"scenario_id": form.get("game", "")}
+    for field in ("name", "trials", "max_spend_usd"):
+        value = (form.get(field) or "").strip()
+        if value:
+            try:
+                body[field] = value if field == "name" else (int(value) if field == "trials" else float(value))
+            except ValueError:
+                body[field] = value  # the service names the field and what it takes
+    roster = []
+    for k in (0, 1):
+        seat = {f: (form.get(f"seat{k}_{f}") or "").strip() for f in ("model", "provider", "format", "instructions")}
+        if seat["model"]:
+            roster.append({f: v for f, v in seat.items() if v})
+    body["roster"] = roster
+    return body
+
+
+def _picker(request: Request, s, status: int = 200, **ctx):
+    return _page(request, "arena.html", s, status=status, games=_games(), **ctx)
+
+
+@router.get("/console/arena")
+async def arena_page(request: Request):
+    return _picker(request, _session(request))
+
+
+@router.post("/console/arena/estimate")
+async def arena_estimate(request: Request):
+    s = _session(request)
+    form = await _form(request, s)
+    core = _core(request)
+    try:
+        est = runs_service.arena_estimate(core, console_auth.principal(core, s), _body(form))
+    except DomainError as e:
+        return _page(request, "estimate.html", s, error_code=e.code, message=e.message)
+    return _page(request, "estimate.html", s, est=est["batch"])
+
+
+@router.post("/console/arena")
+async def arena_launch(request: Request):
+    s = _session(request)
+    form = await _form(request, s)
+    core = _core(request)
+    try:
+        out = await asyncio.to_thread(runs_service.arena_launch, core, console_auth.principal(core, s), _body(form))
+    except DomainError as e:
+        return _picker(request, s, status=e.status, error=e.message, form=form)
+    return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)

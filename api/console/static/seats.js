@@ -1,0 +1,38 @@
+// The run builder's seat rows: add up to the plan's seat limit, remove any; rows are renumbered so the
+// form always posts seat0.. seatN-1, and the estimate is asked again after each change.
+(function () {
+  const body = document.getElementById("seat-rows");
+  if (!body) return;
+  const form = body.closest("form");
+  const max = parseInt(body.dataset.max, 10);
+  const add = document.getElementById("add-seat");
+  const template = document.getElementById("seat-row-template");
+
+  function renumber() {
+    body.querySelectorAll("tr").forEach((row, k) => {
+      row.querySelector(".seat-number").textContent = k + 1;
+      row.querySelectorAll("[data-field]").forEach((el) => {
+        el.name = "seat" + k + "_" + el.dataset.field;
+        el.setAttribute("aria-label", "Seat " + (k + 1) + " " + el.dataset.label);
+      });
+      row.querySelector(".remove-seat").setAttribute("aria-label", "Remove seat " + (k + 1));
+    });
+    const n = body.querySelectorAll("tr").length;
+    add.disabled = n >= max;
+    document.getElementById("seat-count").textContent = n + " of at most " + max + " seats";
+  }
+
+  add.addEventListener("click", () => {
+    if (body.querySelectorAll("tr").length >= max) return;
+    body.appendChild(template.content.firstElementChild.cloneNode(true));
+    renumber();
+    htmx.trigger(form, "seats-changed");
+  });
+  body.addEventListener("click", (e) => {
+    if (!e.target.classList.contains("remove-seat")) return;
+    e.target.closest("tr").remove();
+    renumber();
+    htmx.trigger(form, "seats-changed");
+  });
+  renumber();
+})();
