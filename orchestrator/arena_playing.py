@@ -51,7 +51,8 @@ def _model_seats(job, loop, recorder=None):
     creds = _credentials(job, recorder)
     return {i: ArenaSeat(i, s, key=(creds.get(i) or {}).get("key"),
                          base_url=(creds.get(i) or {}).get("base_url"),
-                         turn_timeout_ms=job.env["turn_timeout_ms"], loop=loop) for i, s in model.items()}
+                         turn_timeout_ms=job.env["turn_timeout_ms"], loop=loop,
+                         usd_per_mtok=(creds.get(i) or {}).get("usd_per_mtok")) for i, s in model.items()}
 
 
 def _reporter(job, seats, recorder, on_tick):

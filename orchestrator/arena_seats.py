@@ -60,7 +60,8 @@ class ArenaSeat:
     """answer(game, feedback) for engine.arena.play; runs its provider calls on the caller's loop."""
 
     def __init__(self, index: int, seat: dict, *, key: str | None, base_url: str | None, turn_timeout_ms: int,
-                 loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None):
+                 loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None,
+                 usd_per_mtok: list[float] | None = None):
         self.index, self.seat, self.loop = index, seat, loop
         self.provider = seat.get("provider") or "router"
         directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
@@ -74,6 +75,7 @@ class ArenaSeat:
                               seat=f"roster[{index}] (model {seat['model']})")
         self.timeout_s = turn_timeout_ms / 1000
         self.prices = prices or PriceTable.shipped()
+        self.usd_per_mtok = usd_per_mtok
         self.usage = {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
         # the world's counts; `invalid` is settled from the play loop, which judges legality
         self.turns = {"answered": 0, "invalid": 0, "timed_out": 0, "provider_errors": 0, "retries": 0}
@@ -115,12 +117,16 @@ class ArenaSeat:
             self.turns["retries"] = self.chat.retries
             self.usage["input_tokens"] += reply.input_tokens
             self.usage["output_tokens"] += reply.output_tokens
-            self.usage["usd"] += self.prices.cost(self.provider, self.seat["model"], reply.input_tokens,
-                                                  reply.output_tokens)
+            self.usage["usd"] += self.cost(reply.input_tokens, reply.output_tokens)
             move = read_move(reply.text or "", reply.calls)
             said = reply.text or "".join(f"{n}({a if isinstance(a, str) else json.dumps(a)})" for n, a, _ in reply.calls)
             self._log(game.plies, t0, said, move, tokens=(reply.input_tokens, reply.output_tokens))
             return move
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        if self.usd_per_mtok is not None:  # the key's own price (self-hosted servers that charge), as in the world
+            return (input_tokens * self.usd_per_mtok[0] + output_tokens * self.usd_per_mtok[1]) / 1e6
+        return self.prices.cost(self.provider, self.seat["model"], input_tokens, output_tokens)
 
     async def _send(self, text: str):
         return await self.chat.send([], text, self.loop.time() + self.timeout_s)

@@ -60,6 +60,11 @@ class Engine:
         self.name = self._engine.id.get("name", "Stockfish")
 
     @property
+    def pid(self) -> int:
+        """The engine process's id (benchmarks read its CPU time)."""
+        return self._engine.transport.get_pid()
+
+    @property
     def version(self) -> str:
         return self.name.split(" ", 1)[1] if " " in self.name else ""
 

@@ -73,3 +73,18 @@ def test_depth_limited_search_sees_a_win_in_one_and_avoids_a_loss_in_one():
     # O to move must block column 4, every other column loses at depth 2
     scores = shallow_column_scores([0, 6, 1, 6, 2], 2)
     assert scores[3] >= 0 and all(s == -1 for c, s in enumerate(scores) if c != 3)
+
+
+# Pascal Pons' published test sets (Test_L3_R1 end game, Test_L2_R1/R2 middle game, Test_L1_R2 early):
+# move sequences in columns 1..7 and the exact score of the side to move.
+PONS = [("2252576253462244111563365343671351441", -1), ("23163416124767223154467471272416755633", 0),
+        ("5554224333234511764415115", 4), ("2737772244262123677516643354", 0), ("274552224131661", 0),
+        ("555317266147361", -1), ("32751571231557", -3), ("75734233473735", 0)]
+
+
+@pytest.mark.parametrize("moves,score", PONS)
+def test_published_positions_get_their_published_scores(solver, moves, score):
+    cols = [int(c) - 1 for c in moves]
+    assert solver.score(cols) == score
+    playable = [s for s in solver.scores(cols) if s is not None]
+    assert max(playable) == score  # the best column's score is the position's

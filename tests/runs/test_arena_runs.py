@@ -164,3 +164,24 @@ def test_a_chess_game_is_graded_on_a_worker_and_its_page_serves_its_own_board(sr
             assert c.get(f"/arena/assets/{asset}").status_code == 200, asset
         frames = c.get(body["run"]["links"]["replay"], params={"format": "json"}).json()["frames"]
         assert frames[0].startswith("rnbqkbnr/pppppppp") and len(frames) == len(moves) + 1
+
+
+def test_every_model_move_is_metered_in_tokens_and_usd_at_the_keys_own_price(srv, fake):
+    email = f"arena-priced-{len(fake.bodies())}@example.com"
+    create_account(srv.core, email, plan="lab", verified=True)
+    keys.set_key(srv.core, provider="openai-compatible", key="k-local", email=email, base_url=fake.url + "/v1",
+                 usd_per_mtok_in=2.0, usd_per_mtok_out=10.0)
+    token, _ = mint(srv.core, email, scopes=SCOPES)
+    fake.defaults["test/priced"] = {"calls": [("move", {"move": "4"})], "usage": (300, 20)}
+    out = _launch(srv, token, {"scenario_id": C4, "env": {"turn_timeout_ms": 5000},
+                               "roster": [{"model": "test/priced", "provider": "openai-compatible", "name": "m"},
+                                          {"model": "local/random"}]})
+    run_id = out["run"]["run_id"]
+    with srv.client(token) as c:
+        body = wait_terminal(c, run_id, timeout=120)
+        turns = c.get(f"/api/v1/runs/{run_id}/transcript").json()["turns"]
+    mine = [t for t in turns if t["seat"] == 0]
+    usage = body["run"]["roster"][0]["usage"]
+    assert mine and all(t["input_tokens"] == 300 and t["output_tokens"] == 20 for t in mine)
+    assert usage["agent_turns"] == len(mine) and usage["input_tokens"] == 300 * len(mine)
+    assert usage["usd"] == pytest.approx(len(mine) * (300 * 2.0 + 20 * 10.0) / 1e6)
