@@ -12,8 +12,8 @@ one, which never concludes from n equal values that the mean is exactly that val
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
-from scipy import stats as st
+# scipy loads its submodules on first use: importing the service stays a second faster
+import scipy
 
 
 def _rows(x) -> np.ndarray:
@@ -26,7 +26,7 @@ def t(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0):
     x = _rows(x)
     n = x.shape[1]
     mean = x.mean(axis=1)
-    half = st.t.ppf((1 + confidence) / 2, n - 1) * x.std(axis=1, ddof=1) / np.sqrt(n)
+    half = scipy.stats.t.ppf((1 + confidence) / 2, n - 1) * x.std(axis=1, ddof=1) / np.sqrt(n)
     return mean - half, mean + half
 
 
@@ -45,7 +45,7 @@ def arcsine_t(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0):
     y = np.arcsin(np.sqrt(p))
     n = x.shape[1]
     centre = y.mean(axis=1)
-    half = st.t.ppf((1 + confidence) / 2, n - 1) * y.std(axis=1, ddof=1) / np.sqrt(n)
+    half = scipy.stats.t.ppf((1 + confidence) / 2, n - 1) * y.std(axis=1, ddof=1) / np.sqrt(n)
     a = np.clip(centre - half, 0.0, np.pi / 2)
     b = np.clip(centre + half, 0.0, np.pi / 2)
     return lo + (hi - lo) * np.sin(a) ** 2, lo + (hi - lo) * np.sin(b) ** 2
@@ -95,13 +95,13 @@ def bca(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0, *,
     theta = x.mean(axis=1, keepdims=True)
     share = ((boot < theta).sum(axis=1) + (boot <= theta).sum(axis=1)) / (2 * n_resamples)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z0 = special.ndtri(share)
+        z0 = scipy.special.ndtri(share)
         jack = (x.sum(axis=1, keepdims=True) - x) / (n - 1)
         u = (n - 1) * (jack.mean(axis=1, keepdims=True) - jack)
         a = (u ** 3).sum(axis=1) / n ** 3 / 6 / ((u ** 2).sum(axis=1) / n ** 2) ** 1.5
-        z = special.ndtri((1 - confidence) / 2)
-        q1 = special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))
-        q2 = special.ndtr(z0 + (z0 - z) / (1 - a * (z0 - z)))
+        z = scipy.special.ndtri((1 - confidence) / 2)
+        q1 = scipy.special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))
+        q2 = scipy.special.ndtr(z0 + (z0 - z) / (1 - a * (z0 - z)))
     # Constant rows: the jackknife has no spread (a = 0/0); their interval is the point.
     flat = np.ptp(x, axis=1) == 0
     q1, q2 = np.where(flat, 0.5, q1), np.where(flat, 0.5, q2)

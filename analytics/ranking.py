@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Hashable, Iterable, Sequence
 
-import choix
 import numpy as np
 import pandas as pd
 
@@ -101,6 +100,8 @@ def match_win_matrices(model_idx: np.ndarray, ranks: np.ndarray, n_models: int) 
 
 def _fit(wins: np.ndarray, alpha: float, start: np.ndarray | None = None) -> np.ndarray:
     """Centred log-strengths from a K x K win matrix."""
+    import choix  # it imports scipy.stats: loaded on the first fit, not with the service
+
     return choix.ilsr_pairwise_dense(wins, alpha=alpha, initial_params=start, max_iter=_MAX_ITER)
 
 

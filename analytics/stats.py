@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass
 from typing import Mapping
 
 import numpy as np
-from scipy import stats as st
+# scipy loads its submodules on first use: importing the service stays a second faster
+import scipy
 
 from analytics import intervals
 from analytics.ranking import bradley_terry, tie_groups  # noqa: F401  (re-exported)
@@ -151,7 +152,7 @@ def _t_interval(arr: np.ndarray, confidence: float, method: str = "t") -> Interv
     if degenerate is not None:
         return degenerate
     mean = float(np.mean(arr))
-    low, high = st.t.interval(confidence, df=arr.size - 1, loc=mean, scale=st.sem(arr))
+    low, high = scipy.stats.t.interval(confidence, df=arr.size - 1, loc=mean, scale=scipy.stats.sem(arr))
     return Interval(mean, float(low), float(high), int(arr.size), method, confidence)
 
 
@@ -212,8 +213,8 @@ def mean_interval(
         return _t_interval(arr, confidence)
 
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", st.DegenerateDataWarning)
-        res = st.bootstrap(
+        warnings.simplefilter("always", scipy.stats.DegenerateDataWarning)
+        res = scipy.stats.bootstrap(
             (arr,),
             np.mean,
             confidence_level=confidence,
@@ -223,7 +224,7 @@ def mean_interval(
         )
     degenerate_bca = False
     for w in caught:
-        if issubclass(w.category, st.DegenerateDataWarning):
+        if issubclass(w.category, scipy.stats.DegenerateDataWarning):
             degenerate_bca = True
         else:  # not ours to swallow
             warnings.warn(w.message, w.category, stacklevel=2)
@@ -246,11 +247,11 @@ def precision_half_width(n: int, reference_sd: float, confidence: float = 0.95, 
     if not np.isfinite(reference_sd) or reference_sd < 0:
         raise ValueError(f"reference_sd must be a finite non-negative number, got {reference_sd}")
     q = (1.0 + confidence) / 2.0
-    single_run = float(st.norm.ppf(q) * reference_sd)
+    single_run = float(scipy.stats.norm.ppf(q) * reference_sd)
     if n < 2:
         # t with zero degrees of freedom does not exist: one run gives no error bar.
         return Precision(n, float(reference_sd), None, None, single_run, confidence)
-    factor = float(st.t.ppf(q, n - 1) / np.sqrt(n))
+    factor = float(scipy.stats.t.ppf(q, n - 1) / np.sqrt(n))
     ratios = WIDTH_VS_T.get(metric) if metric is not None else None
     if ratios:
         listed = [k for k in sorted(ratios) if k <= n]
@@ -272,7 +273,7 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> Interval:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
         return Interval(None, None, None, 0, "wilson", confidence)
-    ci = st.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    ci = scipy.stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
     return Interval(k / n, float(ci.low), float(ci.high), n, "wilson", confidence)
 
 
@@ -282,7 +283,7 @@ def _bootstrap_mean_percentile(values: np.ndarray, confidence: float, n_resample
     degenerate = _degenerate(values, confidence)
     if degenerate is not None:
         return degenerate
-    res = st.bootstrap(
+    res = scipy.stats.bootstrap(
         (values,),
         np.mean,
         confidence_level=confidence,
@@ -357,7 +358,7 @@ def iqm(x) -> float:
     arr = _finite_1d(x)
     if arr.size == 0:
         raise ValueError("iqm of an empty sample")
-    return float(st.trim_mean(arr, 0.25))
+    return float(scipy.stats.trim_mean(arr, 0.25))
 
 
 def aggregate_iqm(
@@ -383,7 +384,7 @@ def aggregate_iqm(
         if arr.size == 0:
             raise ValueError(f"scenario {name!r} has no runs")
     pooled = np.concatenate([arr for _, arr in tasks])
-    estimate = float(st.trim_mean(pooled, 0.25))
+    estimate = float(scipy.stats.trim_mean(pooled, 0.25))
     n = int(pooled.size)
 
     rng = np.random.default_rng(seed)
@@ -392,7 +393,7 @@ def aggregate_iqm(
     resampled = np.concatenate(
         [arr[rng.integers(0, arr.size, (n_resamples, arr.size))] for _, arr in tasks], axis=1
     )
-    boot = st.trim_mean(resampled, 0.25, axis=1)
+    boot = scipy.stats.trim_mean(resampled, 0.25, axis=1)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(boot, [alpha, 1.0 - alpha])
     return Interval(estimate, float(low), float(high), n, "IQM, stratified percentile bootstrap", confidence)

@@ -83,7 +83,7 @@ def test_mean_interval_falls_back_to_t_when_bca_degenerates(monkeypatch):
         warnings.warn(st.DegenerateDataWarning("forced"))
         return NanResult()
 
-    monkeypatch.setattr(stats.st, "bootstrap", degenerate_bootstrap)
+    monkeypatch.setattr(st, "bootstrap", degenerate_bootstrap)  # analytics.stats calls scipy.stats.bootstrap
     got = mean_interval(LARGE)
     low, high = st.t.interval(0.95, df=LARGE.size - 1, loc=LARGE.mean(), scale=st.sem(LARGE))
     assert got.method == "t (BCa degenerate)"

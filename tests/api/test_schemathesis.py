@@ -13,7 +13,7 @@ from pathlib import Path
 from orchestrator import accounts, auth
 
 ROOT = Path(__file__).resolve().parents[2]
-MAX_TIME_S = os.environ.get("STUDIO_SCHEMATHESIS_SECONDS", "45")
+MAX_TIME_S = os.environ.get("STUDIO_SCHEMATHESIS_SECONDS", "30")
 SEED = os.environ.get("STUDIO_SCHEMATHESIS_SEED", "20")
 
 

@@ -16,8 +16,8 @@ def test_simulate_prints_results_and_graded_moves(capsys):
 
 
 def test_simulate_chess_moves_carry_the_log_fields(capsys):
-    assert main(["simulate", "--scenario", "arena:chess", "--seats", "local/stockfish-1,local/stockfish-0",
-                 "--seed", "1", "--json"]) == 0
+    assert main(["simulate", "--scenario", "arena:chess", "--seats", "local/stockfish-5,local/random",
+                 "--seed", "7", "--json"]) == 0  # a short game: mate in 11 plies
     out = json.loads(capsys.readouterr().out)
     assert set(out["moves"][0]) == {"ply", "seat", "uci", "san", "fen_before", "eval_before_cp", "eval_after_cp",
                                     "best_uci", "win_before", "win_after", "accuracy", "label"}

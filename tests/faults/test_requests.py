@@ -107,7 +107,7 @@ def test_a_held_write_lock_stalls_no_read(server):
             for path in ("/api/v1", "/api/v1/me", "/api/v1/runs"):  # a new token: its first use is noted
                 started = time.monotonic()
                 r = c.get(path, headers=bearer(fresh))
-                assert r.status_code == 200 and time.monotonic() - started < 1.0, (path, r.text)
+                assert r.status_code == 200 and time.monotonic() - started < 3.0, (path, r.text)  # the busy wait is 10 s
             r = c.post("/api/v1/skills", json={"name": "held", "text": "written while locked"},
                        headers=bearer(fresh))
             assert r.status_code == 500 and "store refused" in r.json()["message"]  # a clear error
