@@ -184,10 +184,12 @@ def main() -> None:
         {"goal": "Connect Four game graded < 0.5 s (median, one core, cold solver)", "measured": c4["cold_s"]["median"],
          "met": c4["cold_s"]["median"] < 0.5},
         {"goal": "solver never wrong (vs bitbully)", "measured": c4["wrong"], "met": c4["wrong"] == 0},
-        {"goal": "chess 60-ply game graded at 100k nodes < 10 s (one core)", "measured": ch["game_60_plies_s"]["median"],
-         "met": ch["game_60_plies_s"]["max"] < 10},
-        {"goal": "the same in CPU seconds of one core (grader + Stockfish; engine start included)",
-         "measured": ch["game_60_plies_cpu_s"]["median"], "met": ch["game_60_plies_cpu_s"]["max"] < 10},
+        # every game of the three, not the typical one: "measured" is the slowest (its spread is above)
+        {"goal": "chess 60-ply game graded at 100k nodes < 10 s (one core), every game", "unit": "s, max of the games",
+         "measured": ch["game_60_plies_s"]["max"], "met": ch["game_60_plies_s"]["max"] < 10},
+        {"goal": "the same in CPU seconds of one core (grader + Stockfish; engine start included), every game",
+         "unit": "cpu s, max of the games", "measured": ch["game_60_plies_cpu_s"]["max"],
+         "met": ch["game_60_plies_cpu_s"]["max"] < 10},
         {"goal": "20-game scripted chess series < 120 s", "measured": se["wall_s"], "met": se["wall_s"] < 120},
     ]
     # the machine is shared: the 1-minute load average says how many cores others were using
