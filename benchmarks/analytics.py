@@ -11,6 +11,7 @@ two processes) and cached under /tmp, so reruns only time the analytics.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 
@@ -27,7 +28,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DEFAULT_DIR = "/tmp/studio-analytics-bench-v1"
+# The data it measures must be what today's code writes: the cached dir is keyed by the engine's
+# kernel sources and the archive's writers and layout, so a change to either generates anew (a dir
+# keyed by hand once kept measuring 2,000 per-match files after series were compacted into one).
+DATA_SOURCES = ("orchestrator/archive.py", "orchestrator/archive_store.py", "analytics/layout.py",
+                "orchestrator/sample.py", "orchestrator/playing.py")
+
+
+def default_dir() -> str:
+    from engine.kernels.jit import cache_key
+
+    digest = hashlib.sha256(cache_key().encode())
+    for name in DATA_SOURCES:
+        digest.update((ROOT / name).read_bytes())
+    return f"/tmp/studio-analytics-bench-{digest.hexdigest()[:12]}"
 # 20 series of 100 seeds: every series shares the seeds, so configurations pair on them.
 N_BATCHES, SEEDS_PER_BATCH = 20, 100
 SCENARIOS = {
@@ -115,10 +129,11 @@ def mismatches(cards, seats) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", default=DEFAULT_DIR)
+    parser.add_argument("--data-dir", default=None, help="default: /tmp, keyed by the code that writes it")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--plot", default=None, help="where to save the forest plot (default: a temp dir)")
     args = parser.parse_args()
+    args.data_dir = args.data_dir or default_dir()
     info = ensure_data(args.data_dir)
     plot = args.plot or os.path.join(tempfile.mkdtemp(prefix="studio-bench-"), "forest.png")
 
