@@ -136,23 +136,14 @@ def main() -> None:
 def serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
     """`studio serve` as it runs for users: its own process (uvicorn, dispatcher, archiver, a local Ray
     with one worker per core), on the pinned cores it inherits. Ready once the API answers."""
-    import httpx
+    from tests.api.util import wait_until_up
 
     studio = Path(sys.executable).with_name("studio")
     proc = subprocess.Popen([str(studio), "serve", "--data-dir", str(data_dir), "--port", str(port), "--no-bootstrap",
                              "--log-level", "warning"], stdout=log.open("w"), stderr=subprocess.STDOUT,
                             start_new_session=True)
-    deadline = time.monotonic() + 300  # a cold kernel cache compiles first
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"studio serve exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/v1", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("studio serve did not answer within 300 s")
+    wait_until_up(f"http://127.0.0.1:{port}", proc, timeout=300, log=log)  # a cold kernel cache compiles first
+    return proc
 
 
 def run(a, cores: list[int], tmp: Path) -> dict:

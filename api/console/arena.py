@@ -2,16 +2,11 @@
 It calls the service's arena_estimate / arena_launch: the same admission as every run, arena ids allowed."""
 from __future__ import annotations
 
-import asyncio
-
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse
 
-from api.console.routes import _core, _form, _page, _session
+from api.console.routes import _estimate, _launch, _page, _session
 from engine.arena import CHESS, CONNECT_FOUR
 from engine.arena.policies import CHESS_POLICIES, CONNECT_FOUR_POLICIES
-from orchestrator import console_auth
-from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 
 router = APIRouter(include_in_schema=False)
@@ -55,23 +50,11 @@ async def arena_page(request: Request):
 
 @router.post("/console/arena/estimate")
 async def arena_estimate(request: Request):
-    s = _session(request)
-    form = await _form(request, s)
-    core = _core(request)
-    try:
-        est = runs_service.arena_estimate(core, console_auth.principal(core, s), _body(form))
-    except DomainError as e:
-        return _page(request, "estimate.html", s, error_code=e.code, message=e.message)
-    return _page(request, "estimate.html", s, est=est["batch"])
+    return await _estimate(request, runs_service.arena_estimate, _body)
 
 
 @router.post("/console/arena")
 async def arena_launch(request: Request):
-    s = _session(request)
-    form = await _form(request, s)
-    core = _core(request)
-    try:
-        out = await asyncio.to_thread(runs_service.arena_launch, core, console_auth.principal(core, s), _body(form))
-    except DomainError as e:
-        return _picker(request, s, status=e.status, error=e.message, form=form)
-    return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)
+    return await _launch(request, runs_service.arena_launch, _body,
+                         lambda rq, s, core, status, message, form: _picker(rq, s, status=status, error=message,
+                                                                           form=form))

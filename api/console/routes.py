@@ -360,28 +360,42 @@ def _scenario_choices(core: Core, p: auth.Principal) -> list[dict]:
         [{"id": s["id"], "name": s["name"]} for s in own.get("scenarios", [])]
 
 
-@router.post("/console/runs/estimate")
-async def run_estimate(request: Request):
+async def _estimate(request: Request, estimate, body_of) -> HTMLResponse:
+    """The estimate fragment of a builder form: `estimate` is the service's function, `body_of` turns
+    the form into its body."""
     s = _session(request)
     form = await _form(request, s)
     core = _core(request)
     try:
-        est = runs_service.estimate(core, console_auth.principal(core, s), _run_body(form))
+        est = estimate(core, console_auth.principal(core, s), body_of(form))
     except DomainError as e:
         return _page(request, "estimate.html", s, error_code=e.code, message=e.message)
     return _page(request, "estimate.html", s, est=est["batch"])
 
 
-@router.post("/console/runs/new")
-async def run_launch(request: Request):
+async def _launch(request: Request, launch, body_of, refused):
+    """Launch from a builder form and open the run's page; a refusal re-renders the form with the
+    service's message (`refused(request, s, core, status, message, form)`)."""
     s = _session(request)
     form = await _form(request, s)
     core = _core(request)
     try:
-        out = await asyncio.to_thread(runs_service.launch, core, console_auth.principal(core, s), _run_body(form))
+        out = await asyncio.to_thread(launch, core, console_auth.principal(core, s), body_of(form))
     except DomainError as e:
-        return _builder(request, s, core, status=e.status, error=e.message, form=form)
+        return refused(request, s, core, e.status, e.message, form)
     return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)
+
+
+@router.post("/console/runs/estimate")
+async def run_estimate(request: Request):
+    return await _estimate(request, runs_service.estimate, _run_body)
+
+
+@router.post("/console/runs/new")
+async def run_launch(request: Request):
+    return await _launch(request, runs_service.launch, _run_body,
+                         lambda rq, s, core, status, message, form: _builder(rq, s, core, status=status,
+                                                                             error=message, form=form))
 
 
 @router.get("/console/scenarios")

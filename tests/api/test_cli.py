@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from api.cli import main
-from tests.api.util import bearer, free_port
+from tests.api.util import bearer, free_port, wait_until_up
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN_RE = re.compile(r"dsk_[0-9a-f]{64}")
@@ -122,15 +122,8 @@ def _serve(data_dir: Path, *extra: str) -> tuple[subprocess.Popen, str]:
                              str(data_dir), "--log-level", "warning", *extra], cwd=ROOT, stdout=out,
                             stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120  # serve starts a local Ray before it listens
-    while True:
-        assert proc.poll() is None, Path(out.name).read_text()
-        try:
-            httpx.get(url + "/api/v1", timeout=1)
-            return proc, url
-        except httpx.TransportError:
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+    wait_until_up(url, proc, log=Path(out.name))
+    return proc, url
 
 
 def _stop(proc: subprocess.Popen, sig: int) -> int:

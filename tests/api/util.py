@@ -5,6 +5,7 @@ import socket
 import threading
 import time
 
+import httpx
 import uvicorn
 
 
@@ -28,3 +29,18 @@ def start_server(app, port: int) -> tuple[uvicorn.Server, threading.Thread]:
 
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
+
+
+def wait_until_up(url: str, proc, timeout: float = 120, log=None) -> None:
+    """Until a `studio serve` process answers GET /api/v1 (it warms its kernels and starts Ray first);
+    fails at once, with its log, if the process exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"studio serve exited: {log.read_text()[-2000:] if log else ''}"
+        try:
+            if httpx.get(url + "/api/v1", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"studio serve did not answer within {timeout:.0f} s")

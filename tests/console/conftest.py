@@ -85,3 +85,12 @@ def playing(tmp_path_factory, ray_pool) -> Live:
 def sign_in_by_link(page: Page, live: Live, email: str) -> None:
     page.goto(console_auth.login_link(live.core, email, live.url))
     page.wait_for_url(f"{live.url}/console")
+
+
+def open_run_builder(page: Page, live: Live, email: str, season_ticks: str) -> None:
+    """Signed in as `email`, on the run builder with the base world and a season length chosen."""
+    sign_in_by_link(page, live, email)
+    page.goto(live.url + "/console/runs/new")
+    assert page.title() == "New run · Scenario Studio"
+    page.get_by_label("Scenario").select_option("svc:custom-base-v1")
+    page.get_by_label("Season ticks").fill(season_ticks)

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from orchestrator import accounts, console_auth, keys
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
-from tests.console.conftest import sign_in_by_link
+from tests.console.conftest import open_run_builder, sign_in_by_link
 from tests.console.test_console import _shot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,10 +83,7 @@ def test_a_model_seats_transcript_is_readable_from_the_run_page(page, playing, p
     email = "transcript@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     keys.set_key(playing.core, provider="openai-compatible", key="k-local", email=email, base_url=provider)
-    sign_in_by_link(page, playing, email)
-    page.goto(playing.url + "/console/runs/new")
-    page.get_by_label("Scenario").select_option("svc:custom-base-v1")
-    page.get_by_label("Season ticks").fill("10")
+    open_run_builder(page, playing, email, "10")
     page.get_by_label("Seat 1 model").fill("qwen2.5-7b")
     page.get_by_label("Seat 1 provider").fill("openai-compatible")
     page.get_by_label("Seat 2 model").fill("local/honest-trader")

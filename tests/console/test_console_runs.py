@@ -9,17 +9,14 @@ from playwright.sync_api import expect
 from orchestrator import accounts
 from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
-from tests.console.conftest import sign_in_by_link
+from tests.console.conftest import open_run_builder, sign_in_by_link
 from tests.console.test_console import _shot
 
 
 def test_build_launch_watch_and_open_results(page, playing):
     email = "runner@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
-    sign_in_by_link(page, playing, email)
-    page.goto(playing.url + "/console/runs/new")
-    page.get_by_label("Scenario").select_option("svc:custom-base-v1")
-    page.get_by_label("Season ticks").fill("5")
+    open_run_builder(page, playing, email, "5")
     page.get_by_label("Seat 1 model").fill("local/honest-trader")
     expect(page.get_by_test_id("estimate-error")).to_contain_text("season_ticks")
     page.get_by_label("Season ticks").fill("60")
@@ -75,10 +72,7 @@ def test_seat_rows_are_added_and_removed_up_to_the_plan(page, playing):
     email = "seats@example.org"
     accounts.create_account(playing.core, email, plan="starter", verified=True)
     most = playing.core.plans["starter"]["seats_per_run"]
-    sign_in_by_link(page, playing, email)
-    page.goto(playing.url + "/console/runs/new")
-    page.get_by_label("Scenario").select_option("svc:custom-base-v1")
-    page.get_by_label("Season ticks").fill("40")
+    open_run_builder(page, playing, email, "40")
     expect(page.get_by_label("Seat 3 model")).to_have_count(0)
     add = page.get_by_role("button", name="Add seat")
     for _ in range(most - 2):
@@ -108,10 +102,7 @@ def test_seat_rows_are_added_and_removed_up_to_the_plan(page, playing):
 def test_batch_page_plots_per_seat_intervals(page, playing):
     email = "series@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
-    sign_in_by_link(page, playing, email)
-    page.goto(playing.url + "/console/runs/new")
-    page.get_by_label("Scenario").select_option("svc:custom-base-v1")
-    page.get_by_label("Season ticks").fill("30")
+    open_run_builder(page, playing, email, "30")
     page.get_by_label("Trials").fill("3")
     page.get_by_label("Seat 1 model").fill("local/honest-trader")
     page.get_by_label("Seat 2 model").fill("local/aggressive-raider")

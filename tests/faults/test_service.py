@@ -10,9 +10,8 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
 
-from tests.api.util import bearer, free_port
+from tests.api.util import bearer, free_port, wait_until_up
 from tests.faults.conftest import fill
 
 STUDIO = [sys.executable, "-m", "api.cli"]
@@ -27,19 +26,6 @@ def _serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
 def _refused(data_dir: Path) -> subprocess.CompletedProcess:
     return subprocess.run([*STUDIO, "serve", "--data-dir", str(data_dir), "--port", str(free_port())],
                           capture_output=True, text=True, timeout=60)
-
-
-def _up(url: str, proc: subprocess.Popen, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "studio serve exited"
-        try:
-            if httpx.get(url + "/api/v1", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError("studio serve did not come up")
 
 
 def _kill_group(proc: subprocess.Popen, sig: int) -> None:
@@ -97,7 +83,7 @@ def test_kill_9_and_sigterm_lose_no_run(tmp_path):
     url = f"http://127.0.0.1:{port}"
     first = _serve(data, port, log)
     try:
-        _up(url, first)
+        wait_until_up(url, first)
         token = _token(log)
         assert oct(data.stat().st_mode & 0o777) == "0o700"
         assert oct((data / "studio.db").stat().st_mode & 0o777) == "0o600"
@@ -118,7 +104,7 @@ def test_kill_9_and_sigterm_lose_no_run(tmp_path):
     url = f"http://127.0.0.1:{port}"
     again = _serve(data, port, log)  # the kernel released the lock with the process
     try:
-        _up(url, again)
+        wait_until_up(url, again)
         with httpx.Client(base_url=url, headers=bearer(token), timeout=30) as c:
             run = _wait(c, rid, lambda r: r["status"] in ("finished", "failed", "cancelled"))
             assert run["status"] == "finished" and run["agent_turns"]["settled"] == 300  # replayed, metered once
