@@ -55,6 +55,11 @@ class Player:
         import pyarrow
 
         pyarrow.set_cpu_count(1)
+        # Load every compiled kernel now, while the service starts, not inside the first match: the
+        # dispatcher counts a worker ready once this constructor has returned (Dispatcher.warming).
+        from engine.warm import warm
+
+        warm()
         self._stop: set[str] = set()
         self._tick: dict[str, list[int]] = {}  # run id -> [tick, began at ms], while it plays
         self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (playing.live_frame)

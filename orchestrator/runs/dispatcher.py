@@ -63,8 +63,17 @@ class Dispatcher:
         self.archiver = Archiver(core, self.archive)
         self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
         self._play_lock = None
+        self._starting: list = []     # start-up calls of scripted workers not yet answered
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
+
+    @property
+    def warming(self) -> bool:
+        """Some scripted worker has not finished starting (its process, imports and kernels): a
+        launch now waits for it, which the estimate allows for."""
+        if self._starting:
+            self._starting = ray.wait(self._starting, num_returns=len(self._starting), timeout=0)[1]
+        return bool(self._starting)
 
     def capacity(self, scripted: bool = True) -> int:
         """How many runs of a kind play at once: one per scripted worker, several per model worker."""
@@ -83,6 +92,7 @@ class Dispatcher:
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
+        self._starting = [w.pid.remote() for w in self.workers]  # answered once a worker is warm
         self.reconcile()
         self.archiver.sweep()
         self.core.dispatcher = self
@@ -267,7 +277,9 @@ class Dispatcher:
         if any(w is worker for w in self.model_workers):
             self.model_workers = [w for w in self.model_workers if w is not worker] + [model_worker()]
         elif any(w is worker for w in self.workers):
-            self.workers = [w for w in self.workers if w is not worker] + [MatchWorker.remote()]
+            fresh = MatchWorker.remote()
+            self.workers = [w for w in self.workers if w is not worker] + [fresh]
+            self._starting.append(fresh.pid.remote())
 
     def _record(self, outcomes: list[dict]) -> None:
         """Every ready outcome landed in the archive, then one store transaction and one export: a run

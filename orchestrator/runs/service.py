@@ -25,6 +25,11 @@ def _workers(core: Core, scripted: bool) -> int:
     return d.capacity(scripted) if d is not None else 1
 
 
+def _warming(core: Core) -> bool:
+    d = getattr(core, "dispatcher", None)
+    return d is not None and d.warming
+
+
 def _precision(trials: int) -> dict:
     # the fitness_index interval the batch summary will show, at the reference spread
     p = precision_half_width(max(trials, 2), REFERENCE_SD, metric="fitness_index")
@@ -63,7 +68,7 @@ def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = Fals
     left = room["turns_left"]
     return {"ok": True, "batch": {
         "trials": adm.trials, "agent_turns": adm.agent_turns, "usd": adm.usd,
-        "wall_clock_ms": wall_clock_ms(adm, _workers(core, adm.scripted)),
+        "wall_clock_ms": wall_clock_ms(adm, _workers(core, adm.scripted), _warming(core)),
         "seats": [{**{k: s[k] for k in ("seat", "name", "model", "provider", "funding")}, "priced": priced}
                   for s, priced in zip(adm.seats, adm.priced)],
         "prices_as_of": PriceTable.as_of(),

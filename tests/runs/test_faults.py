@@ -6,6 +6,7 @@ import time
 import pytest
 import ray
 
+from orchestrator.runs.admission import WORKER_START_MS
 from tests.runs.conftest import CONFIG, account, local_body, start, wait_terminal
 
 PACED = CONFIG + "\n[runs]\nmin_tick_ms = 20\n"  # 20 ms a tick: a run is caught while it plays
@@ -135,3 +136,28 @@ def test_restart_mid_run_requeues_and_finishes(tmp_path):
             assert not stale.exists() and body["run"]["match_id"] != row["match_id"]
     finally:
         s2.stop()
+
+
+def _settle(d, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while d.warming:
+        assert time.monotonic() < deadline, "the workers never finished starting"
+        time.sleep(0.05)
+
+
+def test_the_estimate_allows_for_workers_still_starting(paced):
+    d = paced.dispatcher
+    body = local_body(trials=4)
+    with paced.client(account(paced.core)) as c:
+        def span():
+            return c.post("/api/v1/runs/estimate", json=body).json()["batch"]["wall_clock_ms"]
+        _settle(d)
+        warm = span()
+        old = d.workers[0]
+        d._replace(old)  # as after a lost worker: its replacement starts a process, imports, loads kernels
+        ray.kill(old)
+        assert d.warming
+        starting = span()
+        assert starting == {"low": warm["low"], "high": warm["high"] + WORKER_START_MS}
+        _settle(d)
+        assert span() == warm
