@@ -28,7 +28,6 @@ from orchestrator.playing import Job
 from orchestrator.recorder import start_recorder
 from orchestrator.runs import lifecycle
 from orchestrator.runs.archiving import Archiver
-from orchestrator.store import now_ms
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cluster_cpus, init_ray, model_worker
 
 log = logging.getLogger("studio.dispatcher")
