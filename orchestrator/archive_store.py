@@ -195,9 +195,9 @@ class Archive:
         parts = [p.cast(archive.SEAT_SCHEMA) for p in parts]
         return pa.concat_tables(parts) if parts else archive.SEAT_SCHEMA.empty_table()
 
-    def write_runs(self, run_views: list[dict]) -> str:
-        """Ended runs' metadata, one row each, named after the first run."""
-        path = self._path(RUNS_DIR, f"{run_views[0]['run_id']}{COMPACT}")
+    def write_runs(self, run_views: list[dict], name: str | None = None) -> str:
+        """Ended runs' metadata, one row each, in `name` (else named after the first run)."""
+        path = self._path(RUNS_DIR, f"{name or run_views[0]['run_id']}{COMPACT}")
         tmp = f"{path}.{secrets.token_hex(4)}.tmp"
         pq.write_table(archive.run_table(run_views), tmp, filesystem=self.fs, compression="zstd")
         self.fs.move(tmp, path)

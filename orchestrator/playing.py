@@ -35,6 +35,7 @@ class Job:
     spend_cap_usd: float | None = None
     tick_ms: float = 0.0        # operator's pace for scripted matches (config [runs] min_tick_ms); 0: flat out
     account_id: str | None = None  # whose stored keys the model seats use (decrypted where they play)
+    head_node: str = ""         # the Ray node the dispatcher runs on: a worker there hands back uncompressed
 
 
 @dataclass
@@ -174,7 +175,10 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
     cols = match.columns()
-    events = archive.to_ipc(archive.events_table(job.match_id, cols, meta, match.messages))
+    # LZ4 only for bytes that cross a network: on the head's own node Ray's object store is shared
+    # memory, and compressing the log cost as much as playing it
+    compress = job.meta.get("node_id") != job.head_node
+    events = archive.to_ipc(archive.events_table(job.match_id, cols, meta, match.messages), compress)
     results = rubric.score(cols, specs_from_meta(meta))
     if players is not None:
         mark_silent(results, players.turns)
@@ -184,7 +188,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
                "spawn_seed": job.env["spawn_seed"],
                "scaffolds": {i: s.get("scaffold") for i, s in enumerate(job.seats)},
                "providers": {i: s.get("provider") for i, s in enumerate(job.seats)}}
-    seats = archive.to_ipc(archive.seat_table(archive.seat_rows(run_row, results)))
+    seats = archive.to_ipc(archive.seat_table(archive.seat_rows(run_row, results)), compress)
     turns, transcript = None, None
     if players is not None:
         transcript = archive.to_ipc(archive.transcript_table(players.transcript))

@@ -1,6 +1,9 @@
-"""After runs end: the export of their final views to archive/runs/ (one Parquet file per batch of
-ended runs), and the compaction of every series none of whose runs is left to play (and of every
-ended single run) into one Parquet file per series (orchestrator.archive_store).
+"""After runs end: the export of their final views to archive/runs/, and the compaction of their
+matches into one Parquet file per series (orchestrator.archive_store). A single run is exported and
+compacted as it ends (with whatever else ended meanwhile: one file); a series waits until none of its
+runs is left to play, then goes in one file of views (`runs/<batch id>.parquet`, rewritten whole if it
+is settled again) and one of matches. Per-run files would cost the service a Parquet write per run
+and leave analysts thousands of files to scan.
 
 Nothing on a request's path waits for it: the dispatcher hands ended runs to a thread, and whatever
 has queued up meanwhile goes in one file. A cancel of a queued run, rarer, writes its row at once.
@@ -18,8 +21,9 @@ log = logging.getLogger("studio.export")
 ACTIVE = ("queued", "launching", "running")
 
 
-def export(core, run_ids: list[str], store: Archive | None = None) -> None:
-    """Write the final views of these runs to archive/runs/; a copy, so a failure is only logged."""
+def export(core, run_ids: list[str], store: Archive | None = None, name: str | None = None) -> None:
+    """Write the final views of these runs to archive/runs/ (named `name`, else after the first run);
+    a copy, so a failure is only logged."""
     try:
         placeholders = ",".join("?" * len(run_ids))
         views = []
@@ -28,25 +32,45 @@ def export(core, run_ids: list[str], store: Archive | None = None) -> None:
             view["account_id"] = row["account_id"]
             views.append(view)
         if views:
-            (store or Archive.of(core.data_dir, core.config)).write_runs(views)
+            (store or Archive.of(core.data_dir, core.config)).write_runs(views, name)
     except Exception:  # the store stays the record; the export is a copy for notebooks
         log.exception("exporting %d ended runs failed", len(run_ids))
 
 
-def compact_ended(core, store: Archive, rows: list) -> None:
-    """Compact each series of `rows` (runs: id, batch_id, match_id) with no run left to play, and each
-    single run's match. Landed files stay readable until then; a failure is logged and retried by the
-    next sweep."""
+def settle(core, store: Archive, ended: list, swept: list = (), compact: bool = True) -> None:
+    """ended: runs (id, batch_id, match_id) that just ended; swept: runs whose matches a previous
+    process landed and never compacted. Single runs that just ended are exported; every series of
+    either list with no run left to play is exported and compacted whole, and so is each single run's
+    match. Landed files stay readable until then; a failed compaction is logged and retried by the
+    next sweep. compact=False: views only (a process that does not play runs must not compact what
+    the playing process's archiver may be compacting)."""
+    singles = [r["id"] for r in ended if not r["batch_id"]]
+    if singles:
+        export(core, singles, store)
     try:
-        for b in sorted({r["batch_id"] for r in rows if r["batch_id"]}):
-            runs = core.store.all("SELECT status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (b,))
+        for b in sorted({r["batch_id"] for r in [*ended, *swept] if r["batch_id"]}):
+            runs = core.store.all("SELECT id, status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (b,))
             if not any(r["status"] in ACTIVE for r in runs):
-                store.compact(b, [r["match_id"] for r in runs if r["match_id"]])
-        for r in rows:
-            if not r["batch_id"] and r["match_id"]:
+                if compact:
+                    store.compact(b, [r["match_id"] for r in runs if r["match_id"]])
+                export(core, [r["id"] for r in runs], store, name=b)
+        for r in [*ended, *swept]:
+            if compact and not r["batch_id"] and r["match_id"]:
                 store.compact(r["match_id"], [r["match_id"]])
     except Exception:
         log.exception("compacting ended series failed")
+
+
+def cancelled_in_queue(core, run_id: str) -> None:
+    """A queued run was cancelled: nothing played, so no dispatcher heard of it. This process's
+    archiver settles it (its series may have nothing left to play now); with none here, its view is
+    exported and the compaction left to the playing process's next sweep."""
+    d = getattr(core, "dispatcher", None)
+    if d is not None:
+        d.archiver.ended([run_id])
+        return
+    rows = core.store.all("SELECT id, batch_id, match_id FROM runs WHERE id = ?", (run_id,))
+    settle(core, Archive.of(core.data_dir, core.config), rows, compact=False)
 
 
 class Archiver:
@@ -88,13 +112,11 @@ class Archiver:
                 except queue.Empty:
                     break
             run_ids = list(dict.fromkeys(r for item in items if item and item[0] == "ended" for r in item[1]))
-            if run_ids:
-                export(self.core, run_ids, self.archive)
-            rows = self._rows("id", run_ids)
-            if any(item and item[0] == "sweep" for item in items):
-                rows += self._rows("match_id", self.archive.landed())
-            if rows:
-                compact_ended(self.core, self.archive, rows)
+            swept = self._rows("match_id", self.archive.landed()) if any(
+                item and item[0] == "sweep" for item in items) else []
+            ended = self._rows("id", run_ids)
+            if ended or swept:
+                settle(self.core, self.archive, ended, swept)
             for item in items:
                 if item and item[0] == "flush":
                     item[1].set()

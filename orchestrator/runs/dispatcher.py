@@ -63,6 +63,7 @@ class Dispatcher:
         self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
         self._play_lock = None
         self._starting: list = []     # start-up calls of scripted workers not yet answered
+        self._node = ""               # this process's Ray node (workers there hand back uncompressed)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
 
@@ -91,6 +92,7 @@ class Dispatcher:
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
+        self._node = ray.get_runtime_context().get_node_id()
         self._starting = [w.pid.remote() for w in self.workers]  # answered once a worker is warm
         self.reconcile()
         self.archiver.sweep()
@@ -233,7 +235,8 @@ class Dispatcher:
                   season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
                   meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                         "config_hash": eff["hash"], "batch_id": row["batch_id"]},
-                  spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"])
+                  spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
+                  head_node=self._node)
         if not row["scripted"] and self.recorder is None:  # started with the first model run
             self.recorder = start_recorder(str(self.core.data_dir))
         ref = worker.play.remote(job.__dict__, None if row["scripted"] else self.recorder)

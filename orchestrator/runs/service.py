@@ -184,7 +184,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
         elif status in lifecycle.IN_WORLD:  # with a worker, playing or waiting behind another job
             lifecycle.ask_cancel(c, run_id)
     if status == "queued":
-        archiving.export(core, [run_id])
+        archiving.cancelled_in_queue(core, run_id)
     elif status in lifecycle.IN_WORLD:
         d = getattr(core, "dispatcher", None)
         if d is not None:

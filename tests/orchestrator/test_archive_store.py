@@ -61,3 +61,15 @@ def test_scores_from_memory_equal_scores_from_the_landed_log(tmp_path):
     table = layout.from_ipc(o.events)
     assert score(archive.event_columns(table, with_text=False), specs_from_meta(archive.table_meta(table))) \
         == o.results
+
+
+def test_a_worker_on_the_heads_node_hands_back_its_log_uncompressed():
+    env = dict(resolve_env({}), seed=5, spawn_seed=6)
+
+    def hand_back(node_id: str) -> bytes:
+        job = Job("run_n", "m_n", "", 40, env, SEATS, {"batch_id": None, "node_id": node_id}, head_node="node_a")
+        return play_job(job).events
+
+    here, away = hand_back("node_a"), hand_back("node_b")  # away: the bytes cross a network
+    assert layout.from_ipc(here).equals(layout.from_ipc(away))
+    assert len(here) > 2 * len(away)

@@ -138,13 +138,18 @@ def test_notebook_reads_while_service_runs(lab, srv):
 
 
 def test_every_ended_run_is_exported_to_the_archive(lab, srv):
-    rid = lab.post("/api/v1/runs", json=local_body(trials=2)).json()["batch"]["run_ids"]
-    runs = [wait_terminal(lab, r)["run"] for r in rid]
+    batch = lab.post("/api/v1/runs", json=local_body(trials=2)).json()["batch"]
+    single = lab.post("/api/v1/runs", json=local_body()).json()["run"]["run_id"]
+    runs = [wait_terminal(lab, r)["run"] for r in [*batch["run_ids"], single]]
     srv.dispatcher.archiver.flush()
     glob = str(srv.data_dir / "archive" / "runs" / "*.parquet")
-    got = dict(duckdb.connect().execute("SELECT run_id, status FROM read_parquet(?, union_by_name = true)",
-                                        [glob]).fetchall())
-    assert all(got[r["run_id"]] == "finished" for r in runs)
+    got = duckdb.connect().execute("SELECT run_id, status, parse_filename(filename, true) FROM "
+                                   "read_parquet(?, union_by_name = true, filename = true)", [glob]).fetchall()
+    files = {run_id: file for run_id, _, file in got}
+    assert len(got) == len(files) == 3 and {s for _, s, _ in got} == {"finished"}
+    # a series' views go in one file, named after it, once none of its runs is left to play
+    assert {files[r] for r in batch["run_ids"]} == {batch["batch_id"]} and files[single] == single
+    assert {r["run_id"] for r in runs} == set(files)
 
 
 def test_paired_series_replay_the_same_seeds_and_compare(lab, srv):
