@@ -145,11 +145,12 @@ def test_every_ended_run_is_exported_to_the_archive(lab, srv):
     glob = str(srv.data_dir / "archive" / "runs" / "*.parquet")
     got = duckdb.connect().execute("SELECT run_id, status, parse_filename(filename, true) FROM "
                                    "read_parquet(?, union_by_name = true, filename = true)", [glob]).fetchall()
+    mine = {r["run_id"] for r in runs}
+    got = [row for row in got if row[0] in mine]  # the data dir is shared with the module's other tests
     files = {run_id: file for run_id, _, file in got}
     assert len(got) == len(files) == 3 and {s for _, s, _ in got} == {"finished"}
     # a series' views go in one file, named after it, once none of its runs is left to play
     assert {files[r] for r in batch["run_ids"]} == {batch["batch_id"]} and files[single] == single
-    assert {r["run_id"] for r in runs} == set(files)
 
 
 def test_paired_series_replay_the_same_seeds_and_compare(lab, srv):
