@@ -18,6 +18,7 @@ from engine.kernels.codes import (
 )
 from engine.kernels.common import emit, emit_spawns, worth
 from engine.kernels.rng import derive, match_streams
+from engine.kernels.spatial import mask_shape
 from engine.kernels.state import agents_view, log_capacity, new_tables, offers_view, world_view
 from engine.kernels.worldgen import generate, place_spawns
 
@@ -87,7 +88,8 @@ class Match:
         self.rng = np.empty(1 + n, dtype=np.uint64)
         match_streams(config.seed, config.spawn_seed, self.rng)  # derive(seed, 3 | 4, spawn_seed[, i])
         self._ext = np.zeros((n, self.apt, 6), dtype=np.int64)
-        self._scratch = (np.empty(n, dtype=np.int64), np.empty(6, dtype=np.int64))
+        self._scratch = (np.empty(n, dtype=np.int64), np.empty(6, dtype=np.int64),
+                         np.empty(mask_shape(side), dtype=np.int64))
         self.emit(0, -1, MATCH_START, side, side, n, self.season_ticks, self.apt, W["view_radius"])
         emit_spawns(tb.logi, tb.logv, tb.meta, tb.ag, np.array([int(s.anchor) for s in self.specs], dtype=np.int64))
 

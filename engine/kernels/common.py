@@ -63,7 +63,7 @@ def worth(ag, i, P):
 
 
 @hot
-def _lowest_bit(x):
+def lowest_bit(x):
     """Place of the lowest set bit of a non-zero int64, by halving (bit 63 included)."""
     b = 0
     if x & 0xFFFFFFFF == 0:
@@ -97,7 +97,7 @@ def inbox_next(ocount, i, k):
     bits = ocount[i, OC_BOX + w] & (np.int64(-1) << np.int64(k & 63))
     while True:
         if bits != 0:
-            return (w << 6) + _lowest_bit(bits)
+            return (w << 6) + lowest_bit(bits)
         w += 1
         if w >= words:
             return -1

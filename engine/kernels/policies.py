@@ -15,8 +15,9 @@ from engine.kernels.codes import (
     P_ITEM_VALUE, RAID, SAY, SHELTER, STONE, TOOL, WAIT, WOOD,
 )
 from engine.rules import TERRAIN_RES
-from engine.kernels.common import chebyshev, inbox_next, passable, pool_at, worth
+from engine.kernels.common import lowest_bit, chebyshev, inbox_next, passable, pool_at, worth
 from engine.kernels.rng import randint, uniform
+from engine.kernels.spatial import ONE, span
 
 N_CANNED = 4  # canned messages the random policy may say (engine/match.py CANNED_MESSAGES)
 
@@ -40,30 +41,39 @@ def _has_pool(terrain, tiles, x, y, t, res):
 
 
 @hot
-def _nearest_tile(terrain, tiles, x0, y0, t, res, radius):
-    """Nearest tile (ring by ring) holding resource res (-1: any) with a whole unit; (-1, -1) if none."""
-    H, W = terrain.shape
+def _nearest_tile(masks, tiles, x0, y0, t, res, radius):
+    """Nearest tile holding resource res (-1: any) with a whole unit; (-1, -1) if none.
+
+    Ring d is visited by k = -d..d, and for each k its top (x0 + k, y0 - d), bottom (x0 + k, y0 + d),
+    left (x0 - d, y0 + k) and right (x0 + d, y0 + k) tile (the corners once, as top and bottom).
+    The terrain masks give each side's tiles of that resource as bits by k, so only those are
+    checked for a whole unit, in that same order."""
+    r = N_RES if res < 0 else res
+    H, W = tiles.shape[0], tiles.shape[1]
     for d in range(1, radius + 1):
-        for k in range(-d, d + 1):
-            for side in range(4):
-                if side == 0:
-                    x, y = x0 + k, y0 - d
-                elif side == 1:
-                    x, y = x0 + k, y0 + d
-                elif side == 2:
-                    if k == -d or k == d:
-                        continue
-                    x, y = x0 - d, y0 + k
-                else:
-                    if k == -d or k == d:
-                        continue
-                    x, y = x0 + d, y0 + k
-                if 0 <= x < W and 0 <= y < H and _has_pool(terrain, tiles, x, y, t, res):
-                    return x, y
+        n = 2 * d + 1
+        inner = ((ONE << n) - 1) & ~ONE & ~(ONE << (n - 1))
+        top = span(masks, r, 0, y0 - d, x0 - d, n) if y0 - d >= 0 else 0
+        bottom = span(masks, r, 0, y0 + d, x0 - d, n) if y0 + d < H else 0
+        left = span(masks, r, 1, x0 - d, y0 - d, n) & inner if x0 - d >= 0 else 0
+        right = span(masks, r, 1, x0 + d, y0 - d, n) & inner if x0 + d < W else 0
+        todo = top | bottom | left | right
+        while todo != 0:
+            b = lowest_bit(todo)
+            todo &= todo - 1
+            k = b - d
+            if (top >> b) & 1 and pool_at(tiles, x0 + k, y0 - d, t) >= 1.0:
+                return x0 + k, y0 - d
+            if (bottom >> b) & 1 and pool_at(tiles, x0 + k, y0 + d, t) >= 1.0:
+                return x0 + k, y0 + d
+            if (left >> b) & 1 and pool_at(tiles, x0 - d, y0 + k, t) >= 1.0:
+                return x0 - d, y0 + k
+            if (right >> b) & 1 and pool_at(tiles, x0 + d, y0 + k, t) >= 1.0:
+                return x0 + d, y0 + k
     return -1, -1
 
 
-@hot
+@inlined
 def _wander(terrain, ag, rng, i, act):
     start = randint(rng, 1 + i, 4)
     for k in range(4):
@@ -74,7 +84,7 @@ def _wander(terrain, ag, rng, i, act):
     _set(act, WAIT, 0, 0, 0, 0, 0)
 
 
-@hot
+@inlined
 def _step_toward(terrain, ag, rng, i, tx, ty, act):
     x = ag[i, A_X]
     y = ag[i, A_Y]
@@ -96,8 +106,8 @@ def _step_toward(terrain, ag, rng, i, tx, ty, act):
         _wander(terrain, ag, rng, i, act)
 
 
-@hot
-def _seek(terrain, tiles, ag, rng, t, i, res, radius, act):
+@inlined
+def _seek(terrain, masks, tiles, ag, rng, t, i, res, radius, act):
     """Gather res here, or walk toward the remembered (or nearest) tile holding it."""
     x = ag[i, A_X]
     y = ag[i, A_Y]
@@ -109,7 +119,7 @@ def _seek(terrain, tiles, ag, rng, t, i, res, radius, act):
     searching = ag[i, M_TRES] != res or (tx >= 0 and not _has_pool(terrain, tiles, tx, ty, t, res))
     # a failed search is not repeated for a few ticks: the scan is the policies' costliest step
     if searching or (tx < 0 and t >= ag[i, M_RESCAN]):
-        tx, ty = _nearest_tile(terrain, tiles, x, y, t, res, radius)
+        tx, ty = _nearest_tile(masks, tiles, x, y, t, res, radius)
         ag[i, M_TX] = tx
         ag[i, M_TY] = ty
         ag[i, M_TRES] = res
@@ -180,7 +190,7 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
 
 
 @inlined
-def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _honest_trader(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 50, act) or _answer_offers(ag, offers, ocount, i, P, 0.8, act) or _make(ag, i, P, True, act):
         return
     need = FOOD
@@ -211,11 +221,11 @@ def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
     if here >= 0 and here != need and ag[i, A_INV + here] < 4 and pool_at(tiles, ag[i, A_X], ag[i, A_Y], t) >= 1.0:
         _set(act, GATHER, 0, 0, 0, 0, 0)  # a little of what lies underfoot is worth the action
         return
-    _seek(terrain, tiles, ag, rng, t, i, need, 6, act)
+    _seek(terrain, masks, tiles, ag, rng, t, i, need, 6, act)
 
 
 @inlined
-def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _greedy_harvester(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 40, act) or _make(ag, i, P, True, act):
         return
     if t % 3 == 0 and _answer_offers(ag, offers, ocount, i, P, 1.5, act):
@@ -231,15 +241,15 @@ def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
         res = FOOD
     elif ag[i, A_TOOL] == 0 and ag[i, A_INV + ORE] < P[P_COST + TOOL * N_RES + ORE]:
         res = ORE
-    _seek(terrain, tiles, ag, rng, t, i, res, 8, act)
+    _seek(terrain, masks, tiles, ag, rng, t, i, res, 8, act)
 
 
 @inlined
-def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _aggressive_raider(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 45, act) or _answer_offers(ag, offers, ocount, i, P, 0.0, act) or _make(ag, i, P, False, act):
         return
     if ag[i, A_INV + FOOD] == 0 and ag[i, A_SATIETY] < 40:
-        _seek(terrain, tiles, ag, rng, t, i, FOOD, 10, act)
+        _seek(terrain, masks, tiles, ag, rng, t, i, FOOD, 10, act)
         return
     # the victim is chosen anew every few ticks, not every action: it is a scan of the whole field
     victim = ag[i, M_VICTIM]
@@ -255,7 +265,7 @@ def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
         ag[i, M_VICTIM] = victim
         ag[i, M_VICTIM_UNTIL] = t + 4
     if victim < 0:
-        _seek(terrain, tiles, ag, rng, t, i, -1, 6, act)
+        _seek(terrain, masks, tiles, ag, rng, t, i, -1, 6, act)
     elif chebyshev(ag, i, victim) <= 1:
         _set(act, RAID, victim, 0, 0, 0, 0)
     else:
@@ -290,13 +300,13 @@ def _random(ag, offers, ocount, rng, i, P, act):
 
 
 @inlined
-def decide(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+def decide(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act):
     pol = ag[i, A_POLICY]
     if pol == HONEST_TRADER:
-        _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
+        _honest_trader(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act)
     elif pol == GREEDY_HARVESTER:
-        _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
+        _greedy_harvester(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act)
     elif pol == AGGRESSIVE_RAIDER:
-        _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
+        _aggressive_raider(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act)
     else:
         _random(ag, offers, ocount, rng, i, P, act)
