@@ -17,7 +17,7 @@ from engine.kernels.codes import (
 from engine.rules import TERRAIN_RES
 from engine.kernels.common import lowest_bit, chebyshev, inbox_next, passable, pool_at, worth
 from engine.kernels.rng import randint, uniform
-from engine.kernels.spatial import ONE, span
+from engine.kernels.spatial import ONE, near_word, span
 
 N_CANNED = 4  # canned messages the random policy may say (engine/match.py CANNED_MESSAGES)
 
@@ -190,7 +190,7 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
 
 
 @inlined
-def _honest_trader(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _honest_trader(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 50, act) or _answer_offers(ag, offers, ocount, i, P, 0.8, act) or _make(ag, i, P, True, act):
         return
     need = FOOD
@@ -206,13 +206,18 @@ def _honest_trader(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act)
             surplus = r
     if surplus >= 0 and surplus != need and (t + i) % 4 == 0 and ocount[i, OC_OUT] < P[P_OPEN_OFFERS_MAX]:
         best = -1
-        best_d = np.int64(P[P_OFFER_RANGE]) + 1
-        for j in range(ag.shape[0]):
-            if j != i and ag[j, A_ALIVE] == 1:
-                dd = chebyshev(ag, i, j)
-                if dd < best_d:
-                    best_d = dd
-                    best = j
+        reach = np.int64(P[P_OFFER_RANGE])
+        best_d = reach + 1
+        for w in range(cells.shape[2]):  # the agents near i, in index order: the nearest, lowest index wins
+            near = near_word(cells, ag[i, A_X], ag[i, A_Y], reach, w)
+            while near != 0:
+                j = (w << 6) + lowest_bit(near)
+                near &= near - 1
+                if j != i and ag[j, A_ALIVE] == 1:
+                    dd = chebyshev(ag, i, j)
+                    if dd < best_d:
+                        best_d = dd
+                        best = j
         if best >= 0:
             want_q = max(1, np.int64(np.round(2 * P[P_PRICE + surplus] / P[P_PRICE + need])))
             _set(act, OFFER, best, surplus, 2, need, want_q)
@@ -245,23 +250,27 @@ def _greedy_harvester(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, a
 
 
 @inlined
-def _aggressive_raider(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _aggressive_raider(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 45, act) or _answer_offers(ag, offers, ocount, i, P, 0.0, act) or _make(ag, i, P, False, act):
         return
     if ag[i, A_INV + FOOD] == 0 and ag[i, A_SATIETY] < 40:
         _seek(terrain, masks, tiles, ag, rng, t, i, FOOD, 10, act)
         return
-    # the victim is chosen anew every few ticks, not every action: it is a scan of the whole field
+    # the victim is chosen anew every few ticks, not every action: it is a search of the neighbourhood
     victim = ag[i, M_VICTIM]
     if t >= ag[i, M_VICTIM_UNTIL] or victim < 0 or ag[victim, A_ALIVE] == 0:
         victim = -1
         best = 0.0
-        for j in range(ag.shape[0]):
-            if j != i and ag[j, A_ALIVE] == 1 and chebyshev(ag, i, j) <= 10:
-                w = worth(ag, j, P) - P[P_ITEM_VALUE + SHELTER] * ag[j, A_SHELTER]
-                if w > best:
-                    best = w
-                    victim = j
+        for w in range(cells.shape[2]):  # the agents near i, in index order: the richest, lowest index wins
+            near = near_word(cells, ag[i, A_X], ag[i, A_Y], 10, w)
+            while near != 0:
+                j = (w << 6) + lowest_bit(near)
+                near &= near - 1
+                if j != i and ag[j, A_ALIVE] == 1 and chebyshev(ag, i, j) <= 10:
+                    value = worth(ag, j, P) - P[P_ITEM_VALUE + SHELTER] * ag[j, A_SHELTER]
+                    if value > best:
+                        best = value
+                        victim = j
         ag[i, M_VICTIM] = victim
         ag[i, M_VICTIM_UNTIL] = t + 4
     if victim < 0:
@@ -300,13 +309,13 @@ def _random(ag, offers, ocount, rng, i, P, act):
 
 
 @inlined
-def decide(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act):
+def decide(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
     pol = ag[i, A_POLICY]
     if pol == HONEST_TRADER:
-        _honest_trader(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act)
+        _honest_trader(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
     elif pol == GREEDY_HARVESTER:
         _greedy_harvester(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act)
     elif pol == AGGRESSIVE_RAIDER:
-        _aggressive_raider(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act)
+        _aggressive_raider(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
     else:
         _random(ag, offers, ocount, rng, i, P, act)
