@@ -190,9 +190,9 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
 
 
 @inlined
-def _honest_trader(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _honest_trader(terrain, cells, tiles, ag, offers, ocount, t, i, P, act):
     if _eat(ag, i, 50, act) or _answer_offers(ag, offers, ocount, i, P, 0.8, act) or _make(ag, i, P, True, act):
-        return
+        return -1, 0
     need = FOOD
     if ag[i, A_INV + FOOD] >= 3:
         need = WOOD
@@ -221,41 +221,40 @@ def _honest_trader(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, 
         if best >= 0:
             want_q = max(1, np.int64(np.round(2 * P[P_PRICE + surplus] / P[P_PRICE + need])))
             _set(act, OFFER, best, surplus, 2, need, want_q)
-            return
+            return -1, 0
     here = TERRAIN_RES[terrain[ag[i, A_Y], ag[i, A_X]]]
     if here >= 0 and here != need and ag[i, A_INV + here] < 4 and pool_at(tiles, ag[i, A_X], ag[i, A_Y], t) >= 1.0:
         _set(act, GATHER, 0, 0, 0, 0, 0)  # a little of what lies underfoot is worth the action
-        return
-    _seek(terrain, masks, tiles, ag, rng, t, i, need, 6, act)
+        return -1, 0
+    return need, 6
 
 
 @inlined
-def _greedy_harvester(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _greedy_harvester(terrain, tiles, ag, offers, ocount, t, i, P, act):
     if _eat(ag, i, 40, act) or _make(ag, i, P, True, act):
-        return
+        return -1, 0
     if t % 3 == 0 and _answer_offers(ag, offers, ocount, i, P, 1.5, act):
-        return
+        return -1, 0
     x = ag[i, A_X]
     y = ag[i, A_Y]
     here = TERRAIN_RES[terrain[y, x]]
     if here >= 0 and pool_at(tiles, x, y, t) >= 1.0 and ag[i, A_INV + here] < P[P_CARRY_MAX]:
         _set(act, GATHER, 0, 0, 0, 0, 0)
-        return
+        return -1, 0
     res = -1
     if ag[i, A_INV + FOOD] < 2:
         res = FOOD
     elif ag[i, A_TOOL] == 0 and ag[i, A_INV + ORE] < P[P_COST + TOOL * N_RES + ORE]:
         res = ORE
-    _seek(terrain, masks, tiles, ag, rng, t, i, res, 8, act)
+    return res, 8
 
 
 @inlined
-def _aggressive_raider(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _aggressive_raider(terrain, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 45, act) or _answer_offers(ag, offers, ocount, i, P, 0.0, act) or _make(ag, i, P, False, act):
-        return
+        return -1, 0
     if ag[i, A_INV + FOOD] == 0 and ag[i, A_SATIETY] < 40:
-        _seek(terrain, masks, tiles, ag, rng, t, i, FOOD, 10, act)
-        return
+        return FOOD, 10
     # the victim is chosen anew every few ticks, not every action: it is a search of the neighbourhood
     victim = ag[i, M_VICTIM]
     if t >= ag[i, M_VICTIM_UNTIL] or victim < 0 or ag[victim, A_ALIVE] == 0:
@@ -274,11 +273,12 @@ def _aggressive_raider(terrain, masks, cells, tiles, ag, offers, ocount, rng, t,
         ag[i, M_VICTIM] = victim
         ag[i, M_VICTIM_UNTIL] = t + 4
     if victim < 0:
-        _seek(terrain, masks, tiles, ag, rng, t, i, -1, 6, act)
-    elif chebyshev(ag, i, victim) <= 1:
+        return -1, 6
+    if chebyshev(ag, i, victim) <= 1:
         _set(act, RAID, victim, 0, 0, 0, 0)
     else:
         _step_toward(terrain, ag, rng, i, ag[victim, A_X], ag[victim, A_Y], act)
+    return -1, 0
 
 
 @inlined
@@ -310,12 +310,17 @@ def _random(ag, offers, ocount, rng, i, P, act):
 
 @inlined
 def decide(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
+    """The scripted policies either choose an action or ask to seek a resource (res, radius > 0):
+    the seek is written once here rather than inlined into each policy (a shorter compile)."""
     pol = ag[i, A_POLICY]
+    res, radius = -1, 0
     if pol == HONEST_TRADER:
-        _honest_trader(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
+        res, radius = _honest_trader(terrain, cells, tiles, ag, offers, ocount, t, i, P, act)
     elif pol == GREEDY_HARVESTER:
-        _greedy_harvester(terrain, masks, tiles, ag, offers, ocount, rng, t, i, P, act)
+        res, radius = _greedy_harvester(terrain, tiles, ag, offers, ocount, t, i, P, act)
     elif pol == AGGRESSIVE_RAIDER:
-        _aggressive_raider(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
+        res, radius = _aggressive_raider(terrain, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
     else:
         _random(ag, offers, ocount, rng, i, P, act)
+    if radius > 0:
+        _seek(terrain, masks, tiles, ag, rng, t, i, res, radius, act)
