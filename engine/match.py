@@ -14,10 +14,11 @@ from engine import rules
 from engine.actions import EMPTY_ROW, encode
 from engine.kernels import step as _step
 from engine.kernels.codes import (
-    EXTERNAL, FINAL, MATCH_START, POLICIES, R_OK, SEASON_END, STOCK, STOP_REASONS,
+    EXTERNAL, MATCH_START, POLICIES, R_OK, SEASON_END, STOP_REASONS,
 )
-from engine.kernels.common import emit, emit_spawns, worth
+from engine.kernels.common import emit, emit_finals, emit_spawns
 from engine.kernels.rng import derive, match_streams
+from engine.kernels.spatial import cell_shape, mask_shape
 from engine.kernels.state import agents_view, log_capacity, new_tables, offers_view, world_view
 from engine.kernels.worldgen import generate, place_spawns
 
@@ -87,7 +88,8 @@ class Match:
         self.rng = np.empty(1 + n, dtype=np.uint64)
         match_streams(config.seed, config.spawn_seed, self.rng)  # derive(seed, 3 | 4, spawn_seed[, i])
         self._ext = np.zeros((n, self.apt, 6), dtype=np.int64)
-        self._scratch = (np.empty(n, dtype=np.int64), np.empty(6, dtype=np.int64))
+        self._scratch = (np.empty(n, dtype=np.int64), np.empty(6, dtype=np.int64),
+                         np.empty(mask_shape(side), dtype=np.int64), np.empty(cell_shape(side, n), dtype=np.int64))
         self.emit(0, -1, MATCH_START, side, side, n, self.season_ticks, self.apt, W["view_radius"])
         emit_spawns(tb.logi, tb.logv, tb.meta, tb.ag, np.array([int(s.anchor) for s in self.specs], dtype=np.int64))
 
@@ -156,13 +158,8 @@ class Match:
         if self.done:
             return
         t = self.tick
-        a = self.agents
-        for i in range(self.n):
-            alive_ticks = t if a.alive[i] == 1 else int(a.death_tick[i]) + 1
-            self.emit(t, i, FINAL, a.health[i], a.satiety[i], a.alive[i], a.shelter[i], a.tool[i], alive_ticks,
-                      0, worth(self.tables.ag, i, self._P))
-            inv = a.inv[i]
-            self.emit(t, i, STOCK, inv[0], inv[1], inv[2], inv[3], inv[4])
+        tb = self.tables
+        emit_finals(tb.logi, tb.logv, tb.meta, tb.ag, t, self._P)
         self.emit(t, -1, SEASON_END, t, STOP_REASONS.index(stop_reason))
         self.stop_reason = stop_reason
 

@@ -49,13 +49,13 @@ def seat_names(models: list[str], names: list[str | None] | None = None) -> list
 
 def seat_specs(models: list[str], names: list[str | None] | None = None) -> list[AgentSpec]:
     """Roster seats: `local/<policy>` seats are scripted, anything else is played from outside."""
-    out = []
-    for model, name in zip(models, seat_names(models, names)):
+    policy_of = {}  # each distinct model read once: a large field repeats a few models
+    for model in dict.fromkeys(models):
         policy = local_policy(model)
         if policy is not None and policy not in rules.POLICIES:
             raise ValueError(f"unknown local policy '{policy}'; known: {', '.join(rules.POLICIES)}")
-        out.append(AgentSpec(name=name, model=model, policy=policy))
-    return out
+        policy_of[model] = policy
+    return [AgentSpec(name, model, policy_of[model]) for model, name in zip(models, seat_names(models, names))]
 
 
 def anchor_specs(anchor_ids: list[str]) -> list[AgentSpec]:

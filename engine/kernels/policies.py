@@ -15,8 +15,9 @@ from engine.kernels.codes import (
     P_ITEM_VALUE, RAID, SAY, SHELTER, STONE, TOOL, WAIT, WOOD,
 )
 from engine.rules import TERRAIN_RES
-from engine.kernels.common import chebyshev, inbox_next, passable, pool_at, worth
+from engine.kernels.common import lowest_bit, chebyshev, inbox_next, passable, pool_at, worth
 from engine.kernels.rng import randint, uniform
+from engine.kernels.spatial import ONE, near_word, span
 
 N_CANNED = 4  # canned messages the random policy may say (engine/match.py CANNED_MESSAGES)
 
@@ -40,30 +41,39 @@ def _has_pool(terrain, tiles, x, y, t, res):
 
 
 @hot
-def _nearest_tile(terrain, tiles, x0, y0, t, res, radius):
-    """Nearest tile (ring by ring) holding resource res (-1: any) with a whole unit; (-1, -1) if none."""
-    H, W = terrain.shape
+def _nearest_tile(masks, tiles, x0, y0, t, res, radius):
+    """Nearest tile holding resource res (-1: any) with a whole unit; (-1, -1) if none.
+
+    Ring d is visited by k = -d..d, and for each k its top (x0 + k, y0 - d), bottom (x0 + k, y0 + d),
+    left (x0 - d, y0 + k) and right (x0 + d, y0 + k) tile (the corners once, as top and bottom).
+    The terrain masks give each side's tiles of that resource as bits by k, so only those are
+    checked for a whole unit, in that same order."""
+    r = N_RES if res < 0 else res
+    H, W = tiles.shape[0], tiles.shape[1]
     for d in range(1, radius + 1):
-        for k in range(-d, d + 1):
-            for side in range(4):
-                if side == 0:
-                    x, y = x0 + k, y0 - d
-                elif side == 1:
-                    x, y = x0 + k, y0 + d
-                elif side == 2:
-                    if k == -d or k == d:
-                        continue
-                    x, y = x0 - d, y0 + k
-                else:
-                    if k == -d or k == d:
-                        continue
-                    x, y = x0 + d, y0 + k
-                if 0 <= x < W and 0 <= y < H and _has_pool(terrain, tiles, x, y, t, res):
-                    return x, y
+        n = 2 * d + 1
+        inner = ((ONE << n) - 1) & ~ONE & ~(ONE << (n - 1))
+        top = span(masks, r, 0, y0 - d, x0 - d, n) if y0 - d >= 0 else 0
+        bottom = span(masks, r, 0, y0 + d, x0 - d, n) if y0 + d < H else 0
+        left = span(masks, r, 1, x0 - d, y0 - d, n) & inner if x0 - d >= 0 else 0
+        right = span(masks, r, 1, x0 + d, y0 - d, n) & inner if x0 + d < W else 0
+        todo = top | bottom | left | right
+        while todo != 0:
+            b = lowest_bit(todo)
+            todo &= todo - 1
+            k = b - d
+            if (top >> b) & 1 and pool_at(tiles, x0 + k, y0 - d, t) >= 1.0:
+                return x0 + k, y0 - d
+            if (bottom >> b) & 1 and pool_at(tiles, x0 + k, y0 + d, t) >= 1.0:
+                return x0 + k, y0 + d
+            if (left >> b) & 1 and pool_at(tiles, x0 - d, y0 + k, t) >= 1.0:
+                return x0 - d, y0 + k
+            if (right >> b) & 1 and pool_at(tiles, x0 + d, y0 + k, t) >= 1.0:
+                return x0 + d, y0 + k
     return -1, -1
 
 
-@hot
+@inlined
 def _wander(terrain, ag, rng, i, act):
     start = randint(rng, 1 + i, 4)
     for k in range(4):
@@ -74,7 +84,7 @@ def _wander(terrain, ag, rng, i, act):
     _set(act, WAIT, 0, 0, 0, 0, 0)
 
 
-@hot
+@inlined
 def _step_toward(terrain, ag, rng, i, tx, ty, act):
     x = ag[i, A_X]
     y = ag[i, A_Y]
@@ -96,8 +106,8 @@ def _step_toward(terrain, ag, rng, i, tx, ty, act):
         _wander(terrain, ag, rng, i, act)
 
 
-@hot
-def _seek(terrain, tiles, ag, rng, t, i, res, radius, act):
+@inlined
+def _seek(terrain, masks, tiles, ag, rng, t, i, res, radius, act):
     """Gather res here, or walk toward the remembered (or nearest) tile holding it."""
     x = ag[i, A_X]
     y = ag[i, A_Y]
@@ -109,7 +119,7 @@ def _seek(terrain, tiles, ag, rng, t, i, res, radius, act):
     searching = ag[i, M_TRES] != res or (tx >= 0 and not _has_pool(terrain, tiles, tx, ty, t, res))
     # a failed search is not repeated for a few ticks: the scan is the policies' costliest step
     if searching or (tx < 0 and t >= ag[i, M_RESCAN]):
-        tx, ty = _nearest_tile(terrain, tiles, x, y, t, res, radius)
+        tx, ty = _nearest_tile(masks, tiles, x, y, t, res, radius)
         ag[i, M_TX] = tx
         ag[i, M_TY] = ty
         ag[i, M_TRES] = res
@@ -180,9 +190,9 @@ def _answer_offers(ag, offers, ocount, i, P, ratio, act):
 
 
 @inlined
-def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _honest_trader(terrain, cells, tiles, ag, offers, ocount, t, i, P, act):
     if _eat(ag, i, 50, act) or _answer_offers(ag, offers, ocount, i, P, 0.8, act) or _make(ag, i, P, True, act):
-        return
+        return -1, 0
     need = FOOD
     if ag[i, A_INV + FOOD] >= 3:
         need = WOOD
@@ -196,70 +206,79 @@ def _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
             surplus = r
     if surplus >= 0 and surplus != need and (t + i) % 4 == 0 and ocount[i, OC_OUT] < P[P_OPEN_OFFERS_MAX]:
         best = -1
-        best_d = np.int64(P[P_OFFER_RANGE]) + 1
-        for j in range(ag.shape[0]):
-            if j != i and ag[j, A_ALIVE] == 1:
-                dd = chebyshev(ag, i, j)
-                if dd < best_d:
-                    best_d = dd
-                    best = j
+        reach = np.int64(P[P_OFFER_RANGE])
+        best_d = reach + 1
+        for w in range(cells.shape[2]):  # the agents near i, in index order: the nearest, lowest index wins
+            near = near_word(cells, ag[i, A_X], ag[i, A_Y], reach, w)
+            while near != 0:
+                j = (w << 6) + lowest_bit(near)
+                near &= near - 1
+                if j != i and ag[j, A_ALIVE] == 1:
+                    dd = chebyshev(ag, i, j)
+                    if dd < best_d:
+                        best_d = dd
+                        best = j
         if best >= 0:
             want_q = max(1, np.int64(np.round(2 * P[P_PRICE + surplus] / P[P_PRICE + need])))
             _set(act, OFFER, best, surplus, 2, need, want_q)
-            return
+            return -1, 0
     here = TERRAIN_RES[terrain[ag[i, A_Y], ag[i, A_X]]]
     if here >= 0 and here != need and ag[i, A_INV + here] < 4 and pool_at(tiles, ag[i, A_X], ag[i, A_Y], t) >= 1.0:
         _set(act, GATHER, 0, 0, 0, 0, 0)  # a little of what lies underfoot is worth the action
-        return
-    _seek(terrain, tiles, ag, rng, t, i, need, 6, act)
+        return -1, 0
+    return need, 6
 
 
 @inlined
-def _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _greedy_harvester(terrain, tiles, ag, offers, ocount, t, i, P, act):
     if _eat(ag, i, 40, act) or _make(ag, i, P, True, act):
-        return
+        return -1, 0
     if t % 3 == 0 and _answer_offers(ag, offers, ocount, i, P, 1.5, act):
-        return
+        return -1, 0
     x = ag[i, A_X]
     y = ag[i, A_Y]
     here = TERRAIN_RES[terrain[y, x]]
     if here >= 0 and pool_at(tiles, x, y, t) >= 1.0 and ag[i, A_INV + here] < P[P_CARRY_MAX]:
         _set(act, GATHER, 0, 0, 0, 0, 0)
-        return
+        return -1, 0
     res = -1
     if ag[i, A_INV + FOOD] < 2:
         res = FOOD
     elif ag[i, A_TOOL] == 0 and ag[i, A_INV + ORE] < P[P_COST + TOOL * N_RES + ORE]:
         res = ORE
-    _seek(terrain, tiles, ag, rng, t, i, res, 8, act)
+    return res, 8
 
 
 @inlined
-def _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+def _aggressive_raider(terrain, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
     if _eat(ag, i, 45, act) or _answer_offers(ag, offers, ocount, i, P, 0.0, act) or _make(ag, i, P, False, act):
-        return
+        return -1, 0
     if ag[i, A_INV + FOOD] == 0 and ag[i, A_SATIETY] < 40:
-        _seek(terrain, tiles, ag, rng, t, i, FOOD, 10, act)
-        return
-    # the victim is chosen anew every few ticks, not every action: it is a scan of the whole field
+        return FOOD, 10
+    # the victim is chosen anew every few ticks, not every action: it is a search of the neighbourhood
     victim = ag[i, M_VICTIM]
     if t >= ag[i, M_VICTIM_UNTIL] or victim < 0 or ag[victim, A_ALIVE] == 0:
         victim = -1
         best = 0.0
-        for j in range(ag.shape[0]):
-            if j != i and ag[j, A_ALIVE] == 1 and chebyshev(ag, i, j) <= 10:
-                w = worth(ag, j, P) - P[P_ITEM_VALUE + SHELTER] * ag[j, A_SHELTER]
-                if w > best:
-                    best = w
-                    victim = j
+        for w in range(cells.shape[2]):  # the agents near i, in index order: the richest, lowest index wins
+            near = near_word(cells, ag[i, A_X], ag[i, A_Y], 10, w)
+            while near != 0:
+                j = (w << 6) + lowest_bit(near)
+                near &= near - 1
+                if j != i and ag[j, A_ALIVE] == 1 and chebyshev(ag, i, j) <= 10:
+                    value = worth(ag, j, P) - P[P_ITEM_VALUE + SHELTER] * ag[j, A_SHELTER]
+                    if value > best:
+                        best = value
+                        victim = j
         ag[i, M_VICTIM] = victim
         ag[i, M_VICTIM_UNTIL] = t + 4
     if victim < 0:
-        _seek(terrain, tiles, ag, rng, t, i, -1, 6, act)
-    elif chebyshev(ag, i, victim) <= 1:
+        return -1, 6
+    if chebyshev(ag, i, victim) <= 1:
         _set(act, RAID, victim, 0, 0, 0, 0)
     else:
         _step_toward(terrain, ag, rng, i, ag[victim, A_X], ag[victim, A_Y], act)
+    return -1, 0
 
 
 @inlined
@@ -290,13 +309,18 @@ def _random(ag, offers, ocount, rng, i, P, act):
 
 
 @inlined
-def decide(terrain, tiles, ag, offers, ocount, rng, t, i, P, act):
+def decide(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act):
+    """The scripted policies either choose an action or ask to seek a resource (res, radius > 0):
+    the seek is written once here rather than inlined into each policy (a shorter compile)."""
     pol = ag[i, A_POLICY]
+    res, radius = -1, 0
     if pol == HONEST_TRADER:
-        _honest_trader(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
+        res, radius = _honest_trader(terrain, cells, tiles, ag, offers, ocount, t, i, P, act)
     elif pol == GREEDY_HARVESTER:
-        _greedy_harvester(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
+        res, radius = _greedy_harvester(terrain, tiles, ag, offers, ocount, t, i, P, act)
     elif pol == AGGRESSIVE_RAIDER:
-        _aggressive_raider(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
+        res, radius = _aggressive_raider(terrain, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
     else:
         _random(ag, offers, ocount, rng, i, P, act)
+    if radius > 0:
+        _seek(terrain, masks, tiles, ag, rng, t, i, res, radius, act)

@@ -24,6 +24,7 @@ from engine.kernels.common import (
 from engine.kernels.jit import hot, inlined
 from engine.kernels.policies import decide
 from engine.kernels.rng import randint, uniform
+from engine.kernels.spatial import build_cells, build_masks, move_cell
 
 
 @hot
@@ -268,14 +269,17 @@ def end_of_tick(ag, offers, ocount, logi, logv, meta, t, P):
 
 
 @hot
-def play_ticks(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t0, t1, apt, ext, order, act, P):
+def play_ticks(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t0, t1, apt, ext, order, act, masks, cells,
+               P):
     """Play ticks [t0, t1). ext int64[N, apt, 6] holds this tick's actions of EXTERNAL seats (only
-    meaningful when t1 == t0 + 1); scripted agents decide in place, slot by slot. order int64[N] and
-    act int64[6] are scratch buffers.
+    meaningful when t1 == t0 + 1); scripted agents decide in place, slot by slot. order int64[N],
+    act int64[6], masks (spatial.mask_shape) and cells (spatial.cell_shape) are scratch buffers.
 
     Turn order is a fresh permutation each tick from the world stream, so no seat always moves first.
     """
     n = ag.shape[0]
+    build_masks(terrain, masks)
+    build_cells(ag, cells)
     for t in range(t0, t1):
         for k in range(n):
             order[k] = k
@@ -293,6 +297,8 @@ def play_ticks(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t0, t1
                     for q in range(6):
                         act[q] = ext[i, slot, q]
                 else:
-                    decide(terrain, tiles, ag, offers, ocount, rng, t, i, P, act)
+                    decide(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
+                x, y = ag[i, A_X], ag[i, A_Y]  # a move mid-tick must reach the cells before the next search
                 apply_action(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, i, act, P)
+                move_cell(cells, i, x, y, ag[i, A_X], ag[i, A_Y])
         end_of_tick(ag, offers, ocount, logi, logv, meta, t, P)

@@ -84,13 +84,16 @@ def generate(rng, terrain, tiles, res_max, res_regen, mult_max, mult_regen):
             tiles[y, x, T_POOL] = tiles[y, x, T_CAP]
 
 
-@hot
+@alloc
 def place_spawns(rng, terrain, n, min_distance, ag):
     """Land n agents on distinct dry tiles, spread at least min_distance apart when room allows.
 
     Writes ag[:, A_X], ag[:, A_Y]. Draws only from the spawn stream rng uint64[1].
+    A count of the agents landed on each tile answers "is anyone too close" from the tiles around
+    a candidate instead of a pass over every agent landed so far (the answer, not who, matters).
     """
     H, W = terrain.shape
+    landed = np.zeros((H, W), dtype=np.int64)
     for k in range(n):
         best_x = -1
         best_y = -1
@@ -100,11 +103,11 @@ def place_spawns(rng, terrain, n, min_distance, ag):
             if terrain[y, x] == WATER:
                 continue
             clash = False
-            spread = min_distance if attempt < 200 else 0
-            for j in range(k):
-                if max(abs(ag[j, A_X] - x), abs(ag[j, A_Y] - y)) < max(spread, 1):
-                    clash = True
-                    break
+            reach = max(min_distance if attempt < 200 else 0, 1) - 1  # too close: chebyshev <= reach
+            for yy in range(max(0, y - reach), min(H, y + reach + 1)):
+                for xx in range(max(0, x - reach), min(W, x + reach + 1)):
+                    if landed[yy, xx] > 0:
+                        clash = True
             if not clash:
                 best_x = x
                 best_y = y
@@ -112,13 +115,10 @@ def place_spawns(rng, terrain, n, min_distance, ag):
         if best_x < 0:  # a crowded or drowned map: fall back to a scan for any free dry tile
             for y in range(H):
                 for x in range(W):
-                    if terrain[y, x] != WATER and best_x < 0:
-                        taken = False
-                        for j in range(k):
-                            if ag[j, A_X] == x and ag[j, A_Y] == y:
-                                taken = True
-                        if not taken:
-                            best_x = x
-                            best_y = y
+                    if terrain[y, x] != WATER and best_x < 0 and landed[y, x] == 0:
+                        best_x = x
+                        best_y = y
         ag[k, A_X] = best_x
         ag[k, A_Y] = best_y
+        if best_x >= 0:
+            landed[best_y, best_x] += 1
