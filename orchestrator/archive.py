@@ -77,14 +77,17 @@ def write_parquet(tables, where, metadata: dict | None = None, filesystem=None) 
     tables = list(tables)
     first = tables[0]
     schema = first.schema.with_metadata({b"studio": json.dumps(metadata).encode()} if metadata else {})
-    # Dictionary-encoding the integer columns costs time for no gain (delta-packing them did too: zstd
-    # alone wrote a smaller file, faster). Statistics go on match_id alone: every row group holds one
-    # whole match, so only its match_id range lets a reader skip it, and statistics on the other
-    # columns were a fifth of the compaction's time.
+    # Dictionary-encoding the integer columns costs time for no gain. Delta-packing them and LZ4 on top
+    # (measured over 20 series files, 11.85 M events, idle): write 163 ms CPU per series and a full
+    # scan of the scorecard columns in ~1.75 s, against zstd alone 257 ms and ~2.45 s (zstd+delta
+    # 226 ms, ~1.9 s; LZ4 alone twice the bytes). Statistics go on match_id alone: every row group
+    # holds one whole match, so only its match_id range lets a reader skip it.
     dict_cols = [f.name for f in schema if pa.types.is_dictionary(f.type)]
+    delta = {f.name: "DELTA_BINARY_PACKED" for f in schema if pa.types.is_integer(f.type)}
     stats = ["match_id"] if "match_id" in schema.names else True
-    with pq.ParquetWriter(where, schema, filesystem=filesystem, compression="zstd", compression_level=1,
-                          use_dictionary=dict_cols or False, write_statistics=stats) as w:
+    with pq.ParquetWriter(where, schema, filesystem=filesystem, compression="lz4",
+                          use_dictionary=dict_cols or False, write_statistics=stats,
+                          column_encoding=delta or None) as w:
         for t in tables:
             w.write_table(t.replace_schema_metadata(schema.metadata), row_group_size=max(1, t.num_rows))
 
