@@ -38,7 +38,11 @@ simulate: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# the README's console screenshots (docs/console/*.png), from the browser tests
+shots: $(STAMP)
+	STUDIO_SHOTS=docs/console $(BIN)/python -m pytest -q tests/console
+
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python $$b; done
 
-.PHONY: install serve simulate test bench
+.PHONY: install serve simulate test shots bench
