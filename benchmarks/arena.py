@@ -179,7 +179,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     c4 = connect_four(a.c4_games)
     ch = chess_grading(a.chess_repeats)
-    se = series(a.series, a.seats.split(","))
+    se = series(a.series, a.seats.split(",")) if a.series > 0 else None  # --series 0: grading only
     targets = [
         {"goal": "Connect Four game graded < 0.5 s (median, one core, cold solver)", "measured": c4["cold_s"]["median"],
          "met": c4["cold_s"]["median"] < 0.5},
@@ -190,8 +190,10 @@ def main() -> None:
         {"goal": "the same in CPU seconds of one core (grader + Stockfish; engine start included), every game",
          "unit": "cpu s, max of the games", "measured": ch["game_60_plies_cpu_s"]["max"],
          "met": ch["game_60_plies_cpu_s"]["max"] < 10},
-        {"goal": "20-game scripted chess series < 120 s", "measured": se["wall_s"], "met": se["wall_s"] < 120},
     ]
+    if se is not None:
+        targets.append({"goal": "20-game scripted chess series < 120 s", "measured": se["wall_s"],
+                        "met": se["wall_s"] < 120})
     # the machine is shared: the 1-minute load average says how many cores others were using
     load = {"unit": "runnable processes (1-min load average)", "before": round(load_before, 2),
             "after": round(os.getloadavg()[0], 2), "cores": os.cpu_count()}
