@@ -68,9 +68,14 @@ def engine_phase(pool, matches: list[tuple]) -> float:
 # -- through the API ---------------------------------------------------------------------------------
 def _idle(c, batch_id: str) -> bool:
     """No run of the series left to play. A run's results are stored in the same transaction that
-    marks it finished; each poll asks for at most one run per state, so polling stays cheap."""
-    return not any(c.get("/api/v1/runs", params={"batch_id": batch_id, "status": s, "limit": 1}).json()["runs"]
-                   for s in ("queued", "launching", "running"))
+    marks it finished; each request asks for at most one run of one state. While the series plays,
+    one request (a running run) answers; the proof that it is done asks queued, launching, running
+    in the order a run moves through them, so no run can slip past between the three."""
+    def any_in(status: str) -> bool:
+        return bool(c.get("/api/v1/runs", params={"batch_id": batch_id, "status": status, "limit": 1}).json()["runs"])
+    if any_in("running"):
+        return False
+    return not any(any_in(s) for s in ("queued", "launching", "running"))
 
 
 def api_phase(c, trials: int, ticks: int, archive: Path) -> tuple[float, list[tuple]]:
