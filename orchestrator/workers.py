@@ -16,6 +16,13 @@ import ray
 from orchestrator.playing import Job, model_players, play_job, unplayed
 
 
+# A worker's result (the match's log as Arrow, about 1 MB at 24 agents x 300 ticks) goes straight back
+# to the dispatcher in the reply rather than through the shared-memory object store, Ray's path
+# above 100 KB: measured with `studio serve`, a single run read 7-10 ms sooner and a 50-trial series
+# played about 10% faster. Larger logs (hundreds of agents) still take the object store.
+INLINE_RESULT_BYTES = 8 * 1024 * 1024
+
+
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     """Join RAY_ADDRESS / --ray-address when given, else start a private local Ray in-process."""
     if ray.is_initialized():
@@ -27,7 +34,8 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         # "local" never joins a stale cluster left in /tmp/ray by an unclean exit
         _loopback_only()
         ray.init(address="local", num_cpus=num_cpus or len(os.sched_getaffinity(0)), include_dashboard=False,
-                 log_to_driver=False, configure_logging=False, _node_ip_address="127.0.0.1")
+                 log_to_driver=False, configure_logging=False, _node_ip_address="127.0.0.1",
+                 _system_config={"max_direct_call_object_size": INLINE_RESULT_BYTES})
 
 
 def _loopback_only() -> None:
