@@ -86,7 +86,9 @@ def test_series_runs_in_parallel_and_summarises(lab):
     seat0 = summary["seats"][0]
     assert seat0["n"] == 4 and seat0["fitness_index"]["method"] == METHOD_NAMES[method_for("fitness_index", 4)]
     fits = [x["results"]["agents"][0]["fitness_index"] for x in runs]
-    assert seat0["fitness_index"]["estimate"] == round(sum(fits) / 4, 2)
+    # the summary averages the stored full-precision values, the run views show them rounded to 0.01:
+    # the two means agree to within a rounding step, not always to the last digit
+    assert abs(seat0["fitness_index"]["estimate"] - sum(fits) / 4) <= 0.0101
     for seat in summary["seats"]:  # every score interval on the scale, to 2 decimals
         for got in (seat["fitness_index"], *seat["dimensions"].values()):
             assert 0.0 <= got["low"] <= got["estimate"] <= got["high"] <= 100.0
