@@ -35,7 +35,13 @@ def backend(core: Core) -> str:
 
 
 def maildir(core: Core) -> mailbox.Maildir:
-    return mailbox.Maildir(core.data_dir / "mail", create=True)
+    # Made here with exist_ok rather than by Maildir(create=True), whose check-then-mkdir raised
+    # FileExistsError when a reader opened the folder while the mail thread did: the notice then
+    # counted a failed attempt and waited 30 s for the next
+    path = core.data_dir / "mail"
+    for sub in ("", "tmp", "new", "cur"):
+        (path / sub).mkdir(mode=0o700, exist_ok=True)
+    return mailbox.Maildir(path, create=False)
 
 
 def _message(core: Core, row) -> EmailMessage:

@@ -89,3 +89,28 @@ def test_background_mailer_delivers_without_blocking_the_caller(tmp_path):
         mailer.stop()
     [msg] = list(mail.maildir(core))
     assert msg["To"] == "b@example.org" and "background" in msg.get_payload()
+
+
+def test_opening_the_maildir_from_many_threads_at_once_never_fails(tmp_path):
+    # Maildir(create=True) checked for the folder, then made it: a reader opening it while the mail
+    # thread delivered the first notice raised FileExistsError there, and the notice waited 30 s
+    import threading
+
+    for k in range(20):
+        (tmp_path / str(k)).mkdir()
+        core = _core(tmp_path / str(k), "")
+        start, errors = threading.Barrier(8), []
+
+        def open_it():
+            start.wait()
+            try:
+                mail.maildir(core)
+            except OSError as e:
+                errors.append(e)
+        threads = [threading.Thread(target=open_it) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert sorted(p.name for p in (core.data_dir / "mail").iterdir()) == ["cur", "new", "tmp"]
