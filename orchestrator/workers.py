@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+import traceback
 
 import ray
 
@@ -72,8 +73,7 @@ class Player:
         self._tick: dict[str, list[int]] = {}  # run id -> [tick, began at ms], while it plays
         self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (playing.live_frame)
 
-    @ray.method(concurrency_group="play")
-    def play(self, job: dict, recorder=None) -> dict:
+    def _play(self, job: dict, recorder=None) -> dict:
         j = Job(**job)
         if j.run_id in self._stop:  # cancelled while it waited behind another job: nothing is played
             self._stop.discard(j.run_id)
@@ -91,6 +91,18 @@ class Player:
         # its fields are plain containers Ray pickles as they are: asdict's deep copy of the results
         # cost a tenth of a scripted match's time on the worker
         return vars(outcome)
+
+    @ray.method(concurrency_group="play")
+    def play_many(self, jobs: list[dict], recorder=None) -> list[dict]:
+        """Play jobs one after another, one outcome each. A job that raises becomes {run_id, raised,
+        traceback} and the others still play: one bad match must not fail the chunk it came in."""
+        out = []
+        for job in jobs:
+            try:
+                out.append(self._play(job, recorder))
+            except Exception as e:
+                out.append({"run_id": job["run_id"], "raised": cause(e), "traceback": traceback.format_exc()})
+        return out
 
     @ray.method(concurrency_group="control")
     def cancel(self, run_id: str) -> None:
@@ -120,3 +132,17 @@ ModelWorker = ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0,
 
 def model_worker():
     return ModelWorker.remote()
+
+
+def cause(e: BaseException) -> str:
+    """One sentence for run.error: the underlying error, without Ray's wrapping (pids, actor ids)."""
+    inner = getattr(e, "cause", None)
+    if isinstance(inner, BaseException) and inner is not e:
+        e = inner
+    if isinstance(e, OSError) and (e.errno or e.strerror):
+        text = os.strerror(e.errno) if e.errno else e.strerror  # pyarrow puts its own words in strerror
+        return text[:1].lower() + text[1:]
+    text = (str(e).strip().splitlines() or [""])[0]
+    if text.startswith("ray::") or not text:
+        return type(e).__name__
+    return f"{type(e).__name__}: {text[:200]}"

@@ -28,7 +28,7 @@ from orchestrator.playing import Job
 from orchestrator.recorder import start_recorder
 from orchestrator.runs import lifecycle
 from orchestrator.runs.archiving import Archiver
-from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cluster_cpus, init_ray, model_worker
+from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_worker
 
 log = logging.getLogger("studio.dispatcher")
 PROGRESS_EVERY_S = 0.5
@@ -38,6 +38,13 @@ RETRY_S = 0.5
 # first one; the run's started_at_ms is taken from the worker when it really starts playing.
 SCRIPTED_JOBS_PER_WORKER = 2
 MODEL_WORKERS = 2
+# A deep queue of small scripted runs (a series) goes to the workers in chunks: one Ray call, one
+# reply and one store transaction for several runs, instead of one each (Ray's per-call handling on
+# both ends cost more than a 24-agent match). A chunk is bounded by its work, agents x ticks summed
+# (here eight 24-agent, 300-tick seasons), so a run queued behind it waits tens of milliseconds at
+# most; a bigger run goes alone. Paced runs (min_tick_ms) and model runs go one per call.
+CHUNK_RUNS = 8
+CHUNK_AGENT_TICKS = CHUNK_RUNS * 24 * 300
 
 
 class Dispatcher:
@@ -49,7 +56,7 @@ class Dispatcher:
         self.n_workers = workers  # default: one per CPU of the cluster
         self.workers: list = []       # scripted matches, one CPU each
         self.model_workers: list = []  # matches with model seats, no CPU held
-        self.inflight: dict = {}      # ObjectRef -> (run_id, worker)
+        self.inflight: dict = {}      # ObjectRef -> (run ids of the chunk, worker)
         self.by_run: dict = {}        # run_id -> worker
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -194,7 +201,7 @@ class Dispatcher:
 
     def _free_slots(self, pool: list, per_worker: int) -> list:
         load: dict[int, int] = {}
-        for _, w in self.inflight.values():
+        for _, w in self.inflight.values():  # a chunk takes one slot, however many runs it holds
             load[id(w)] = load.get(id(w), 0) + 1
         return [w for w in pool for _ in range(per_worker - load.get(id(w), 0))]
 
@@ -205,17 +212,27 @@ class Dispatcher:
                 continue
             with self.core.store.write() as c:
                 rows = lifecycle.claim(c, scripted, len(slots))
+                per_chunk = self._per_chunk(rows) if scripted else 1
+                if per_chunk > 1 and len(rows) == len(slots):  # more may wait: fill the chunks
+                    rows += lifecycle.claim(c, scripted, len(slots) * (per_chunk - 1))
             if rows:
-                self._hand_over(rows, slots)
+                self._hand_over(chunked(rows, len(slots)), slots)
 
-    def _hand_over(self, rows: list, slots: list) -> None:
+    def _per_chunk(self, rows: list) -> int:
+        """Runs per chunk for claimed rows like these: as many as fit CHUNK_AGENT_TICKS."""
+        if self.tick_ms > 0 or not rows:
+            return 1
+        work = max(work_of(r) for r in rows)
+        return max(1, min(CHUNK_RUNS, CHUNK_AGENT_TICKS // max(1, work)))
+
+    def _hand_over(self, chunks: list[list], slots: list) -> None:
         handed, back = [], []
-        for row, worker in zip(rows, slots):
+        for rows, worker in zip(chunks, slots):
             try:
-                handed.append((row["id"], self._submit(row, worker)))
+                handed += zip([r["id"] for r in rows], self._submit(rows, worker))
             except Exception:  # never leave a claimed run `launching`: it goes back to the queue
-                log.exception("handing run %s to a worker failed", row["id"])
-                back.append(row["id"])
+                log.exception("handing runs %s to a worker failed", ", ".join(r["id"] for r in rows))
+                back += [r["id"] for r in rows]
 
         def step(c):
             for run_id, match_id in handed:
@@ -224,25 +241,31 @@ class Dispatcher:
                 lifecycle.requeue(c, run_id)
         self._write(step, f"hand over {len(handed)} runs")
 
-    def _submit(self, row, worker) -> str:
-        """Hand one claimed run to a worker; returns its match id. The run stays `launching` until the
-        worker reports that it began playing (a second job waits inside the worker)."""
-        match_id = secrets.token_hex(16)  # unlisted pages: the id is the only key
+    def _submit(self, rows: list, worker) -> list[str]:
+        """Hand claimed runs to a worker in one call; returns their match ids. A run stays `launching`
+        until the worker reports that it began playing it (it may wait behind another job or run)."""
+        jobs = [self._job(row) for row in rows]
+        recorder = None
+        if not rows[0]["scripted"]:
+            if self.recorder is None:  # started with the first model run
+                self.recorder = start_recorder(str(self.core.data_dir))
+            recorder = self.recorder
+        ref = worker.play_many.remote([j.__dict__ for j in jobs], recorder)
+        ids = [row["id"] for row in rows]
+        self.inflight[ref] = (ids, worker)
+        self.by_run.update((run_id, worker) for run_id in ids)
+        return [j.match_id for j in jobs]
+
+    def _job(self, row) -> Job:
         eff = json.loads(row["effective"])
         # A job carries no path of the head: its worker may be on a node that cannot see it. Model seats
         # get their keys from the recorder actor, the match goes back in the result.
-        job = Job(run_id=row["id"], match_id=match_id, data_dir="",
-                  season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
-                  meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
-                        "config_hash": eff["hash"], "batch_id": row["batch_id"]},
-                  spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
-                  head_node=self._node)
-        if not row["scripted"] and self.recorder is None:  # started with the first model run
-            self.recorder = start_recorder(str(self.core.data_dir))
-        ref = worker.play.remote(job.__dict__, None if row["scripted"] else self.recorder)
-        self.inflight[ref] = (row["id"], worker)
-        self.by_run[row["id"]] = worker
-        return match_id
+        return Job(run_id=row["id"], match_id=secrets.token_hex(16),  # unlisted pages: the id is the only key
+                   data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
+                   meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
+                         "config_hash": eff["hash"], "batch_id": row["batch_id"]},
+                   spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
+                   head_node=self._node)
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too
@@ -255,18 +278,27 @@ class Dispatcher:
         except RayError:
             got = None
         for k, ref in enumerate(ready):
-            run_id, worker = self.inflight.pop(ref)
-            self.by_run.pop(run_id, None)
-            self._began.discard(run_id)
-            self.live_frames.pop(run_id, None)
+            run_ids, worker = self.inflight.pop(ref)
+            for run_id in run_ids:
+                self.by_run.pop(run_id, None)
+                self._began.discard(run_id)
+                self.live_frames.pop(run_id, None)
             try:
-                outcomes.append(got[k] if got is not None else ray.get(ref))
+                played = got[k] if got is not None else ray.get(ref)
             except RayActorError:
                 self._replace(worker)
-                lost.append(run_id)
-            except RayError as e:  # the worker raised: its traceback goes to the log, run.error stays short
-                log.error("run %s: the worker raised", run_id, exc_info=e)
-                failed.append((run_id, f"the match could not be played: {cause(e)}"))
+                lost += run_ids
+                continue
+            except RayError as e:  # the call itself failed: its traceback goes to the log, run.error stays short
+                log.error("runs %s: the worker raised", ", ".join(run_ids), exc_info=e)
+                failed += [(run_id, f"the match could not be played: {cause(e)}") for run_id in run_ids]
+                continue
+            for o in played:
+                if "raised" in o:  # this run's match raised in the worker; the rest of its chunk stands
+                    log.error("run %s: the worker raised\n%s", o["run_id"], o["traceback"])
+                    failed.append((o["run_id"], f"the match could not be played: {o['raised']}"))
+                else:
+                    outcomes.append(o)
         if outcomes:
             self._record(outcomes)
         if lost:
@@ -378,15 +410,13 @@ SHUT_DOWN = "the service shut down while this run was playing; the turns it play
 RESTARTED = "the service restarted while this run was playing; it was stopped, and the turns it played stay metered"
 
 
-def cause(e: BaseException) -> str:
-    """One sentence for run.error: the underlying error, without Ray's wrapping (pids, actor ids)."""
-    inner = getattr(e, "cause", None)
-    if isinstance(inner, BaseException) and inner is not e:
-        e = inner
-    if isinstance(e, OSError) and (e.errno or e.strerror):
-        text = os.strerror(e.errno) if e.errno else e.strerror  # pyarrow puts its own words in strerror
-        return text[:1].lower() + text[1:]
-    text = (str(e).strip().splitlines() or [""])[0]
-    if text.startswith("ray::") or not text:
-        return type(e).__name__
-    return f"{type(e).__name__}: {text[:200]}"
+def work_of(row) -> int:
+    """A claimed run's work: agents (seats and anchors) x season ticks."""
+    eff = json.loads(row["effective"])
+    return eff["season_ticks"] * (len(json.loads(row["roster"])) + len(eff["env"].get("anchors") or ()))
+
+
+def chunked(rows: list, n: int) -> list[list]:
+    """rows (oldest first) in at most n chunks of near-equal size, in order: each chunk one worker call."""
+    size = -(-len(rows) // n)
+    return [rows[k:k + size] for k in range(0, len(rows), size)]

@@ -1,0 +1,72 @@
+"""A series' scripted runs go to the workers in chunks (several runs per Ray call), bounded by their
+work; a run that raises in its worker fails alone, and the rest of its chunk is recorded."""
+from __future__ import annotations
+
+import json
+
+import ray
+
+from engine.scenario import resolve_env
+from orchestrator.playing import Job
+from orchestrator.runs import dispatcher as dispatching
+from orchestrator.runs.dispatcher import chunked, work_of
+from orchestrator.workers import MatchWorker
+from tests.runs.conftest import wait_terminal
+
+
+def _row(ticks: int, seats: int, anchors: int = 0) -> dict:
+    return {"effective": json.dumps({"season_ticks": ticks, "env": {"anchors": ["random"] * anchors}}),
+            "roster": json.dumps([{}] * seats)}
+
+
+def test_chunks_split_claimed_runs_in_order_over_the_free_slots():
+    assert chunked(list(range(10)), 4) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert chunked(list(range(3)), 4) == [[0], [1], [2]]  # a shallow queue: one run per call, as before
+    assert chunked(list(range(32)), 4) == [list(range(k, k + 8)) for k in range(0, 32, 8)]
+
+
+def test_a_chunk_is_bounded_by_agents_times_ticks():
+    assert work_of(_row(300, 16, anchors=8)) == 24 * 300
+    d = dispatching.Dispatcher.__new__(dispatching.Dispatcher)
+    d.tick_ms = 0.0
+    assert d._per_chunk([_row(300, 16, anchors=8)]) == dispatching.CHUNK_RUNS
+    assert d._per_chunk([_row(300, 16, anchors=8), _row(300, 256)]) == 1  # the biggest claimed run decides
+    assert d._per_chunk([_row(60, 2)]) == dispatching.CHUNK_RUNS
+    d.tick_ms = 5.0  # paced for spectators: one run per call
+    assert d._per_chunk([_row(60, 2)]) == 1
+
+
+def _job(run_id: str, env: dict) -> dict:
+    seats = [{"name": f"s{k}", "model": "local/random", "provider": "local"} for k in range(2)]
+    return vars(Job(run_id=run_id, match_id=run_id + "m", data_dir="", season_ticks=30, env=env, seats=seats,
+                    meta={"scenario_id": "svc:custom-base-v1"}))
+
+
+def test_a_run_that_raises_in_its_worker_fails_alone_and_the_chunk_plays_on():
+    env = resolve_env({})
+    env["seed"], env["spawn_seed"] = 7, 8
+    worker = MatchWorker.remote()
+    try:
+        out = ray.get(worker.play_many.remote([_job("a", env), _job("b", {}), _job("c", env)]), timeout=120)
+    finally:
+        ray.kill(worker)
+    assert [o["run_id"] for o in out] == ["a", "b", "c"]
+    assert out[1]["raised"].startswith("KeyError") and "Traceback" in out[1]["traceback"]
+    for o in (out[0], out[2]):
+        assert o["status"] == "finished" and o["results"]["match_ticks"] == 30 and o["events"]
+
+
+def test_a_series_is_handed_over_in_chunks_and_every_run_reads_finished(srv, lab, monkeypatch):
+    sizes = []
+    submit = srv.dispatcher._submit
+
+    def counting(rows, worker):
+        sizes.append(len(rows))
+        return submit(rows, worker)
+    monkeypatch.setattr(srv.dispatcher, "_submit", counting)
+    batch = lab.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 60, "trials": 24,
+                                           "roster": [{"model": "local/random"}] * 2}).json()["batch"]
+    for rid in batch["run_ids"]:
+        body = wait_terminal(lab, rid)
+        assert body["run"]["status"] == "finished" and body["results"]["match_ticks"] == 60
+    assert sum(sizes) == 24 and max(sizes) > 1  # fewer Ray calls than runs
