@@ -6,6 +6,8 @@ from engine.kernels.codes import (
     L_D, L_E, L_F, L_G, L_KIND, L_OK, L_REASON, L_TICK, META_ROWS, N_RES, O_DST, O_ID, O_SRC, OC_BOX, OC_IN,
     OC_OUT, P_ITEM_VALUE, P_PRICE, R_OK, SHELTER, SPAWN, STOCK, TOOL, T_CAP, T_POOL, T_REGEN, T_TOUCHED, WATER,
 )
+from numba.cpython.unsafe.numbers import trailing_zeros
+
 from engine.kernels.jit import hot
 
 
@@ -64,26 +66,9 @@ def worth(ag, i, P):
 
 @hot
 def lowest_bit(x):
-    """Place of the lowest set bit of a non-zero int64, by halving (bit 63 included)."""
-    b = 0
-    if x & 0xFFFFFFFF == 0:
-        b += 32
-        x >>= 32
-    if x & 0xFFFF == 0:
-        b += 16
-        x >>= 16
-    if x & 0xFF == 0:
-        b += 8
-        x >>= 8
-    if x & 0xF == 0:
-        b += 4
-        x >>= 4
-    if x & 0x3 == 0:
-        b += 2
-        x >>= 2
-    if x & 0x1 == 0:
-        b += 1
-    return b
+    """Place of the lowest set bit of a non-zero int64 (bit 63 included): one tzcnt instruction, where
+    halving took a dozen branches the predictor could not learn."""
+    return np.int64(trailing_zeros(x))
 
 
 @hot
