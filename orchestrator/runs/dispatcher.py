@@ -38,11 +38,11 @@ RETRY_S = 0.5
 # first one; the run's started_at_ms is taken from the worker when it really starts playing.
 SCRIPTED_JOBS_PER_WORKER = 2
 MODEL_WORKERS = 2
-# A deep queue of small scripted runs (a series) goes to the workers in chunks: one Ray call, one
+# A deep queue of a series' small scripted runs goes to the workers in chunks: one Ray call, one
 # reply and one store transaction for several runs, instead of one each (Ray's per-call handling on
 # both ends cost more than a 24-agent match). A chunk is bounded by its work, agents x ticks summed
 # (here eight 24-agent, 300-tick seasons), so a run queued behind it waits tens of milliseconds at
-# most; a bigger run goes alone. Paced runs (min_tick_ms) and model runs go one per call.
+# most; a bigger run goes alone. Paced runs (min_tick_ms), arena games and model runs go one per call.
 CHUNK_RUNS = 8
 CHUNK_AGENT_TICKS = CHUNK_RUNS * 24 * 300
 
@@ -213,14 +213,16 @@ class Dispatcher:
             with self.core.store.write() as c:
                 rows = lifecycle.claim(c, scripted, len(slots))
                 per_chunk = self._per_chunk(rows) if scripted else 1
-                if per_chunk > 1 and len(rows) == len(slots):  # more may wait: fill the chunks
-                    rows += lifecycle.claim(c, scripted, len(slots) * (per_chunk - 1))
+                series = tuple(sorted({r["batch_id"] for r in rows if r["batch_id"]}))
+                if per_chunk > 1 and len(rows) == len(slots) and series:  # more of these series may wait
+                    rows += lifecycle.claim(c, scripted, len(slots) * (per_chunk - 1), series)
             if rows:
                 self._hand_over(chunked(rows, len(slots)), slots)
 
     def _per_chunk(self, rows: list) -> int:
         """Runs per chunk for claimed rows like these: as many as fit CHUNK_AGENT_TICKS."""
-        if self.tick_ms > 0 or not rows:
+        # arena games cost their oracle's search, not agents x ticks, and vary too much to batch
+        if self.tick_ms > 0 or not rows or any(r["scenario_id"].startswith("arena:") for r in rows):
             return 1
         work = max(work_of(r) for r in rows)
         return max(1, min(CHUNK_RUNS, CHUNK_AGENT_TICKS // max(1, work)))

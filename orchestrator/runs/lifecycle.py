@@ -41,10 +41,13 @@ def error_json(message: str, code: str = "internal_error") -> str:
     return json.dumps({"error": code, "message": message})
 
 
-def claim(c: sqlite3.Connection, scripted: bool, limit: int) -> list[sqlite3.Row]:
-    """queued -> launching: the oldest `limit` queued runs of a kind, for free worker slots."""
+def claim(c: sqlite3.Connection, scripted: bool, limit: int, batch_ids: tuple = ()) -> list[sqlite3.Row]:
+    """queued -> launching: the oldest `limit` queued runs of a kind, for free worker slots; with
+    batch_ids, only runs of those series."""
+    within = f" AND batch_id IN ({','.join('?' * len(batch_ids))})" if batch_ids else ""
     rows = c.execute("UPDATE runs SET status = 'launching' WHERE id IN (SELECT id FROM runs WHERE status = 'queued' "
-                     "AND scripted = ? ORDER BY seq LIMIT ?) RETURNING *", (int(scripted), limit)).fetchall()
+                     f"AND scripted = ?{within} ORDER BY seq LIMIT ?) RETURNING *",
+                     (int(scripted), *batch_ids, limit)).fetchall()
     return sorted(rows, key=lambda r: r["seq"])
 
 

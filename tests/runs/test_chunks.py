@@ -14,8 +14,8 @@ from orchestrator.workers import MatchWorker
 from tests.runs.conftest import wait_terminal
 
 
-def _row(ticks: int, seats: int, anchors: int = 0) -> dict:
-    return {"effective": json.dumps({"season_ticks": ticks, "env": {"anchors": ["random"] * anchors}}),
+def _row(ticks: int, seats: int, anchors: int = 0, scenario: str = "svc:custom-base-v1") -> dict:
+    return {"scenario_id": scenario, "effective": json.dumps({"season_ticks": ticks, "env": {"anchors": ["random"] * anchors}}),
             "roster": json.dumps([{}] * seats)}
 
 
@@ -32,6 +32,7 @@ def test_a_chunk_is_bounded_by_agents_times_ticks():
     assert d._per_chunk([_row(300, 16, anchors=8)]) == dispatching.CHUNK_RUNS
     assert d._per_chunk([_row(300, 16, anchors=8), _row(300, 256)]) == 1  # the biggest claimed run decides
     assert d._per_chunk([_row(60, 2)]) == dispatching.CHUNK_RUNS
+    assert d._per_chunk([_row(60, 2, scenario="arena:chess")]) == 1  # games vary too much to batch
     d.tick_ms = 5.0  # paced for spectators: one run per call
     assert d._per_chunk([_row(60, 2)]) == 1
 
