@@ -12,7 +12,10 @@ from api.run_schemas import BatchOne, Cancelled, Estimate, Launched, RunList, Ru
 from orchestrator.runs import batches, service, transcript, usage
 from orchestrator.runs.body import RunBody
 
-# Runs routes are sync: launch and cancel wait on the write lock, cancel on the worker too.
+# Writes are sync (launch and cancel wait on the write lock, cancel on the worker too), and so are reads
+# that open archive files or compute summaries. Reading a run or a page of runs is one indexed SQLite
+# read: async, on the event loop, it skips FastAPI's two threadpool hops (the endpoint's, then the
+# return value's validation), measured 0.4-0.9 ms of a 2-4 ms poll, interleaved A/B.
 router = APIRouter(prefix="/api/v1")
 Reader = Annotated[Caller, Depends(caller(service.READ))]
 Writer = Annotated[Caller, Depends(caller(service.WRITE, write=True))]
@@ -57,14 +60,14 @@ LIST_PARAMS = {"parameters": [
 
 @router.get("/runs", responses=responses({200: RunList}), openapi_extra=LIST_PARAMS,
             summary="List runs, newest first")
-def list_runs(c: Reader, request: Request) -> dict:
+async def list_runs(c: Reader, request: Request) -> dict:
     q = request.query_params
     return service.list_runs(c.core, c.principal, status=q.get("status"), scenario_id=q.get("scenario_id"),
                              batch_id=q.get("batch_id"), limit=q.get("limit"), cursor=q.get("cursor"))
 
 
 @router.get("/runs/{id}", responses=responses({200: RunOne}), summary="A run and its results (null until archived)")
-def get_run(id: str, c: Reader) -> dict:
+async def get_run(id: str, c: Reader) -> dict:
     return service.get_run(c.core, c.principal, id)
 
 
