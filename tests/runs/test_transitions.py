@@ -58,3 +58,21 @@ def test_lost_runs_requeue_scripted_and_unstarted_fail_playing_model_runs(tmp_pa
         got = {r["id"]: lifecycle.lost(c, r, "gone") for r in lifecycle.in_world(c)}
     assert got == {a: "queued", b: "cancelled", m1: "failed", m2: "queued"}
     assert [_status(core, r) for r in (a, b, m1, m2)] == ["queued", "cancelled", "failed", "queued"]
+
+
+def test_a_claim_for_a_chunk_takes_only_the_runs_of_the_series_named(tmp_path):
+    from orchestrator.auth import authenticate
+    from orchestrator.runs import service
+    from tests.runs.conftest import local_body
+
+    core = _core(tmp_path)
+    principal = authenticate(core, account(core))
+    first = service.launch(core, principal, local_body(trials=3))["batch"]
+    single = service.launch(core, principal, local_body())["run"]["run_id"]
+    second = service.launch(core, principal, local_body(trials=2))["batch"]
+    with core.store.write() as c:
+        got = lifecycle.claim(c, True, 10, (second["batch_id"],))
+    assert [r["id"] for r in got] == second["run_ids"]  # oldest first, nothing of the others
+    assert {_status(core, r) for r in first["run_ids"] + [single]} == {"queued"}
+    with core.store.write() as c:
+        assert [r["id"] for r in lifecycle.claim(c, True, 10)] == first["run_ids"] + [single]
