@@ -3,7 +3,7 @@
 Scripted matches are CPU-bound: each of those workers holds one CPU and plays one job at a time,
 one worker per CPU of the cluster. Matches with model seats mostly wait on providers: their workers
 hold no CPU and play several jobs at once, one thread (and event loop) each. Actors are threaded so
-`cancel` and `ticks` are answered while `play` runs: the play loop checks the stop flag every tick
+`cancel` and `ticks` are answered while `play_many` runs: the play loop checks the stop flag every tick
 (model seats) or every stretch of ticks (scripted).
 """
 from __future__ import annotations

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 import sqlite3
 import threading
@@ -293,12 +292,12 @@ class Dispatcher:
                 continue
             except RayError as e:  # the call itself failed: its traceback goes to the log, run.error stays short
                 log.error("runs %s: the worker raised", ", ".join(run_ids), exc_info=e)
-                failed += [(run_id, f"the match could not be played: {cause(e)}") for run_id in run_ids]
+                failed += [(run_id, unplayable(cause(e))) for run_id in run_ids]
                 continue
             for o in played:
                 if "raised" in o:  # this run's match raised in the worker; the rest of its chunk stands
                     log.error("run %s: the worker raised\n%s", o["run_id"], o["traceback"])
-                    failed.append((o["run_id"], f"the match could not be played: {o['raised']}"))
+                    failed.append((o["run_id"], unplayable(o["raised"])))
                 else:
                     outcomes.append(o)
         if outcomes:
@@ -410,6 +409,11 @@ class Dispatcher:
 WORKER_LOST = "the worker playing this run stopped; the turns it played until then stay metered"
 SHUT_DOWN = "the service shut down while this run was playing; the turns it played stay metered"
 RESTARTED = "the service restarted while this run was playing; it was stopped, and the turns it played stay metered"
+
+
+def unplayable(why: str) -> str:
+    """run.error's message for a match its worker could not play."""
+    return f"the match could not be played: {why}"
 
 
 def work_of(row) -> int:

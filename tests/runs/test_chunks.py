@@ -71,3 +71,36 @@ def test_a_series_is_handed_over_in_chunks_and_every_run_reads_finished(srv, lab
         body = wait_terminal(lab, rid)
         assert body["run"]["status"] == "finished" and body["results"]["match_ticks"] == 60
     assert sum(sizes) == 24 and max(sizes) > 1  # fewer Ray calls than runs
+
+
+def test_a_run_whose_match_raises_fails_alone_and_its_series_finishes(tmp_path):
+    """End to end: the runs are queued first, one of them with a stored env its worker cannot build a
+    match from; a server that then starts plays the series in chunks."""
+    from orchestrator.auth import authenticate
+    from orchestrator.core import Core
+    from orchestrator.runs import service
+    from tests.runs.conftest import CONFIG, account, local_body, start
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(CONFIG)
+    core = Core.open(data)
+    token = account(core)
+    batch = service.launch(core, authenticate(core, token), local_body(trials=10))["batch"]
+    broken = batch["run_ids"][1]
+    with core.store.write() as c:
+        eff = json.loads(c.execute("SELECT effective FROM runs WHERE id = ?", (broken,)).fetchone()[0])
+        del eff["env"]["seed"]
+        c.execute("UPDATE runs SET effective = ? WHERE id = ?", (json.dumps(eff), broken))
+    s = start(data)
+    try:
+        with s.client(token) as c:
+            for rid in batch["run_ids"]:
+                body = wait_terminal(c, rid, timeout=120)
+                if rid == broken:
+                    assert body["run"]["status"] == "failed"
+                    assert body["run"]["error"]["message"] == "the match could not be played: KeyError: 'seed'"
+                else:
+                    assert body["run"]["status"] == "finished" and body["results"]["match_ticks"] == 60
+    finally:
+        s.stop()
