@@ -1,5 +1,7 @@
 """Arena runs through the run model: launched by the console's service functions (REST and MCP
 refuse arena ids), played on the real Ray workers, read through the same endpoints."""
+import secrets
+
 import pytest
 from bitbully import Board
 
@@ -75,7 +77,8 @@ def fake():
 
 
 def _model_token(srv, fake):
-    email = f"arena-{id(fake)}-{len(fake.bodies())}@example.com"
+    # the server (and its accounts) outlives each fake provider, whose id() Python may hand out again
+    email = f"arena-{secrets.token_hex(6)}@example.com"
     create_account(srv.core, email, plan="lab", verified=True)
     keys.set_key(srv.core, provider="router", key="k-router", email=email, base_url=fake.url + "/v1")
     token, _ = mint(srv.core, email, scopes=SCOPES)
@@ -167,7 +170,7 @@ def test_a_chess_game_is_graded_on_a_worker_and_its_page_serves_its_own_board(sr
 
 
 def test_every_model_move_is_metered_in_tokens_and_usd_at_the_keys_own_price(srv, fake):
-    email = f"arena-priced-{len(fake.bodies())}@example.com"
+    email = f"arena-priced-{secrets.token_hex(6)}@example.com"
     create_account(srv.core, email, plan="lab", verified=True)
     keys.set_key(srv.core, provider="openai-compatible", key="k-local", email=email, base_url=fake.url + "/v1",
                  usd_per_mtok_in=2.0, usd_per_mtok_out=10.0)
