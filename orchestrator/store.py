@@ -173,6 +173,11 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX runs_ledger ON runs(account_id, status, finished_at_ms, turns_settled, turns_reserved, launch_id);
     """,
+    # GET /runs?status=...: an account's runs of one state, newest first, without walking every
+    # other account's runs of that state (runs_status) to find its own
+    """
+    CREATE INDEX runs_account_status ON runs(account_id, status, seq);
+    """,
 ]
 
 

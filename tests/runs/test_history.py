@@ -1,11 +1,15 @@
-"""The ledger a launch reads inside its write transaction: what it counts, and that it reads an index
-rather than the account's whole run history (whose rows carry each run's results)."""
+"""Reads that must not slow down as runs pile up: the ledger a launch reads inside its write
+transaction (what it counts, and that an index answers it rather than the account's whole history,
+whose rows carry each run's results), and a page of one account's runs in one state."""
 from __future__ import annotations
 
 import json
 import time
 
-from orchestrator.runs import ledger
+from orchestrator.accounts import create_account
+from orchestrator.auth import SCOPES, mint, verify
+from orchestrator.core import Core
+from orchestrator.runs import ledger, service
 from orchestrator.store import Store
 
 
@@ -51,13 +55,39 @@ def test_the_ledger_reads_an_index_not_the_run_rows(tmp_path):
     reading each run's results on the way to finished_at_ms, for every run the account ever had."""
     store = _store(tmp_path)
     c = store.conn()
+    plans = _plans(c, lambda: (ledger.turns(c, "acc_1"), ledger.active_launches(c, "acc_1"),
+                               ledger.history(c, "acc_1")))
+    assert len(plans) == 4
+    for sql, plan in plans:
+        assert "USING COVERING INDEX" in plan and "SCAN runs" not in plan, (sql, plan)
+
+
+def _plans(c, call) -> list[tuple[str, str]]:
     sent: list[str] = []
     c.set_trace_callback(sent.append)
-    ledger.turns(c, "acc_1")
-    ledger.active_launches(c, "acc_1")
-    ledger.history(c, "acc_1")
-    c.set_trace_callback(None)
-    assert len(sent) == 4
-    for sql in sent:
-        plan = " ".join(r[3] for r in c.execute("EXPLAIN QUERY PLAN " + sql).fetchall())
-        assert "USING COVERING INDEX" in plan and "SCAN runs" not in plan, (sql, plan)
+    try:
+        call()
+    finally:
+        c.set_trace_callback(None)
+    return [(sql, " ".join(r[3] for r in c.execute("EXPLAIN QUERY PLAN " + sql).fetchall())) for sql in sent]
+
+
+def test_a_page_of_runs_in_one_state_reads_only_the_accounts_own(tmp_path):
+    """status=finished for an account with a handful of runs must not walk every other account's
+    finished runs (the global status index) to find them."""
+    core = Core.open(tmp_path / "d")
+    for email in ("mine@example.org", "other@example.org"):
+        create_account(core, email, plan="lab", verified=True)
+    ids = {r["email"]: r["id"] for r in core.store.all("SELECT id, email FROM accounts")}
+    with core.store.write() as c:
+        for k in range(30):
+            _run(c, k, "finished", 1, 10, 10, account=ids["other@example.org"])
+        for k in range(3):
+            _run(c, k, "finished", 1, 10, 10, account=ids["mine@example.org"])
+    token, _ = mint(core, "mine@example.org", scopes=SCOPES)
+    me = verify(core, token)
+    page = service.list_runs(core, me, status="finished", limit=2)
+    mine = ids["mine@example.org"]
+    assert [r["run_id"] for r in page["runs"]] == [f"run_{mine}_2", f"run_{mine}_1"] and page["next_cursor"]
+    plans = _plans(core.store.conn(), lambda: service.list_runs(core, me, status="finished", limit=2))
+    assert len(plans) == 1 and "(account_id=? AND status=?)" in plans[0][1], plans
