@@ -87,10 +87,10 @@ if _KernelCacheLocator not in caching.CacheImpl._locator_classes:
 
 # error_model="numpy": an integer division or modulo by a value known only at run time (randint's
 # `% n`, the raid divisor, the snapshot period) gets no zero check that raises. Each such check is an
-# exception exit, and every kernel that may raise returns a status its callers must test: inside
-# play_ticks those paths kept LLVM from folding the inlined policies and actions together. Dropping
-# them kept every golden log and made 24-agent seasons clearly faster (benchmarks/engine.py). No
-# divisor in a kernel can be zero: each is a constant, a rule number (engine/rules.py) or a count >= 1.
+# exception exit, and every kernel that may raise returns a status its callers must test. Dropping
+# them kept every golden log and made seasons 5-8% faster (median of a paired A/B of
+# benchmarks/engine.py's seasons, both builds at once on the two cores). No divisor in a kernel
+# can be zero: each is a constant, a rule number (engine/rules.py) or a count >= 1.
 hot = njit(cache=True, _nrt=False, error_model="numpy")
 # Numba-IR inlining for the few big kernels called once per action from play_ticks: a call that
 # passes the ten state tables by value costs more than the body of most actions. Inlining these
