@@ -65,8 +65,10 @@ def test_sixteen_seats_are_asked_at_once(fake):
 
     reports = run(with_client(go))
     assert not any(r.waits for r in reports)
-    # asked one after another, a tick would take 16 x 200 ms; at once it takes about one latency
-    assert max(r.elapsed_ms for r in reports[1:]) < 1000
+    # asked one after another, a tick would take 16 x 200 ms = 3.2 s; at once it takes about one
+    # latency plus the seats' own work, which a loaded CI machine stretched past 1 s once: the bound
+    # sits between the two, and the arrivals below show the 16 asks went out together
+    assert max(r.elapsed_ms for r in reports[1:]) < 2000
     arrivals = sorted(r["at"] for r in fake.requests[-16:])
     assert arrivals[-1] - arrivals[0] < 0.2
 
