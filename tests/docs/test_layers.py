@@ -79,3 +79,90 @@ def test_the_walk_sees_upward_and_lazy_imports(tmp_path):
     assert any("analytics/data.py:1" in v for v in found)
     assert any("orchestrator/cli.py:2" in v for v in found)
     assert any("orchestrator/store.py:1" in v for v in found)
+
+
+def _resolve(target: str, modules: set[str]) -> str | None:
+    """The house module an import names: `from a.b import c` is module a.b.c when that exists, else a.b."""
+    while target and target not in modules:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def _targets(path: Path, module: str) -> list[str]:
+    """What each import names, down to `from package import module` naming the module."""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else [])) \
+                if node.level else node.module or ""
+            found += [f"{base}.{a.name}" for a in node.names]
+    return found
+
+
+def circles(root: Path) -> list[list[str]]:
+    """Every set of house modules that import each other in a ring (imports inside functions count:
+    a lazy import only hides a circle from the interpreter, not from the reader). Package __init__
+    modules re-export their children, so an arrow into a package's own child is not a ring."""
+    paths = {_module(p, root): p for top in LAYERS for p in (root / top).rglob("*.py")}
+    modules = set(paths)
+    arrows = {m: set() for m in modules}
+    for m, p in paths.items():
+        for target in _targets(p, m):
+            t = _resolve(target, modules)
+            if t and t != m and not t.startswith(m + ".") and not m.startswith(t + "."):
+                arrows[m].add(t)
+    # Tarjan's strongly connected components, iteratively (the house is deep enough for recursion limits)
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for start in sorted(modules):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(arrows[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(arrows[w]))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    ring = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        ring.append(w)
+                        if w == v:
+                            break
+                    if len(ring) > 1:
+                        out.append(sorted(ring))
+    return out
+
+
+def test_no_module_imports_itself_through_others():
+    assert circles(ROOT) == []
+
+
+def test_the_walk_finds_lazy_circles(tmp_path):
+    for top in LAYERS:
+        (tmp_path / top).mkdir()
+        (tmp_path / top / "__init__.py").write_text("")
+    (tmp_path / "engine" / "a.py").write_text("from engine.b import x\n")
+    (tmp_path / "engine" / "b.py").write_text("def f():\n    from engine import c\n")
+    (tmp_path / "engine" / "c.py").write_text("import engine.a\n")
+    (tmp_path / "engine" / "d.py").write_text("from engine.a import y\n")
+    assert circles(tmp_path) == [["engine.a", "engine.b", "engine.c"]]
