@@ -1,5 +1,8 @@
 # Two entry points: `make serve` and `make test`. Each installs what it needs first.
 PY ?= python3
+# where `make serve` listens (a container passes HOST=0.0.0.0)
+HOST ?= 127.0.0.1
+PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -28,7 +31,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 serve: $(STAMP)
-	$(BIN)/studio serve
+	$(BIN)/studio serve --host $(HOST) --port $(PORT)
 
 simulate: $(STAMP)
 	$(BIN)/studio simulate --scenario svc:custom-base-v1
