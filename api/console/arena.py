@@ -2,9 +2,10 @@
 It calls the service's arena_estimate / arena_launch: the same admission as every run, arena ids allowed."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
 
-from api.console.routes import _estimate, _launch, _page, _session
+from api.console.pages import Console, ConsoleUser, estimate, launch
 from engine.arena import CHESS, CONNECT_FOUR
 from engine.arena.policies import CHESS_POLICIES, CONNECT_FOUR_POLICIES
 from orchestrator.runs import service as runs_service
@@ -39,22 +40,20 @@ def _body(form) -> dict:
     return body
 
 
-def _picker(request: Request, s, status: int = 200, **ctx):
-    return _page(request, "arena.html", s, status=status, games=_games(), **ctx)
+def _picker(user: Console, status: int = 200, **ctx) -> HTMLResponse:
+    return user.page("arena.html", status=status, games=_games(), **ctx)
 
 
 @router.get("/console/arena")
-async def arena_page(request: Request):
-    return _picker(request, _session(request))
+async def arena_page(user: ConsoleUser):
+    return _picker(user)
 
 
 @router.post("/console/arena/estimate")
-async def arena_estimate(request: Request):
-    return await _estimate(request, runs_service.arena_estimate, _body)
+async def arena_estimate(user: ConsoleUser):
+    return await estimate(user, runs_service.arena_estimate, _body)
 
 
 @router.post("/console/arena")
-async def arena_launch(request: Request):
-    return await _launch(request, runs_service.arena_launch, _body,
-                         lambda rq, s, core, status, message, form: _picker(rq, s, status=status, error=message,
-                                                                           form=form))
+async def arena_launch(user: ConsoleUser):
+    return await launch(user, runs_service.arena_launch, _body, _picker)

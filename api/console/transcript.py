@@ -2,10 +2,9 @@
 one page of turns at a time, through the same service function."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from api.console.routes import _core, _page, _session
-from orchestrator import console_auth
+from api.console.pages import ConsoleUser, error_page, refused
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.transcript import get_transcript
@@ -14,14 +13,11 @@ router = APIRouter(include_in_schema=False)
 
 
 @router.get("/console/runs/{run_id}/transcript")
-async def transcript_page(request: Request, run_id: str, seat: str | None = None, cursor: str | None = None):
-    s = _session(request)
-    core = _core(request)
-    p = console_auth.principal(core, s)
+async def transcript_page(user: ConsoleUser, run_id: str, seat: str | None = None, cursor: str | None = None):
     try:
-        run = runs_service.get_run(core, p, run_id)["run"]
-        got = get_transcript(core, p, run_id, seat=seat, cursor=cursor, limit="100")
+        run = runs_service.get_run(user.core, user.principal, run_id)["run"]
+        got = get_transcript(user.core, user.principal, run_id, seat=seat, cursor=cursor, limit="100")
     except DomainError as e:
-        return _page(request, "error.html", s, status=e.status, error=e.message)
-    return _page(request, "transcript.html", s, run=run, seat=None if seat is None else int(seat),
-                 turns=got["turns"], next_cursor=got["next_cursor"])
+        return refused(e, error_page, user)
+    return user.page("transcript.html", run=run, seat=None if seat is None else int(seat),
+                     turns=got["turns"], next_cursor=got["next_cursor"])

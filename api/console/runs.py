@@ -1,0 +1,174 @@
+"""Runs: the list, the builder (estimate, launch), a run's page with its live block over server-sent
+events, cancelling, and a series' page with its forest plot."""
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
+
+from api.console.pages import TEMPLATES, Console, ConsoleUser, error_page, estimate, launch, refused
+from orchestrator import listing, scenarios
+from orchestrator.errors import DomainError
+from orchestrator.runs import service as runs_service
+from orchestrator.runs.batches import get_batch
+
+router = APIRouter(include_in_schema=False)
+SEAT_ROWS = 2  # rows shown on a new builder; the person adds more up to the plan's seats
+_SEAT_FIELD = re.compile(r"seat(\d{1,3})_model")
+
+
+@router.get("/console/runs")
+async def runs_page(user: ConsoleUser):
+    runs = runs_service.list_runs(user.core, user.principal, limit="100")["runs"]
+    if user.request.headers.get("hx-request"):
+        return user.page("runs_rows.html", runs=runs)
+    return user.page("runs.html", runs=runs)
+
+
+# --- the builder: before /console/runs/{run_id}, as the first matching route wins ----------------
+
+def _seat_indexes(form) -> list[int]:
+    return sorted(int(m.group(1)) for m in map(_SEAT_FIELD.fullmatch, form.keys()) if m)
+
+
+def _scenario_choices(user: Console) -> list[dict]:
+    p = user.principal
+    own = scenarios.list_scenarios(user.core, p)
+    return [{"id": s["id"], "name": s.get("title", s["id"])} for s in listing.library_scenarios(p)["scenarios"]] + \
+        [{"id": s["id"], "name": s["name"]} for s in own.get("scenarios", [])]
+
+
+def _builder(user: Console, status: int = 200, form=None, **ctx) -> HTMLResponse:
+    rows = range(max(len(_seat_indexes(form)), 1)) if form else range(SEAT_ROWS)
+    return user.page("run_new.html", status=status, scenarios=_scenario_choices(user), seat_rows=rows,
+                     max_seats=user.principal.plan["seats_per_run"], form=form, **ctx)
+
+
+def _run_body(form) -> dict:
+    """The builder's fields -> the REST body; empty fields are left out so the service's defaults apply.
+    Numbers are passed on as typed when they parse, else as text so the service names the field."""
+    def num(text: str):
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                return float(text)
+            except ValueError:
+                return text
+    body: dict = {"scenario_id": form.get("scenario_id", "")}
+    for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd"):
+        value = (form.get(field) or "").strip()
+        if value:
+            body[field] = value if field in ("name", "seed_mode") else num(value)
+    roster = []
+    for k in _seat_indexes(form):
+        model = (form.get(f"seat{k}_model") or "").strip()
+        if not model:
+            continue
+        seat: dict = {"model": model}
+        for field in ("provider", "instructions", "format", "reasoning"):
+            value = (form.get(f"seat{k}_{field}") or "").strip()
+            if value:
+                seat[field] = value
+        temperature = (form.get(f"seat{k}_temperature") or "").strip()
+        if temperature:
+            seat["temperature"] = num(temperature)
+        skills = [x.strip() for x in (form.get(f"seat{k}_skills") or "").split(",") if x.strip()]
+        if skills:
+            seat["skills"] = skills
+        roster.append(seat)
+    body["roster"] = roster
+    return body
+
+
+@router.get("/console/runs/new")
+async def run_builder(user: ConsoleUser):
+    return _builder(user)
+
+
+@router.post("/console/runs/estimate")
+async def run_estimate(user: ConsoleUser):
+    return await estimate(user, runs_service.estimate, _run_body)
+
+
+@router.post("/console/runs/new")
+async def run_launch(user: ConsoleUser):
+    return await launch(user, runs_service.launch, _run_body, _builder)
+
+
+# --- one run -------------------------------------------------------------------------------------
+
+@router.get("/console/runs/{run_id}")
+async def run_page(user: ConsoleUser, run_id: str):
+    try:
+        got = runs_service.get_run(user.core, user.principal, run_id)
+    except DomainError as e:
+        return refused(e, error_page, user)
+    tpl = "run_live.html" if user.request.headers.get("hx-request") else "run.html"
+    return user.page(tpl, run=got["run"], results=got["results"])
+
+
+@router.get("/console/runs/{run_id}/events")
+async def run_events(user: ConsoleUser, run_id: str):
+    """Server-sent events: the run's live block each time its tick or status changes; the page polls
+    the same fragment when EventSource is not available."""
+    request, s = user.request, user.session
+    runs_service.get_run(user.core, user.principal, run_id)  # 404 before the stream opens
+
+    async def stream():
+        last = None
+        while not await request.is_disconnected():
+            got = runs_service.get_run(user.core, user.principal, run_id)
+            run = got["run"]
+            key = json.dumps(run, sort_keys=True, default=str)
+            if key != last:
+                last = key
+                html = TEMPLATES.get_template("run_live.html").render(run=run, results=got["results"], s=s)
+                tick = (run["live"] or {}).get("tick", 0)
+                data = "".join(f"data: {line}\n" for line in html.splitlines())
+                yield f"id: {tick}\nevent: run\n{data}\n"
+            if run["status"] in ("finished", "failed", "cancelled"):
+                return
+            await asyncio.sleep(0.5)
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.post("/console/runs/{run_id}/cancel")
+async def run_cancel(user: ConsoleUser, run_id: str):
+    await user.form()
+    try:
+        await asyncio.to_thread(runs_service.cancel, user.core, user.principal, run_id)
+    except DomainError as e:
+        return refused(e, error_page, user)
+    return RedirectResponse(f"/console/runs/{run_id}", status_code=303)
+
+
+# --- a series ------------------------------------------------------------------------------------
+
+@router.get("/console/batches/{batch_id}")
+async def batch_page(user: ConsoleUser, batch_id: str):
+    """A series: status, its runs, and each seat's mean fitness with its 95% interval, plotted by the
+    analytics package's own forest plot (SVG, inline)."""
+    try:
+        batch = get_batch(user.core, user.principal, batch_id)["batch"]
+    except DomainError as e:
+        return refused(e, error_page, user)
+    svg = None
+    summary = batch["summary"]
+    if summary and summary.get("seats"):
+        svg = await asyncio.to_thread(_forest_svg, summary)
+    return user.page("batch.html", batch=batch, svg=svg)
+
+
+def _forest_svg(summary: dict) -> str:
+    from analytics.figures import seat_forest  # matplotlib: loaded on the first series page, not at start
+    fig = seat_forest(summary)
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
