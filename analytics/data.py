@@ -5,7 +5,7 @@ for writing and takes no lock: it reads the
 archive's Parquet files, one per series (written to a temporary name and renamed, so never seen
 half-written), through an in-memory DuckDB connection. Views re-expand their glob on every query,
 so series compacted after opening show up without reopening. A series still playing has its
-matches landed one file each in Arrow IPC (analytics.layout); `events_df` reads those
+matches landed one file each in Arrow IPC (analytics.archive.layout); `events_df` reads those
 too, the views show a series once it has ended.
 
     data = open_data_dir("./studio-data")
@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from analytics.layout import EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, archive_dir, from_ipc
+from analytics.archive.format import from_ipc
+from analytics.archive.layout import COMPACT_GLOB, EVENTS_DIR, RUNS_DIR, SEATS_DIR, archive_dir, landed
 from engine.rubric import DIMENSIONS, STATS
 _INT_COLS = "tick agent a b c d e f g".split()
 
@@ -103,14 +104,14 @@ class DataDir:
         return archive_dir(self.path) / sub
 
     def _has_files(self, sub: str) -> bool:
-        return any(self._dir(sub).glob("*.parquet"))
+        return any(self._dir(sub).glob(COMPACT_GLOB))
 
     def refresh(self) -> None:
         """(Re)create the views; a directory without files gets an empty view of the known columns."""
         self._empty.clear()
         for view, (sub, columns) in VIEWS.items():
             if self._has_files(sub):
-                glob = _literal(str(self._dir(sub) / "*.parquet"))
+                glob = _literal(str(self._dir(sub) / COMPACT_GLOB))
                 pinned = _PINNED.get(view, {})
                 replace = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in pinned.items())
                 star = f"* REPLACE ({replace})" if replace else "*"
@@ -171,16 +172,16 @@ class DataDir:
         return self.query_arrow(*self._events_sql(match_id, kinds))
 
     def _events_sql(self, match_id: str, kinds):
-        landed = self._dir(EVENTS_DIR) / f"{match_id}{LANDING}" if self.path is not None else None
-        if landed is not None and landed.exists():  # a series still playing: its matches are not compacted yet
-            with landed.open("rb") as f:
+        landing = self._dir(EVENTS_DIR) / landed(match_id) if self.path is not None else None
+        if landing is not None and landing.exists():  # a series still playing: its matches are not compacted yet
+            with landing.open("rb") as f:
                 table = from_ipc(f.read())
             self.con.register("landed_events", table.replace_schema_metadata(None))
             source, params = "(SELECT *, row_number() OVER () AS file_row_number FROM landed_events)", []
         elif self.path is not None and "events" not in self._empty:
             # A series file holds many matches, one row group each: the match_id statistics let DuckDB
             # skip every other row group; file_row_number keeps the log's own order.
-            source = (f"(SELECT * FROM read_parquet({_literal(str(self._dir(EVENTS_DIR) / '*.parquet'))}, "
+            source = (f"(SELECT * FROM read_parquet({_literal(str(self._dir(EVENTS_DIR) / COMPACT_GLOB))}, "
                       "file_row_number = true, union_by_name = true) WHERE match_id = ?)")
             params = [match_id]
         else:
@@ -195,7 +196,7 @@ class DataDir:
         """The series files holding event logs, sorted; only those holding ``match_ids`` when given."""
         if self.path is None:
             raise ValueError("events files need a data dir, not a bare connection")
-        files = sorted(self._dir(EVENTS_DIR).glob("*.parquet"))
+        files = sorted(self._dir(EVENTS_DIR).glob(COMPACT_GLOB))
         if match_ids is None or not files:
             return files
         rows = duckdb.connect(":memory:").execute(

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 # The data it measures must be what today's code writes: the cached dir is keyed by the engine's
 # kernel sources and the archive's writers and layout, so a change to either generates anew (a dir
 # keyed by hand once kept measuring 2,000 per-match files after series were compacted into one).
-DATA_SOURCES = ("orchestrator/archive.py", "orchestrator/archive_store.py", "analytics/layout.py",
+DATA_SOURCES = ("analytics/archive/format.py", "analytics/archive/store.py", "analytics/archive/layout.py",
                 "orchestrator/sample.py", "orchestrator/playing.py")
 
 
@@ -85,7 +85,9 @@ def ensure_data(data_dir: str) -> dict:
         list(pool.map(_play_batch, [(data_dir, b) for b in range(N_BATCHES)]))
     import duckdb
 
-    glob = str(path / "archive" / "events" / "*.parquet")
+    from analytics.archive.layout import COMPACT_GLOB, EVENTS_DIR, archive_dir
+
+    glob = str(archive_dir(path) / EVENTS_DIR / COMPACT_GLOB)
     events, matches = duckdb.connect().execute(
         "SELECT count(*), count(DISTINCT match_id) FROM read_parquet(?)", [glob]).fetchone()
     info = {"events": int(events), "matches": int(matches), "batches": N_BATCHES,

@@ -30,6 +30,7 @@ def spread(values: list[float], digits: int = 2) -> dict:
 
 
 def timed_series(service, trials: int, ticks: int) -> tuple[float, set[str]]:
+    from analytics.archive.layout import EVENTS_DIR, series_file
     from tests.cluster.harness import series_body, wait_runs
 
     with service.client() as c:
@@ -38,7 +39,7 @@ def timed_series(service, trials: int, ticks: int) -> tuple[float, set[str]]:
         assert r.status_code == 201, r.text
         batch = r.json()["batch"]
         bodies = wait_runs(c, batch["run_ids"])
-        path = service.data_dir / "archive" / "events" / f"{batch['batch_id']}.parquet"
+        path = series_file(service.data_dir, EVENTS_DIR, batch["batch_id"])
         while not path.exists():
             time.sleep(0.01)
         wall = time.perf_counter() - t0

@@ -78,16 +78,18 @@ def _idle(c, batch_id: str) -> bool:
     return not any(any_in(s) for s in ("queued", "launching", "running"))
 
 
-def api_phase(c, trials: int, ticks: int, archive: Path) -> tuple[float, list[tuple]]:
+def api_phase(c, trials: int, ticks: int, data_dir: Path) -> tuple[float, list[tuple]]:
     """Launch to every result readable and the series compacted: the compaction runs off the request
     path, but on the same cores, so the phase that pays for it is the one that caused it."""
+    from analytics.archive.layout import EVENTS_DIR, series_file
+
     t0 = time.perf_counter()
     r = c.post("/api/v1/runs", json=body(trials, ticks))
     assert r.status_code == 201, r.text
     batch = r.json()["batch"]
     while not _idle(c, batch["batch_id"]):
         time.sleep(0.02)
-    while not (archive / "events" / f"{batch['batch_id']}.parquet").exists():
+    while not series_file(data_dir, EVENTS_DIR, batch["batch_id"]).exists():
         time.sleep(0.01)
     wall = time.perf_counter() - t0
     matches = []
@@ -173,17 +175,17 @@ def run(a, cores: list[int], tmp: Path) -> dict:
             est = c.post("/api/v1/runs/estimate", json=body(a.trials, a.ticks))
             assert est.status_code == 200, est.text
             promised = est.json()["batch"]["wall_clock_ms"]
-            first_s, matches = api_phase(c, a.trials, a.ticks, data_dir / "archive")
+            first_s, matches = api_phase(c, a.trials, a.ticks, data_dir)
             engine_phase(pool, matches)
             for rep in range(a.repeats):
                 if rep % 2 == 0:
-                    wall, matches = api_phase(c, a.trials, a.ticks, data_dir / "archive")
+                    wall, matches = api_phase(c, a.trials, a.ticks, data_dir)
                     api_s.append(wall)
                     alone_s.append(engine_phase(pool, matches))
                     order.append("api, engine")
                 else:
                     alone_s.append(engine_phase(pool, matches))
-                    wall, matches = api_phase(c, a.trials, a.ticks, data_dir / "archive")
+                    wall, matches = api_phase(c, a.trials, a.ticks, data_dir)
                     api_s.append(wall)
                     order.append("engine, api")
             overhead = [single_overhead(c, a.ticks) for _ in range(a.singles)]

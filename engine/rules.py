@@ -1,7 +1,7 @@
 """The world's rules as one table.
 
 Everything the kernels need is read from here (compiled once into numpy arrays by `rule_arrays`),
-and `rules_text()` renders the same numbers into the document every model seat reads as
+and engine/rules_doc.py renders the same numbers into the document every model seat reads as
 "the world's own rules". Change a number here and both move together.
 """
 from __future__ import annotations
@@ -138,11 +138,3 @@ def effect_text(item: str) -> str:
 def share_text(divisor: int) -> str:
     """A raid's share in words: 3 -> "a third"."""
     return {2: "half", 3: "a third", 4: "a quarter"}.get(int(divisor), f"1/{int(divisor)}")
-
-
-@lru_cache(maxsize=1)
-def rules_text() -> str:
-    """The rules document every model seat reads (engine/RULES.md), rendered from the tables."""
-    from engine.rules_doc import render  # the document also reads actions and the rubric, which import this
-
-    return render()

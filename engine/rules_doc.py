@@ -1,7 +1,8 @@
 """The rules document every model seat reads, rendered from the tables (rules.py, actions.py, rubric.py).
 
-engine/RULES.md is this text, committed so people can read it on the forge; a test fails when the
-file and the tables disagree. Regenerate it with:
+`rules_text()` is the text seats read, rendered once per process; engine/RULES.md is the same text,
+committed so people can read it on the forge; a test fails when the file and the tables disagree.
+Regenerate it with:
 
     python -m engine.rules_doc
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from functools import lru_cache
 from pathlib import Path
 
 from engine import rubric
@@ -98,6 +100,12 @@ partners, your offers honoured), competitiveness (your standing in the field, ra
 repelled), exploration (share of the map seen, relics found). Fitness is the blend
 {weights}; grades: {grades}. The rank orders the whole field, scripted bots included.
 """)
+
+
+@lru_cache(maxsize=1)
+def rules_text() -> str:
+    """The rules document every model seat reads (engine/RULES.md), rendered once from the tables."""
+    return render()
 
 
 def _wrap(text: str, width: int = 100) -> str:

@@ -12,8 +12,8 @@ import functools
 import json
 import time
 
+from analytics.archive import format as archive
 from engine.arena.play import Tools, play
-from orchestrator import archive
 from orchestrator.seats.providers import SeatFailed
 
 
@@ -24,7 +24,7 @@ def tools() -> Tools:
 
 
 def read_game(data_dir, match_id: str) -> dict | None:
-    from orchestrator.archive_store import Archive
+    from analytics.archive.store import Archive
 
     return Archive.of(data_dir).read_game(match_id)
 

@@ -4,7 +4,7 @@ Plain functions: no store, no Ray, no file. The worker calls `play_job`; it play
 in stretches when every seat is scripted, tick by tick when models play), scores the match from its
 finished event columns (the same columns the archive stores; the rubric never reads live state), and
 hands the event log and seat rows back as Arrow IPC bytes for the head to archive
-(orchestrator.archive_store). A worker on another node therefore needs no access to the data dir.
+(analytics.archive.store). A worker on another node therefore needs no access to the data dir.
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from analytics.archive import format as archive
 from engine import rubric
 from engine.match import AgentSpec
 from engine.scenario import build_match, local_policy
-from orchestrator import archive
 from orchestrator.seats.providers import SeatFailed
 
 log = logging.getLogger("studio.playing")

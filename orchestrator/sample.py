@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+from analytics.archive.store import Archive
 from engine.scenario import resolve_env
-from orchestrator.archive_store import Archive
 from orchestrator.playing import Job, play_job
 
 

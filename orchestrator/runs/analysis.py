@@ -14,9 +14,9 @@ from typing import Any
 
 import duckdb
 
+from analytics.archive.store import Archive
 from analytics.compare import BY, METRICS, compare_configs, leaderboard as bt_leaderboard
 from analytics.data import as_data
-from orchestrator.archive_store import Archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError

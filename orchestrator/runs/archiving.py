@@ -1,5 +1,5 @@
 """After runs end: the export of their final views to archive/runs/, and the compaction of their
-matches into one Parquet file per series (orchestrator.archive_store). A single run is exported and
+matches into one Parquet file per series (analytics.archive.store). A single run is exported and
 compacted as it ends (with whatever else ended meanwhile: one file); a series waits until none of its
 runs is left to play, then goes in one file of views (`runs/<batch id>.parquet`, rewritten whole if it
 is settled again) and one of matches. Per-run files would cost the service a Parquet write per run
@@ -14,7 +14,7 @@ import logging
 import queue
 import threading
 
-from orchestrator.archive_store import Archive
+from analytics.archive.store import Archive
 from orchestrator.runs.views import run_view
 
 log = logging.getLogger("studio.export")

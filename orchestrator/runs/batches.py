@@ -5,8 +5,8 @@ from collections import Counter
 
 import duckdb
 
+from analytics.archive.store import Archive
 from analytics.summary import batch_summary
-from orchestrator.archive_store import Archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError

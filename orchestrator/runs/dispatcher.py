@@ -20,8 +20,8 @@ import time
 import ray
 from ray.exceptions import RayActorError, RayError
 
+from analytics.archive.store import Archive
 from orchestrator import datadir
-from orchestrator.archive_store import Archive
 from orchestrator.core import Core
 from orchestrator.playing import Job
 from orchestrator.recorder import start_recorder

@@ -10,12 +10,12 @@ import json
 
 import numpy as np
 
+from analytics.archive.store import Archive
 from engine.actions import decode
 from engine.kernels.codes import (ACCEPT, ACTIONS, EVENT_KINDS, INVALID, MOVE, RAID, REASONS, RESOURCES, SNAPSHOT,
                                   SPAWN, STARVE, TERRAINS)
 from engine.observe import GLYPHS
 from engine.scenario import build_match
-from orchestrator.archive_store import Archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.playing import field_meta, seat_specs

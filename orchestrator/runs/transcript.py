@@ -1,6 +1,6 @@
 """A run's transcript: every model turn of its match, for the run's owner only (never a public page).
 
-The rows are archived beside the match's events when the match ends (orchestrator.archive); a run
+The rows are archived beside the match's events when the match ends (analytics.archive); a run
 still playing, or one whose seats are all scripted, has none yet.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from orchestrator.archive_store import Archive
+from analytics.archive.store import Archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError

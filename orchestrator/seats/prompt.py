@@ -1,7 +1,7 @@
 """What a model seat reads: the system prompt, its scaffold identity and each tick's observation.
 
 System prompt, in this order:
-1. engine.rules.rules_text(): the world's own rules, the document every seat reads;
+1. engine.rules_doc.rules_text(): the world's own rules, the document every seat reads;
 2. the scaffold's turn section ("## How to play your turn"): how to read the observation and how to
    answer (TURN_TEXT; one per format, fixed so providers can cache the whole prefix);
 3. when the seat carries skills or instructions, the heading "## Your operator's directions" and
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 
-from engine.rules import rules_text
+from engine.rules_doc import rules_text
 from orchestrator.seats.actions import JSON_REPLY_TEXT
 
 SCAFFOLD = "studio-seat-v1"

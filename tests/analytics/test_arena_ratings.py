@@ -1,7 +1,7 @@
 """Bradley-Terry ratings and paired comparisons read arena results like the world's."""
+from analytics.archive.store import Archive
 from analytics.compare import compare_seats, leaderboard
 from analytics.data import open_data_dir
-from orchestrator.archive_store import Archive
 from orchestrator.playing import Job, play_job
 
 

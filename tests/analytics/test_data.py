@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from analytics.archive.store import Archive
 from analytics.data import EVENTS_COLUMNS, RUNS_COLUMNS, SEATS_COLUMNS, as_data, open_data_dir
 from orchestrator.sample import local_seats, play_series
 from engine.events import COLUMNS
 from engine.kernels.codes import SNAPSHOT
-from orchestrator.archive_store import Archive
 from tests.analytics.conftest import SEEDS_A, SEEDS_B, direct_seats
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
+from analytics.archive.store import Archive
 from analytics.compare import leaderboard
 from analytics.figures import leaderboard_forest, seat_forest, seat_profile, trajectories, trajectory
 from analytics.summary import batch_summary
 from engine.kernels.codes import SNAPSHOT
-from orchestrator.archive_store import Archive
 from tests.analytics.conftest import direct_seats
 
 

@@ -3,14 +3,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import layout
+from analytics.archive import format as archive
+from analytics.archive.store import Archive
 from analytics.data import open_data_dir
 from orchestrator.sample import local_seats
 from analytics.scorecards import _tally_files, achievement_names, recompute_scorecards
 from engine.kernels.codes import FINAL
 from engine.scenario import resolve_env
-from orchestrator import archive
-from orchestrator.archive_store import Archive
 from orchestrator.playing import Job, play_job
 from tests.analytics.conftest import direct_seats
 
@@ -60,7 +59,7 @@ def test_scorecards_come_from_the_events_not_the_stored_rows(tmp_path):
     job = Job("r", "m_tampered", str(tmp_path), 60, dict(resolve_env({}), seed=3, spawn_seed=4),
               local_seats(["honest-trader", "random"]))
     o = play_job(job)
-    table = layout.from_ipc(o.events)
+    table = archive.from_ipc(o.events)
     cols, meta = archive.event_columns(table), archive.table_meta(table)
     final = np.flatnonzero((cols["kind"] == FINAL) & (cols["agent"] == 1))[0]  # seat 1's final row
     cols["v"] = cols["v"].copy()

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from engine import anchors, library, rules, skills
+from engine import anchors, library, rules, rules_doc, skills
 from engine.hashing import BASE_ID, content_hash
 
 
@@ -52,7 +52,7 @@ def test_six_builtin_skills_for_the_world():
 
 
 def test_rules_text_carries_the_table_numbers():
-    text = rules.rules_text()
+    text = rules_doc.rules_text()
     assert rules.RULES_VERSION in text
     for r, row in rules.RESOURCE_TABLE.items():
         assert f"| {r} | " in text and str(row["regen"]) in text

@@ -15,7 +15,7 @@ def test_rules_md_has_no_placeholders_left():
 
 
 def test_seats_read_the_same_text():
-    assert rules.rules_text() == rules_doc.render()
+    assert rules_doc.rules_text() == rules_doc.render()
 
 
 def test_every_number_comes_from_the_tables(monkeypatch):

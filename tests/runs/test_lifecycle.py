@@ -3,9 +3,9 @@
 import duckdb
 import pyarrow.parquet as pq
 
+from analytics.archive.store import Archive
 from analytics.stats import METHOD_NAMES, method_for
 from engine.hashing import content_hash
-from orchestrator.archive_store import Archive
 from tests.runs.conftest import local_body, wait_terminal
 
 

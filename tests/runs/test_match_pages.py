@@ -6,8 +6,8 @@ import httpx
 import numpy as np
 import pytest
 
+from analytics.archive.store import Archive
 from engine.kernels.codes import ACCEPT, RAID, STARVE
-from orchestrator.archive_store import Archive
 from tests.runs.conftest import account, local_body, wait_terminal
 
 LONG = "a seat with a name long enough to be cut"

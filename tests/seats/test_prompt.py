@@ -1,7 +1,7 @@
 """System prompt composition, scaffold identity and the observation text."""
 import json
 
-from engine.rules import rules_text
+from engine.rules_doc import rules_text
 from orchestrator.seats import compose_directions, play_tick, render_observation, scaffold, system_prompt
 from orchestrator.seats.prompt import DIRECTIONS_HEADING
 from tests.seats.conftest import external_match, players_for, run, with_client

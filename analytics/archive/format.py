@@ -1,8 +1,8 @@
 """The archive's formats: a match's event log and seat rows as Arrow tables, the cheap Arrow IPC
-(LZ4) bytes a worker hands back, and the Parquet files a series is compacted into.
+(LZ4) bytes a worker hands back and how they are read, and the Parquet files a series is compacted into.
 
-Where the files live (the data dir, or any pyarrow/fsspec filesystem) is orchestrator.archive_store's
-concern, their layout and the IPC reader analytics.layout's; this module never touches a filesystem.
+Where the files live is analytics.archive.layout's concern (their names) and analytics.archive.store's
+(the data dir, or any pyarrow/fsspec filesystem); this module never touches a filesystem.
 """
 from __future__ import annotations
 
@@ -53,6 +53,11 @@ def to_ipc(table: pa.Table, compress: bool = True) -> bytes:
     with pa.ipc.new_file(sink, table.schema, options=_IPC[compress]) as w:
         w.write_table(table)
     return sink.getvalue().to_pybytes()
+
+
+def from_ipc(source) -> pa.Table:
+    """A table from Arrow IPC file bytes or an open file."""
+    return pa.ipc.open_file(pa.BufferReader(source) if isinstance(source, (bytes, pa.Buffer)) else source).read_all()
 
 
 def table_meta(table: pa.Table | pa.Schema) -> dict:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from analytics import layout
+from analytics.archive import format as archive, layout
+from analytics.archive.store import Archive, archive_uri
 from engine.scenario import resolve_env
-from orchestrator import archive
-from orchestrator.archive_store import Archive, archive_uri
 from orchestrator.playing import Job, play_job
 from orchestrator.sample import local_seats
 
@@ -58,7 +57,7 @@ def test_scores_from_memory_equal_scores_from_the_landed_log(tmp_path):
     from orchestrator.playing import specs_from_meta
 
     o = played("m_score", seed=4)
-    table = layout.from_ipc(o.events)
+    table = archive.from_ipc(o.events)
     assert score(archive.event_columns(table, with_text=False), specs_from_meta(archive.table_meta(table))) \
         == o.results
 
@@ -71,5 +70,5 @@ def test_a_worker_on_the_heads_node_hands_back_its_log_uncompressed():
         return play_job(job).events
 
     here, away = hand_back("node_a"), hand_back("node_b")  # away: the bytes cross a network
-    assert layout.from_ipc(here).equals(layout.from_ipc(away))
+    assert archive.from_ipc(here).equals(archive.from_ipc(away))
     assert len(here) > 2 * len(away)

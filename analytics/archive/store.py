@@ -1,11 +1,10 @@
 """Where the archive lives and how a match gets there, written by the service (the head) alone.
 
 Workers never touch it: a worker hands back a match's events and seat rows as Arrow IPC bytes,
-and the head lands them as they came (`events/<match_id>.arrow`, `seats/<match_id>.arrow`: a file
-write, no re-encoding). When a series has no run left to play (or a single run ends) its landed
-matches are compacted into one Parquet file per series (`events/<key>.parquet`, `seats/<key>.parquet`,
-key = the batch id, or the match id of a single run), one row group per match with statistics on, and
-the landed files go. Analysts scan one file per series instead of thousands.
+and the head lands them as they came (a file write, no re-encoding). When a series has no run left
+to play (or a single run ends) its landed matches are compacted into one Parquet file per series,
+one row group per match with statistics on, and the landed files go. Analysts scan one file per
+series instead of thousands. The file names are analytics.archive.layout's.
 
 The location is the data dir's `archive/` by default, or any filesystem pyarrow reaches (S3-compatible
 stores, GCS, HDFS; anything fsspec reaches when fsspec is installed), named by `STUDIO_ARCHIVE_URI`
@@ -24,10 +23,10 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from orchestrator import archive
-ARENA_DIR = "arena"  # arena games: one graded log (JSON) per game
-
-from analytics.layout import COMPACT, EVENTS_DIR, LANDING, RUNS_DIR, SEATS_DIR, TRANSCRIPTS_DIR, archive_dir, from_ipc
+from analytics.archive.format import (SEAT_SCHEMA, event_columns, from_ipc, run_table, table_meta, transcript_rows,
+                                      write_parquet)
+from analytics.archive.layout import (ARENA_DIR, EVENTS_DIR, RUNS_DIR, SEATS_DIR, SUBDIRS, TRANSCRIPTS_DIR, archive_dir,
+                                      compacted, game, landed, landed_id)
 
 
 def archive_uri(data_dir: str | Path, config: dict | None = None) -> str:
@@ -52,7 +51,7 @@ class Archive:
     def __init__(self, uri: str):
         self.uri = uri
         self.fs, self.root = _filesystem(uri)
-        for sub in (EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR, ARENA_DIR):
+        for sub in SUBDIRS:
             self.fs.create_dir(self._path(sub), recursive=True)
 
     @classmethod
@@ -84,27 +83,27 @@ class Archive:
              game_json: bytes | None = None) -> None:
         """events_ipc is None for an arena game, whose graded log (game_json) is its whole record."""
         if transcript_ipc is not None:  # model turns stay one file per match: only their run's owner reads them
-            self._put(self._path(TRANSCRIPTS_DIR, match_id + LANDING), transcript_ipc)
+            self._put(self._path(TRANSCRIPTS_DIR, landed(match_id)), transcript_ipc)
         if game_json is not None:
-            self._put(self._path(ARENA_DIR, match_id + ".json"), game_json)
+            self._put(self._path(ARENA_DIR, game(match_id)), game_json)
         if events_ipc is not None:
-            self._put(self._path(EVENTS_DIR, match_id + LANDING), events_ipc)
-        self._put(self._path(SEATS_DIR, match_id + LANDING), seats_ipc)
+            self._put(self._path(EVENTS_DIR, landed(match_id)), events_ipc)
+        self._put(self._path(SEATS_DIR, landed(match_id)), seats_ipc)
 
     def read_game(self, match_id: str) -> dict | None:
-        path = self._path(ARENA_DIR, match_id + ".json")
+        path = self._path(ARENA_DIR, game(match_id))
         if not self._exists(path):
             return None
         with self.fs.open_input_stream(path) as f:
             return json.loads(f.read())
 
     def read_transcript(self, match_id: str, **page) -> tuple[list[dict], bool]:
-        """A page of a match's model turns (archive.transcript_rows); nothing when it has none."""
+        """A page of a match's model turns (transcript_rows); nothing when it has none."""
         try:
             table = self._read_landed(TRANSCRIPTS_DIR, match_id)
         except (FileNotFoundError, OSError):
             return [], False
-        return archive.transcript_rows(table, **page)
+        return transcript_rows(table, **page)
 
     def remove_match(self, match_id: str) -> None:
         """Drop a landed match (a run that will be replayed, or that failed after landing)."""
@@ -112,49 +111,48 @@ class Archive:
 
     def _drop(self, match_id: str, subs: tuple) -> None:
         for sub in subs:
-            path = self._path(sub, match_id + LANDING)
+            path = self._path(sub, landed(match_id))
             if self._exists(path):
                 self.fs.delete_file(path)
 
     def landed(self) -> list[str]:
         """Match ids landed and not yet compacted."""
         sel = pafs.FileSelector(self._path(SEATS_DIR), allow_not_found=True)
-        return sorted(posixpath.basename(i.path)[:-len(LANDING)] for i in self.fs.get_file_info(sel)
-                      if i.path.endswith(LANDING))
+        return sorted(m for i in self.fs.get_file_info(sel) if (m := landed_id(posixpath.basename(i.path))))
 
     def _read_landed(self, sub: str, match_id: str) -> pa.Table:
-        with self.fs.open_input_file(self._path(sub, match_id + LANDING)) as f:
+        with self.fs.open_input_file(self._path(sub, landed(match_id))) as f:
             return from_ipc(f)
 
     # -- a series, compacted -----------------------------------------------------------------------
     def compact(self, key: str, match_ids: list[str]) -> None:
         """The landed matches of one series (or one single run) into one Parquet file per kind; the
         landed files go once both are in place. Matches already compacted or never landed are skipped."""
-        present = [m for m in match_ids if self._exists(self._path(SEATS_DIR, m + LANDING))]
+        present = [m for m in match_ids if self._exists(self._path(SEATS_DIR, landed(m)))]
         if not present:
             return
-        with_events = [m for m in present if self._exists(self._path(EVENTS_DIR, m + LANDING))]  # arena games have none
+        with_events = [m for m in present if self._exists(self._path(EVENTS_DIR, landed(m)))]  # arena games have none
         events = [self._read_landed(EVENTS_DIR, m) for m in with_events]
-        meta = {"matches": {m: archive.table_meta(t) for m, t in zip(with_events, events)}}
+        meta = {"matches": {m: table_meta(t) for m, t in zip(with_events, events)}}
         seats = pa.concat_tables([self._read_landed(SEATS_DIR, m) for m in present])
         # An earlier compaction of the same key (a series extended after a restart) is kept, not lost.
         for sub, tables in ((EVENTS_DIR, events), (SEATS_DIR, [seats])):
             if not tables:
                 continue
-            target = self._path(sub, key + COMPACT)
+            target = self._path(sub, compacted(key))
             if self._exists(target):
                 old = pq.read_table(target, filesystem=self.fs)
                 tables = [old.replace_schema_metadata(None)] + tables
                 if sub == EVENTS_DIR:
                     meta["matches"] = {**self._compact_meta(target).get("matches", {}), **meta["matches"]}
             tmp = f"{target}.{secrets.token_hex(4)}.tmp"
-            archive.write_parquet(tables, tmp, meta if sub == EVENTS_DIR else None, filesystem=self.fs)
+            write_parquet(tables, tmp, meta if sub == EVENTS_DIR else None, filesystem=self.fs)
             self.fs.move(tmp, target)
         for m in present:  # the transcript stays: it is read per match, by its run's owner
             self._drop(m, (EVENTS_DIR, SEATS_DIR))
 
     def _compact_meta(self, path: str) -> dict:
-        return archive.table_meta(pq.read_schema(path, filesystem=self.fs))
+        return table_meta(pq.read_schema(path, filesystem=self.fs))
 
     # -- reads -------------------------------------------------------------------------------------
     def events(self, match_id: str, key: str | None = None) -> pa.Table | None:
@@ -164,7 +162,7 @@ class Archive:
         except (FileNotFoundError, OSError):  # not landed, or compacted away a moment ago
             pass
         for k in dict.fromkeys(x for x in (key, match_id) if x):
-            path = self._path(EVENTS_DIR, k + COMPACT)
+            path = self._path(EVENTS_DIR, compacted(k))
             if self._exists(path):
                 table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "=", match_id)])
                 if table.num_rows:
@@ -177,28 +175,28 @@ class Archive:
         table = self.events(match_id, key)
         if table is None:
             return None, None
-        return archive.event_columns(table, with_text), archive.table_meta(table)
+        return event_columns(table, with_text), table_meta(table)
 
     def seats(self, matches: dict[str, str | None]) -> pa.Table:
         """Seat rows of the given matches (match id -> its series' key, or None for a single run)."""
         parts, by_key = [], {}
         for m, key in matches.items():
-            if self._exists(self._path(SEATS_DIR, m + LANDING)):
+            if self._exists(self._path(SEATS_DIR, landed(m))):
                 parts.append(self._read_landed(SEATS_DIR, m))
             else:
                 by_key.setdefault(key or m, []).append(m)
         for key, ids in by_key.items():
-            path = self._path(SEATS_DIR, key + COMPACT)
+            path = self._path(SEATS_DIR, compacted(key))
             if self._exists(path):
                 parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", ids)],
-                                           schema=archive.SEAT_SCHEMA))
-        parts = [p.cast(archive.SEAT_SCHEMA) for p in parts]
-        return pa.concat_tables(parts) if parts else archive.SEAT_SCHEMA.empty_table()
+                                           schema=SEAT_SCHEMA))
+        parts = [p.cast(SEAT_SCHEMA) for p in parts]
+        return pa.concat_tables(parts) if parts else SEAT_SCHEMA.empty_table()
 
     def write_runs(self, run_views: list[dict], name: str | None = None) -> str:
         """Ended runs' metadata, one row each, in `name` (else named after the first run)."""
-        path = self._path(RUNS_DIR, f"{name or run_views[0]['run_id']}{COMPACT}")
+        path = self._path(RUNS_DIR, compacted(name or run_views[0]["run_id"]))
         tmp = f"{path}.{secrets.token_hex(4)}.tmp"
-        pq.write_table(archive.run_table(run_views), tmp, filesystem=self.fs, compression="zstd")
+        pq.write_table(run_table(run_views), tmp, filesystem=self.fs, compression="zstd")
         self.fs.move(tmp, path)
         return path

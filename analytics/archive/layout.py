@@ -1,0 +1,49 @@
+"""Where the archive's files live: every directory name, file suffix and file name, defined here once.
+
+    archive/events/<match_id>.arrow        one match of a series still playing, as its worker sent it
+    archive/seats/<match_id>.arrow         its seat rows, likewise
+    archive/events/<key>.parquet           every match of a series (key = batch id) or of a single run
+    archive/seats/<key>.parquet            (key = match id), compacted once none of its runs is left to play
+    archive/runs/<key>.parquet             ended runs' views (key = batch id, or the first run's id)
+    archive/transcripts/<match_id>.arrow   every model turn of a match, for its run's owner only
+    archive/arena/<match_id>.json          an arena game's graded log, its whole record
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+ARCHIVE_DIR = "archive"  # under the data dir, unless the store is told another location
+EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR, ARENA_DIR = "events", "seats", "runs", "transcripts", "arena"
+SUBDIRS = (EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR, ARENA_DIR)
+LANDING, COMPACT, GAME = ".arrow", ".parquet", ".json"  # one match as the worker sent it; a whole series; a game log
+COMPACT_GLOB = "*" + COMPACT
+
+
+def archive_dir(data_dir) -> Path:
+    """The default archive location: <data dir>/archive (analytics.archive.store may be told another)."""
+    return Path(data_dir) / ARCHIVE_DIR
+
+
+def landed(match_id: str) -> str:
+    """The file name of one match as it landed (events, seats or transcript)."""
+    return match_id + LANDING
+
+
+def compacted(key: str) -> str:
+    """The file name of a series (or single run) compacted, or of ended runs' views."""
+    return key + COMPACT
+
+
+def game(match_id: str) -> str:
+    """The file name of an arena game's graded log."""
+    return match_id + GAME
+
+
+def landed_id(name: str) -> str | None:
+    """The match id of a landed file's name; None for any other file."""
+    return name[:-len(LANDING)] if name.endswith(LANDING) else None
+
+
+def series_file(data_dir, sub: str, key: str) -> Path:
+    """A compacted file under a data dir's default archive, e.g. series_file(d, EVENTS_DIR, batch_id)."""
+    return archive_dir(data_dir) / sub / compacted(key)
