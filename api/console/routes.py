@@ -19,6 +19,7 @@ from orchestrator import auth, console_auth, keys, outbox
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
 from orchestrator.runs import service as runs_service
+from orchestrator.runs.lifecycle import TERMINAL
 from orchestrator.runs.usage import usage as usage_of
 
 COOKIE = "studio_console"
@@ -272,7 +273,7 @@ async def run_events(request: Request, run_id: str):
                 tick = (run["live"] or {}).get("tick", 0)
                 data = "".join(f"data: {line}\n" for line in html.splitlines())
                 yield f"id: {tick}\nevent: run\n{data}\n"
-            if run["status"] in ("finished", "failed", "cancelled"):
+            if run["status"] in TERMINAL:
                 return
             await asyncio.sleep(0.5)
     return StreamingResponse(stream(), media_type="text/event-stream",

@@ -31,16 +31,16 @@ def test_illegal_transitions_are_logged_no_ops(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="studio.lifecycle")
     with core.store.write() as c:
         assert lifecycle.began(c, rid, 1) is False  # queued runs cannot start before they are claimed
-        assert lifecycle.fail(c, rid, "x") is False
+        assert lifecycle.fail(c, rid, "x", 1) is False
     assert _status(core, rid) == "queued" and "no transition to running from queued" in caplog.text
     with core.store.write() as c:
         assert [r["id"] for r in lifecycle.claim(c, True, 5)] == [rid]
         assert lifecycle.handed(c, rid, "m1") and lifecycle.began(c, rid, 5)
-        assert lifecycle.cancel_queued(c, rid) is False  # a running run is cancelled by its worker
+        assert lifecycle.cancel_queued(c, rid, 1) is False  # a running run is cancelled by its worker
         o = {"status": "finished", "stop_reason": "season_end", "results": None, "usage": [{"agent_turns": 3}],
              "spend_usd": 0.0, "match_ticks": 3, "error": None, "match_id": "m1", "started_at_ms": None}
-        assert lifecycle.ended(c, rid, o, "[]")
-        assert lifecycle.ended(c, rid, o, "[]") is False  # a replayed write changes nothing twice
+        assert lifecycle.ended(c, rid, o, "[]", 1)
+        assert lifecycle.ended(c, rid, o, "[]", 1) is False  # a replayed write changes nothing twice
         assert lifecycle.requeue(c, rid) is False
     row = core.store.one("SELECT * FROM runs WHERE id = ?", (rid,))
     assert row["status"] == "finished" and row["started_at_ms"] == 5 and row["turns_settled"] == 3
@@ -55,7 +55,7 @@ def test_lost_runs_requeue_scripted_and_unstarted_fail_playing_model_runs(tmp_pa
         for r in (a, m1):
             lifecycle.began(c, r, 1)
         lifecycle.ask_cancel(c, b)
-        got = {r["id"]: lifecycle.lost(c, r, "gone") for r in lifecycle.in_world(c)}
+        got = {r["id"]: lifecycle.lost(c, r, "gone", 1) for r in lifecycle.in_world(c)}
     assert got == {a: "queued", b: "cancelled", m1: "failed", m2: "queued"}
     assert [_status(core, r) for r in (a, b, m1, m2)] == ["queued", "cancelled", "failed", "queued"]
 
