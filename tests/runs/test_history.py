@@ -53,7 +53,8 @@ def test_the_ledger_reads_an_index_not_the_run_rows(tmp_path):
     reading each run's results on the way to finished_at_ms, for every run the account ever had."""
     core, mine, _ = _core(tmp_path)
     c = core.store.conn()
-    plans = _plans(c, lambda: (ledger.turns(c, mine, core.clock.now_ms()), ledger.active_launches(c, mine), ledger.history(c, mine)))
+    now = core.clock.now_ms()
+    plans = _plans(c, lambda: (ledger.turns(c, mine, now), ledger.active_launches(c, mine), ledger.history(c, mine)))
     assert len(plans) == 4
     for sql, plan in plans:
         assert "USING COVERING INDEX" in plan and "SCAN runs" not in plan, (sql, plan)
