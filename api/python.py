@@ -27,7 +27,7 @@ from api.mcp.tools import BY_NAME, invoke
 from orchestrator import auth
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.ledger import TERMINAL
+from orchestrator.runs.lifecycle import TERMINAL
 
 
 class DataDirBusy(RuntimeError):

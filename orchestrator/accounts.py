@@ -8,7 +8,6 @@ from orchestrator.core import Core
 from orchestrator.errors import AdminError
 from orchestrator.ids import new_id
 from orchestrator.plans import PLAN_IDS
-from orchestrator.store import now_ms
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 _HANDLE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
@@ -48,7 +47,7 @@ def create_account(core: Core, email: str, *, handle: str | None = None, plan: s
             raise AdminError(f"handle '{handle}' is taken; pass --handle")
         account_id = new_id("acc_")
         c.execute("INSERT INTO accounts (id, email, handle, plan, verified, frozen, created_at_ms) "
-                  "VALUES (?, ?, ?, ?, ?, 0, ?)", (account_id, email, handle, plan, int(verified), now_ms()))
+                  "VALUES (?, ?, ?, ?, ?, 0, ?)", (account_id, email, handle, plan, int(verified), core.clock.now_ms()))
         row = c.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
     return account_json(row)
 

@@ -19,7 +19,6 @@ from orchestrator.errors import AdminError, DomainError
 from orchestrator.ids import new_id
 from orchestrator.lastused import RESOLUTION_MS
 from orchestrator.outbox import deliver_pending, security_event
-from orchestrator.store import now_ms
 
 SCOPES = ("scenarios:read", "scenarios:write", "runs:read", "runs:write")
 DEFAULT_SCOPES = ("scenarios:read", "scenarios:write", "runs:read")
@@ -144,7 +143,7 @@ def mint(core: Core, email: str, *, name: str = "default", scopes: tuple[str, ..
     account = by_email(core, email)
     plan = core.plan(account["plan"])
     plaintext = "dsk_" + secrets.token_hex(32)
-    now = now_ms()
+    now = core.clock.now_ms()
     with core.store.write() as c:
         if _active_count(c, account["id"], now) >= plan["access_tokens"]:
             raise AdminError(f"the {plan['name']} plan allows {plan['access_tokens']} active "
@@ -160,10 +159,10 @@ def mint(core: Core, email: str, *, name: str = "default", scopes: tuple[str, ..
                                                     "scopes": list(scopes), "expires_at_ms": expires},
                        "New API token on your Scenario Studio account",
                        f"A token named '{name}' ({plaintext[:PREFIX_LEN]}...) with scopes {', '.join(scopes)} "
-                       "was created on your account. If this was not you, revoke it now.")
+                       "was created on your account. If this was not you, revoke it now.", at_ms=now)
         row = c.execute("SELECT * FROM tokens WHERE id = ?", (token_id,)).fetchone()
     deliver_pending(core)
-    return plaintext, token_json(row)
+    return plaintext, token_json(row, now)
 
 
 def revoke(core: Core, email: str, prefix: str) -> dict:
@@ -173,23 +172,24 @@ def revoke(core: Core, email: str, prefix: str) -> dict:
                         (account["id"], prefix)).fetchone()
         if row is None:
             raise AdminError(f"no active token with prefix {prefix} on {account['email']}")
-        c.execute("UPDATE tokens SET revoked_at_ms = ? WHERE id = ?", (now_ms(), row["id"]))
+        c.execute("UPDATE tokens SET revoked_at_ms = ? WHERE id = ?", (core.clock.now_ms(), row["id"]))
         security_event(c, account, "token_revoked", {"prefix": prefix, "name": row["name"]},
                        "API token revoked on your Scenario Studio account",
-                       f"The token named '{row['name']}' ({prefix}...) was revoked and no longer works.")
+                       f"The token named '{row['name']}' ({prefix}...) was revoked and no longer works.",
+                       at_ms=core.clock.now_ms())
         row = c.execute("SELECT * FROM tokens WHERE id = ?", (row["id"],)).fetchone()
     deliver_pending(core)
-    return token_json(row)
+    return token_json(row, core.clock.now_ms())
 
 
 def list_tokens(core: Core, email: str) -> list[dict]:
     account = by_email(core, email)
     rows = core.store.all("SELECT * FROM tokens WHERE account_id = ? ORDER BY created_at_ms, id", (account["id"],))
-    return [token_json(r) for r in rows]
+    now = core.clock.now_ms()
+    return [token_json(r, now) for r in rows]
 
 
-def token_json(row: sqlite3.Row) -> dict:
-    now = now_ms()
+def token_json(row: sqlite3.Row, now: int) -> dict:
     if row["revoked_at_ms"] is not None:
         status = "revoked"
     elif row["expires_at_ms"] is not None and row["expires_at_ms"] <= now:

@@ -1,6 +1,8 @@
-"""The core's clock: wall time for rate-limit windows, token expiry and last-used times.
+"""The service's clock: every reading of service time (created, updated, finished and expiry times,
+rate-limit windows, last use, this month's allowance) goes through the Core's one Clock.
 
-One object on the Core, so tests set the time instead of sleeping past a minute boundary.
+Tests give a Core a ManualClock and move it instead of sleeping past an expiry or a minute boundary.
+Workers stamp when they begin playing with their own wall clock: they hold no Core.
 """
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
 from orchestrator.outbox import security_event
 from orchestrator.ratelimit import _MinuteCounter
-from orchestrator.store import now_ms
 
 LINK_TTL_MS = 15 * 60_000
 # argon2id costs ~200 ms a guess here; a few tries a minute per address and per email is plenty for a person.
@@ -46,7 +45,7 @@ def login_link(core: Core, email: str, base_url: str = "http://127.0.0.1:8000") 
     secret = secrets.token_urlsafe(32)
     with core.store.write() as c:
         c.execute("INSERT INTO console_login_links (token_hash, account_id, expires_at_ms) VALUES (?, ?, ?)",
-                  (_sha(secret), account["id"], now_ms() + LINK_TTL_MS))
+                  (_sha(secret), account["id"], core.clock.now_ms() + LINK_TTL_MS))
     return f"{base_url.rstrip('/')}/console/login/link/{secret}"
 
 
@@ -57,12 +56,12 @@ def set_password(core: Core, email: str, password: str) -> None:
     with core.store.write() as c:
         c.execute("INSERT INTO console_passwords (account_id, password_hash, updated_at_ms) VALUES (?, ?, ?) "
                   "ON CONFLICT (account_id) DO UPDATE SET password_hash = excluded.password_hash, "
-                  "updated_at_ms = excluded.updated_at_ms", (account["id"], _hasher.hash(password), now_ms()))
+                  "updated_at_ms = excluded.updated_at_ms", (account["id"], _hasher.hash(password), core.clock.now_ms()))
 
 
 def _limit(core: Core, address: str, email: str | None) -> None:
     ceiling = int((core.config.get("limits") or {}).get("sign_in_per_minute", SIGN_IN_PER_MINUTE))
-    now = now_ms()
+    now = core.clock.now_ms()
     keys = [f"addr:{address}"] + ([f"email:{email}"] if email else [])
     for key in keys:
         if _sign_in_counter.add(key, now) > ceiling:
@@ -74,11 +73,11 @@ def _open_session(core: Core, account_id: str, how: str) -> str:
     sid = secrets.token_urlsafe(32)
     with core.store.write() as c:
         c.execute("INSERT INTO console_sessions (id_hash, account_id, csrf, created_at_ms) VALUES (?, ?, ?, ?)",
-                  (_sha(sid), account_id, secrets.token_urlsafe(32), now_ms()))
+                  (_sha(sid), account_id, secrets.token_urlsafe(32), core.clock.now_ms()))
         account = c.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
         security_event(c, account, "signed_in", {"how": how}, "New sign-in to your Scenario Studio console",
                        f"Someone signed in to the web console of {account['email']} by {how}. "
-                       "If this was not you, sign out everywhere and change your password.")
+                       "If this was not you, sign out everywhere and change your password.", at_ms=core.clock.now_ms())
     return sid
 
 
@@ -87,10 +86,10 @@ def redeem_link(core: Core, secret: str, address: str) -> str:
     _limit(core, address, None)
     with core.store.write() as c:
         row = c.execute("SELECT * FROM console_login_links WHERE token_hash = ?", (_sha(secret),)).fetchone()
-        if row is None or row["used_at_ms"] is not None or row["expires_at_ms"] <= now_ms():
+        if row is None or row["used_at_ms"] is not None or row["expires_at_ms"] <= core.clock.now_ms():
             raise DomainError("sign_in_failed", "this sign-in link is unknown, used or expired; ask for a new one "
                               "with `studio account login-link --email E`")
-        c.execute("UPDATE console_login_links SET used_at_ms = ? WHERE token_hash = ?", (now_ms(), row["token_hash"]))
+        c.execute("UPDATE console_login_links SET used_at_ms = ? WHERE token_hash = ?", (core.clock.now_ms(), row["token_hash"]))
     return _open_session(core, row["account_id"], "link")
 
 
@@ -123,9 +122,9 @@ def sign_out(core: Core, s: Session, everywhere: bool = False) -> None:
     with core.store.write() as c:
         if everywhere:
             c.execute("UPDATE console_sessions SET revoked_at_ms = ? WHERE account_id = ? AND revoked_at_ms IS NULL",
-                      (now_ms(), s.account_id))
+                      (core.clock.now_ms(), s.account_id))
         else:
-            c.execute("UPDATE console_sessions SET revoked_at_ms = ? WHERE id_hash = ?", (now_ms(), s.id_hash))
+            c.execute("UPDATE console_sessions SET revoked_at_ms = ? WHERE id_hash = ?", (core.clock.now_ms(), s.id_hash))
 
 
 def check_csrf(s: Session, sent: str | None) -> None:

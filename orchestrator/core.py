@@ -23,7 +23,7 @@ class Core:
     token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
     address_limiter: AddressLimiter = field(default_factory=AddressLimiter)
     dispatcher: object | None = None  # set while a Dispatcher plays runs for this data dir
-    clock: Clock = field(default_factory=Clock)  # rate-limit windows, expiry, last use: tests set it
+    clock: Clock = field(default_factory=Clock)  # every service-time reading; tests set it
     last_used: LastUsed | None = None
 
     def __post_init__(self) -> None:

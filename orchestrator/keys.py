@@ -16,7 +16,6 @@ from cryptography.fernet import Fernet
 from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError
-from orchestrator.store import now_ms
 
 PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6: keyed
 ROUTED = PROVIDERS + ("local",)  # every provider a seat may name; local plays scripted policies, no key
@@ -70,7 +69,7 @@ def set_key(core: Core, *, provider: str, key: str | None, email: str | None = N
     if price[0] is not None and not all(0 <= p < 10_000 for p in price):
         raise AdminError("--usd-per-mtok-in and --usd-per-mtok-out take USD per million tokens, 0 up to 10000")
     ciphertext = _fernet(core).encrypt(key.encode())
-    now = now_ms()
+    now = core.clock.now_ms()
     with core.store.write() as c:
         c.execute("INSERT INTO provider_keys (owner, provider, ciphertext, base_url, balance_usd, models, created_at_ms, "
                   "usd_per_mtok_in, usd_per_mtok_out) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, provider) "

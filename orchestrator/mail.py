@@ -18,7 +18,6 @@ import threading
 from email.message import EmailMessage
 
 from orchestrator.core import Core
-from orchestrator.store import now_ms
 
 BACKENDS = ("outbox", "smtp", "null")
 RETRY_BASE_MS = 30_000
@@ -69,7 +68,7 @@ def deliver_due(core: Core) -> int:
     if kind == "null":
         return 0
     max_attempts = int((core.config.get("mail") or {}).get("max_attempts", DEFAULT_MAX_ATTEMPTS))
-    now = now_ms()
+    now = core.clock.now_ms()
     due = core.store.all("SELECT * FROM email_outbox WHERE sent_at_ms IS NULL AND attempts < ? AND "
                          "(next_attempt_at_ms IS NULL OR next_attempt_at_ms <= ?) ORDER BY id", (max_attempts, now))
     sent = 0
@@ -84,11 +83,11 @@ def deliver_due(core: Core) -> int:
             # The notice stays readable in the outbox; the error says why it has not left yet.
             with core.store.write() as c:
                 c.execute("UPDATE email_outbox SET attempts = attempts + 1, send_error = ?, next_attempt_at_ms = ? "
-                          "WHERE id = ?", (str(e)[:500], now_ms() + RETRY_BASE_MS * 2 ** row["attempts"], row["id"]))
+                          "WHERE id = ?", (str(e)[:500], core.clock.now_ms() + RETRY_BASE_MS * 2 ** row["attempts"], row["id"]))
             continue
         with core.store.write() as c:
             c.execute("UPDATE email_outbox SET attempts = attempts + 1, sent_at_ms = ?, send_error = NULL "
-                      "WHERE id = ?", (now_ms(), row["id"]))
+                      "WHERE id = ?", (core.clock.now_ms(), row["id"]))
         sent += 1
     return sent
 

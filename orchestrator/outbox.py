@@ -11,17 +11,15 @@ import json
 import sqlite3
 
 from orchestrator.core import Core
-from orchestrator.store import now_ms
 
 
 def security_event(c: sqlite3.Connection, account: sqlite3.Row, kind: str, detail: dict,
-                   subject: str, body: str) -> None:
+                   subject: str, body: str, *, at_ms: int) -> None:
     """Record the event on the account and queue its email notice; call inside a write transaction."""
-    at = now_ms()
     c.execute("INSERT INTO security_events (account_id, kind, detail, at_ms) VALUES (?, ?, ?, ?)",
-              (account["id"], kind, json.dumps(detail, sort_keys=True), at))
+              (account["id"], kind, json.dumps(detail, sort_keys=True), at_ms))
     c.execute("INSERT INTO email_outbox (account_id, to_addr, subject, body, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-              (account["id"], account["email"], subject, body, at))
+              (account["id"], account["email"], subject, body, at_ms))
 
 
 def events(core: Core, account_id: str) -> list[dict]:

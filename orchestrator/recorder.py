@@ -17,6 +17,7 @@ import json
 import ray
 
 from orchestrator.core import Core
+from orchestrator.runs import lifecycle
 
 
 def credentials(core: Core, run_id: str) -> dict[int, dict]:
@@ -32,22 +33,10 @@ def credentials(core: Core, run_id: str) -> dict[int, dict]:
 
 
 def record(core: Core, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
-    """Write what a playing run has metered so far: seats maps index -> {usage, turns} (totals, not
-    deltas, so a repeated report changes nothing twice). Only a run still launching or running is
-    written: a report that arrives after the run ended never overwrites its settled record."""
+    """Write what a playing run has metered so far (lifecycle.metered): seats maps index -> {usage,
+    turns}, totals; only a run still launching or running is written."""
     with core.store.write() as c:
-        row = c.execute("SELECT roster FROM runs WHERE id = ? AND status IN ('launching', 'running')",
-                        (run_id,)).fetchone()
-        if row is None:
-            return False
-        roster = json.loads(row["roster"])
-        for i, s in seats.items():
-            roster[int(i)]["usage"] = s["usage"]
-            roster[int(i)]["turns"] = s["turns"]
-        spend = sum(s["usage"]["usd"] for s in roster)
-        c.execute("UPDATE runs SET roster = ?, spend_usd = ?, live_tick = MAX(COALESCE(live_tick, 0), ?) "
-                  "WHERE id = ?", (json.dumps(roster), spend, tick, run_id))
-    return True
+        return lifecycle.metered(c, run_id, tick, seats)
 
 
 class Recorder:

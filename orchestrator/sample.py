@@ -5,12 +5,12 @@ files (events, seats, runs) are the real archive format, not an imitation of it.
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Iterable
 
 from analytics.archive.store import Archive
 from engine.scenario import resolve_env
+from orchestrator.clock import Clock
 from orchestrator.playing import Job, play_job
 
 
@@ -23,13 +23,15 @@ def local_seats(policies: Iterable[str], names: Iterable[str] | None = None) -> 
 
 def play_series(data_dir: str | Path, batch_id: str, seats: list[dict], seeds: Iterable[int], *,
                 scenario_id: str = "base", season_ticks: int = 300, env: dict | None = None,
-                anchors: list[str] | None = None, spawn_offset: int = 1_000_000) -> list[str]:
+                anchors: list[str] | None = None, spawn_offset: int = 1_000_000,
+                clock: Clock | None = None) -> list[str]:
     """Play one match per seed with the same roster and archive it under ``data_dir``.
 
     Seeds are shared across series on purpose: two batches played on the same seeds are paired
     (same map, same spawns), which is what compare_configs and skill_uplift rely on. Returns the
     run ids in seed order.
     """
+    clock = clock or Clock()
     base = resolve_env(env)
     if anchors is not None:
         base["anchors"] = list(anchors)
@@ -40,7 +42,7 @@ def play_series(data_dir: str | Path, batch_id: str, seats: list[dict], seeds: I
         run_id = f"run_{batch_id}_{seed}"
         meta = {"batch_id": batch_id, "scenario_id": scenario_id, "scenario_hash": f"hash:{scenario_id}",
                 "config_hash": f"config:{batch_id}"}
-        started = int(time.time() * 1000)
+        started = clock.now_ms()
         outcome = play_job(Job(run_id, f"match_{batch_id}_{seed}", str(data_dir), season_ticks, run_env,
                                seats, meta))
         store.land(outcome.match_id, outcome.events, outcome.seats)  # as the service's head does
@@ -49,7 +51,7 @@ def play_series(data_dir: str | Path, batch_id: str, seats: list[dict], seeds: I
         # batch_id, created_at_ms, finished_at_ms) plus the seeds for readers who want them.
         store.write_runs([{
             "run_id": run_id, "status": outcome.status, "scenario_id": scenario_id, "batch_id": batch_id,
-            "created_at_ms": started, "finished_at_ms": int(time.time() * 1000),
+            "created_at_ms": started, "finished_at_ms": clock.now_ms(),
             "seed": int(seed), "spawn_seed": run_env["spawn_seed"], "roster": seats,
         }])
         run_ids.append(run_id)

@@ -17,7 +17,6 @@ from orchestrator.core import Core
 from orchestrator.envspec import HINTS as ENV_HINTS, Env
 from orchestrator.errors import DomainError
 from orchestrator.ids import new_id
-from orchestrator.store import now_ms
 from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 READ, WRITE = "scenarios:read", "scenarios:write"
@@ -114,7 +113,7 @@ def create(core: Core, principal: Principal, body: Any) -> tuple[bool, dict]:
             c.execute("INSERT INTO scenarios (id, account_id, name, description, season_ticks, env, hash, created_at_ms) "
                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                       (scenario_id, principal.account_id, defn["name"], defn["description"], defn["season_ticks"],
-                       json.dumps(defn["env"]), digest, now_ms()))
+                       json.dumps(defn["env"]), digest, core.clock.now_ms()))
             row = c.execute("SELECT * FROM scenarios WHERE id = ?", (scenario_id,)).fetchone()
     return created, {"ok": True, "created": created, "scenario": view(row), "receipt": receipt(principal, defn)}
 
@@ -150,7 +149,7 @@ def update(core: Core, principal: Principal, scenario_id: str, body: Any) -> dic
         c.execute("UPDATE scenarios SET name = ?, description = ?, season_ticks = ?, env = ?, hash = ?, "
                   "updated_at_ms = ? WHERE id = ?",
                   (defn["name"], defn["description"], defn["season_ticks"], json.dumps(defn["env"]),
-                   definition_hash(defn), now_ms(), scenario_id))
+                   definition_hash(defn), core.clock.now_ms(), scenario_id))
         row = c.execute("SELECT * FROM scenarios WHERE id = ?", (scenario_id,)).fetchone()
     return {"scenario": view(row)}
 

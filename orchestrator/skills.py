@@ -11,7 +11,6 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.ids import new_id
-from orchestrator.store import now_ms
 from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 READ, WRITE = "scenarios:read", "scenarios:write"
@@ -79,7 +78,7 @@ def create(core: Core, principal: Principal, body: Any) -> dict:
                               "and all are in use; delete one first")
         skill_id = new_id("usk_")
         c.execute("INSERT INTO skills (id, account_id, name, text, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                  (skill_id, principal.account_id, skill.name, skill.text, now_ms()))
+                  (skill_id, principal.account_id, skill.name, skill.text, core.clock.now_ms()))
         row = c.execute("SELECT * FROM skills WHERE id = ?", (skill_id,)).fetchone()
     return {"ok": True, "skill": view(row)}
 
@@ -91,7 +90,7 @@ def update(core: Core, principal: Principal, skill_id: str, body: Any) -> dict:
     with core.store.write() as c:
         row = _own(c, principal, skill_id)
         c.execute("UPDATE skills SET name = ?, text = ?, updated_at_ms = ? WHERE id = ?",
-                  (patch.get("name", row["name"]), patch.get("text", row["text"]), now_ms(), skill_id))
+                  (patch.get("name", row["name"]), patch.get("text", row["text"]), core.clock.now_ms(), skill_id))
         row = c.execute("SELECT * FROM skills WHERE id = ?", (skill_id,)).fetchone()
     return {"skill": view(row)}
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -179,10 +178,6 @@ MIGRATIONS: list[str] = [
     CREATE INDEX runs_account_status ON runs(account_id, status, seq);
     """,
 ]
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class Store:

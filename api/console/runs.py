@@ -14,6 +14,7 @@ from api.console.pages import TEMPLATES, Console, ConsoleUser, error_page, estim
 from orchestrator import listing, scenarios
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
+from orchestrator.runs.lifecycle import TERMINAL
 from orchestrator.runs.batches import get_batch
 
 router = APIRouter(include_in_schema=False)
@@ -131,7 +132,7 @@ async def run_events(user: ConsoleUser, run_id: str):
                 tick = (run["live"] or {}).get("tick", 0)
                 data = "".join(f"data: {line}\n" for line in html.splitlines())
                 yield f"id: {tick}\nevent: run\n{data}\n"
-            if run["status"] in ("finished", "failed", "cancelled"):
+            if run["status"] in TERMINAL:
                 return
             await asyncio.sleep(0.5)
     return StreamingResponse(stream(), media_type="text/event-stream",

@@ -11,6 +11,7 @@ from api.arena_html import arena_page
 from api.html import replay_html, report_html
 from api.openapi import responses
 from orchestrator.runs import arena_pages, pages
+from orchestrator.runs.lifecycle import ACTIVE
 
 router = APIRouter(prefix="/api/matches")
 
@@ -49,7 +50,6 @@ def log(id: str, request: Request) -> PlainTextResponse:
 
 
 LIVE_EVERY_S = 1.0
-_OPEN = ("queued", "launching", "running")
 
 
 @router.get("/{id}/live", responses={**responses({}), 200: {"description": "server-sent events", "content": {
@@ -68,7 +68,7 @@ async def live(id: str, request: Request) -> StreamingResponse:
             if (now["status"], now["tick"]) != last:
                 last = (now["status"], now["tick"])
                 yield f"id: {now['tick']}\nevent: progress\ndata: {json.dumps(now)}\n\n"
-            if now["status"] not in _OPEN or await request.is_disconnected():
+            if now["status"] not in ACTIVE or await request.is_disconnected():
                 return
             await asyncio.sleep(LIVE_EVERY_S)
     return StreamingResponse(stream(), media_type="text/event-stream",

@@ -20,8 +20,8 @@ from analytics.data import as_data
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.runs.lifecycle import SCORED
 
-ENDED = ("finished", "cancelled")  # a cancelled run's played ticks are archived and scored
 FORMATS = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}
 MAX_RESAMPLES = 2000
 
@@ -68,7 +68,7 @@ def _matches(core: Core, principal: Principal, **where: str) -> dict[str, str | 
     clauses = " AND ".join(f"{column} = ?" for column in where)  # column names are this module's own
     rows = core.store.all(f"SELECT match_id, batch_id FROM runs WHERE account_id = ? AND match_id IS NOT NULL "
                           f"AND status IN (?, ?){' AND ' + clauses if clauses else ''}",
-                          (principal.account_id, *ENDED, *where.values()))
+                          (principal.account_id, *SCORED, *where.values()))
     return {r["match_id"]: r["batch_id"] for r in rows}
 
 

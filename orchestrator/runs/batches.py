@@ -10,17 +10,7 @@ from analytics.summary import batch_summary
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-
-
-def _status(counts: Counter) -> str:
-    if counts["queued"] + counts["launching"] + counts["running"]:
-        return "running" if counts["launching"] + counts["running"] or sum(counts.values()) > counts["queued"] \
-            else "queued"
-    if counts["cancelled"] == sum(counts.values()):
-        return "cancelled"
-    if counts["failed"] == sum(counts.values()):
-        return "failed"
-    return "finished"
+from orchestrator.runs import lifecycle
 
 
 def summary_source(core: Core, match_ids: list[str], batch_id: str | None = None):
@@ -38,9 +28,9 @@ def get_batch(core: Core, principal: Principal, batch_id: str) -> dict:
         raise DomainError("unknown_run", f"no batch '{batch_id}' on this account; a series answers its batch_id "
                           "at launch")
     runs = core.store.all("SELECT id, status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (batch_id,))
-    done = [r["match_id"] for r in runs if r["match_id"] and r["status"] in ("finished", "cancelled")]
+    done = [r["match_id"] for r in runs if r["match_id"] and r["status"] in lifecycle.SCORED]
     counts = Counter(r["status"] for r in runs)
-    return {"batch": {"batch_id": batch_id, "status": _status(counts), "trials": b["trials"],
+    return {"batch": {"batch_id": batch_id, "status": lifecycle.series_status(counts), "trials": b["trials"],
                       "seed_mode": b["seed_mode"], "batch_seed": b["batch_seed"],
                       "run_ids": [r["id"] for r in runs], "counts": dict(counts),
                       "summary": batch_summary(summary_source(core, done, batch_id), batch_id)}}

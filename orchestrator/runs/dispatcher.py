@@ -63,6 +63,7 @@ class Dispatcher:
         self._pending: list = []      # store writes not yet landed, oldest first
         self._write_failing = False
         self._began: set = set()      # runs whose worker reported that it began playing them
+        self.ends = lifecycle.Ends()  # set as a run's end lands in the store (a cancel waits on it)
         self.live_frames: dict = {}   # run_id -> where its agents stand (playing.live_frame), while it plays
         self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
         self.archiver = Archiver(core, self.archive)
@@ -124,8 +125,8 @@ class Dispatcher:
                     ids = list(self.by_run)
                     models = [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE scripted = 0 AND id IN "
                                                          f"({','.join('?' * len(ids))})", ids).fetchall()]
-                    if models:
-                        self._lost(c, models, SHUT_DOWN)
+                    ended = self._lost(c, models, SHUT_DOWN) if models else []
+                self.ends.landed(ended)
         except sqlite3.Error:
             log.exception("settling the runs that were playing failed; the next start settles them")
         if self.recorder is not None:
@@ -185,6 +186,7 @@ class Dispatcher:
                 with self.core.store.write() as c:
                     ended = step(c)
                 if ended:  # exported once committed, so the export reads the final rows
+                    self.ends.landed(ended)
                     self.archiver.ended(ended)
             except sqlite3.Error as e:
                 if not self._write_failing:
@@ -335,33 +337,30 @@ class Dispatcher:
                     if turns is not None:
                         seat["turns"] = turns
                         seat["replied"] = turns["answered"] > 0
-                lifecycle.ended(c, o["run_id"], o, json.dumps(roster))
+                lifecycle.ended(c, o["run_id"], o, json.dumps(roster), self.core.clock.now_ms())
             return ids
         self._write(step, f"record {len(ids)} results")
 
     def _failed(self, c, run_id: str, message: str) -> list[str]:
-        lifecycle.fail(c, run_id, message)
+        lifecycle.fail(c, run_id, message, self.core.clock.now_ms())
         return [run_id]
 
     def _lost(self, c, run_ids: list[str], why: str) -> list[str]:
         """Runs whose worker is gone: requeued, cancelled or failed (lifecycle.lost); whatever was landed
         for them before the store heard of it is dropped, so no reader counts a match no run owns."""
-        rows = c.execute(f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(run_ids))}) AND status IN "
-                         "('launching', 'running')", tuple(run_ids)).fetchall()
         ended = []
-        for row in rows:
+        for row in lifecycle.in_world(c, run_ids):
             if row["match_id"]:
                 self.archive.remove_match(row["match_id"])
-            if lifecycle.lost(c, row, why) != "queued":
+            if lifecycle.lost(c, row, why, self.core.clock.now_ms()) != "queued":
                 ended.append(row["id"])
         return ended  # the runs that ended: the caller exports them once committed
 
     def _progress(self) -> None:
         """Copy live ticks and starts from busy workers into the store, and pass on cancels asked for in
         another process (the admin CLI, a notebook on the same data dir)."""
-        for row in self.core.store.all("SELECT id FROM runs WHERE status IN ('launching', 'running') "
-                                       "AND cancel_requested = 1"):
-            self.request_cancel(row["id"])
+        for run_id in lifecycle.cancels_asked(self.core.store.conn()):
+            self.request_cancel(run_id)
         busy = {id(w): w for _, w in self.inflight.values()}  # one ticks() call per busy worker
         for w in busy.values():
             try:

@@ -5,15 +5,14 @@ Read inside the launch's write transaction, so concurrent launches see each othe
 from __future__ import annotations
 
 import sqlite3
-import time
 from datetime import datetime, timezone
 
 from orchestrator.runs.lifecycle import ACTIVE, TERMINAL
 RUN_HISTORY_DEFAULT = 100_000  # runs per account; the operator may change it in config.toml [limits]
 
 
-def month_start_ms(now_ms: int | None = None) -> int:
-    now = datetime.fromtimestamp((now_ms or time.time() * 1000) / 1000, tz=timezone.utc)
+def month_start_ms(now_ms: int) -> int:
+    now = datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc)
     return int(datetime(now.year, now.month, 1, tzinfo=timezone.utc).timestamp() * 1000)
 
 
@@ -22,9 +21,10 @@ def active_launches(c: sqlite3.Connection, account_id: str) -> int:
                      f"{ACTIVE}", (account_id,)).fetchone()[0]
 
 
-def turns(c: sqlite3.Connection, account_id: str) -> dict:
-    """Agent turns this month: settled by runs that ended this month, held by active runs."""
-    since = month_start_ms()
+def turns(c: sqlite3.Connection, account_id: str, now_ms: int) -> dict:
+    """Agent turns this month (the month of now_ms): settled by runs that ended this month, held by
+    active runs."""
+    since = month_start_ms(now_ms)
     used = c.execute("SELECT COALESCE(SUM(turns_settled), 0) FROM runs WHERE account_id = ? AND "
                      f"status IN {TERMINAL} AND finished_at_ms >= ?",
                      (account_id, since)).fetchone()[0]

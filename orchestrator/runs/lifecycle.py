@@ -1,19 +1,28 @@
-"""Every change of a run's status, as guarded transition functions.
+"""Every change of a run's status or live state: the transitions table and the functions that apply it.
 
-queued -> launching (claimed by the dispatcher) -> running (its worker began playing) ->
-finished | cancelled | failed; queued -> cancelled; launching | running -> queued (a replay).
-Each function names the states it leaves (`WHERE status IN (...)`) and runs inside the caller's
-write transaction. A run that is not in one of those states is left alone and the refused
-transition is logged: replaying a write after a failure, or a cancel racing a result, then
-changes nothing twice.
+TRANSITIONS names each transition with the statuses it leaves and the ones it may go to, as Prefect's
+orchestration rules do; each function below applies one (`WHERE status IN (<leaves>)`) inside the
+caller's write transaction. A run that is not in one of those states is left alone and the refused
+transition is logged: replaying a write after a failure, or a cancel racing a result, then changes
+nothing twice. docs/RUNS.md shows the table (`table()`), and tests/runs/test_transitions.py tries
+every transition from every status.
+
+The rules built on them live here too: what a cancel does in each status (`cancel`), what becomes of
+a run whose worker went away (`lost`), a series' status from its runs' (`series_status`), and the
+signal a caller waits on until a run's end is in the store (`Ends`).
 """
 from __future__ import annotations
 
 import json
 import logging
 import sqlite3
+import threading
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
 
-from orchestrator.store import now_ms
+from orchestrator.errors import DomainError
 
 log = logging.getLogger("studio.lifecycle")
 
@@ -21,18 +30,58 @@ ACTIVE = ("queued", "launching", "running")
 TERMINAL = ("finished", "failed", "cancelled")
 STATUSES = ACTIVE + TERMINAL
 IN_WORLD = ("launching", "running")  # handed to the dispatcher, not yet ended
+SCORED = ("finished", "cancelled")  # ended with a match: a cancelled run's played ticks are archived and scored
+
+
+@dataclass(frozen=True)
+class Transition:
+    name: str
+    leaves: tuple[str, ...]
+    to: tuple[str, ...] | None  # None: the status stays, only the run's live state changes
+    what: str
+
+
+TRANSITIONS = {t.name: t for t in (
+    Transition("claim", ("queued",), ("launching",),
+               "the dispatcher claims the oldest queued runs of a kind for free worker slots"),
+    Transition("handed", ("launching",), None,
+               "a worker holds the run (it may wait there behind another job); its match id is recorded"),
+    Transition("began", ("launching",), ("running",), "its worker began playing it: start time, live tick 0"),
+    Transition("tick", ("running",), None, "the tick its worker reached"),
+    Transition("metered", IN_WORLD, None,
+               "a model run's seat usage, turns and spend so far, written by the recorder every tick"),
+    Transition("ask_cancel", IN_WORLD, None, "a cancel: its worker stops at the next tick boundary"),
+    Transition("requeue", IN_WORLD, ("queued",),
+               "a replay: a scripted run whose worker went away, or a job that never started"),
+    Transition("ended", IN_WORLD, TERMINAL, "its worker's outcome, with what it played and metered"),
+    Transition("fail", IN_WORLD, ("failed",), "the match could not be played, or a model run lost its worker; "
+               "what the recorder metered stays"),
+    Transition("cancel_queued", ("queued",), ("cancelled",), "a cancel before any worker: nothing played"),
+    Transition("cancel_unplayed", IN_WORLD, ("cancelled",),
+               "a run asked to cancel whose worker went away before it archived anything"),
+)}
+
+
+def table() -> str:
+    """The transitions as the Markdown table docs/RUNS.md carries (a test keeps the two equal)."""
+    rows = [f"| `{t.name}` | {', '.join(t.leaves)} | {', '.join(t.to) if t.to else '(unchanged)'} | {t.what} |"
+            for t in TRANSITIONS.values()]
+    return "\n".join(["| transition | from | to | when |", "| --- | --- | --- | --- |", *rows])
 
 
 def _states(states: tuple[str, ...]) -> str:
     return "(" + ", ".join(f"'{s}'" for s in states) + ")"  # our constants, never a caller's text
 
 
-def _move(c: sqlite3.Connection, run_id: str, to: str, sets: str, params: tuple, leaves: tuple[str, ...]) -> bool:
-    row = c.execute(f"UPDATE runs SET {sets} WHERE id = ? AND status IN {_states(leaves)} RETURNING id",
+def _move(c: sqlite3.Connection, name: str, run_id: str, sets: str, params: tuple, quiet: bool = False) -> bool:
+    t = TRANSITIONS[name]
+    row = c.execute(f"UPDATE runs SET {sets} WHERE id = ? AND status IN {_states(t.leaves)} RETURNING id",
                     (*params, run_id)).fetchall()  # fetch all: the UPDATE completes before COMMIT
     if not row:
-        now = c.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
-        log.info("run %s: no transition to %s from %s", run_id, to, now[0] if now else "a missing run")
+        if not quiet:
+            now = c.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+            log.info("run %s: no transition to %s from %s", run_id, "/".join(t.to) if t.to else name,
+                     now[0] if now else "a missing run")
         return False
     return True
 
@@ -44,91 +93,180 @@ def error_json(message: str, code: str = "internal_error") -> str:
 def claim(c: sqlite3.Connection, scripted: bool, limit: int, batch_ids: tuple = ()) -> list[sqlite3.Row]:
     """queued -> launching: the oldest `limit` queued runs of a kind, for free worker slots; with
     batch_ids, only runs of those series."""
+    t = TRANSITIONS["claim"]
     within = f" AND batch_id IN ({','.join('?' * len(batch_ids))})" if batch_ids else ""
-    rows = c.execute("UPDATE runs SET status = 'launching' WHERE id IN (SELECT id FROM runs WHERE status = 'queued' "
+    rows = c.execute(f"UPDATE runs SET status = ? WHERE id IN (SELECT id FROM runs WHERE status IN {_states(t.leaves)} "
                      f"AND scripted = ?{within} ORDER BY seq LIMIT ?) RETURNING *",
-                     (int(scripted), *batch_ids, limit)).fetchall()
+                     (t.to[0], int(scripted), *batch_ids, limit)).fetchall()
     return sorted(rows, key=lambda r: r["seq"])
 
 
 def handed(c: sqlite3.Connection, run_id: str, match_id: str) -> bool:
     """A claimed run is with a worker (maybe waiting behind another job): it keeps `launching`."""
-    return _move(c, run_id, "launching", "match_id = ?", (match_id,), ("launching",))
+    return _move(c, "handed", run_id, "match_id = ?", (match_id,))
 
 
 def began(c: sqlite3.Connection, run_id: str, started_at_ms: int) -> bool:
     """launching -> running: its worker began playing it."""
-    return _move(c, run_id, "running", "status = 'running', started_at_ms = ?, live_tick = 0",
-                 (started_at_ms,), ("launching",))
+    return _move(c, "began", run_id, "status = 'running', started_at_ms = ?, live_tick = 0", (started_at_ms,))
 
 
-def tick(c: sqlite3.Connection, run_id: str, live_tick: int) -> None:
-    c.execute("UPDATE runs SET live_tick = ? WHERE id = ? AND status = 'running'", (live_tick, run_id))
+def tick(c: sqlite3.Connection, run_id: str, live_tick: int) -> bool:
+    return _move(c, "tick", run_id, "live_tick = ?", (live_tick,), quiet=True)
+
+
+def metered(c: sqlite3.Connection, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
+    """What a playing run has metered so far: seats maps index -> {usage, turns} (totals, not deltas,
+    so a repeated report changes nothing twice). A report that arrives after the run ended never
+    overwrites its settled record."""
+    row = c.execute(f"SELECT roster FROM runs WHERE id = ? AND status IN {_states(TRANSITIONS['metered'].leaves)}",
+                    (run_id,)).fetchone()
+    if row is None:
+        return False
+    roster = json.loads(row["roster"])
+    for i, s in seats.items():
+        roster[int(i)]["usage"] = s["usage"]
+        roster[int(i)]["turns"] = s["turns"]
+    spend = sum(s["usage"]["usd"] for s in roster)
+    return _move(c, "metered", run_id, "roster = ?, spend_usd = ?, live_tick = MAX(COALESCE(live_tick, 0), ?)",
+                 (json.dumps(roster), spend, tick), quiet=True)
+
+
+def ask_cancel(c: sqlite3.Connection, run_id: str) -> bool:
+    """A run with a worker stops at its next tick boundary; the worker's outcome ends it."""
+    return _move(c, "ask_cancel", run_id, "cancel_requested = 1", (), quiet=True)
 
 
 def requeue(c: sqlite3.Connection, run_id: str) -> bool:
     """launching | running -> queued: a replay of a scripted run, or a job that never started."""
-    return _move(c, run_id, "queued", "status = 'queued', match_id = NULL, started_at_ms = NULL, live_tick = NULL",
-                 (), IN_WORLD)
+    return _move(c, "requeue", run_id,
+                 "status = 'queued', match_id = NULL, started_at_ms = NULL, live_tick = NULL", ())
 
 
-def ended(c: sqlite3.Connection, run_id: str, o: dict, roster: str) -> bool:
+def ended(c: sqlite3.Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool:
     """launching | running -> finished | cancelled | failed, with what the worker played and metered."""
     settled = sum(u["agent_turns"] for u in o["usage"])
-    return _move(c, run_id, o["status"],
+    return _move(c, "ended", run_id,
                  "status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, turns_settled = ?, "
                  "live_tick = ?, finished_at_ms = ?, error = ?, match_id = ?, "
                  "started_at_ms = COALESCE(?, started_at_ms)",
                  (o["status"], o["stop_reason"], json.dumps(o["results"]) if o["results"] else None, roster,
-                  o["spend_usd"], settled, o["match_ticks"], now_ms(),
-                  json.dumps(o["error"]) if o["error"] else None, o["match_id"], o.get("started_at_ms")),
-                 IN_WORLD)
+                  o["spend_usd"], settled, o["match_ticks"], now_ms,
+                  json.dumps(o["error"]) if o["error"] else None, o["match_id"], o.get("started_at_ms")))
 
 
 # agent turns the recorder metered into the roster while the run played (0 for scripted runs)
 METERED_TURNS = "(SELECT COALESCE(SUM(json_extract(value, '$.usage.agent_turns')), 0) FROM json_each(runs.roster))"
 
 
-def fail(c: sqlite3.Connection, run_id: str, message: str) -> bool:
+def fail(c: sqlite3.Connection, run_id: str, message: str, now_ms: int) -> bool:
     """launching | running -> failed with what was metered as it played (model runs' usage and spend
-    are written every tick by orchestrator.recorder); nothing else is settled."""
-    return _move(c, run_id, "failed", "status = 'failed', stop_reason = 'failed', error = ?, "
-                 f"turns_settled = {METERED_TURNS}, finished_at_ms = ?", (error_json(message), now_ms()), IN_WORLD)
+    are written every tick by `metered`); nothing else is settled."""
+    return _move(c, "fail", run_id, "status = 'failed', stop_reason = 'failed', error = ?, "
+                 f"turns_settled = {METERED_TURNS}, finished_at_ms = ?", (error_json(message), now_ms))
 
 
-def cancel_queued(c: sqlite3.Connection, run_id: str) -> bool:
+def cancel_queued(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
     """queued -> cancelled, nothing played."""
-    return _move(c, run_id, "cancelled", "status = 'cancelled', stop_reason = 'cancelled', turns_settled = 0, "
-                 "finished_at_ms = ?", (now_ms(),), ("queued",))
+    return _move(c, "cancel_queued", run_id, "status = 'cancelled', stop_reason = 'cancelled', turns_settled = 0, "
+                 "finished_at_ms = ?", (now_ms,))
 
 
-def cancel_unplayed(c: sqlite3.Connection, run_id: str) -> bool:
+def cancel_unplayed(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
     """launching | running -> cancelled for a run whose worker is gone before it archived anything."""
-    return _move(c, run_id, "cancelled", "status = 'cancelled', stop_reason = 'cancelled', "
-                 f"turns_settled = {METERED_TURNS}, match_id = NULL, live_tick = NULL, finished_at_ms = ?",
-                 (now_ms(),), IN_WORLD)
+    return _move(c, "cancel_unplayed", run_id, "status = 'cancelled', stop_reason = 'cancelled', "
+                 f"turns_settled = {METERED_TURNS}, match_id = NULL, live_tick = NULL, finished_at_ms = ?", (now_ms,))
 
 
-def ask_cancel(c: sqlite3.Connection, run_id: str) -> bool:
-    """A run with a worker stops at its next tick boundary; the worker's outcome ends it."""
-    return c.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ? AND status IN " + _states(IN_WORLD),
-                     (run_id,)).rowcount == 1
-
-
-def lost(c: sqlite3.Connection, row: sqlite3.Row, why: str) -> str:
+def lost(c: sqlite3.Connection, row: sqlite3.Row, why: str, now_ms: int) -> str:
     """A run whose worker (or whole service) went away: a cancelled one ends cancelled; a scripted one,
     or one whose worker never began it, is queued again (a replay costs nothing and plays the same
     match); a model run that was playing fails, since its paid turns cannot be replayed. Returns the
     status it went to."""
     if row["cancel_requested"]:
-        cancel_unplayed(c, row["id"])
+        cancel_unplayed(c, row["id"], now_ms)
         return "cancelled"
     if row["scripted"] or row["status"] == "launching":
         requeue(c, row["id"])
         return "queued"
-    fail(c, row["id"], why)
+    fail(c, row["id"], why, now_ms)
     return "failed"
 
 
-def in_world(c: sqlite3.Connection) -> list[sqlite3.Row]:
-    return c.execute(f"SELECT * FROM runs WHERE status IN {_states(IN_WORLD)} ORDER BY seq").fetchall()
+def cancel(c: sqlite3.Connection, run_id: str, now_ms: int) -> str:
+    """What a cancel does, by the run's status: queued, cancelled at once; launching before a worker
+    holds it (no match yet), refused with run_launching, as the dispatcher is handing it over; with a
+    worker (waiting in it or running), asked to stop at its next tick boundary; ended, nothing.
+    Returns the status the run was in."""
+    row = c.execute("SELECT status, match_id FROM runs WHERE id = ?", (run_id,)).fetchone()
+    status = row["status"]
+    if status == "queued":
+        cancel_queued(c, run_id, now_ms)
+    elif status == "launching" and row["match_id"] is None:
+        raise DomainError("run_launching", "the run is being handed to the world; retry the cancel in a few seconds")
+    elif status in IN_WORLD:
+        ask_cancel(c, run_id)
+    return status
+
+
+def stopped_by_cancel(row: sqlite3.Row) -> bool:
+    """After a cancel: the run ended cancelled, or is still stopping; one that ended by itself meanwhile
+    was not cancelled."""
+    return row["stop_reason"] == "cancelled" or bool(row["status"] in IN_WORLD and row["cancel_requested"])
+
+
+def in_world(c: sqlite3.Connection, run_ids: list[str] | None = None) -> list[sqlite3.Row]:
+    """Runs launching or running (of these ids, when given), oldest first."""
+    within = f" AND id IN ({','.join('?' * len(run_ids))})" if run_ids is not None else ""
+    return c.execute(f"SELECT * FROM runs WHERE status IN {_states(IN_WORLD)}{within} ORDER BY seq",
+                     tuple(run_ids or ())).fetchall()
+
+
+def cancels_asked(c: sqlite3.Connection) -> list[str]:
+    """Runs with a worker that were asked to cancel (maybe by another process on the data dir)."""
+    return [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE status IN {_states(IN_WORLD)} "
+                                       "AND cancel_requested = 1").fetchall()]
+
+
+def series_status(counts: Counter) -> str:
+    """A series' status from its runs' counts: queued until one of them has left the queue, running
+    while any is still to play, then cancelled or failed if every run did, else finished."""
+    total = sum(counts.values())
+    if any(counts[s] for s in ACTIVE):
+        return "running" if total > counts["queued"] else "queued"
+    for status in ("cancelled", "failed"):
+        if counts[status] == total:
+            return status
+    return "finished"
+
+
+class Ends:
+    """Signals for callers waiting until a run's end is committed to the store (a cancel waiting for
+    the worker to stop): the dispatcher calls `landed` with the runs each of its writes ended."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: dict[str, list[threading.Event]] = {}
+
+    @contextmanager
+    def watch(self, run_id: str) -> Iterator[threading.Event]:
+        """An event set once the run's end lands; read the store after entering, so an end that landed
+        just before is not waited for."""
+        ended = threading.Event()
+        with self._lock:
+            self._waiting.setdefault(run_id, []).append(ended)
+        try:
+            yield ended
+        finally:
+            with self._lock:
+                left = [e for e in self._waiting.get(run_id, ()) if e is not ended]
+                if left:
+                    self._waiting[run_id] = left
+                else:
+                    self._waiting.pop(run_id, None)
+
+    def landed(self, run_ids) -> None:
+        with self._lock:
+            for run_id in run_ids:
+                for ended in self._waiting.get(run_id, ()):
+                    ended.set()

@@ -19,6 +19,7 @@ from engine.scenario import build_match
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.playing import field_meta, seat_specs
+from orchestrator.runs.lifecycle import IN_WORLD
 from orchestrator.seats.prompt import skills_record
 
 
@@ -194,7 +195,7 @@ def replay_frames(core: Core, match_id: str) -> dict:
     row = _row(core, match_id)
     eff = json.loads(row["effective"])
     cols, meta = _events(core, match_id)
-    playing = cols is None and row["status"] in ("launching", "running")
+    playing = cols is None and row["status"] in IN_WORLD
     if cols is None and not playing:
         return {"match_id": match_id, "status": row["status"], "terrain": [], "agents": [], "frames": [],
                 "events": [], "links": links(match_id)}

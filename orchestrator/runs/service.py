@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from typing import Any
 
 from analytics.stats import method_for, precision_half_width
@@ -15,7 +14,6 @@ from orchestrator.ids import new_id
 from orchestrator.runs import archiving, ledger, lifecycle
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
-from orchestrator.store import now_ms
 
 READ, WRITE = "runs:read", "runs:write"
 
@@ -39,7 +37,7 @@ def _precision(trials: int) -> dict:
             "method": method_for("fitness_index", trials) if trials > 1 else None}
 
 
-def _check_room(c, principal: Principal, adm: Admission, history_limit: int) -> dict:
+def _check_room(c, principal: Principal, adm: Admission, history_limit: int, now_ms: int) -> dict:
     """The checks that depend on the account's other runs; raises the launch's code."""
     plan = principal.plan
     if ledger.history(c, principal.account_id) + adm.trials > history_limit:
@@ -49,7 +47,7 @@ def _check_room(c, principal: Principal, adm: Admission, history_limit: int) -> 
     if queued >= plan["queued_runs"]:
         raise DomainError("too_many_runs", f"{queued} launches are queued or running; the {plan['name']} plan allows "
                           f"{plan['queued_runs']} at once. Wait for one to finish or cancel one")
-    t = ledger.turns(c, principal.account_id)
+    t = ledger.turns(c, principal.account_id, now_ms)
     left = ledger.remaining(plan, t)
     if left is not None and adm.agent_turns > left:
         raise DomainError("plan_quota", f"this launch needs {adm.agent_turns} agent turns (seats x ticks x trials); "
@@ -64,7 +62,7 @@ def _history_limit(core: Core) -> int:
 def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = False) -> dict:
     """console: the web console's caller (the arena game picker); REST and MCP leave it False."""
     adm = admit(core, principal, raw, launching=False, console=console)
-    room = _check_room(core.store.conn(), principal, adm, _history_limit(core))
+    room = _check_room(core.store.conn(), principal, adm, _history_limit(core), core.clock.now_ms())
     left = room["turns_left"]
     return {"ok": True, "batch": {
         "trials": adm.trials, "agent_turns": adm.agent_turns, "usd": adm.usd,
@@ -85,10 +83,10 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
     adm = admit(core, principal, raw, launching=True, console=console)
     batch_id = new_id("bat_") if adm.trials > 1 else None
     run_ids = [new_id("run_") for _ in range(adm.trials)]
-    now = now_ms()
+    now = core.clock.now_ms()
     per_run_turns = len(adm.seats) * adm.season_ticks
     with core.store.write() as c:
-        _check_room(c, principal, adm, _history_limit(core))
+        _check_room(c, principal, adm, _history_limit(core), now)
         if batch_id:
             c.execute("INSERT INTO batches (id, account_id, trials, seed_mode, batch_seed, created_at_ms) "
                       "VALUES (?, ?, ?, ?, ?, ?)", (batch_id, principal.account_id, adm.trials, adm.seed_mode,
@@ -167,33 +165,22 @@ def list_runs(core: Core, principal: Principal, *, status: str | None = None, sc
 
 
 def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0) -> dict:
-    """queued: cancelled at once; launching (being claimed): 409 run_launching; with a worker (waiting
-    in it or running): stopped at the next tick boundary (waits up to wait_s for the worker to archive what played); terminal: unchanged."""
+    """lifecycle.cancel's rule; a run with a worker in this process is awaited up to wait_s, until the
+    worker has stopped and its outcome (what played, archived and scored) is in the store."""
     require(principal, WRITE, write=True)
     row = _row(core, principal, run_id)
     if row["status"] in lifecycle.TERMINAL:
         return {"ok": True, "cancelled": False, "run": run_view(row)}
     with core.store.write() as c:
-        current = c.execute("SELECT status, match_id FROM runs WHERE id = ?", (run_id,)).fetchone()
-        status = current["status"]
-        if status == "queued":
-            lifecycle.cancel_queued(c, run_id)
-        elif status == "launching" and current["match_id"] is None:
-            raise DomainError("run_launching", "the run is being handed to the world; retry the cancel in a few "
-                              "seconds")
-        elif status in lifecycle.IN_WORLD:  # with a worker, playing or waiting behind another job
-            lifecycle.ask_cancel(c, run_id)
+        status = lifecycle.cancel(c, run_id, core.clock.now_ms())
     if status == "queued":
         archiving.cancelled_in_queue(core, run_id)
     elif status in lifecycle.IN_WORLD:
         d = getattr(core, "dispatcher", None)
         if d is not None:
-            d.request_cancel(run_id)
-            deadline = time.monotonic() + wait_s
-            while time.monotonic() < deadline and _row(core, principal, run_id)["status"] in lifecycle.IN_WORLD:
-                time.sleep(0.02)
+            with d.ends.watch(run_id) as ended:
+                d.request_cancel(run_id)
+                if _row(core, principal, run_id)["status"] in lifecycle.IN_WORLD:
+                    ended.wait(wait_s)
     final = _row(core, principal, run_id)
-    # a run that ended by itself during the wait was not cancelled; one still stopping will be
-    stopped = final["stop_reason"] == "cancelled" or (final["status"] in lifecycle.IN_WORLD
-                                                      and final["cancel_requested"])
-    return {"ok": True, "cancelled": bool(stopped), "run": run_view(final)}
+    return {"ok": True, "cancelled": lifecycle.stopped_by_cancel(final), "run": run_view(final)}

@@ -1,8 +1,6 @@
 """GET /usage: spend by month, by model and per run, split by who paid, plus the allowances."""
 from __future__ import annotations
 
-import time
-
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.runs import ledger
@@ -48,10 +46,10 @@ def usage(core: Core, principal: Principal) -> dict:
             "by_model": months[month]["by_model"], "runs": months[month]["runs"]}
            for month in sorted(months, reverse=True)]
     c = core.store.conn()
-    t = ledger.turns(c, principal.account_id)
+    now = core.clock.now_ms()
+    t = ledger.turns(c, principal.account_id, now)
     plan = principal.plan
     lo, hi = SPEND_CAP_RANGE.get(plan["id"], (0.05, 50.0))
-    now = int(time.time() * 1000)
     tokens = c.execute("SELECT COUNT(*) FROM tokens WHERE account_id = ? AND revoked_at_ms IS NULL AND "
                        "(expires_at_ms IS NULL OR expires_at_ms > ?)", (principal.account_id, now)).fetchone()[0]
     return {"months": out, "allowances": {

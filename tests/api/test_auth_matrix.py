@@ -5,10 +5,13 @@ from __future__ import annotations
 import secrets
 import time
 
+import httpx
 import pytest
-from tests.api.util import bearer
+from tests.api.util import MINUTE_START, bearer, expired_token, serving
 
 from orchestrator import accounts, auth
+from orchestrator.clock import ManualClock
+from orchestrator.core import Core
 
 VALID_SCENARIO = {"name": "matrix", "season_ticks": 50}
 VALID_SKILL = {"name": "matrix skill", "text": "Trade fairly and often."}
@@ -44,8 +47,7 @@ def tokens(live):
     accounts.create_account(core, narrow, plan="lab")
     revoked, _ = auth.mint(core, lab, name="revoked")
     auth.revoke(core, lab, revoked[:12])
-    expired, _ = auth.mint(core, lab, name="expired", expires_in_ms=1)
-    time.sleep(0.01)
+    expired = expired_token(core, lab)
     return {
         "malformed": "dsk_not-hex",
         "unknown": "dsk_" + secrets.token_hex(32),
@@ -137,13 +139,16 @@ def test_revocation_is_effective_on_the_next_request(client, live):
     assert (r.status_code, r.json()["error"]) == (401, "token_required")
 
 
-def test_expiry_takes_effect_without_any_action(client, live):
-    email = f"exp-{time.time_ns()}@matrix.test"
-    accounts.create_account(live.core, email, plan="pro")
-    token, _ = auth.mint(live.core, email, expires_in_ms=400)
-    assert client.get("/api/v1/me", headers=bearer(token)).status_code == 200
-    time.sleep(0.45)
-    assert client.get("/api/v1/me", headers=bearer(token)).status_code == 401
+def test_expiry_takes_effect_without_any_action(tmp_path):
+    core = Core.open(tmp_path / "data", clock=ManualClock(MINUTE_START))  # the server's time: the test moves it
+    accounts.create_account(core, "exp@matrix.test", plan="pro")
+    token, _ = auth.mint(core, "exp@matrix.test", expires_in_ms=400)
+    with serving(core) as url, httpx.Client(base_url=url, headers=bearer(token)) as c:
+        assert c.get("/api/v1/me").status_code == 200
+        core.clock.advance(399)
+        assert c.get("/api/v1/me").status_code == 200
+        core.clock.advance(1)
+        assert c.get("/api/v1/me").status_code == 401
 
 
 def test_foreign_ids_read_as_unknown(client, make_account):

@@ -1,8 +1,6 @@
 """Scenarios: validate, idempotent create, content hash, allowance, list order, update and delete."""
 from __future__ import annotations
 
-import time
-
 import jsonschema
 import rfc8785
 import hashlib
@@ -119,7 +117,6 @@ def test_hash_follows_the_env_exactly_as_given(client, lab_token):
 def test_update_semantics(client, lab_token):
     h = bearer(lab_token)
     view = client.post("/api/v1/scenarios", json={**BODY, "name": "Updatable"}, headers=h).json()["scenario"]
-    time.sleep(0.002)
     r = client.put(f"/api/v1/scenarios/{view['id']}", json={"description": "warmer"}, headers=h)
     assert r.status_code == 200
     updated = r.json()["scenario"]

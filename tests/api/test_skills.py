@@ -1,10 +1,13 @@
 """Skills: built-ins readable by all and never editable; own skills private; the limits object."""
 from __future__ import annotations
 
-import time
+import httpx
 
 from engine.skills import BUILTIN_SKILLS
-from tests.api.util import bearer
+from orchestrator import accounts, auth
+from orchestrator.clock import ManualClock
+from orchestrator.core import Core
+from tests.api.util import MINUTE_START, bearer, serving
 
 SKILL = {"name": "Patient trader", "text": "Wait for fair offers; never raid first."}
 
@@ -20,25 +23,28 @@ def test_list_has_builtins_with_text_mine_and_limits(client, make_account):
     assert d["limits"] == {"name_chars": [2, 60], "text_chars": [10, 2000], "saved_skills": 50}
 
 
-def test_create_get_update_delete_own_skill(client, lab_token):
-    h = bearer(lab_token)
-    r = client.post("/api/v1/skills", json=SKILL, headers=h)
-    assert r.status_code == 201 and r.json()["ok"] is True
-    skill = r.json()["skill"]
-    assert skill["id"].startswith("usk_") and skill["name"] == SKILL["name"] and skill["text"] == SKILL["text"]
-    assert skill["created_at_ms"] > 0 and "game" not in skill  # own skills carry no world tag
-    assert client.get(f"/api/v1/skills/{skill['id']}", headers=h).json() == {"skill": skill}
-    time.sleep(0.002)
-    updated = client.put(f"/api/v1/skills/{skill['id']}", json={"text": "Raid only when raided first."},
-                         headers=h).json()["skill"]
-    assert updated["name"] == SKILL["name"] and updated["text"] == "Raid only when raided first."
-    assert updated["updated_at_ms"] > skill["created_at_ms"]
-    renamed = client.put(f"/api/v1/skills/{skill['id']}", json={"name": "Avenger"}, headers=h).json()["skill"]
-    assert renamed["text"] == updated["text"] and renamed["name"] == "Avenger"
-    r = client.delete(f"/api/v1/skills/{skill['id']}", headers=h)
-    assert r.json() == {"ok": True, "deleted": skill["id"]}
-    r = client.get(f"/api/v1/skills/{skill['id']}", headers=h)
-    assert (r.status_code, r.json()["error"]) == (404, "unknown_skill")
+def test_create_get_update_delete_own_skill(tmp_path):
+    core = Core.open(tmp_path / "data", clock=ManualClock(MINUTE_START))  # the server's time: the test moves it
+    accounts.create_account(core, "skills@example.org", plan="lab")
+    with serving(core) as url, httpx.Client(base_url=url, timeout=10) as client:
+        h = bearer(auth.mint(core, "skills@example.org")[0])
+        r = client.post("/api/v1/skills", json=SKILL, headers=h)
+        assert r.status_code == 201 and r.json()["ok"] is True
+        skill = r.json()["skill"]
+        assert skill["id"].startswith("usk_") and skill["name"] == SKILL["name"] and skill["text"] == SKILL["text"]
+        assert skill["created_at_ms"] > 0 and "game" not in skill  # own skills carry no world tag
+        assert client.get(f"/api/v1/skills/{skill['id']}", headers=h).json() == {"skill": skill}
+        core.clock.advance(1)  # the update comes a millisecond after the creation
+        updated = client.put(f"/api/v1/skills/{skill['id']}", json={"text": "Raid only when raided first."},
+                             headers=h).json()["skill"]
+        assert updated["name"] == SKILL["name"] and updated["text"] == "Raid only when raided first."
+        assert updated["updated_at_ms"] > skill["created_at_ms"]
+        renamed = client.put(f"/api/v1/skills/{skill['id']}", json={"name": "Avenger"}, headers=h).json()["skill"]
+        assert renamed["text"] == updated["text"] and renamed["name"] == "Avenger"
+        r = client.delete(f"/api/v1/skills/{skill['id']}", headers=h)
+        assert r.json() == {"ok": True, "deleted": skill["id"]}
+        r = client.get(f"/api/v1/skills/{skill['id']}", headers=h)
+        assert (r.status_code, r.json()["error"]) == (404, "unknown_skill")
 
 
 def test_builtins_resolve_for_every_account_and_cannot_change(client, make_account):

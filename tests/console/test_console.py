@@ -6,7 +6,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -14,6 +13,7 @@ from playwright.sync_api import expect
 
 from orchestrator import console_auth, keys
 from tests.console.conftest import sign_in_by_link
+from tests.waiting import until
 
 # The README's screenshots are refreshed on demand (`make shots`), so a test run writes no tracked file.
 SHOTS = os.environ.get("STUDIO_SHOTS")
@@ -72,12 +72,10 @@ def test_mint_use_and_revoke_a_token(page, live, person):
 
     me = httpx.get(live.url + "/api/v1/me", headers={"Authorization": f"Bearer {token}"})
     assert me.status_code == 200 and me.json()["user"]["email"] == person
-    deadline = time.monotonic() + 5  # last-used is written off the request path
-    while True:
+    def shown() -> bool:  # last-used is written off the request path
         page.goto(live.url + "/console/developer")
-        if row.get_by_test_id("last-used").inner_text() != "never" or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+        return row.get_by_test_id("last-used").inner_text() != "never"
+    until(shown, 5, every=0.2, what="the token's last use on the page")
     expect(row.get_by_test_id("last-used")).to_contain_text("UTC")
     # the plaintext is shown once: not when the page is opened again
     expect(page.get_by_test_id("new-token")).to_have_count(0)

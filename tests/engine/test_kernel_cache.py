@@ -7,14 +7,12 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from engine.kernels import jit
-from tests.api.util import free_port
+from tests.api.util import free_port, wait_until_up
 
 ROOT = Path(__file__).resolve().parents[2]
 DECORATED = re.compile(r"^@(hot|alloc|cached)\b", re.M)
@@ -70,15 +68,8 @@ def _start_serve(tmp_path: Path, env: dict, deadline_s: float) -> tuple[subproce
         proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port),
                                  "--data-dir", str(tmp_path / "data"), "--log-level", "warning", "--no-bootstrap"],
                                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + deadline_s
-    while True:
-        assert proc.poll() is None, log.read_text()
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/api/v1", timeout=1)
-            return proc, log
-        except httpx.TransportError:
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
+    wait_until_up(f"http://127.0.0.1:{port}", proc, deadline_s, log)
+    return proc, log
 
 
 def _stop(proc: subprocess.Popen) -> None:

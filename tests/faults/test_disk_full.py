@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import time
 
+import ray
+
 from tests.faults.conftest import fill
 from tests.runs.conftest import CONFIG, account, local_body, start
+from tests.waiting import until
 
 PACED = CONFIG + "\n[runs]\nmin_tick_ms = 10\n"
 TERMINAL = ("finished", "failed", "cancelled")
@@ -16,6 +19,14 @@ def _status(c, rid):
     return c.get(f"/api/v1/runs/{rid}").json()["run"]
 
 
+def _played(d, run_id: str) -> bool:
+    """The run's worker has finished it, whether or not the dispatcher has collected the result."""
+    if run_id not in d.by_run:
+        return True
+    refs = [ref for ref, (ids, _) in list(d.inflight.items()) if run_id in ids]
+    return bool(refs and ray.wait(refs, timeout=0)[0])
+
+
 def test_a_full_disk_strands_no_run_and_loses_no_result(tmpfs):
     s = start(tmpfs / "data", PACED)
     try:
@@ -23,10 +34,7 @@ def test_a_full_disk_strands_no_run_and_loses_no_result(tmpfs):
         with s.client(token) as c:
             rids = [c.post("/api/v1/runs", json=local_body(season_ticks=150)).json()["run"]["run_id"]
                     for _ in range(3)]
-            deadline = time.monotonic() + 120
-            while _status(c, rids[0])["status"] != "running" or not _status(c, rids[0])["live"]["tick"]:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+            until(lambda: (run := _status(c, rids[0]))["status"] == "running" and run["live"]["tick"], 120)
             filler = fill(tmpfs)  # every result from here on meets a full disk
             try:
                 started = time.monotonic()
@@ -37,19 +45,18 @@ def test_a_full_disk_strands_no_run_and_loses_no_result(tmpfs):
                 assert cancel.status_code in (200, 500)
                 if cancel.status_code == 500:  # the store could not take the cancel: it says so
                     assert "store refused" in cancel.json()["message"]
-                time.sleep(4)  # the first run ends meanwhile; its worker cannot archive it either
-                assert s.dispatcher._pending or _status(c, rids[0])["status"] in TERMINAL
+                until(lambda: _played(s.dispatcher, rids[0]), 60, what="the first run's worker ending it")
+                # the dispatcher cannot record it while the disk is full: its write waits, or it landed
+                until(lambda: s.dispatcher._pending or _status(c, rids[0])["status"] in TERMINAL, 30)
             finally:
                 filler.unlink()
-            deadline = time.monotonic() + 120
-            runs = []
-            for rid in rids:
-                while (run := _status(c, rid))["status"] not in TERMINAL:
-                    assert time.monotonic() < deadline, f"{rid} stuck {run['status']}"
-                    if rid == rids[2] and run["status"] == "queued" and cancel.status_code == 500:
-                        c.post(f"/api/v1/runs/{rid}/cancel")
-                    time.sleep(0.1)
-                runs.append(run)
+
+            def ended(rid):
+                run = _status(c, rid)
+                if rid == rids[2] and run["status"] == "queued" and cancel.status_code == 500:
+                    c.post(f"/api/v1/runs/{rid}/cancel")
+                return run if run["status"] in TERMINAL else None
+            runs = [until(lambda: ended(rid), 120, every=0.1, what=f"the end of {rid}") for rid in rids]
         for run in runs:
             if run["status"] == "failed":  # its archive could not be written: the cause, no Ray internals
                 msg = run["error"]["message"]

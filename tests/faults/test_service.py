@@ -6,13 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 
 from tests.api.util import bearer, free_port, wait_until_up
 from tests.faults.conftest import fill
+from tests.waiting import until
 
 STUDIO = [sys.executable, "-m", "api.cli"]
 CONFIG = "[runs]\nmin_tick_ms = 20\n"
@@ -44,13 +44,10 @@ def _token(log: Path) -> str:
 
 
 def _wait(c: httpx.Client, rid: str, ok, timeout: float = 120) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def reached():
         run = c.get(f"/api/v1/runs/{rid}").json()["run"]
-        if ok(run):
-            return run
-        time.sleep(0.1)
-    raise AssertionError(f"run {rid}: {run['status']}")
+        return run if ok(run) else None
+    return until(reached, timeout, every=0.1, what=f"run {rid} reaching the state awaited")
 
 
 def test_start_up_refusals_are_one_line_and_exit_2(tmp_path, tmpfs):

@@ -3,25 +3,21 @@ schema, author and save a scenario, estimate, launch local seats, poll get_run t
 results; then a series and its summary."""
 from __future__ import annotations
 
-import time
-
-import anyio
 import httpx
 import pytest
 
 from tests.mcp.conftest import connect, ok, rest
 from tests.runs.conftest import TERMINAL, account
+from tests.waiting import until_async
 
 
 async def poll_run(client, run_id: str, timeout: float = 60) -> dict:
     """What an agent does: get_run until the status is terminal and, once finished, results are in."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    async def ended():
         got = await ok(client, "get_run", {"id": run_id})
-        if got["run"]["status"] in TERMINAL and (got["results"] is not None or got["run"]["status"] != "finished"):
-            return got
-        await anyio.sleep(0.1)
-    raise AssertionError(f"run {run_id} did not end: {got['run']['status']}")
+        done = got["run"]["status"] in TERMINAL and (got["results"] is not None or got["run"]["status"] != "finished")
+        return got if done else None
+    return await until_async(ended, timeout, every=0.1, what=f"the end of run {run_id}")
 
 
 @pytest.mark.anyio

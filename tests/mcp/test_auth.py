@@ -3,7 +3,6 @@ header tokens refused at the transport; the per-address ceiling on refusals shar
 DNS-rebinding protection an operator turns on."""
 from __future__ import annotations
 
-import time
 
 import httpx
 import pytest
@@ -11,8 +10,9 @@ from mcp.shared.exceptions import MCPError
 
 from api.app import create_app
 from orchestrator import accounts, auth
+from orchestrator.clock import ManualClock
 from orchestrator.core import Core
-from tests.api.util import free_port, start_server
+from tests.api.util import MINUTE_START, expired_token, free_port, start_server
 from tests.mcp.conftest import TOOLS, WITH_ID, call, connect, mcp_url, ok, rest
 from tests.runs.conftest import account
 
@@ -58,8 +58,7 @@ async def test_without_any_token_every_tool_answers_token_required(idle):
 def _bad_tokens(core) -> dict[str, str]:
     revoked, expired = account(core), account(core)
     auth.revoke(core, _owner(core, revoked), revoked[:12])
-    expiring, _ = auth.mint(core, _owner(core, expired), name="brief", expires_in_ms=1)
-    time.sleep(0.01)
+    expiring = expired_token(core, _owner(core, expired), name="brief")
     return {"malformed": "dsk_nope", "unknown": UNKNOWN, "revoked": revoked, "expired": expiring}
 
 
@@ -106,8 +105,9 @@ async def test_the_schema_resource_needs_a_token_with_scenarios_read(idle):
 
 @pytest.fixture
 def strict(tmp_path):
-    """A server whose per-address ceiling on refused requests is 3."""
-    core = Core.open(tmp_path / "data", refused_per_address_per_minute=3)
+    """A server whose per-address ceiling on refused requests is 3, on a clock the test sets: the
+    window rolls on the wall-clock minute, and the test starts at the top of one."""
+    core = Core.open(tmp_path / "data", refused_per_address_per_minute=3, clock=ManualClock(MINUTE_START + 1_000))
     accounts.create_account(core, "ok@example.org", plan="pro")
     port = free_port()
     server, thread = start_server(create_app(core=core), port)
@@ -120,9 +120,6 @@ def strict(tmp_path):
 async def test_mcp_refusals_count_against_the_address_like_rest(strict):
     core, url = strict
     good, _ = auth.mint(core, "ok@example.org", scopes=("runs:read",))
-    left = 60 - time.time() % 60
-    if left < 5:  # the window rolls on the clock minute
-        time.sleep(left + 0.05)
     async with connect(url) as client:
         for _ in range(3):  # tool refusals (401) from 127.0.0.1
             assert (await call(client, "whoami"))[1]["error"] == "token_required"

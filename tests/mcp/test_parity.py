@@ -4,7 +4,6 @@ surface). MCP calls carry the token in the Authorization header, as REST's do; a
 where the case is about the token itself."""
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -12,9 +11,11 @@ from typing import Callable
 import pytest
 
 from orchestrator import accounts, auth, keys
+from orchestrator.clock import ManualClock
 from orchestrator.errors import STATUS
-from tests.mcp.conftest import call, connect, rest
-from tests.runs.conftest import ALL_SCOPES, local_body
+from tests.api.util import MINUTE_START, expired_token
+from tests.mcp.conftest import CONFIG, call, connect, rest
+from tests.runs.conftest import ALL_SCOPES, local_body, start
 
 SEAT = {"model": "local/random"}
 UNKNOWN = "dsk_" + "0" * 64
@@ -103,9 +104,7 @@ def _revoked(server, w):
 
 
 def _expired(server, w):
-    token, _ = auth.mint(server.core, w.email, name="short", expires_in_ms=1)
-    time.sleep(0.01)
-    return {"{expired}": token}
+    return {"{expired}": expired_token(server.core, w.email, name="short")}
 
 
 CASES = [
@@ -240,22 +239,24 @@ def test_every_code_a_tool_can_answer_is_in_the_table():
     assert reachable - {c.code for c in CASES} == {"rate_limited"}  # tested below, it needs a burst
 
 
-def _masked(envelope: dict) -> dict:
-    # The retry hint counts seconds to the minute's end, which may tick between the two calls.
-    return {**envelope, "message": re.sub(r"retry after \d+ s", "retry after N s", envelope["message"])}
+@pytest.fixture
+def ticking(tmp_path):
+    """A server like `idle` on a clock the test sets: the rate-limit window rolls on the wall-clock
+    minute, and the burst starts at the top of one."""
+    s = start(tmp_path / "data", CONFIG, dispatch=False, clock=ManualClock(MINUTE_START + 1_000))
+    yield s
+    s.stop()
 
 
 @pytest.mark.anyio
-async def test_rate_limited_is_shared_by_rest_and_mcp_calls(idle):
-    w = who(idle.core, "free")  # 60 requests per minute
-    left = 60 - time.time() % 60
-    if left < 10:  # the window rolls on the clock minute: start the burst with room to finish in one
-        time.sleep(left + 0.05)
-    async with connect(idle, w.token) as client:
+async def test_rate_limited_is_shared_by_rest_and_mcp_calls(ticking):
+    w = who(ticking.core, "free")  # 60 requests per minute
+    async with connect(ticking, w.token) as client:
         for _ in range(30):
-            assert rest(idle, w.token, "GET", "/api/v1/me").status_code == 200
+            assert rest(ticking, w.token, "GET", "/api/v1/me").status_code == 200
             assert not (await call(client, "whoami"))[0]
-        r = rest(idle, w.token, "GET", "/api/v1/me")
+        r = rest(ticking, w.token, "GET", "/api/v1/me")
         is_error, envelope = await call(client, "whoami")
     assert r.status_code == 429 and is_error
-    assert _masked(r.json()) == _masked(envelope) and envelope["error"] == "rate_limited"
+    # the same refusal, to the letter: the clock stands still, so even the retry hint agrees
+    assert r.json() == envelope and envelope["error"] == "rate_limited"

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import socket
-import time
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.handlers import Message
 
 from orchestrator import accounts, auth, mail, outbox
 from orchestrator.core import Core
+from tests.waiting import until
 
 
 class _Inbox(Message):
@@ -82,9 +82,7 @@ def test_background_mailer_delivers_without_blocking_the_caller(tmp_path):
     mailer.start()
     try:
         auth.mint(core, "b@example.org", name="background")
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and not list(mail.maildir(core)):
-            time.sleep(0.05)
+        until(lambda: list(mail.maildir(core)), 5, what="the mailer's delivery")
     finally:
         mailer.stop()
     [msg] = list(mail.maildir(core))

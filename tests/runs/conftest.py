@@ -13,7 +13,9 @@ import pytest
 from api.app import create_app
 from orchestrator import accounts, auth
 from orchestrator.core import Core
+from orchestrator.clock import Clock
 from tests.api.util import bearer, free_port, start_server
+from tests.waiting import until
 
 ALL_SCOPES = ("scenarios:read", "scenarios:write", "runs:read", "runs:write")
 CONFIG = """
@@ -41,17 +43,18 @@ class Server:
         return httpx.Client(base_url=self.url, headers=bearer(token), timeout=30)
 
 
-def start(data_dir: Path, config: str = CONFIG, dispatch: bool = True) -> Server:
+def start(data_dir: Path, config: str = CONFIG, dispatch: bool = True, clock: Clock | None = None) -> Server:
+    """With `clock` (a ManualClock), the server and the returned admin Core read the time from it."""
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / "config.toml").write_text(config)
     port = free_port()
-    app = create_app(data_dir, dispatch=dispatch, workers=2)
+    app = create_app(core=Core.open(data_dir, clock=clock), dispatch=dispatch, workers=2)
     server, thread = start_server(app, port)
 
     def stop():
         server.should_exit = True
         thread.join(timeout=20)
-    return Server(f"http://127.0.0.1:{port}", data_dir, Core.open(data_dir), stop, app)
+    return Server(f"http://127.0.0.1:{port}", data_dir, Core.open(data_dir, clock=clock), stop, app)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -83,13 +86,10 @@ def lab(srv) -> httpx.Client:
 
 
 def wait_terminal(c: httpx.Client, run_id: str, timeout: float = 60) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def ended():
         body = c.get(f"/api/v1/runs/{run_id}").json()
-        if body["run"]["status"] in TERMINAL:
-            return body
-        time.sleep(0.05)
-    raise AssertionError(f"run {run_id} did not end: {body['run']['status']}")
+        return body if body["run"]["status"] in TERMINAL else None
+    return until(ended, timeout, what=f"the end of run {run_id}")
 
 
 def local_body(**over) -> dict:

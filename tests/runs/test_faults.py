@@ -1,13 +1,13 @@
 """Cancel in each state, a killed worker, a restart mid-run: no run is ever left stuck."""
 import os
 import signal
-import time
 
 import pytest
 import ray
 
 from orchestrator.runs.admission import WORKER_START_MS
 from tests.runs.conftest import CONFIG, account, local_body, start, wait_terminal
+from tests.waiting import until
 
 PACED = CONFIG + "\n[runs]\nmin_tick_ms = 20\n"  # 20 ms a tick: a run is caught while it plays
 
@@ -28,13 +28,11 @@ def idle(tmp_path_factory):
 
 
 def wait_status(c, run_id, status, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def reached():
         run = c.get(f"/api/v1/runs/{run_id}").json()["run"]
-        if run["status"] == status and (status != "running" or (run["live"] or {}).get("tick", 0) > 0):
-            return run
-        time.sleep(0.05)
-    raise AssertionError(f"{run_id} never reached {status}")
+        return run if run["status"] == status and (status != "running" or (run["live"] or {}).get("tick", 0) > 0) \
+            else None
+    return until(reached, timeout, what=f"{run_id} reaching {status}")
 
 
 def test_cancel_queued_is_immediate_and_never_gets_a_match(idle):
@@ -139,10 +137,7 @@ def test_restart_mid_run_requeues_and_finishes(tmp_path):
 
 
 def _settle(d, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while d.warming:
-        assert time.monotonic() < deadline, "the workers never finished starting"
-        time.sleep(0.05)
+    until(lambda: not d.warming, timeout, what="the workers finishing their start")
 
 
 def test_the_estimate_allows_for_workers_still_starting(paced):

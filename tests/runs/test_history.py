@@ -42,10 +42,10 @@ def test_turns_queue_and_history_count_what_they_should(tmp_path):
         _run(c, mine, 6, "launching", None, 50, None)
         _run(c, other, 7, "finished", now, 999, 999)
     c = core.store.conn()
-    assert ledger.turns(c, mine) == {"used": 130, "held": 650}
+    assert ledger.turns(c, mine, now) == {"used": 130, "held": 650}
     assert ledger.active_launches(c, mine) == 2
     assert ledger.history(c, mine) == 6
-    assert ledger.turns(c, other) == {"used": 999, "held": 0}
+    assert ledger.turns(c, other, now) == {"used": 999, "held": 0}
 
 
 def test_the_ledger_reads_an_index_not_the_run_rows(tmp_path):
@@ -53,7 +53,8 @@ def test_the_ledger_reads_an_index_not_the_run_rows(tmp_path):
     reading each run's results on the way to finished_at_ms, for every run the account ever had."""
     core, mine, _ = _core(tmp_path)
     c = core.store.conn()
-    plans = _plans(c, lambda: (ledger.turns(c, mine), ledger.active_launches(c, mine), ledger.history(c, mine)))
+    now = core.clock.now_ms()
+    plans = _plans(c, lambda: (ledger.turns(c, mine, now), ledger.active_launches(c, mine), ledger.history(c, mine)))
     assert len(plans) == 4
     for sql, plan in plans:
         assert "USING COVERING INDEX" in plan and "SCAN runs" not in plan, (sql, plan)

@@ -18,6 +18,7 @@ from orchestrator.runs.dispatcher import Dispatcher
 from tests.api.util import free_port
 from tests.runs.conftest import start, wait_terminal
 from tests.seats.fake_provider import FakeProvider
+from tests.waiting import until
 
 _n = iter(range(10**6))
 FAST = {"turn_timeout_ms": 5000, "anchors": []}
@@ -47,14 +48,8 @@ def launch(c, ticks: int, seats: list[dict], **env) -> str:
     return r.json()["run"]["run_id"]
 
 
-def wait_for(pred, timeout: float = 90, every: float = 0.05):  # a bound for loaded machines, not a target
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(every)
-    raise AssertionError("condition not met in time")
+def wait_for(pred, timeout: float = 90):
+    return until(pred, timeout)
 
 
 # the refusal the engine logs quotes a reply's first 80 characters; the whole reply is the owner's only

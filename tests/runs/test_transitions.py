@@ -1,7 +1,13 @@
 """The guarded transitions of orchestrator.runs.lifecycle, on a real store."""
 import logging
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
 
 from orchestrator.core import Core
+from orchestrator.errors import DomainError
 from orchestrator.runs import lifecycle
 from tests.runs.conftest import CONFIG, account
 
@@ -31,16 +37,16 @@ def test_illegal_transitions_are_logged_no_ops(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="studio.lifecycle")
     with core.store.write() as c:
         assert lifecycle.began(c, rid, 1) is False  # queued runs cannot start before they are claimed
-        assert lifecycle.fail(c, rid, "x") is False
+        assert lifecycle.fail(c, rid, "x", 1) is False
     assert _status(core, rid) == "queued" and "no transition to running from queued" in caplog.text
     with core.store.write() as c:
         assert [r["id"] for r in lifecycle.claim(c, True, 5)] == [rid]
         assert lifecycle.handed(c, rid, "m1") and lifecycle.began(c, rid, 5)
-        assert lifecycle.cancel_queued(c, rid) is False  # a running run is cancelled by its worker
+        assert lifecycle.cancel_queued(c, rid, 1) is False  # a running run is cancelled by its worker
         o = {"status": "finished", "stop_reason": "season_end", "results": None, "usage": [{"agent_turns": 3}],
              "spend_usd": 0.0, "match_ticks": 3, "error": None, "match_id": "m1", "started_at_ms": None}
-        assert lifecycle.ended(c, rid, o, "[]")
-        assert lifecycle.ended(c, rid, o, "[]") is False  # a replayed write changes nothing twice
+        assert lifecycle.ended(c, rid, o, "[]", 1)
+        assert lifecycle.ended(c, rid, o, "[]", 1) is False  # a replayed write changes nothing twice
         assert lifecycle.requeue(c, rid) is False
     row = core.store.one("SELECT * FROM runs WHERE id = ?", (rid,))
     assert row["status"] == "finished" and row["started_at_ms"] == 5 and row["turns_settled"] == 3
@@ -55,7 +61,7 @@ def test_lost_runs_requeue_scripted_and_unstarted_fail_playing_model_runs(tmp_pa
         for r in (a, m1):
             lifecycle.began(c, r, 1)
         lifecycle.ask_cancel(c, b)
-        got = {r["id"]: lifecycle.lost(c, r, "gone") for r in lifecycle.in_world(c)}
+        got = {r["id"]: lifecycle.lost(c, r, "gone", 1) for r in lifecycle.in_world(c)}
     assert got == {a: "queued", b: "cancelled", m1: "failed", m2: "queued"}
     assert [_status(core, r) for r in (a, b, m1, m2)] == ["queued", "cancelled", "failed", "queued"]
 
@@ -76,3 +82,110 @@ def test_a_claim_for_a_chunk_takes_only_the_runs_of_the_series_named(tmp_path):
     assert {_status(core, r) for r in first["run_ids"] + [single]} == {"queued"}
     with core.store.write() as c:
         assert [r["id"] for r in lifecycle.claim(c, True, 10)] == first["run_ids"] + [single]
+
+
+# every transition of the table, called as its caller calls it
+CALLS = {
+    "claim": lambda c, rid: bool(lifecycle.claim(c, True, 5)),
+    "handed": lambda c, rid: lifecycle.handed(c, rid, "m2"),
+    "began": lambda c, rid: lifecycle.began(c, rid, 7),
+    "tick": lambda c, rid: lifecycle.tick(c, rid, 3),
+    "metered": lambda c, rid: lifecycle.metered(c, rid, 3, {0: {"usage": {"usd": 0.25, "agent_turns": 3},
+                                                                "turns": {"answered": 3}}}),
+    "ask_cancel": lambda c, rid: lifecycle.ask_cancel(c, rid),
+    "requeue": lambda c, rid: lifecycle.requeue(c, rid),
+    "ended": lambda c, rid: lifecycle.ended(c, rid, {
+        "status": "finished", "stop_reason": "season_end", "results": None, "usage": [{"agent_turns": 3}],
+        "spend_usd": 0.0, "match_ticks": 3, "error": None, "match_id": "m2", "started_at_ms": None}, "[]", 9),
+    "fail": lambda c, rid: lifecycle.fail(c, rid, "x", 9),
+    "cancel_queued": lambda c, rid: lifecycle.cancel_queued(c, rid, 9),
+    "cancel_unplayed": lambda c, rid: lifecycle.cancel_unplayed(c, rid, 9),
+}
+
+
+def _run_in(tmp_path, status: str):
+    """A fresh data dir holding one run, brought to `status` by the lifecycle's own transitions."""
+    core = _core(tmp_path)
+    rid = _queued_run(core, tmp_path)
+    with core.store.write() as c:
+        if status == "cancelled":
+            lifecycle.cancel_queued(c, rid, 1)
+        elif status != "queued":
+            assert lifecycle.claim(c, True, 1)
+        if status in ("running", "finished", "failed"):
+            assert lifecycle.handed(c, rid, "m1") and lifecycle.began(c, rid, 1)
+        if status == "finished":
+            CALLS["ended"](c, rid)
+        if status == "failed":
+            lifecycle.fail(c, rid, "gone", 1)
+    assert _status(core, rid) == status
+    return core, rid
+
+
+def test_every_transition_of_the_table_has_a_function():
+    assert set(CALLS) == set(lifecycle.TRANSITIONS)
+
+
+@pytest.mark.parametrize("status", lifecycle.STATUSES)
+@pytest.mark.parametrize("name", list(lifecycle.TRANSITIONS))
+def test_each_transition_moves_exactly_the_runs_in_the_states_it_leaves(tmp_path, name, status):
+    t = lifecycle.TRANSITIONS[name]
+    core, rid = _run_in(tmp_path, status)
+    before = dict(core.store.one("SELECT * FROM runs WHERE id = ?", (rid,)))
+    with core.store.write() as c:
+        moved = CALLS[name](c, rid)
+    after = dict(core.store.one("SELECT * FROM runs WHERE id = ?", (rid,)))
+    if status in t.leaves:
+        assert moved and after != before
+        assert after["status"] in (t.to or (status,))
+    else:  # refused: the run is exactly as it was
+        assert not moved and after == before
+
+
+@pytest.mark.parametrize("status", lifecycle.STATUSES)
+def test_a_cancel_does_what_the_rule_says_in_each_status(tmp_path, status):
+    core, rid = _run_in(tmp_path, status)
+    before = dict(core.store.one("SELECT * FROM runs WHERE id = ?", (rid,)))
+    if status == "launching":  # claimed, not yet with a worker: the cancel could race the hand-over
+        with pytest.raises(DomainError) as refused, core.store.write() as c:
+            lifecycle.cancel(c, rid, 9)
+        assert refused.value.code == "run_launching"
+        with core.store.write() as c:
+            lifecycle.handed(c, rid, "m1")
+    with core.store.write() as c:
+        assert lifecycle.cancel(c, rid, 9) == status
+    after = dict(core.store.one("SELECT * FROM runs WHERE id = ?", (rid,)))
+    if status == "queued":
+        assert after["status"] == "cancelled" and after["finished_at_ms"] == 9 and lifecycle.stopped_by_cancel(after)
+    elif status in lifecycle.IN_WORLD:  # its worker stops it at the next tick boundary
+        assert after["status"] == status and after["cancel_requested"] == 1 and lifecycle.stopped_by_cancel(after)
+    else:
+        assert after == before and lifecycle.stopped_by_cancel(after) == (status == "cancelled")
+
+
+@pytest.mark.parametrize("statuses, want", [
+    (["queued", "queued"], "queued"),
+    (["queued", "launching"], "running"),
+    (["queued", "finished"], "running"),  # one trial ended: the series has begun
+    (["running", "failed"], "running"),
+    (["cancelled", "cancelled"], "cancelled"),
+    (["failed", "failed"], "failed"),
+    (["failed", "cancelled"], "finished"),
+    (["finished", "failed"], "finished"),
+])
+def test_a_series_status_follows_its_runs(statuses, want):
+    assert lifecycle.series_status(Counter(statuses)) == want
+
+
+def test_runs_md_carries_the_transitions_table():
+    text = (Path(__file__).parents[2] / "docs" / "RUNS.md").read_text(encoding="utf-8")
+    assert lifecycle.table() in text, "docs/RUNS.md's transitions table differs from lifecycle.table()"
+
+
+def test_a_waiter_wakes_when_the_end_lands_and_only_for_its_run():
+    ends = lifecycle.Ends()
+    with ends.watch("run_a") as a, ends.watch("run_b") as b:
+        threading.Timer(0.05, ends.landed, (["run_a"],)).start()
+        assert a.wait(5) and not b.is_set()
+    ends.landed(["run_a"])  # nobody watches any more: nothing held
+    assert ends._waiting == {}
