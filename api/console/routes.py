@@ -203,11 +203,15 @@ async def keys_page(request: Request, status: int = 200, error: str | None = Non
 async def keys_set(request: Request):
     s = _session(request)
     form = await _form(request, s)
-    try:
-        keys.set_key(_core(request), provider=form.get("provider", ""), key=form.get("key", ""), email=s.email,
-                     base_url=(form.get("base_url") or "").strip() or None)
+    core, provider = _core(request), form.get("provider", "")
+    try:  # in a thread: the base URL's host is resolved (CONTRACT.md section 15), then the key is checked
+        await asyncio.to_thread(keys.set_own_key, core, provider=provider, key=form.get("key", ""), email=s.email,
+                                base_url=(form.get("base_url") or "").strip() or None)
     except AdminError as e:
         return await keys_page(request, status=400, error=str(e))
+    except DomainError as e:
+        return await keys_page(request, status=e.status, error=f"{e.code}: {e.message}")
+    await asyncio.to_thread(keys.check_key, core, s.account_id, provider)
     return RedirectResponse("/console/keys", status_code=303)
 
 
