@@ -13,6 +13,7 @@ import socket
 from urllib.parse import urlsplit
 
 from orchestrator.errors import DomainError
+from orchestrator.plans import ConfigError
 
 SCHEMES = ("http", "https")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -24,7 +25,7 @@ def allow_list(config: dict) -> tuple[str, ...]:
     """The operator's allowed base URL prefixes; a wrong type is the operator's mistake, said plainly."""
     entries = (config.get("providers") or {}).get("allow_base_urls") or []
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-        raise ValueError('config.toml: providers.allow_base_urls must be a list of URLs, like '
+        raise ConfigError('config.toml: providers.allow_base_urls must be a list of URLs, like '
                          '["http://127.0.0.1:11434"]')
     return tuple(entries)
 

@@ -95,3 +95,12 @@ def test_a_stored_key_is_checked_and_the_check_is_listed(core):
     # offline: the key stays stored, the check says why it could not be made
     check = keys.check_key(core, account["id"], "openai-compatible")
     assert check["status"] == "unreachable" and keys.plaintext(core, account["id"], "openai-compatible") == "sk-real"
+
+
+def test_a_malformed_allow_list_stops_the_start(tmp_path):
+    from orchestrator.core import Core
+    from orchestrator.plans import ConfigError
+
+    (tmp_path / "config.toml").write_text('[providers]\nallow_base_urls = "http://127.0.0.1:11434"\n')
+    with pytest.raises(ConfigError, match="allow_base_urls must be a list"):
+        Core.open(tmp_path)
