@@ -30,6 +30,9 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# `make serve PORT=8080` (and HOST=0.0.0.0 to listen on every interface)
+HOST ?= 127.0.0.1
+PORT ?= 8000
 serve: $(STAMP)
 	$(BIN)/studio serve --host $(HOST) --port $(PORT)
 

@@ -10,6 +10,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
 from api import errors, openapi
+from api.headers import SecurityHeaders
 from api.limits import BodyLimit
 from api import mcp as mcp_surface
 from api.console import routes as console
@@ -69,6 +70,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
     app.state.core = core
     app.add_middleware(BodyLimit)
     errors.install(app)
+    app.add_middleware(SecurityHeaders)  # added last: outermost, so error answers carry the headers too
     for module in (discovery, scenarios, skills, runs, analysis, matches):
         app.include_router(module.router)
     openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody])

@@ -85,8 +85,10 @@ def _add_serve_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the service (REST API) on one data dir")
     _add_data_dir(p)
     p.set_defaults(func=guarded(cmd_serve))
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: %(default)s; 0.0.0.0 for every interface)")
+    p.add_argument("--port", type=int, default=8000,
+                   help="port to listen on (default: %(default)s); checked free before anything is created")
     p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS or local)")
     p.add_argument("--no-bootstrap", action="store_true", help="do not create the owner account on first start")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from orchestrator.errors import DomainError
+from orchestrator.store import unavailable
 
 log = logging.getLogger("studio.api")
 
@@ -83,18 +84,28 @@ class CrashGuard:
         try:
             await self.app(scope, receive, watch)
         except Exception as e:
-            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            retry_after_s = unavailable(e)
+            if retry_after_s is None:
+                log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            else:
+                log.warning("the store refused a write on %s %s (%s): answered 503", scope.get("method"),
+                            scope.get("path"), e)
             if started:  # half a response is on the wire: only closing the connection ends it honestly
                 raise
-            await envelope(DomainError("internal_error", failure_message(e)))(scope, receive, send)
+            await envelope(failure(e))(scope, receive, send)
 
 
-def failure_message(e: Exception) -> str:
-    """The 500's message: the store's refusal named (a full disk, a held lock), else the generic text."""
+def failure(e: Exception) -> DomainError:
+    """A held write lock or a full disk is 503 `unavailable` with Retry-After (nothing was changed and
+    the same request can succeed later); any other failure is 500 `internal_error`."""
+    retry_after_s = unavailable(e)
+    if retry_after_s is not None:
+        return DomainError("unavailable", f"the store refused the change for now ({e}); nothing was changed: "
+                           f"retry after {retry_after_s} s", retry_after_s=retry_after_s)
     if isinstance(e, sqlite3.OperationalError):
-        return (f"the store refused the change ({e}); nothing was changed: retry in a moment, then report it "
-                "to the operator")
-    return "the server failed; retry once, then report it"
+        return DomainError("internal_error", f"the store refused the change ({e}); nothing was changed: retry "
+                           "once, then report it to the operator")
+    return DomainError("internal_error", "the server failed; retry once, then report it")
 
 
 def install(app: FastAPI) -> None:

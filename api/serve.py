@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sqlite3
 import sys
 
@@ -15,16 +16,40 @@ from orchestrator.bootstrap import bootstrap_owner, is_first_start, reuse_notice
 from orchestrator.core import Core
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, taken before anything is created or printed: a busy port is one line, and
+    no owner token is shown for a server that never starts. uvicorn serves on this very socket."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as e:
+        raise datadir.StartError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a restart need not wait
+    try:
+        sock.bind(address)
+    except OSError as e:
+        sock.close()
+        raise datadir.StartError(f"cannot listen on {host}:{port} ({e.strerror}): another program holds that "
+                                 "port; stop it, or serve on another with `studio serve --port N` "
+                                 "(`make serve PORT=N`)") from None
+    return sock
+
+
 def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None, bootstrap: bool = True,
           log_level: str = "info", forwarded_allow_ips: str | None = None) -> int:
-    # Checked before Ray starts: a read-only or full data dir, or one another server holds, is one line.
+    # Checked before Ray starts: a read-only or full data dir, one another server holds, or a port
+    # another program holds, is one line.
     os.umask(0o077)  # files the service and its workers create are the operator's alone
     try:
         datadir.check(data_dir)
         held = datadir.lock(data_dir)  # noqa: F841  (open for the life of the process)
+        listening = bind(host, port)
         first_start = is_first_start(data_dir)
         core = Core.open(data_dir)  # migrates the store before any request
         datadir.make_private(data_dir)
+        # `studio account login-link` prints links for the address served on (CONTRACT.md section 15)
+        datadir.record_serving(data_dir, datadir.serving_url(host, port))
     except datadir.StartError as e:
         print(f"studio serve: {e}", file=sys.stderr, flush=True)
         return 2
@@ -38,9 +63,8 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
               f"{token}", flush=True)
         from orchestrator.console_auth import login_link
 
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         print("studio: web console sign-in link for the owner (one use, 15 minutes):\n"
-              f"{login_link(core, account['email'], f'http://{shown}:{port}')}", flush=True)
+              f"{login_link(core, account['email'], datadir.base_url(data_dir, core.config))}", flush=True)
     elif not first_start:
         print(reuse_notice(core), flush=True)
     # Compiled before Ray starts its workers and before the port opens: the workers then load the
@@ -68,6 +92,6 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
     # return, so an operator's stop exits 0 instead of dying by the signal.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: None)
-    server.run()
+    server.run(sockets=[listening])
     return 0 if server.started else 1  # uvicorn logs why it could not start (port taken, ...)
 

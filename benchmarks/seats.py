@@ -64,7 +64,7 @@ async def players(stack, base_url: str, match, timeout_ms: int = 30000) -> dict:
 
     out = {}
     for i in match.external:
-        client = await stack.enter_async_context(new_client())
+        client = await stack.enter_async_context(new_client(private_ok=True))  # the double is on the loopback
         out[i] = SeatPlayer(i, {"model": f"bench/model-{i}", "provider": "router",
                                 "skills": [{"text": "Gather early, trade fairly."}], "instructions": "Never raid."},
                             key="k", client=client, base_url=base_url, turn_timeout_ms=timeout_ms,

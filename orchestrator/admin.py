@@ -40,8 +40,10 @@ def cmd_account_events(args: argparse.Namespace) -> int:
 
 
 def cmd_account_login_link(args: argparse.Namespace) -> int:
+    from orchestrator import datadir
     from orchestrator.console_auth import login_link
-    print(login_link(_core(args), args.email, args.base_url))
+    core = _core(args)
+    print(login_link(core, args.email, args.base_url or datadir.base_url(core.data_dir, core.config)))
     return 0
 
 
@@ -74,11 +76,17 @@ def cmd_token_list(args: argparse.Namespace) -> int:
 
 
 def cmd_key_set(args: argparse.Namespace) -> int:
-    from orchestrator.keys import set_key
+    from orchestrator.accounts import by_email
+    from orchestrator.keys import PLATFORM, check_key, set_key
     models = [m for m in args.models.split(",") if m] if args.models else None
-    _print(set_key(_core(args), provider=args.provider, key=args.key, email=args.email, platform=args.platform,
-                   base_url=args.base_url, balance_usd=args.balance_usd, models=models,
-                   usd_per_mtok_in=args.usd_per_mtok_in, usd_per_mtok_out=args.usd_per_mtok_out))
+    core = _core(args)
+    stored = set_key(core, provider=args.provider, key=args.key, email=args.email, platform=args.platform,
+                     base_url=args.base_url, balance_usd=args.balance_usd, models=models,
+                     usd_per_mtok_in=args.usd_per_mtok_in, usd_per_mtok_out=args.usd_per_mtok_out)
+    if not args.no_check:  # stored whatever the answer: an offline setup still gets its key
+        stored["check"] = check_key(core, PLATFORM if args.platform else by_email(core, args.email)["id"],
+                                    args.provider)
+    _print(stored)
     return 0
 
 
@@ -130,7 +138,8 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--email", required=True)
     p = command(group, "login-link", cmd_account_login_link, "print a one-time web console sign-in URL (15 minutes)")
     p.add_argument("--email", required=True)
-    p.add_argument("--base-url", default="http://127.0.0.1:8000", help="where the service is reached")
+    p.add_argument("--base-url", help="where the service is reached (default: [console] public_url in "
+                   "config.toml, else the address `studio serve` last served on, else http://127.0.0.1:8000)")
     p = command(group, "password", cmd_account_password, "set the web console password, read from stdin")
     p.add_argument("--email", required=True)
 
@@ -165,7 +174,10 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--usd-per-mtok-in", type=float, help="the key's own price, USD per million input tokens "
                    "(self-hosted providers cost nothing without one)")
     p.add_argument("--usd-per-mtok-out", type=float, help="the key's own price, USD per million output tokens")
-    p = command(group, "list", cmd_key_list, "providers held, never the key")
+    p.add_argument("--no-check", action="store_true", help="store without asking the provider whether the key "
+                   "works (by default one request listing models, at most a few seconds; the key is stored "
+                   "either way)")
+    p = command(group, "list", cmd_key_list, "providers held, never the key; with each its last check")
     owner = p.add_mutually_exclusive_group(required=True)
     owner.add_argument("--email")
     owner.add_argument("--platform", action="store_true")

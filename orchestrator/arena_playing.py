@@ -52,7 +52,8 @@ def _model_seats(job, loop, recorder=None):
     return {i: ArenaSeat(i, s, key=(creds.get(i) or {}).get("key"),
                          base_url=(creds.get(i) or {}).get("base_url"),
                          turn_timeout_ms=job.env["turn_timeout_ms"], loop=loop,
-                         usd_per_mtok=(creds.get(i) or {}).get("usd_per_mtok")) for i, s in model.items()}
+                         usd_per_mtok=(creds.get(i) or {}).get("usd_per_mtok"),
+                         private_ok=(creds.get(i) or {}).get("private_ok", False)) for i, s in model.items()}
 
 
 def _reporter(job, seats, recorder, on_tick):

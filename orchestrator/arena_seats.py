@@ -61,13 +61,13 @@ class ArenaSeat:
 
     def __init__(self, index: int, seat: dict, *, key: str | None, base_url: str | None, turn_timeout_ms: int,
                  loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None,
-                 usd_per_mtok: list[float] | None = None):
+                 usd_per_mtok: list[float] | None = None, private_ok: bool = False):
         self.index, self.seat, self.loop = index, seat, loop
         self.provider = seat.get("provider") or "router"
         directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
         fmt = "json" if seat.get("format") == "json" else "tools"
         system = SYSTEM.replace("{answer}", ANSWER[fmt])
-        self.client = new_client()
+        self.client = new_client(private_ok=private_ok)
         self.chat = make_chat(self.provider, model=seat["model"], key=key or "", client=self.client,
                               system=system + (f"\n\n{directions}" if directions else ""), base_url=base_url,
                               format=fmt, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.clock import Clock
+from orchestrator.egress import allow_list
 from orchestrator.lastused import LastUsed
 from orchestrator.plans import load_plans, read_config
 from orchestrator.ratelimit import AddressLimiter, TokenLimiter
@@ -41,6 +42,7 @@ class Core:
         """Create the data dir if needed, migrate the store, read config.toml (plans, limits, smtp)."""
         store = Store(data_dir)
         config = read_config(store.data_dir)
+        allow_list(config)  # a malformed [providers] allow_base_urls stops the start, not a launch
         ceiling = refused_per_address_per_minute
         if ceiling is None:
             ceiling = int((config.get("limits") or {}).get("refused_per_address_per_minute",

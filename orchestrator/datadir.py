@@ -90,3 +90,42 @@ def make_private(data_dir: str | Path) -> None:
         p = path / name
         if p.exists():
             os.chmod(p, 0o600)
+
+
+SERVING_NAME = "serving.url"  # where `studio serve` last listened (CONTRACT.md section 15)
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+
+
+def serving_url(host: str, port: int) -> str:
+    """The URL a browser on this machine reaches a server bound to host:port by."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def record_serving(data_dir: str | Path, url: str) -> None:
+    (Path(data_dir) / SERVING_NAME).write_text(url + "\n")
+
+
+def served_url(data_dir: str | Path) -> str | None:
+    try:
+        return (Path(data_dir) / SERVING_NAME).read_text().strip() or None
+    except OSError:
+        return None
+
+
+def public_url(config: dict) -> str | None:
+    url = (config.get("console") or {}).get("public_url")
+    return url.rstrip("/") if isinstance(url, str) and url.strip() else None
+
+
+def base_url(data_dir: str | Path, config: dict) -> str:
+    """Where people reach the service: `[console] public_url` when the operator set one, else the
+    address `studio serve` last served on, else the default port on this machine."""
+    return public_url(config) or served_url(data_dir) or DEFAULT_BASE_URL
+
+
+def own_addresses(data_dir: str | Path, config: dict) -> tuple[str, ...]:
+    """The service's own base URLs, which an account's provider key may not point at."""
+    return tuple(u for u in (public_url(config), served_url(data_dir)) if u)

@@ -37,6 +37,10 @@ STATUS: dict[str, int] = {
     "unknown_run": 404,
     "run_launching": 409,
     "internal_error": 500,
+    # CONTRACT.md section 15: a provider base URL an account may not store (web console)
+    "bad_base_url": 400,
+    # the store cannot take a write for now (its write lock held elsewhere, or a full disk): retry
+    "unavailable": 503,
     # CONTRACT.md section 2: router-level answers for unknown routes and wrong methods.
     "not_found": 404,
     "method_not_allowed": 405,
@@ -53,7 +57,7 @@ class DomainError(Exception):
         self.code = code
         self.status = STATUS[code]
         self.message = message
-        self.retry_after_s = retry_after_s  # set on rate_limited; REST sends it as Retry-After
+        self.retry_after_s = retry_after_s  # set on rate_limited and unavailable; REST sends it as Retry-After
 
     def envelope(self) -> dict:
         return {"error": self.code, "message": self.message}

@@ -2,8 +2,14 @@
 
 The Fernet key lives in its own file, `<data dir>/secrets/fernet.key` (mode 0600), or wherever
 STUDIO_SECRET_KEY_FILE points, so a copy of the database alone does not reveal provider keys.
-Keys are never printed back; `list_keys` shows which providers are held. Checking a key against its
-provider happens at launch (runs issue).
+Keys are never printed back; `list_keys` shows which providers are held, and what became of checking
+each key with its provider when it was stored (`check`: ok, rejected or unreachable, with when).
+A key that cannot be checked (offline, provider down) is stored all the same.
+
+Base URLs (CONTRACT.md section 15): the operator's `studio key set` (set_key) may store any http(s)
+URL; an account storing its own key in the web console (set_own_key) is held to orchestrator.egress's
+rule. Who stored a key travels with it to the seat that uses it (private_ok): the seats' transport
+lets only operator-vouched URLs reach private addresses.
 """
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet
 
+from orchestrator import datadir, egress
 from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError
@@ -22,6 +29,7 @@ ROUTED = PROVIDERS + ("local",)  # every provider a seat may name; local plays s
 NEEDS_BASE_URL = ("ollama", "openai-compatible")
 KEYLESS = ("ollama",)  # a local Ollama checks no key; one can still be stored for a proxy in front of it
 PLATFORM = "platform"
+OPERATOR, ACCOUNT = "operator", "account"  # who stored a key: `studio key set`, or the account itself
 
 
 def key_file(core: Core) -> Path:
@@ -46,7 +54,10 @@ def _fernet(core: Core) -> Fernet:
 
 def set_key(core: Core, *, provider: str, key: str | None, email: str | None = None, platform: bool = False,
             base_url: str | None = None, balance_usd: float | None = None, models: list[str] | None = None,
-            usd_per_mtok_in: float | None = None, usd_per_mtok_out: float | None = None) -> dict:
+            usd_per_mtok_in: float | None = None, usd_per_mtok_out: float | None = None,
+            stored_by: str = OPERATOR) -> dict:
+    """Store (or replace) a key, as the operator by default. A replaced key's last check is cleared:
+    it was about the old key."""
     if provider not in PROVIDERS:
         raise AdminError(f"unknown provider '{provider}'; providers are {', '.join(PROVIDERS)}")
     if key is None and provider in KEYLESS:
@@ -55,6 +66,11 @@ def set_key(core: Core, *, provider: str, key: str | None, email: str | None = N
         raise AdminError(f"provider {provider} needs --key (only {', '.join(KEYLESS)} runs without one)")
     if provider in NEEDS_BASE_URL and not base_url:
         raise AdminError(f"provider {provider} needs --base-url")
+    if base_url:
+        try:
+            egress.check_scheme(base_url)
+        except ValueError as e:
+            raise AdminError(str(e)) from None
     if platform:
         if not models:
             raise AdminError("a platform key sponsors the models it lists; pass --models m1,m2")
@@ -72,13 +88,23 @@ def set_key(core: Core, *, provider: str, key: str | None, email: str | None = N
     now = core.clock.now_ms()
     with core.store.write() as c:
         c.execute("INSERT INTO provider_keys (owner, provider, ciphertext, base_url, balance_usd, models, created_at_ms, "
-                  "usd_per_mtok_in, usd_per_mtok_out) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, provider) "
+                  "usd_per_mtok_in, usd_per_mtok_out, stored_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                  "ON CONFLICT (owner, provider) "
                   "DO UPDATE SET ciphertext = excluded.ciphertext, base_url = excluded.base_url, "
                   "balance_usd = excluded.balance_usd, models = excluded.models, usd_per_mtok_in = excluded.usd_per_mtok_in, "
-                  "usd_per_mtok_out = excluded.usd_per_mtok_out, updated_at_ms = ?",
+                  "usd_per_mtok_out = excluded.usd_per_mtok_out, stored_by = excluded.stored_by, "
+                  "check_status = NULL, check_detail = NULL, checked_at_ms = NULL, updated_at_ms = ?",
                   (owner, provider, ciphertext, base_url, balance_usd, json.dumps(models) if models else None, now,
-                   *price, now))
+                   *price, stored_by, now))
     return next(k for k in _listing(core, owner) if k["provider"] == provider)
+
+
+def set_own_key(core: Core, *, email: str, provider: str, key: str | None, base_url: str | None = None) -> dict:
+    """An account stores its own key (the web console). Its base URL must pass CONTRACT.md section 15
+    (DomainError bad_base_url otherwise); the key is then stored as the account's, not the operator's."""
+    if base_url:
+        egress.check_account_url(base_url, core.config, own=datadir.own_addresses(core.data_dir, core.config))
+    return set_key(core, provider=provider, key=key, email=email, base_url=base_url, stored_by=ACCOUNT)
 
 
 def _listing(core: Core, owner: str) -> list[dict]:
@@ -86,7 +112,11 @@ def _listing(core: Core, owner: str) -> list[dict]:
     return [{"provider": r["provider"], "platform": owner == PLATFORM, "base_url": r["base_url"],
              "balance_usd": r["balance_usd"], "models": json.loads(r["models"]) if r["models"] else None,
              "usd_per_mtok": None if r["usd_per_mtok_in"] is None else [r["usd_per_mtok_in"], r["usd_per_mtok_out"]],
-             "created_at_ms": r["created_at_ms"], "updated_at_ms": r["updated_at_ms"]} for r in rows]
+             "created_at_ms": r["created_at_ms"], "updated_at_ms": r["updated_at_ms"],
+             "stored_by": r["stored_by"] or ACCOUNT,
+             "check": None if r["check_status"] is None else
+             {"status": r["check_status"], "detail": r["check_detail"], "at_ms": r["checked_at_ms"]}}
+            for r in rows]
 
 
 def list_keys(core: Core, *, email: str | None = None, platform: bool = False) -> list[dict]:
@@ -104,6 +134,34 @@ def held(core: Core, owner: str) -> dict[str, dict]:
     """provider -> {base_url, balance_usd, models, ...} of the keys an owner (account id or 'platform')
     holds, never the key itself: the launch checks and the seat clients read this."""
     return {k["provider"]: k for k in _listing(core, owner)}
+
+
+def private_ok(core: Core, owner: str, provider: str) -> bool:
+    """May this key's seat connect to private addresses? Only when the operator stored it, or its base
+    URL is on the operator's allow list today (an entry removed later stops it at the next connect)."""
+    info = held(core, owner).get(provider)
+    if info is None:
+        return False
+    if info["stored_by"] == OPERATOR:
+        return True
+    return bool(info["base_url"]) and egress.allowed(info["base_url"], egress.allow_list(core.config))
+
+
+def check_key(core: Core, owner: str, provider: str) -> dict | None:
+    """Ask the provider whether the stored key works (orchestrator.seats.probe: one cheap call, a few
+    seconds at most) and record the answer on the key; returns the check, or None with no such key."""
+    from orchestrator.seats.probe import probe  # the seats package imports this module
+
+    info = held(core, owner).get(provider)
+    if info is None:
+        return None
+    status, detail = probe(provider, plaintext(core, owner, provider) or "", info["base_url"],
+                           private_ok=private_ok(core, owner, provider))
+    at = now_ms()
+    with core.store.write() as c:
+        c.execute("UPDATE provider_keys SET check_status = ?, check_detail = ?, checked_at_ms = ? "
+                  "WHERE owner = ? AND provider = ?", (status, detail, at, owner, provider))
+    return {"status": status, "detail": detail, "at_ms": at}
 
 
 def remove_key(core: Core, *, email: str, provider: str) -> bool:

@@ -86,7 +86,8 @@ def model_players(job: Job, recorder=None):
 
         async def report(tick: int, seats: dict) -> None:
             await recorder.report.remote(job.run_id, tick, seats)
-    return ModelSeats({int(i): Credential(c["key"], c["base_url"], c["usd_per_mtok"]) for i, c in creds.items()},
+    return ModelSeats({int(i): Credential(c["key"], c["base_url"], c["usd_per_mtok"], c.get("private_ok", False))
+                       for i, c in creds.items()},
                       report=report)
 
 

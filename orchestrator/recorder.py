@@ -21,7 +21,7 @@ from orchestrator.runs import lifecycle
 
 
 def credentials(core: Core, run_id: str) -> dict[int, dict]:
-    """seat index -> {key, base_url, usd_per_mtok} for a run's seats that need a key."""
+    """seat index -> {key, base_url, usd_per_mtok, private_ok} for a run's seats that need a key."""
     from orchestrator.seats.funding import credentials as seat_credentials
 
     row = core.store.one("SELECT account_id, roster FROM runs WHERE id = ?", (run_id,))
@@ -29,7 +29,8 @@ def credentials(core: Core, run_id: str) -> dict[int, dict]:
         return {}
     roster = json.loads(row["roster"])
     creds = seat_credentials(core, row["account_id"], roster, [s["funding"] for s in roster])
-    return {i: {"key": c.key, "base_url": c.base_url, "usd_per_mtok": c.usd_per_mtok} for i, c in creds.items()}
+    return {i: {"key": c.key, "base_url": c.base_url, "usd_per_mtok": c.usd_per_mtok, "private_ok": c.private_ok}
+            for i, c in creds.items()}
 
 
 def record(core: Core, run_id: str, tick: int, seats: dict[int, dict]) -> bool:

@@ -177,7 +177,37 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX runs_account_status ON runs(account_id, status, seq);
     """,
+    # CONTRACT.md section 15: who stored a key ('operator' through `studio key set`, 'account' through
+    # the web console; NULL rows predate the rule and are held to it like an account's), and the
+    # outcome of checking the key with its provider when it was stored (ok, rejected, unreachable)
+    """
+    ALTER TABLE provider_keys ADD COLUMN stored_by TEXT;
+    ALTER TABLE provider_keys ADD COLUMN check_status TEXT;
+    ALTER TABLE provider_keys ADD COLUMN check_detail TEXT;
+    ALTER TABLE provider_keys ADD COLUMN checked_at_ms INTEGER;
+    """,
 ]
+
+
+# SQLite's primary result codes for "not now": the write lock is held elsewhere past the busy wait
+# (BUSY, LOCKED) or the disk has no room (FULL). The change was rolled back; the same request can
+# succeed later, so the transports answer 503 with Retry-After (seconds) instead of a server fault.
+_RETRY_AFTER_S = {sqlite3.SQLITE_BUSY: 5, sqlite3.SQLITE_LOCKED: 5, sqlite3.SQLITE_FULL: 60}
+
+
+def unavailable(e: BaseException) -> int | None:
+    """Seconds to wait before retrying, when e is the store refusing a write for now; else None."""
+    if not isinstance(e, sqlite3.OperationalError):
+        return None
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return _RETRY_AFTER_S.get(code & 0xFF)
+    text = str(e)  # raised without a code (tests, older builds): the messages SQLite gives these
+    if "database is locked" in text or "database table is locked" in text:
+        return _RETRY_AFTER_S[sqlite3.SQLITE_BUSY]
+    if "database or disk is full" in text:
+        return _RETRY_AFTER_S[sqlite3.SQLITE_FULL]
+    return None
 
 
 class Store:

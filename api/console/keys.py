@@ -1,12 +1,14 @@
 """Provider keys: the person's own (set, replace, remove) beside the platform's sponsored models."""
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from api.console.pages import Console, ConsoleUser, refused
 from orchestrator import keys
-from orchestrator.errors import AdminError
+from orchestrator.errors import AdminError, DomainError
 
 router = APIRouter(include_in_schema=False)
 
@@ -25,11 +27,15 @@ async def keys_page(user: ConsoleUser):
 @router.post("/console/keys")
 async def keys_set(user: ConsoleUser):
     form = await user.form()
-    try:
-        keys.set_key(user.core, provider=form.get("provider", ""), key=form.get("key", ""), email=user.session.email,
-                     base_url=(form.get("base_url") or "").strip() or None)
+    provider = form.get("provider", "")
+    try:  # in a thread: the base URL's host is resolved (CONTRACT.md section 15), then the key is checked
+        await asyncio.to_thread(keys.set_own_key, user.core, provider=provider, key=form.get("key", ""),
+                                email=user.session.email, base_url=(form.get("base_url") or "").strip() or None)
     except AdminError as e:
         return refused(e, _keys, user)
+    except DomainError as e:  # the code too: bad_base_url names the rule the person must follow
+        return _keys(user, status=e.status, error=f"{e.code}: {e.message}")
+    await asyncio.to_thread(keys.check_key, user.core, user.session.account_id, provider)
     return RedirectResponse("/console/keys", status_code=303)
 
 

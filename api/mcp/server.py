@@ -16,6 +16,7 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from api.errors import failure
 from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke
 from orchestrator import auth, listing
 from orchestrator.auth import Principal
@@ -120,9 +121,9 @@ def build_server(core: Core, version: str) -> Server:
         except DomainError as e:
             # As REST's handler: 401/403 count against the client address and become 429 past its ceiling.
             return refused(core.address_limiter.refuse(address, e))
-        except Exception:
+        except Exception as e:
             log.exception("tool %s failed", params.name)
-            return refused(DomainError("internal_error", "the server failed; retry once, then report it"))
+            return refused(failure(e))  # as REST: a held write lock or a full disk is `unavailable`
         return ok(body)
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:

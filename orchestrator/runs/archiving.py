@@ -15,10 +15,10 @@ import queue
 import threading
 
 from analytics.archive.store import Archive
+from orchestrator.runs.lifecycle import ACTIVE
 from orchestrator.runs.views import run_view
 
 log = logging.getLogger("studio.export")
-ACTIVE = ("queued", "launching", "running")
 
 
 def export(core, run_ids: list[str], store: Archive | None = None, name: str | None = None) -> None:

@@ -42,9 +42,10 @@ def router_balance(core, account_id: str) -> float | None:
     if info is None:
         return None
     key = keys.plaintext(core, account_id, "router")
+    private_ok = keys.private_ok(core, account_id, "router")
 
     async def read() -> float | None:
-        async with new_client(1) as client:
+        async with new_client(1, private_ok=private_ok) as client:
             return await read_balance(client, key, base_url=info.get("base_url"), stored=info.get("balance_usd"),
                                       timeout_s=BALANCE_TIMEOUT_S)
 

@@ -88,5 +88,6 @@ def credentials(core, account_id: str, roster: list[dict], fundings: list[str]) 
         provider = seat.get("provider") or "router"
         owner = account_id if funding == "account" else keys.PLATFORM
         info = keys.held(core, owner).get(provider) or {}
-        out[i] = Credential(keys.plaintext(core, owner, provider), info.get("base_url"), info.get("usd_per_mtok"))
+        out[i] = Credential(keys.plaintext(core, owner, provider), info.get("base_url"), info.get("usd_per_mtok"),
+                            keys.private_ok(core, owner, provider))
     return out

@@ -233,11 +233,13 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
 
 @dataclass
 class Credential:
-    """What a seat's client needs from the stored key: the plaintext, the base URL set with it, and the
-    key's own price [USD per M input, USD per M output] when it carries one."""
+    """What a seat's client needs from the stored key: the plaintext, the base URL set with it, the
+    key's own price [USD per M input, USD per M output] when it carries one, and whether its client may
+    connect to private addresses (orchestrator.keys.private_ok)."""
     key: str | None
     base_url: str | None = None
     usd_per_mtok: list[float] | None = None
+    private_ok: bool = False
 
 
 class ModelSeats:
@@ -265,7 +267,8 @@ class ModelSeats:
             players = {}
             for i in match.external:
                 cred = self.credentials.get(i) or Credential(None)
-                client = await stack.enter_async_context(new_client())  # one pool per seat (providers.new_client)
+                # one pool per seat (providers.new_client)
+                client = await stack.enter_async_context(new_client(private_ok=cred.private_ok))
                 players[i] = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
                                         turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
                                         prices=prices, memory_turns=self.memory_turns,

@@ -33,7 +33,7 @@ import certifi
 import httpx
 
 from orchestrator.seats.actions import tool_specs
-from orchestrator.seats.transport import SeatTransport
+from orchestrator.seats.transport import AddressRefused, SeatTransport
 
 DEFAULT_BASE_URL = {"router": "https://openrouter.ai/api/v1", "openai": "https://api.openai.com/v1",
                     "anthropic": "https://api.anthropic.com"}
@@ -108,16 +108,20 @@ class PooledClient(httpx.AsyncClient):
     cookies, URL merging). The transport is orchestrator.seats.transport.SeatTransport: httpcore's
     pool on asyncio streams. Closing the client closes the pool."""
 
-    def __init__(self, max_connections: int = 8, timeout_s: float = 60.0, ssl_context: ssl.SSLContext | None = None):
-        self.pool = SeatTransport(max_connections=max_connections, ssl_context=ssl_context or _tls())
+    def __init__(self, max_connections: int = 8, timeout_s: float = 60.0, ssl_context: ssl.SSLContext | None = None,
+                 private_ok: bool = False):
+        self.pool = SeatTransport(max_connections=max_connections, ssl_context=ssl_context or _tls(),
+                                  private_ok=private_ok)
         super().__init__(transport=self.pool, timeout=httpx.Timeout(timeout_s))
 
 
-def new_client(max_connections: int = 8, ssl_context: ssl.SSLContext | None = None) -> PooledClient:
+def new_client(max_connections: int = 8, ssl_context: ssl.SSLContext | None = None, *,
+               private_ok: bool = False) -> PooledClient:
     """A pooled client. Give each seat its own: httpcore's pool does work proportional to its open
     connections on every request, so one pool shared by a hundred concurrent seats costs more than
-    the requests themselves."""
-    return PooledClient(max_connections, ssl_context=ssl_context)
+    the requests themselves. It connects to public addresses only unless private_ok (the credential's
+    own permission, CONTRACT.md section 15)."""
+    return PooledClient(max_connections, ssl_context=ssl_context, private_ok=private_ok)
 
 
 def reasoning_on(reasoning: str | None) -> bool:
@@ -172,6 +176,8 @@ class Chat:
                     await r.aclose()
             except httpx.ConnectTimeout as e:
                 raise Unreachable("could not connect to the provider within the turn") from e
+            except AddressRefused as e:  # no retry can change the rule: the seat never plays
+                raise SeatFailed(f"{self.seat}: {e}") from e
             except httpx.TimeoutException as e:
                 raise TurnTimeout("the provider did not answer within the turn") from e
             except httpx.TransportError as e:

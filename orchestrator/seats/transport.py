@@ -5,17 +5,36 @@ third of a seat turn's CPU (~100 us per request, measured with benchmarks/seats.
 backend speaks to asyncio streams directly; pooling, keep-alive, HTTP/1.1 framing and TLS stay
 httpcore's. Timeouts and socket errors are raised as httpcore's exceptions, then mapped to httpx's,
 so callers see the usual httpx.TimeoutException / httpx.TransportError.
+
+The connect hook is also where CONTRACT.md section 15 is enforced a second time: unless the seat's
+credential may reach private addresses (the operator stored it, or its URL is on the operator's allow
+list), the host is resolved here, every address must be public (orchestrator.egress), and the socket
+is opened to one of those checked addresses, so DNS that changes after the key was stored (rebinding)
+cannot turn a public name into 127.0.0.1 or the metadata service. TLS still verifies the host's name.
+Redirects are never followed: this transport hands a 3xx back as it came.
 """
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl
 
 import httpcore
 import httpx
 
+from orchestrator import egress
+
+class _AddressRefused(httpcore.ConnectError):
+    pass
+
+
+class AddressRefused(httpx.ConnectError):
+    """The base URL's host resolves to an address this seat may not reach (CONTRACT.md section 15)."""
+
+
 # most specific first: the first match wins
 _EXCEPTIONS = (
+    (_AddressRefused, AddressRefused),
     (httpcore.ConnectTimeout, httpx.ConnectTimeout), (httpcore.ReadTimeout, httpx.ReadTimeout),
     (httpcore.WriteTimeout, httpx.WriteTimeout), (httpcore.PoolTimeout, httpx.PoolTimeout),
     (httpcore.TimeoutException, httpx.TimeoutException), (httpcore.ConnectError, httpx.ConnectError),
@@ -73,17 +92,27 @@ class _Stream(httpcore.AsyncNetworkStream):
 
 
 class _Backend(httpcore.AsyncNetworkBackend):
+    def __init__(self, private_ok: bool):
+        self.private_ok = private_ok
+
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address=None,
                           socket_options=None) -> _Stream:
         try:
             async with asyncio.timeout(timeout):
-                # open_connection sets TCP_NODELAY: no 40 ms stalls between a request's header and body
-                reader, writer = await asyncio.open_connection(host, port, limit=1 << 22)
+                targets = [host] if self.private_ok else await _public_addresses(host, port)
+                error = None
+                for target in targets:
+                    try:
+                        # open_connection sets TCP_NODELAY: no 40 ms stalls between a request's header and body
+                        reader, writer = await asyncio.open_connection(target, port, limit=1 << 22)
+                        return _Stream(reader, writer)
+                    except OSError as e:
+                        error = e
+                raise error
         except TimeoutError as e:
             raise httpcore.ConnectTimeout(str(e)) from e
         except OSError as e:
             raise httpcore.ConnectError(str(e)) from e
-        return _Stream(reader, writer)
 
     async def connect_unix_socket(self, path, timeout=None, socket_options=None):
         raise httpcore.UnsupportedProtocol("seats connect over TCP only")
@@ -92,14 +121,27 @@ class _Backend(httpcore.AsyncNetworkBackend):
         await asyncio.sleep(seconds)
 
 
+async def _public_addresses(host: str, port: int) -> list[str]:
+    """The host's addresses, every one checked public; _AddressRefused naming the rule otherwise."""
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as e:
+        raise httpcore.ConnectError(f"the host {host} does not resolve ({e})") from e
+    try:
+        return egress.public_only(host, list(dict.fromkeys(info[4][0] for info in infos)))
+    except ValueError as e:
+        raise _AddressRefused(f"refused to connect: {e}; {egress.RULE}") from None
+
+
 class SeatTransport(httpx.AsyncBaseTransport):
     """An httpx transport over a pooled httpcore connection pool on asyncio streams. Reads each
-    answer whole (seat replies are small) before handing it back."""
+    answer whole (seat replies are small) before handing it back. private_ok: connect to whatever the
+    host resolves to (the operator vouched for the URL); otherwise public addresses only."""
 
-    def __init__(self, *, max_connections: int, ssl_context: ssl.SSLContext):
+    def __init__(self, *, max_connections: int, ssl_context: ssl.SSLContext, private_ok: bool = False):
         self.pool = httpcore.AsyncConnectionPool(ssl_context=ssl_context, max_connections=max_connections,
                                                  max_keepalive_connections=max_connections,
-                                                 keepalive_expiry=60.0, network_backend=_Backend())
+                                                 keepalive_expiry=60.0, network_backend=_Backend(private_ok))
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -165,8 +166,54 @@ def test_serve_no_bootstrap_creates_no_account(tmp_path, studio_inproc):
         studio(data_dir, "account", "create", "--email", "late@example.org", "--plan", "pro")
         token = studio(data_dir, "token", "mint", "--email", "late@example.org").stdout.strip()
         assert httpx.get(url + "/api/v1/me", headers=bearer(token)).status_code == 200
+        # CONTRACT.md section 15: links for the address the server serves on, not a fixed port
+        link = studio(data_dir, "account", "login-link", "--email", "late@example.org").stdout.strip()
+        assert link.startswith(url + "/console/login/link/"), link
+        assert httpx.get(link, follow_redirects=False).status_code == 303  # the link signs in
     finally:
         assert _stop(proc, signal.SIGTERM) == 0
+    (data_dir / "config.toml").write_text('[console]\npublic_url = "https://studio.example.org/"\n')
+    link = studio(data_dir, "account", "login-link", "--email", "late@example.org").stdout.strip()
+    assert link.startswith("https://studio.example.org/console/login/link/"), link
+
+
+def test_serve_on_a_busy_port_stops_before_creating_anything(tmp_path):
+    data_dir = tmp_path / "busy"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--data-dir",
+                            str(data_dir)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
+    assert TOKEN_RE.findall(r.stdout + r.stderr) == [] and "sign-in link" not in r.stdout
+    assert not (data_dir / "studio.db").exists()  # no owner account for a server that never started
+
+
+def test_key_set_checks_the_key_with_its_provider_and_list_shows_it(live, studio_inproc):
+    from tests.seats.fake_provider import FakeProvider
+
+    email = f"cli-{time.time_ns()}@example.org"
+    studio_inproc(live.data_dir, "account", "create", "--email", email, "--plan", "pro")
+    with FakeProvider() as fake:
+        fake.rejected_keys.add("sk-fake")
+        out = studio_inproc(live.data_dir, "key", "set", "--email", email, "--provider", "openai-compatible",
+                            "--key", "sk-fake", "--base-url", fake.url + "/v1").stdout
+        assert json.loads(out)["check"]["status"] == "rejected"
+        listed = json.loads(studio_inproc(live.data_dir, "key", "list", "--email", email).stdout)
+        assert listed[0]["check"]["status"] == "rejected" and listed[0]["check"]["at_ms"]
+        assert "401" in listed[0]["check"]["detail"]
+        studio_inproc(live.data_dir, "key", "set", "--email", email, "--provider", "openai-compatible",
+                      "--key", "sk-real", "--base-url", fake.url + "/v1")
+        assert json.loads(studio_inproc(live.data_dir, "key", "list", "--email", email).stdout)[0]["check"][
+            "status"] == "ok"
+    # offline: stored all the same, and the check says it could not be made
+    out = json.loads(studio_inproc(live.data_dir, "key", "set", "--email", email, "--provider", "ollama",
+                                   "--base-url", "http://127.0.0.1:9").stdout)
+    assert out["provider"] == "ollama" and out["check"]["status"] == "unreachable"
+    out = json.loads(studio_inproc(live.data_dir, "key", "set", "--email", email, "--provider", "ollama",
+                                   "--base-url", "http://127.0.0.1:9", "--no-check").stdout)
+    assert "check" in out and out["check"] is None
 
 
 def test_key_set_ollama_needs_no_key_and_help_names_every_provider(live, studio_inproc):

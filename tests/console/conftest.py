@@ -24,11 +24,21 @@ class Live:
 
 
 @pytest.fixture(scope="package")
-def live(tmp_path_factory) -> Live:
+def allowed_provider():
+    """A provider double on the loopback, which the live server's operator allows accounts to use."""
+    from tests.seats.fake_provider import FakeProvider
+
+    with FakeProvider() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="package")
+def live(tmp_path_factory, allowed_provider) -> Live:
     data_dir = tmp_path_factory.mktemp("console") / "data"
     data_dir.mkdir()
     # every browser here signs in from 127.0.0.1; the default ceiling is tested on its own
-    (data_dir / "config.toml").write_text("[limits]\nsign_in_per_minute = 1000\n")
+    (data_dir / "config.toml").write_text("[limits]\nsign_in_per_minute = 1000\n\n"
+                                          f'[providers]\nallow_base_urls = ["{allowed_provider.url}/v1"]\n')
     port = free_port()
     server, thread = start_server(create_app(data_dir), port)
     yield Live(url=f"http://127.0.0.1:{port}", core=Core.open(data_dir))

@@ -110,7 +110,9 @@ def test_a_held_write_lock_stalls_no_read(server):
                 assert r.status_code == 200 and time.monotonic() - started < 3.0, (path, r.text)  # the busy wait is 10 s
             r = c.post("/api/v1/skills", json={"name": "held", "text": "written while locked"},
                        headers=bearer(fresh))
-            assert r.status_code == 500 and "store refused" in r.json()["message"]  # a clear error
+            # not a server fault: nothing changed, and the client is told when to try again
+            assert r.status_code == 503 and r.json()["error"] == "unavailable", r.text
+            assert int(r.headers["retry-after"]) > 0 and "store refused" in r.json()["message"]
     finally:
         other.execute("ROLLBACK")
         other.close()

@@ -232,10 +232,11 @@ async def test_same_input_same_refusal_on_rest_and_mcp(idle, case):
 
 
 def test_every_code_a_tool_can_answer_is_in_the_table():
-    # run_history_full (a platform-wide ceiling) and internal_error (a fault) are not reachable on demand;
-    # not_found and method_not_allowed are router answers, which no tool gives.
-    reachable = set(STATUS) - {"run_history_full", "internal_error", "not_found", "method_not_allowed",
-                               "csrf_failed", "sign_in_failed"}  # the web console's own refusals
+    # run_history_full (a platform-wide ceiling), internal_error and unavailable (faults) are not reachable
+    # on demand; not_found and method_not_allowed are router answers, which no tool gives.
+    reachable = set(STATUS) - {"run_history_full", "internal_error", "unavailable", "not_found",
+                               "method_not_allowed", "csrf_failed", "sign_in_failed",
+                               "bad_base_url"}  # the web console's own refusals
     assert reachable - {c.code for c in CASES} == {"rate_limited"}  # tested below, it needs a burst
 
 

@@ -45,3 +45,62 @@ def test_key_rules(core):
     keys.set_key(core, platform=True, provider="router", key="x", models=["m/a"])
     assert keys.list_keys(core, platform=True)[0]["models"] == ["m/a"]
     assert keys.list_keys(core, email="n@example.org") == []
+
+
+def test_an_account_stores_only_public_base_urls_the_operator_any_http_url(core):
+    from orchestrator.errors import DomainError
+
+    account = accounts.create_account(core, "s@example.org")
+    for url in ("http://169.254.169.254/latest/meta-data", "file:///etc/passwd", "gopher://127.0.0.1:25/_x",
+                "http://10.0.0.5:8000/v1", "http://127.0.0.1:8000/api/v1"):
+        with pytest.raises(DomainError) as e:
+            keys.set_own_key(core, email="s@example.org", provider="openai-compatible", key="k", base_url=url)
+        assert e.value.code == "bad_base_url" and "allow_base_urls" in e.value.message
+    assert keys.list_keys(core, email="s@example.org") == []
+    stored = keys.set_own_key(core, email="s@example.org", provider="openai-compatible", key="k",
+                              base_url="https://93.184.215.14/v1")
+    assert stored["stored_by"] == "account" and not keys.private_ok(core, account["id"], "openai-compatible")
+    # the operator (`studio key set`) may point a key at a private address, never at another scheme
+    keys.set_key(core, email="s@example.org", provider="ollama", key=None, base_url="http://10.0.0.5:11434")
+    assert keys.private_ok(core, account["id"], "ollama")
+    with pytest.raises(AdminError, match="only http and https"):
+        keys.set_key(core, email="s@example.org", provider="ollama", key=None, base_url="file:///etc/passwd")
+
+
+def test_the_operators_allow_list_admits_an_account_url_while_it_lists_it(core):
+    account = accounts.create_account(core, "t@example.org")
+    core.config["providers"] = {"allow_base_urls": ["http://127.0.0.1:11434"]}
+    keys.set_own_key(core, email="t@example.org", provider="ollama", key=None, base_url="http://127.0.0.1:11434/v1")
+    assert keys.private_ok(core, account["id"], "ollama")
+    core.config["providers"] = {"allow_base_urls": []}  # the operator took the entry out
+    assert not keys.private_ok(core, account["id"], "ollama")
+
+
+def test_a_stored_key_is_checked_and_the_check_is_listed(core):
+    from tests.seats.fake_provider import FakeProvider
+
+    account = accounts.create_account(core, "c@example.org")
+    with FakeProvider() as fake:
+        fake.rejected_keys.add("sk-fake")
+        keys.set_key(core, email="c@example.org", provider="openai-compatible", key="sk-fake",
+                     base_url=fake.url + "/v1")
+        assert keys.list_keys(core, email="c@example.org")[0]["check"] is None
+        check = keys.check_key(core, account["id"], "openai-compatible")
+        assert check["status"] == "rejected" and check["at_ms"] > 0
+        assert keys.list_keys(core, email="c@example.org")[0]["check"] == check
+        keys.set_key(core, email="c@example.org", provider="openai-compatible", key="sk-real",
+                     base_url=fake.url + "/v1")
+        assert keys.list_keys(core, email="c@example.org")[0]["check"] is None  # about the old key
+        assert keys.check_key(core, account["id"], "openai-compatible")["status"] == "ok"
+    # offline: the key stays stored, the check says why it could not be made
+    check = keys.check_key(core, account["id"], "openai-compatible")
+    assert check["status"] == "unreachable" and keys.plaintext(core, account["id"], "openai-compatible") == "sk-real"
+
+
+def test_a_malformed_allow_list_stops_the_start(tmp_path):
+    from orchestrator.core import Core
+    from orchestrator.plans import ConfigError
+
+    (tmp_path / "config.toml").write_text('[providers]\nallow_base_urls = "http://127.0.0.1:11434"\n')
+    with pytest.raises(ConfigError, match="allow_base_urls must be a list"):
+        Core.open(tmp_path)

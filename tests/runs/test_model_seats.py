@@ -177,3 +177,20 @@ def test_model_series_wall_clock_counts_the_model_workers(srv, fake):
         two_waves = c.post("/api/v1/runs/estimate", json=dict(body, trials=17)).json()["batch"]["wall_clock_ms"]
     # 2 model workers x 8 jobs play 16 trials at once; 0.5 s per tick at the low end
     assert one_wave["low"] == 500 * 10 and two_waves["low"] == 2 * 500 * 10
+
+
+def test_an_account_key_that_resolves_to_a_private_address_fails_the_run_at_connect(srv, fake):
+    """CONTRACT.md section 15, checked again where the seat connects: a key the account stored (here
+    one from before the rule, or whose name now resolves to the loopback) never reaches that address."""
+    email = f"models{next(_n)}@example.com"
+    create_account(srv.core, email, plan="lab", verified=True)
+    keys.set_key(srv.core, provider="router", key="k-router", email=email, base_url=fake.url + "/v1",
+                 stored_by=keys.ACCOUNT)
+    token, _ = mint(srv.core, email, scopes=SCOPES)
+    with srv.client(token) as c:
+        run = c.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 10,
+                                           "roster": [{"model": "openai/gpt-4o-mini"}]}).json()["run"]
+        run = wait_terminal(c, run["run_id"])["run"]
+    assert run["status"] == "failed", run
+    assert "not a public address" in run["error"]["message"] and "allow_base_urls" in run["error"]["message"]
+    assert fake.requests == []

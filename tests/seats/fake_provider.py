@@ -126,6 +126,13 @@ class FakeProvider:
         return JSONResponse({"data": self.key_info})
 
     async def model_list(self, request: Request):
+        """The model list both APIs serve, behind the key as theirs is (Bearer, or Anthropic's x-api-key)."""
+        auth = request.headers.get("authorization", "")
+        key = auth[7:] if auth.startswith("Bearer ") else request.headers.get("x-api-key")
+        self.requests.append({"path": request.url.path, "headers": dict(request.headers), "body": {},
+                              "at": time.monotonic()})
+        if key in self.rejected_keys:
+            return JSONResponse({"error": {"type": "authentication_error", "message": "invalid key"}}, 401)
         return JSONResponse({"data": self.models})
 
     # -- serving ---------------------------------------------------------------------------

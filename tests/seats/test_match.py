@@ -84,7 +84,7 @@ def play_job(fake, roster, ticks, cap=None, creds=None):
     match = build_match(ticks, job.env, seat_specs([s["model"] for s in roster]))
     usage = [{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0} for _ in roster]
     ticked = []
-    creds = creds or {i: Credential("k-good", base_url(fake, s["provider"])) for i, s in enumerate(roster)}
+    creds = creds or {i: Credential("k-good", base_url(fake, s["provider"]), private_ok=True) for i, s in enumerate(roster)}
     stop, spend = ModelSeats(creds).play(match, job, usage, lambda: False, ticked.append)
     return match, usage, stop, spend, ticked
 
@@ -110,7 +110,7 @@ def test_spend_cap_stops_the_run_at_the_tick_that_reaches_it(fake):
 def test_a_rejected_key_fails_the_run(fake):
     fake.rejected_keys.add("k-bad")
     roster = [{"model": "openai/gpt-4o", "provider": "router"}, {"model": "claude-x", "provider": "anthropic"}]
-    creds = {0: Credential("k-good", fake.url + "/v1"), 1: Credential("k-bad", fake.url)}
+    creds = {0: Credential("k-good", fake.url + "/v1", private_ok=True), 1: Credential("k-bad", fake.url, private_ok=True)}
     with pytest.raises(KeyRejected, match=r"roster\[1\] \(model claude-x\): the anthropic provider rejected"):
         play_job(fake, roster, 5, creds=creds)
 

@@ -42,7 +42,7 @@ def test_a_turn_over_tls_verifies_the_server_certificate(tmp_path):
         trusting = ssl.create_default_context(cafile=certfile)
 
         async def go(ctx):
-            async with new_client(ssl_context=ctx) as client:
+            async with new_client(ssl_context=ctx, private_ok=True) as client:
                 return await play_tick(match, players_for(fake, client, {0: ROUTER}, timeout_ms=3000))
 
         report = run(go(trusting))
@@ -59,7 +59,7 @@ def test_a_refused_connection_is_retried_then_the_seat_waits_no_reply():
     match = external_match(1)
 
     async def go():
-        async with new_client() as client:
+        async with new_client(private_ok=True) as client:
             # nothing listens on port 9 (discard) of the loopback
             players = {0: SeatPlayer(0, ROUTER, key="k", client=client, base_url="http://127.0.0.1:9/v1",
                                      turn_timeout_ms=800)}
@@ -76,7 +76,7 @@ def test_keep_alive_connections_closed_by_the_server_are_replaced():
         match = external_match(2, ticks=4)
 
         async def go():
-            async with new_client() as client:
+            async with new_client(private_ok=True) as client:
                 players = players_for(fake, client, {0: ROUTER, 1: dict(ROUTER, model="r/n")}, timeout_ms=3000)
                 reports = []
                 for _ in range(3):
@@ -97,11 +97,11 @@ def test_the_client_is_an_httpx_async_client_for_other_calls(fake):
     fake.key_info = {"limit_remaining": 1.5}
 
     async def go():
-        async with new_client() as client:
+        async with new_client(private_ok=True) as client:
             assert isinstance(client, httpx.AsyncClient)
             r = await client.get(fake.url + "/v1/key", headers={"Authorization": "Bearer k"})
             return r.status_code, r.json()
 
     assert run(go()) == (200, {"data": {"limit_remaining": 1.5}})
     with pytest.raises(httpx.ConnectError):
-        run(new_client().get("http://127.0.0.1:9/"))
+        run(new_client(private_ok=True).get("http://127.0.0.1:9/"))

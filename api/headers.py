@@ -1,0 +1,49 @@
+"""Security headers on every response, set in this one place (issue 30, "Security").
+
+- Every response: `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, and a
+  Content-Security-Policy whose `frame-ancestors 'none'` keeps the console and the public match pages
+  out of other sites' frames (clickjacking). The policy admits scripts, styles, images and requests
+  from this origin only: the console's htmx, the arena board and Swagger UI are all served from here.
+  Inline scripts and styles stay allowed because the pages carry a few (Swagger UI's start-up, the
+  replay page's player, the console's small page scripts, htmx's indicator style); what the policy
+  rules out is loading code or sending data anywhere else, plugins, a foreign <base> and forms posting
+  elsewhere.
+- Console pages (`/console/...` except its static assets): `Cache-Control: no-store`, so a shared or
+  back-button cache never shows a signed-in page (a new token, the keys) after sign-out.
+A response that already set one of these keeps its own.
+"""
+from __future__ import annotations
+
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+       "form-action 'self'; frame-ancestors 'none'")
+EVERY = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Content-Security-Policy": CSP}
+CONSOLE = {"Cache-Control": "no-store"}
+
+
+def _console_page(path: str) -> bool:
+    return (path == "/console" or path.startswith("/console/")) and not path.startswith("/console/static/")
+
+
+class SecurityHeaders:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = {**EVERY, **(CONSOLE if _console_page(scope["path"]) else {})}
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in extra.items():
+                    if name not in headers:
+                        headers[name] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
