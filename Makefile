@@ -1,8 +1,5 @@
 # Two entry points: `make serve` and `make test`. Each installs what it needs first.
 PY ?= python3
-# where `make serve` listens (a container passes HOST=0.0.0.0)
-HOST ?= 127.0.0.1
-PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -30,7 +27,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
-# `make serve PORT=8080` (and HOST=0.0.0.0 to listen on every interface)
+# `make serve PORT=8080` (and HOST=0.0.0.0 to listen on every interface, as the container does)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 serve: $(STAMP)
