@@ -157,7 +157,7 @@ def check_key(core: Core, owner: str, provider: str) -> dict | None:
         return None
     status, detail = probe(provider, plaintext(core, owner, provider) or "", info["base_url"],
                            private_ok=private_ok(core, owner, provider))
-    at = now_ms()
+    at = core.clock.now_ms()
     with core.store.write() as c:
         c.execute("UPDATE provider_keys SET check_status = ?, check_detail = ?, checked_at_ms = ? "
                   "WHERE owner = ? AND provider = ?", (status, detail, at, owner, provider))
