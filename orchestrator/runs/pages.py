@@ -18,7 +18,7 @@ from engine.scenario import build_match
 from orchestrator.archive_store import Archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.playing import field_meta, seat_specs
+from orchestrator.play.world import field_meta, seat_specs
 from orchestrator.seats.prompt import skills_record
 
 

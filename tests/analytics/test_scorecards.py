@@ -11,7 +11,7 @@ from engine.kernels.codes import FINAL
 from engine.scenario import resolve_env
 from orchestrator import archive
 from orchestrator.archive_store import Archive
-from orchestrator.playing import Job, play_job
+from orchestrator.play import Job, play_job
 from tests.analytics.conftest import direct_seats
 
 COMPARED = ("rank", "fitness_index", "grade", "archetype", "status", "crafter_score", "survival", "economy",
