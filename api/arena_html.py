@@ -1,10 +1,13 @@
 """HTML of arena match pages: the board, the graded move list, the evaluation graph, and stepping
-through the game. The chess board is cm-chessboard (MIT), vendored and served by the service itself
+through the game. The game (engine.arena.games) says which board it draws, its graph and its moves'
+words. The chess board is cm-chessboard (MIT), vendored and served by the service itself
 (/arena/assets); the graph is inline SVG. Nothing is loaded from elsewhere: the page works offline."""
 from __future__ import annotations
 
 import json
 from html import escape
+
+from engine.arena.games import GAMES
 
 _STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}"
           "table.board{border-collapse:collapse}table.board td{width:2.2em;height:2.2em;text-align:center;"
@@ -19,7 +22,7 @@ import {Chessboard} from "/arena/assets/cm-chessboard/src/Chessboard.js";
 const D = JSON.parse(document.getElementById('data').textContent);
 let at = D.frames.length - 1;
 let board = null;
-if (D.game === 'arena:chess') {
+if (D.board === 'chess') {
   board = new Chessboard(document.getElementById('board'),
     {position: D.frames[at], assetsUrl: "/arena/assets/cm-chessboard/assets/", style: {pieces: {file: "pieces/standard.svg"}}});
 }
@@ -57,19 +60,14 @@ def _graph(series: list[float], lo: float, hi: float, width: int = 600, height: 
             f"<line id='marker' x1='0' y1='0' x2='0' y2='{height}' stroke='#c00'/></svg>"), dx
 
 
-def _move_item(m: dict, chess_game: bool) -> str:
+def _move_item(m: dict, game) -> str:
     label = escape(m["label"])
-    if chess_game:
-        text = (f"{(m['ply'] + 1) // 2}{'.' if m['ply'] % 2 else '...'} {escape(m['san'])} "
-                f"<span class='{label}'>{label}</span> (accuracy {m['accuracy']:.0f}, best {escape(m['best_uci'] or '-')})")
-    else:
-        scores = " ".join("-" if s is None else str(s) for s in m["scores"])
-        text = f"{m['ply']}. seat {m['seat']}: column {m['column']} <span class='{label}'>{label}</span> (scores {scores})"
-    return f"<li>{text}</li>"
+    before, after = game.move_words(m)
+    return f"<li>{escape(before)} <span class='{label}'>{label}</span> {escape(after)}</li>"
 
 
 def arena_page(rep: dict, frames: dict) -> str:
-    chess_game = rep["scenario_id"] == "arena:chess"
+    game = GAMES[rep["scenario_id"]]
     res = rep["results"]
     title = escape(f"{rep['name']} - {rep['scenario_id']}")
     head = f"<h1>{title}</h1><p>status <b>{escape(rep['status'])}</b>, seed {rep['seed']}</p>"
@@ -81,16 +79,14 @@ def arena_page(rep: dict, frames: dict) -> str:
             head += (f"<li>seat {a['seat']} <b>{escape(a['name'])}</b> ({escape(a['model'])}, {escape(a['side'])}): "
                      f"{escape(a['status'])}, fitness {a['fitness_index']} ({escape(a['grade'])}); {dims}</li>")
         head += "</ul>"
-    if rep["graph"] and chess_game:
-        svg, dx = _graph(rep["graph"]["white_win_percent"], 0, 100)
-        caption = "White's win% after each ply (lichess's formula)"
-    elif rep["graph"]:
-        svg, dx = _graph([0] + rep["graph"]["first_outcome"], -1, 1)
-        caption = "The first mover's solved outcome after each ply (1 win, 0 draw, -1 loss)"
+    if rep["graph"]:
+        series, lo, hi, caption = game.curve(rep["graph"])
+        svg, dx = _graph(series, lo, hi)
     else:
         svg, dx, caption = "", 1.0, ""
-    data = json.dumps({"game": rep["scenario_id"], "frames": frames["frames"], "dx": dx}).replace("</", "<\\/")
-    moves = "".join(_move_item(m, chess_game) for m in rep["moves"])
+    data = json.dumps({"game": rep["scenario_id"], "board": game.board, "frames": frames["frames"],
+                       "dx": dx}).replace("</", "<\\/")
+    moves = "".join(_move_item(m, game) for m in rep["moves"])
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}"
             f"<link rel='stylesheet' href='/arena/assets/cm-chessboard/assets/chessboard.css'></head><body>{head}"
             f"<div style='display:flex;gap:2em'><div><div id='board' style='width:400px'></div><p><button id='start'>|&lt;</button> "

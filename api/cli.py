@@ -34,8 +34,10 @@ def _saved_definition(data_dir: str, scenario_id: str) -> dict | None:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from engine.simulate import SimulateError, simulate
 
+    from engine.arena.games import GAMES
+
     scenario = args.scenario
-    if scenario.startswith("arena:"):
+    if scenario in GAMES:
         return _simulate_arena(args)
     if scenario.startswith("usc_"):
         scenario = _saved_definition(args.data_dir, scenario)

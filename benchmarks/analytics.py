@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 # kernel sources and the archive's writers and layout, so a change to either generates anew (a dir
 # keyed by hand once kept measuring 2,000 per-match files after series were compacted into one).
 DATA_SOURCES = ("analytics/archive/format.py", "analytics/archive/store.py", "analytics/archive/layout.py",
-                "orchestrator/sample.py", "orchestrator/playing.py")
+                "orchestrator/sample.py", "orchestrator/play/world.py", "orchestrator/play/job.py")
 
 
 def default_dir() -> str:

@@ -38,8 +38,8 @@ def spread(xs: list[float], unit: str) -> dict:
 def connect_four(n_games: int) -> dict:
     from bitbully import BitBully, Board
 
-    from engine.arena.games import ConnectFour
-    from engine.arena.grading import grade_connect_four
+    from engine.arena.games.connect_four import Position as ConnectFour
+    from engine.arena.games.connect_four import grade as grade_connect_four
     from engine.arena.play import Tools, play
     from engine.arena.solver import Solver
 
@@ -79,8 +79,8 @@ def chess_grading(repeats: int) -> dict:
     import numpy as np
     import psutil
 
-    from engine.arena.games import Chess
-    from engine.arena.grading import grade_chess
+    from engine.arena.games.chess import Position as Chess
+    from engine.arena.games.chess import grade as grade_chess
     from engine.arena.stockfish import Engine
 
     times, cpu, cold = [], [], []

@@ -1,6 +1,6 @@
 """Small data dirs of scripted matches for notebooks, tests and the benchmark.
 
-Each match is played by orchestrator.playing.play_job, the same code a service worker runs, so the
+Each match is played by orchestrator.play.play_job, the same code a service worker runs, so the
 files (events, seats, runs) are the real archive format, not an imitation of it.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Iterable
 from analytics.archive.store import Archive
 from engine.scenario import resolve_env
 from orchestrator.clock import Clock
-from orchestrator.playing import Job, play_job
+from orchestrator.play import Job, play_job
 
 
 def local_seats(policies: Iterable[str], names: Iterable[str] | None = None) -> list[dict]:

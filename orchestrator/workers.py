@@ -14,7 +14,7 @@ import traceback
 
 import ray
 
-from orchestrator.playing import Job, model_players, play_job, unplayed
+from orchestrator.play import Job, play_job, unplayed
 
 
 # A worker's result (the match's log as Arrow, about 1 MB at 24 agents x 300 ticks) goes straight back
@@ -71,7 +71,7 @@ class Player:
         warm()
         self._stop: set[str] = set()
         self._tick: dict[str, list[int]] = {}  # run id -> [tick, began at ms], while it plays
-        self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (playing.live_frame)
+        self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (play.world.live_frame)
 
     def _play(self, job: dict, recorder=None) -> dict:
         j = Job(**job)
@@ -82,7 +82,7 @@ class Player:
         j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())  # archived with the match
         try:
             outcome = play_job(j, should_stop=lambda: j.run_id in self._stop,
-                               on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), players=model_players(j, recorder), recorder=recorder,
+                               on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), recorder=recorder,
                                on_frame=lambda f: self._frame.__setitem__(j.run_id, f))
         finally:
             self._stop.discard(j.run_id)

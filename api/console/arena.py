@@ -6,19 +6,15 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 from api.console.pages import Console, ConsoleUser, estimate, launch
-from engine.arena import CHESS, CONNECT_FOUR
-from engine.arena.policies import CHESS_POLICIES, CONNECT_FOUR_POLICIES
+from engine.arena.games import GAMES
 from orchestrator.runs import service as runs_service
 
 router = APIRouter(include_in_schema=False)
 
 
 def _games() -> list[dict]:
-    from engine.arena import stockfish
-
-    chess_note = None if stockfish.available() else stockfish.unavailable_message()
-    return [{"id": CONNECT_FOUR, "name": "Connect Four", "scripted": CONNECT_FOUR_POLICIES, "unavailable": None},
-            {"id": CHESS, "name": "Chess", "scripted": CHESS_POLICIES, "unavailable": chess_note}]
+    return [{"id": g.id, "name": g.title, "scripted": g.scripted, "models": g.models, "unavailable": g.unavailable()}
+            for g in GAMES.values()]
 
 
 def _body(form) -> dict:

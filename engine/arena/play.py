@@ -1,7 +1,7 @@
 """Playing one arena game to its end, then grading every move (CONTRACT.md section 11).
 
-A seat is anything with `answer(game, feedback) -> str | None`: scripted policies here, model
-seats from orchestrator.seats. None means the turn timed out. An illegal or unreadable answer is
+A seat is anything with `answer(position, feedback) -> str | None`: the game's scripted seats, or
+model seats from the orchestrator. None means the turn timed out. An illegal or unreadable answer is
 asked again with the reason, twice at most; the third in one turn forfeits. A seat whose provider
 fails raises, and the exception ends the game unscored (the caller fails the run).
 """
@@ -12,8 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from engine.arena import grading, policies, results
-from engine.arena.games import CHESS, new_game
+from engine.arena import results
+from engine.arena.games import GAMES
 
 RETRIES = 2
 
@@ -59,25 +59,26 @@ def play(game_id: str, seats: list[dict], *, first_seat: int = 0, seed: int = 0,
          on_ply: Callable[[int], None] = lambda p: None, grade_nodes: int | None = None) -> dict:
     """Play and grade one game. seats: [{name, model}] (2 of them); answerers: seat index -> a model
     seat for the seats not scripted. Returns {results, moves, turns}."""
+    game = GAMES[game_id]
     answerers = dict(answerers or {})
     for i, s in enumerate(seats):
         if i not in answerers:
-            answerers[i] = policies.make(game_id, s["model"], seat_seed(seed, i), tools)
-    game = new_game(game_id)
+            answerers[i] = game.policy(s["model"], np.random.default_rng(seat_seed(seed, i)), tools)
+    position = game.new()
     order = [first_seat, 1 - first_seat]
     turns = [{"answers": 0, "illegal": 0, "timed_out": 0} for _ in seats]
     played: list[dict] = []
     forfeit = None
-    end = game.outcome()
+    end = position.outcome()
     while end is None:
         if should_stop():
             end = ("*", "cancelled")
             break
-        seat = order[game.plies % 2]
+        seat = order[position.plies % 2]
         feedback = None
         move = None
         for _ in range(RETRIES + 1):
-            answer = answerers[seat].answer(game, feedback)
+            answer = answerers[seat].answer(position, feedback)
             turns[seat]["answers"] += 1
             if answer is None:
                 turns[seat]["timed_out"] += 1
@@ -86,7 +87,7 @@ def play(game_id: str, seats: list[dict], *, first_seat: int = 0, seed: int = 0,
                 continue
             if answer.strip().strip(".").lower() == "resign":
                 break
-            move, feedback = game.parse(answer)
+            move, feedback = position.parse(answer)
             if move is not None:
                 break
             turns[seat]["illegal"] += 1
@@ -96,22 +97,13 @@ def play(game_id: str, seats: list[dict], *, first_seat: int = 0, seed: int = 0,
             end = ("0-1" if first_lost else "1-0", "resignation" if resigned else "forfeit")
             forfeit = None if resigned else seat
             break
-        entry = game.push(move)
-        played.append({"ply": game.plies, "seat": seat, **entry})
-        on_ply(game.plies)
-        end = game.outcome()
+        entry = position.push(move)
+        played.append({"ply": position.plies, "seat": seat, **entry})
+        on_ply(position.plies)
+        end = position.outcome()
     result, termination = end
-    if game_id == CHESS:
-        engine = tools.grader()
-        nodes = grade_nodes or grading.GRADE_NODES
-        graded = grading.grade_chess(game, termination, engine, nodes)
-        oracle = {"engine": "stockfish", "version": engine.version, "nodes": nodes}
-        names = [seats[first_seat]["name"], seats[1 - first_seat]["name"]]
-        pgn = game.pgn(names[0], names[1], result)
-    else:
-        graded = grading.grade_connect_four(game, tools.solver())
-        oracle = {"engine": "studio-connect-four-solver", "version": "1", "nodes": None}
-        pgn = None
+    graded, oracle = game.grade(position, termination, tools, grade_nodes)
+    record = game.record(position, [seats[first_seat]["name"], seats[1 - first_seat]["name"]], result)
     moves = [{"ply": p["ply"], "seat": p["seat"], **g} for p, g in zip(played, graded)]
-    res = results.build(game_id, seats, first_seat, moves, result, termination, turns, oracle, pgn, forfeit)
+    res = results.build(game, seats, first_seat, moves, result, termination, turns, oracle, record, forfeit)
     return {"results": res, "moves": moves, "turns": turns}

@@ -1,8 +1,7 @@
 """`studio simulate --scenario arena:...`: one game played and graded in-process, scripted seats only."""
 from __future__ import annotations
 
-from engine.arena import policies
-from engine.arena.games import CHESS, GAMES
+from engine.arena.games import GAMES
 from engine.arena.play import Tools, play
 from engine.scenario import draw_seed
 
@@ -13,20 +12,18 @@ class ArenaSimulateError(ValueError):
 
 def simulate(game_id: str, seats: list[str], seed: int | None = None, first_seat: int = 0) -> dict:
     """{results, moves, effective}: the results object and the graded moves as in the public log."""
-    if game_id not in GAMES:
-        raise ArenaSimulateError(f"unknown arena game '{game_id}'; arena games: {', '.join(GAMES)}")
+    game = GAMES.get(game_id)
+    if game is None:
+        raise ArenaSimulateError(f"unknown arena game '{game_id}'; arena games: {', '.join(sorted(GAMES))}")
     if len(seats) != 2:
-        raise ArenaSimulateError("an arena game takes exactly 2 seats, e.g. --seats "
-                                 + ("local/stockfish-3,local/random" if game_id == CHESS else "local/solver,local/random"))
+        raise ArenaSimulateError(f"an arena game takes exactly 2 seats, e.g. --seats {game.example}")
     for s in seats:
-        why = policies.check(game_id, s)
+        why = game.check(s)
         if why:
             raise ArenaSimulateError(why)
-    if game_id == CHESS:
-        from engine.arena import stockfish
-
-        if not stockfish.available():
-            raise ArenaSimulateError(stockfish.unavailable_message())
+    why = game.unavailable()
+    if why:
+        raise ArenaSimulateError(why)
     seed = draw_seed() if seed is None else seed
     tools = Tools()
     try:

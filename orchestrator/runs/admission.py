@@ -12,41 +12,26 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from engine import library
-from engine.anchors import expand as expand_anchors
-from engine.hashing import BASE_ID, content_hash
 from engine.rules import SEED_MAX
-from engine.scenario import draw_seed, resolve_env, seat_names
-from orchestrator import scenarios as saved_scenarios
+from engine.scenario import draw_seed, seat_names
 from orchestrator import skills as skill_service
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.runs import kinds, seats as seat_layer
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
-from orchestrator.runs import arena, seats as seat_layer
-from orchestrator.seats.player import new_turns
-from orchestrator.seats.seat import ROUTED, resolve_provider, seat_label
+from orchestrator.runs.world import Scenario
+from orchestrator.seats.player import new_turns, new_usage
+from orchestrator.seats.seat import seat_label
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
 # Spend caps are clamped into the plan's range (USD); an omitted cap gets the top of the range.
 SPEND_CAP_RANGE = {"free": (0.05, 5.0), "starter": (0.05, 50.0), "pro": (0.05, 250.0), "lab": (0.05, 2500.0)}
-SCRIPTED_STEPS_PER_S = 2_000_000  # conservative engine speed for wall-clock estimates
 # A scripted worker's start (its process, imports and compiled kernels): 1.9 s measured on an idle
 # 2-core machine, about 3 s with two starting at once beside the service; four times that for a
 # loaded machine.
 WORKER_START_MS = 12_000
-
-
-@dataclass
-class Scenario:
-    id: str
-    base: str           # the base its effective hash is computed over
-    hash: str           # the scenario's own content hash
-    season_ticks: int
-    env: dict
-    seed_policy: str
-    roster: dict | None  # library roster bounds
 
 
 @dataclass
@@ -68,23 +53,8 @@ class Admission:
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
-    if scenario_id in arena.GAMES:
-        return arena.scenario(scenario_id, console)
-    d = library.definition(scenario_id)
-    if d is not None:
-        return Scenario(id=scenario_id, base=scenario_id, hash=library.entry(scenario_id)["hash"],
-                        season_ticks=d["season_ticks"], env=d["env"], seed_policy=d["seed_policy"],
-                        roster=d["roster"])
-    if scenario_id.startswith("usc_"):
-        try:
-            view = saved_scenarios.load(core, principal, scenario_id)
-        except DomainError:
-            view = None
-        if view is not None:
-            return Scenario(id=scenario_id, base=BASE_ID, hash=view["hash"], season_ticks=view["season_ticks"],
-                            env=view["env"], seed_policy="drawn", roster=None)
-    raise DomainError("bad_scenario", f"scenario_id '{scenario_id}' names nothing launchable; send a library id "
-                      "(GET /api/v1/library/scenarios) or one of your saved scenario ids (usc_...)")
+    """The scenario an id names, carrying its kind (the world, or an arena game) for the checks after."""
+    return kinds.of(scenario_id).scenario(core, principal, scenario_id, console)
 
 
 def merge_env(base: dict, over: dict | None) -> dict:
@@ -105,20 +75,14 @@ LOCAL_DIRECTIONS_NOTE = ("skills and instructions are ignored: a local seat play
                          "no text; the scaffold tag records that they were sent")
 
 
-def resolve_seats(core: Core, principal: Principal, roster: list[dict], game: str | None = None) -> list[dict]:
+def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kinds.WORLD) -> list[dict]:
     """Roster as sent -> resolved entries (skills snapshotted, provider defaulted, name derived).
-    game: an arena game id, whose scripted seats and skill rule differ from the world's."""
+    kind: the scenario's, which resolves each seat's provider (an arena game's scripted seats and
+    skill rule differ from the world's)."""
     out = []
     names = seat_names([s["model"] for s in roster], [s.get("name") for s in roster])  # as the engine names them
     for k, seat in enumerate(roster):
-        if game is None:
-            provider, _ = resolve_provider(k, seat)
-        else:
-            provider = seat.get("provider") or ("local" if seat["model"].startswith("local/") else "router")
-            if provider not in ROUTED:
-                raise DomainError("bad_provider", f"{seat_label(k, seat)}: provider '{provider}' is not routed; "
-                                  f"send one of {', '.join(ROUTED)}")
-            arena.check_seat(game, k, seat, provider)
+        provider = kind.provider(k, seat)
         skills = []
         for sid in seat.get("skills") or []:
             try:
@@ -143,7 +107,7 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], game: st
                                                      DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"]),
             "format": fmt, "skills": skills,
             "instructions": instructions, "scaffold": seat_layer.scaffold(provider, fmt, directions),
-            "usage": {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0},
+            "usage": new_usage(),
             "turns": None if provider == "local" else new_turns(),
         })
         if provider == "local" and directions:
@@ -205,13 +169,6 @@ def _paired_seed(core: Core, principal: Principal, body: dict, trials: int) -> i
     return row["batch_seed"]
 
 
-def effective(scen: Scenario, season_ticks: int, env: dict, seeds: dict) -> dict:
-    resolved = resolve_env(env)
-    resolved["seed"], resolved["spawn_seed"] = seeds["seed"], seeds["spawn_seed"]
-    return {"season_ticks": season_ticks, "env": resolved, **seeds,
-            "hash": content_hash(scen.base, season_ticks, resolved)}
-
-
 def spend_cap(principal: Principal, requested: float | None) -> float:
     lo, hi = SPEND_CAP_RANGE.get(principal.plan["id"], (0.05, 50.0))
     return hi if requested is None else min(hi, max(lo, float(requested)))
@@ -225,13 +182,11 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
         require(principal, "runs:read")
     body = check_run_body(raw)
     scen = resolve_scenario(core, principal, body["scenario_id"], console=console)
-    game = scen.id if scen.id in arena.GAMES else None
-    if game is not None:
-        arena.check_body(body)
+    scen.kind.check_body(body)
     if principal.frozen:
         raise DomainError("billing_frozen", "the account is frozen after a payment dispute; runs cannot launch "
                           "until billing is resolved")
-    seats = resolve_seats(core, principal, body["roster"], game)
+    seats = resolve_seats(core, principal, body["roster"], scen.kind)
     plan = principal.plan
     n_seats = len(seats)
     # over the plan is the plan's refusal, whatever the scenario takes; bad_roster is for rosters
@@ -253,18 +208,11 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
     env = merge_env(scen.env, body.get("env"))
     seeds, batch_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
-    trial_envs = [arena.effective(scen.id, ticks, s, k, env) if game else effective(scen, ticks, env, s)
-                  for k, s in enumerate(seeds)]
+    trial_envs = [scen.kind.effective(scen, ticks, env, s, k) for k, s in enumerate(seeds)]
     agent_turns = n_seats * ticks * trials
     est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal))
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
-    if game is None:
-        seat_layer.check(core, principal, seats, est)
-    else:  # arena's scripted seats are not world policies: only the model seats need funding
-        seat_layer.check(core, principal, [s for s in seats if s["provider"] != "local"], est)
-        for s in seats:
-            if s["provider"] == "local":
-                s["funding"] = "free"
+    seat_layer.check(core, principal, scen.kind.funded(seats), est)
     scripted = all(s["provider"] == "local" for s in seats)
     name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
@@ -282,13 +230,4 @@ def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:
 
 
 def _span_ms(adm: Admission, workers: int) -> dict:
-    waves = math.ceil(adm.trials / max(1, workers))
-    if adm.scenario.id in arena.GAMES:
-        return arena.wall_clock_ms(adm.scenario.id, adm.scripted, adm.season_ticks, waves,
-                                   adm.seats and adm.trial_envs[0]["env"].get("turn_timeout_ms"))
-    if adm.scripted:
-        field_size = len(adm.seats) + len(expand_anchors(adm.trial_envs[0]["env"]["anchors"]))
-        per = 1000 * adm.season_ticks * field_size / SCRIPTED_STEPS_PER_S + 50
-        return {"low": round(per * waves), "high": round(5 * per * waves + 2000)}
-    timeout = adm.trial_envs[0]["env"]["turn_timeout_ms"]
-    return {"low": round(500 * adm.season_ticks * waves), "high": round(timeout * adm.season_ticks * waves)}
+    return adm.scenario.kind.span_ms(adm, math.ceil(adm.trials / max(1, workers)))

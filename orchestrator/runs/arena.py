@@ -1,71 +1,89 @@
-"""What admission does differently for arena games (CONTRACT.md section 11).
+"""An arena game's rules at admission (CONTRACT.md section 11); the game's own facts come from its
+module in engine.arena.games.
 
 Arena ids launch only from the web console's caller; REST and MCP are told so with bad_scenario.
-A game's "season" is its longest possible game counted in moves per seat (chess: the 200-ply cap,
-Connect Four: 21 discs each): agent turns are reserved for that and settled as moves answered.
+A game's "season" is its longest possible game counted in moves per seat: agent turns are reserved
+for that and settled as moves answered.
 """
 from __future__ import annotations
 
-from engine.arena import CHESS, GAMES, policies
+from engine.arena.game import Game
 from engine.hashing import content_hash
+from orchestrator.auth import Principal
+from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.seats.player import seat_label
+from orchestrator.runs.world import Scenario
+from orchestrator.seats.seat import ROUTED, seat_label
 
-MOVES_PER_SEAT = {CHESS: 100, "arena:connect-four": 21}
-SCRIPTED_GAME_MS = {CHESS: (5_000, 60_000), "arena:connect-four": (100, 5_000)}
 ENV_FIELDS = ("seed", "turn_timeout_ms")
 TURN_TIMEOUT_MS = 60_000
 
 
-def scenario(game: str, console: bool):
-    from orchestrator.runs.admission import Scenario
+class Arena:
+    batched = False  # a game costs its oracle's search, not agents x ticks, and varies too much to batch
 
-    if not console:
-        raise DomainError("bad_scenario", f"{game} is an arena game: arena games launch from the web console's "
-                          "game picker (/console/arena), not through the API or MCP; their runs are read through "
-                          "the same endpoints")
-    if game == CHESS:
-        from engine.arena import stockfish
+    def __init__(self, game: Game):
+        self.game = game
 
-        if not stockfish.available():
-            raise DomainError("bad_scenario", f"{game} is unavailable on this server: {stockfish.unavailable_message()}")
-    ticks = MOVES_PER_SEAT[game]
-    return Scenario(id=game, base=game, hash=content_hash(game, ticks, {}), season_ticks=ticks, env={},
-                    seed_policy="drawn", roster={"min_agents": 2, "max_agents": 2})
-
-
-def check_body(body: dict) -> None:
-    if "season_ticks" in body:
-        raise DomainError("bad_season_ticks", "arena games end by their own rules; drop season_ticks")
-    extra = sorted(set(body.get("env") or {}) - set(ENV_FIELDS))
-    if extra:
-        raise DomainError("bad_env", f"arena games take only env.seed and env.turn_timeout_ms, not {', '.join(extra)}")
-    if len(body["roster"]) != 2:
-        raise DomainError("bad_roster", f"an arena game takes exactly 2 seats; the roster has {len(body['roster'])}")
-
-
-def check_seat(game: str, k: int, seat: dict, provider: str) -> None:
-    if any(str(s).startswith("builtin:") for s in seat.get("skills") or []):
-        raise DomainError("bad_roster", f"{seat_label(k, seat)}: built-in skills are written for the world and "
-                          "cannot play arena games; attach your own skills")
-    if provider == "local":
-        why = policies.check(game, seat["model"])
+    def scenario(self, core: Core, principal: Principal, scenario_id: str, console: bool) -> Scenario:
+        if not console:
+            raise DomainError("bad_scenario", f"{scenario_id} is an arena game: arena games launch from the web "
+                              "console's game picker (/console/arena), not through the API or MCP; their runs are "
+                              "read through the same endpoints")
+        why = self.game.unavailable()
         if why:
-            raise DomainError("bad_roster", f"{seat_label(k, seat)}: {why}")
+            raise DomainError("bad_scenario", f"{scenario_id} is unavailable on this server: {why}")
+        ticks = self.game.moves_per_seat
+        return Scenario(id=scenario_id, base=scenario_id, hash=content_hash(scenario_id, ticks, {}),
+                        season_ticks=ticks, env={}, seed_policy="drawn",
+                        roster={"min_agents": 2, "max_agents": 2}, kind=self)
 
+    def check_body(self, body: dict) -> None:
+        if "season_ticks" in body:
+            raise DomainError("bad_season_ticks", "arena games end by their own rules; drop season_ticks")
+        extra = sorted(set(body.get("env") or {}) - set(ENV_FIELDS))
+        if extra:
+            raise DomainError("bad_env", f"arena games take only env.seed and env.turn_timeout_ms, not "
+                              f"{', '.join(extra)}")
+        if len(body["roster"]) != 2:
+            raise DomainError("bad_roster", f"an arena game takes exactly 2 seats; the roster has "
+                              f"{len(body['roster'])}")
 
-def effective(game: str, ticks: int, seeds: dict, trial: int, env: dict) -> dict:
-    """Sides alternate in a series: seat 0 moves first in even trials, seat 1 in odd ones."""
-    first = trial % 2
-    env = {"seed": seeds["seed"], "spawn_seed": seeds["spawn_seed"], "first_seat": first,
-           "turn_timeout_ms": env.get("turn_timeout_ms", TURN_TIMEOUT_MS)}
-    return {"season_ticks": ticks, "env": env, **seeds, "first_seat": first,
-            "hash": content_hash(game, ticks, env)}
+    def provider(self, k: int, seat: dict) -> str:
+        """The world's providers, but `local` seats play this game's scripted seats and no built-in
+        skill (written for the world) is taken."""
+        provider = seat.get("provider") or ("local" if seat["model"].startswith("local/") else "router")
+        if provider not in ROUTED:
+            raise DomainError("bad_provider", f"{seat_label(k, seat)}: provider '{provider}' is not routed; "
+                              f"send one of {', '.join(ROUTED)}")
+        if any(str(s).startswith("builtin:") for s in seat.get("skills") or []):
+            raise DomainError("bad_roster", f"{seat_label(k, seat)}: built-in skills are written for the world and "
+                              "cannot play arena games; attach your own skills")
+        if provider == "local":
+            why = self.game.check(seat["model"])
+            if why:
+                raise DomainError("bad_roster", f"{seat_label(k, seat)}: {why}")
+        return provider
 
+    def effective(self, scen: Scenario, season_ticks: int, env: dict, seeds: dict, trial: int) -> dict:
+        """Sides alternate in a series: seat 0 moves first in even trials, seat 1 in odd ones."""
+        first = trial % 2
+        env = {"seed": seeds["seed"], "spawn_seed": seeds["spawn_seed"], "first_seat": first,
+               "turn_timeout_ms": env.get("turn_timeout_ms", TURN_TIMEOUT_MS)}
+        return {"season_ticks": season_ticks, "env": env, **seeds, "first_seat": first,
+                "hash": content_hash(scen.id, season_ticks, env)}
 
-def wall_clock_ms(game: str, scripted: bool, moves_per_seat: int, waves: int, timeout_ms: int | None) -> dict:
-    if scripted:
-        lo, hi = SCRIPTED_GAME_MS[game]
-        return {"low": lo * waves, "high": hi * waves}
-    timeout = timeout_ms or 60_000
-    return {"low": 500 * moves_per_seat * waves, "high": 2 * timeout * moves_per_seat * waves}
+    def funded(self, seats: list[dict]) -> list[dict]:
+        """The seats the launch's funding check sets: the model seats. The game's scripted seats are
+        not world policies, and free."""
+        for s in seats:
+            if s["provider"] == "local":
+                s["funding"] = "free"
+        return [s for s in seats if s["provider"] != "local"]
+
+    def span_ms(self, adm, waves: int) -> dict:
+        if adm.scripted:
+            lo, hi = self.game.scripted_ms
+            return {"low": lo * waves, "high": hi * waves}
+        timeout = (adm.seats and adm.trial_envs[0]["env"].get("turn_timeout_ms")) or 60_000
+        return {"low": 500 * adm.season_ticks * waves, "high": 2 * timeout * adm.season_ticks * waves}

@@ -23,9 +23,9 @@ from ray.exceptions import RayActorError, RayError
 from analytics.archive.store import Archive
 from orchestrator import datadir
 from orchestrator.core import Core
-from orchestrator.playing import Job
+from orchestrator.play import Job
 from orchestrator.recorder import start_recorder
-from orchestrator.runs import lifecycle
+from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_worker
 
@@ -64,7 +64,7 @@ class Dispatcher:
         self._write_failing = False
         self._began: set = set()      # runs whose worker reported that it began playing them
         self.ends = lifecycle.Ends()  # set as a run's end lands in the store (a cancel waits on it)
-        self.live_frames: dict = {}   # run_id -> where its agents stand (playing.live_frame), while it plays
+        self.live_frames: dict = {}   # run_id -> where its agents stand (play.world.live_frame), while it plays
         self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
         self.archiver = Archiver(core, self.archive)
         self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
@@ -222,8 +222,7 @@ class Dispatcher:
 
     def _per_chunk(self, rows: list) -> int:
         """Runs per chunk for claimed rows like these: as many as fit CHUNK_AGENT_TICKS."""
-        # arena games cost their oracle's search, not agents x ticks, and vary too much to batch
-        if self.tick_ms > 0 or not rows or any(r["scenario_id"].startswith("arena:") for r in rows):
+        if self.tick_ms > 0 or not rows or not all(kinds.of(r["scenario_id"]).batched for r in rows):
             return 1
         work = max(work_of(r) for r in rows)
         return max(1, min(CHUNK_RUNS, CHUNK_AGENT_TICKS // max(1, work)))

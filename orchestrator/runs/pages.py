@@ -18,7 +18,7 @@ from engine.observe import GLYPHS
 from engine.scenario import build_match
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.playing import field_meta, seat_specs
+from orchestrator.play.world import field_meta, seat_specs
 from orchestrator.runs.lifecycle import IN_WORLD
 from orchestrator.seats.prompt import skills_record
 

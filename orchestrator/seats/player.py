@@ -243,7 +243,7 @@ class Credential:
 
 
 class ModelSeats:
-    """Plays a run's model seats for orchestrator.playing.play_job: `players.play(match, job, usage,
+    """Plays a run's model seats for orchestrator.play.world.play: `players.play(match, job, usage,
     should_stop, on_tick) -> (stop_reason, spend_usd)`. The event loop and the pooled HTTP clients
     live for one play() call.
 

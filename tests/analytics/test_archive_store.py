@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 from analytics.archive import format as archive, layout
 from analytics.archive.store import Archive, archive_uri
 from engine.scenario import resolve_env
-from orchestrator.playing import Job, play_job
+from orchestrator.play import Job, play_job
 from orchestrator.sample import local_seats
 
 SEATS = local_seats(["honest-trader", "random"])
@@ -54,7 +54,7 @@ def test_studio_archive_uri_moves_the_archive(tmp_path, monkeypatch):
 
 def test_scores_from_memory_equal_scores_from_the_landed_log(tmp_path):
     from engine.rubric import score
-    from orchestrator.playing import specs_from_meta
+    from orchestrator.play.world import specs_from_meta
 
     o = played("m_score", seed=4)
     table = archive.from_ipc(o.events)

@@ -2,7 +2,7 @@
 from analytics.archive.store import Archive
 from analytics.compare import compare_seats, leaderboard
 from analytics.data import open_data_dir
-from orchestrator.playing import Job, play_job
+from orchestrator.play import Job, play_job
 
 
 def _series(data_dir, batch_id, models, games, seed0):

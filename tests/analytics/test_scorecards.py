@@ -10,7 +10,7 @@ from orchestrator.sample import local_seats
 from analytics.scorecards import _tally_files, achievement_names, recompute_scorecards
 from engine.kernels.codes import FINAL
 from engine.scenario import resolve_env
-from orchestrator.playing import Job, play_job
+from orchestrator.play import Job, play_job
 from tests.analytics.conftest import direct_seats
 
 COMPARED = ("rank", "fitness_index", "grade", "archetype", "status", "crafter_score", "survival", "economy",

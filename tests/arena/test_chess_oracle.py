@@ -2,17 +2,16 @@
 import pytest
 
 from engine.arena import lichess
-from engine.arena.games import Chess
-from engine.arena.grading import grade_chess
+from engine.arena.games.chess import Position, grade
 
 
 def _graded(tools, ucis, termination="resignation"):
-    game = Chess()
+    game = Position()
     for u in ucis:
         move, why = game.parse(u)
         assert move is not None, why
         game.push(move)
-    return grade_chess(game, termination, tools.grader())
+    return grade(game, termination, tools.grader())
 
 
 def test_mate_in_one_is_best_and_the_move_allowing_it_a_blunder(tools):

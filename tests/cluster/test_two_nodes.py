@@ -7,7 +7,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from orchestrator.playing import Job, play_job
+from orchestrator.play import Job, play_job
 from tests.cluster.harness import LoopbackCluster, serve, series_body, wait_runs
 
 

@@ -7,7 +7,7 @@ import json
 import ray
 
 from engine.scenario import resolve_env
-from orchestrator.playing import Job
+from orchestrator.play import Job
 from orchestrator.runs import dispatcher as dispatching
 from orchestrator.runs.dispatcher import chunked, work_of
 from orchestrator.workers import MatchWorker

@@ -36,7 +36,7 @@ def test_launch_poll_finish_and_read_results(lab, srv):
     assert column.compression.startswith("LZ4") and column.statistics.has_min_max  # match_id: readers skip by it
     assert "DELTA_BINARY_PACKED" in group.column(1).encodings  # tick
     from engine.rubric import score
-    from orchestrator.playing import specs_from_meta
+    from orchestrator.play.world import specs_from_meta
     cols, meta = Archive.of(srv.data_dir).read_events(run["match_id"])
     assert score(cols, specs_from_meta(meta)) == res
 

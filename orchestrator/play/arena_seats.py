@@ -12,6 +12,8 @@ import json
 import re
 import time
 
+from engine.arena.games import GAMES
+from orchestrator.seats.player import Credential, new_turns, new_usage
 from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.seats.providers import ProviderError, SeatFailed, TurnTimeout, make_chat, new_client
@@ -23,8 +25,8 @@ SYSTEM = ("You are playing a two-player board game against another player. Each 
 ANSWER = {"json": "with exactly one JSON object: {\"move\": \"<your move>\"}, or {\"move\": \"resign\"} "
                   "to resign",
           "tools": "by calling the `move` tool once with your move, or with \"resign\" to resign"}
-MOVE_TOOL = ({"name": "move", "description": "Play one move: chess in UCI (e2e4) or SAN (Nf3), Connect Four a "
-                                             "column 1..7; or resign.",
+MOVE_TOOL = ({"name": "move", "description": f"Play one move: {', '.join(GAMES[g].move_hint for g in sorted(GAMES))}; "
+                                             "or resign.",
               "parameters": {"type": "object", "properties": {"move": {"type": "string", "description":
                                                                        "the move, or resign"}},
                              "required": ["move"], "additionalProperties": False}},)
@@ -57,28 +59,27 @@ def read_move(text: str, calls=()) -> str:
 
 
 class ArenaSeat:
-    """answer(game, feedback) for engine.arena.play; runs its provider calls on the caller's loop."""
+    """answer(position, feedback) for engine.arena.play; runs its provider calls on the caller's loop."""
 
-    def __init__(self, index: int, seat: dict, *, key: str | None, base_url: str | None, turn_timeout_ms: int,
-                 loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None,
-                 usd_per_mtok: list[float] | None = None, private_ok: bool = False):
+    def __init__(self, index: int, seat: dict, *, credential: Credential, turn_timeout_ms: int,
+                 loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None):
         self.index, self.seat, self.loop = index, seat, loop
         self.provider = seat.get("provider") or "router"
         directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
         fmt = "json" if seat.get("format") == "json" else "tools"
         system = SYSTEM.replace("{answer}", ANSWER[fmt])
-        self.client = new_client(private_ok=private_ok)
-        self.chat = make_chat(self.provider, model=seat["model"], key=key or "", client=self.client,
-                              system=system + (f"\n\n{directions}" if directions else ""), base_url=base_url,
+        self.client = new_client(private_ok=credential.private_ok)
+        self.chat = make_chat(self.provider, model=seat["model"], key=credential.key or "", client=self.client,
+                              system=system + (f"\n\n{directions}" if directions else ""),
+                              base_url=credential.base_url,
                               format=fmt, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
                               seat=f"roster[{index}] (model {seat['model']})")
         self.timeout_s = turn_timeout_ms / 1000
         self.prices = prices or PriceTable.shipped()
-        self.usd_per_mtok = usd_per_mtok
-        self.usage = {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
-        # the world's counts; `invalid` is settled from the play loop, which judges legality
-        self.turns = {"answered": 0, "invalid": 0, "timed_out": 0, "provider_errors": 0, "retries": 0}
+        self.usd_per_mtok = credential.usd_per_mtok
+        self.usage = new_usage()
+        self.turns = new_turns()  # the world's counts; `invalid` is settled from the play loop, which judges legality
         self.failures = 0
         self.transcript: list[dict] = []
 
@@ -90,8 +91,8 @@ class ArenaSeat:
                                 "latency_ms": round((time.perf_counter() - t0) * 1000, 1),
                                 "input_tokens": tokens[0], "output_tokens": tokens[1], "error": error})
 
-    def answer(self, game, feedback: str | None) -> str | None:
-        text = game.prompt() + (f"\nYour previous answer was refused: {feedback}. Answer again." if feedback else "")
+    def answer(self, position, feedback: str | None) -> str | None:
+        text = position.prompt() + (f"\nYour previous answer was refused: {feedback}. Answer again." if feedback else "")
         if feedback and self.transcript:
             self.transcript[-1]["refused"] = [feedback]
         self.usage["agent_turns"] += 1
@@ -102,12 +103,12 @@ class ArenaSeat:
             except TurnTimeout as e:
                 self.failures = 0
                 self.turns["timed_out"] += 1
-                self._log(game.plies, t0, error=f"timed out: {e}")
+                self._log(position.plies, t0, error=f"timed out: {e}")
                 return None
             except ProviderError as e:
                 self.failures += 1
                 self.turns["provider_errors"] += 1
-                self._log(game.plies, t0, error=str(e)[:500])
+                self._log(position.plies, t0, error=str(e)[:500])
                 if self.failures >= PROVIDER_FAILURES:
                     raise ProviderDown(f"roster[{self.index}] (model {self.seat['model']}): the {self.provider} "
                                        f"provider failed {self.failures} times in a row: {e}") from e
@@ -120,7 +121,7 @@ class ArenaSeat:
             self.usage["usd"] += self.cost(reply.input_tokens, reply.output_tokens)
             move = read_move(reply.text or "", reply.calls)
             said = reply.text or "".join(f"{n}({a if isinstance(a, str) else json.dumps(a)})" for n, a, _ in reply.calls)
-            self._log(game.plies, t0, said, move, tokens=(reply.input_tokens, reply.output_tokens))
+            self._log(position.plies, t0, said, move, tokens=(reply.input_tokens, reply.output_tokens))
             return move
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:

@@ -1,0 +1,107 @@
+"""Playing one arena game on a worker (CONTRACT.md section 11): scripted and model seats, grading by
+the game's oracle on the same worker, results in the world's shape.
+
+The worker writes no file: it hands the graded log (meta, the graded moves that are the public log,
+and the results) back as JSON and the per-seat rows as Arrow IPC; the head lands them in the archive
+(`arena/<match_id>.json`, and the same seat files as the world's, so analytics reads arena results too).
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import time
+from typing import Callable
+
+from engine.arena.game import Game
+from engine.arena.play import Tools, play as play_game
+from orchestrator.play.arena_seats import ArenaSeat
+from orchestrator.play.head import Head
+from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc
+from orchestrator.seats.player import Credential
+from orchestrator.seats.providers import SeatFailed
+
+
+@functools.cache
+def tools() -> Tools:
+    """One set per worker process: Stockfish processes and the solver's table live across games."""
+    return Tools()
+
+
+def model_seats(job: Job, head: Head, loop: asyncio.AbstractEventLoop) -> dict[int, ArenaSeat]:
+    """The seats a model plays (every seat not `local`), keyed by seat index."""
+    model = {i: s for i, s in enumerate(job.seats) if s["provider"] != "local"}
+    if not model:
+        return {}
+    creds = head.credentials()
+    return {i: ArenaSeat(i, s, credential=creds.get(i) or Credential(None), turn_timeout_ms=job.env["turn_timeout_ms"],
+                         loop=loop) for i, s in model.items()}
+
+
+def _reporter(head: Head, seats: dict[int, ArenaSeat], on_tick: Callable[[int], None]) -> Callable[[int], None]:
+    """After every ply: the live ply, and the model seats' usage and counts written to the head, so a
+    worker that dies mid-game loses no metered spend (the world reports once per tick)."""
+    if not head.reports or not seats:
+        return on_tick
+
+    def on_ply(ply: int) -> None:
+        on_tick(ply)
+        head.report(ply, {i: {"usage": dict(s.usage), "turns": dict(s.turns)} for i, s in seats.items()})
+    return on_ply
+
+
+def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lambda: False,
+         on_tick: Callable[[int], None] = lambda t: None) -> Outcome:
+    started = int(time.time() * 1000)
+    usage = job.usage()
+    loop = asyncio.new_event_loop()
+    seats: dict[int, ArenaSeat] = {}
+    try:
+        seats = model_seats(job, head, loop)
+        out = play_game(game.id, [{"name": s["name"], "model": s["model"]} for s in job.seats],
+                        first_seat=job.env["first_seat"], seed=job.env["seed"], tools=tools(), answerers=seats,
+                        should_stop=should_stop, on_ply=_reporter(head, seats, on_tick))
+    except SeatFailed as e:
+        _settle(usage, seats)
+        return failed(job, usage, e.envelope(), started, _turns(job, seats))
+    except Exception as e:  # the run fails; turns already paid stay metered
+        _settle(usage, seats)
+        return failed(job, usage, internal_error("the game stopped", e), started, _turns(job, seats))
+    finally:
+        for s in seats.values():
+            s.close()
+        loop.close()
+    _settle(usage, seats, out["turns"])
+    results = out["results"]
+    meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, seed=job.env["seed"],
+                first_seat=job.env["first_seat"], seats=[{"name": s["name"], "model": s["model"]} for s in job.seats])
+    cancelled = results["game"]["termination"] == "cancelled"
+    return Outcome(run_id=job.run_id, status="cancelled" if cancelled else "finished",
+                   stop_reason="cancelled" if cancelled else "season_end", match_ticks=results["match_ticks"],
+                   results=results, match_id=job.match_id, usage=usage, spend_usd=sum(u["usd"] for u in usage),
+                   started_at_ms=started, seats=seats_ipc(job, results), turns=_turns(job, seats),
+                   transcript=_transcript(seats),
+                   game=json.dumps({"meta": meta, "moves": out["moves"], "results": results}).encode())
+
+
+def _settle(usage: list[dict], seats: dict[int, ArenaSeat], turns: list[dict] | None = None) -> None:
+    for i, u in enumerate(usage):
+        if i in seats:
+            u.update(seats[i].usage)
+            if turns is not None:  # the play loop judged legality: illegal answers less the timeouts
+                seats[i].turns["invalid"] = turns[i]["illegal"] - turns[i]["timed_out"]
+                rows = [r for r in seats[i].transcript if r["error"] is None]
+                if rows and not rows[-1]["refused"] and seats[i].turns["invalid"] > sum(bool(r["refused"]) for r in rows):
+                    rows[-1]["refused"] = ["the third illegal answer in one turn: the game is forfeit"]
+        elif turns is not None:
+            u["agent_turns"] = turns[i]["answers"]
+
+
+def _transcript(seats: dict[int, ArenaSeat]) -> bytes | None:
+    """Every model answer of the game (Arrow IPC), in ply order, for the owner's transcript."""
+    return transcript_ipc(sorted((r for s in seats.values() for r in s.transcript), key=lambda r: r["tick"])) \
+        if seats else None
+
+
+def _turns(job: Job, seats: dict[int, ArenaSeat]) -> list[dict | None]:
+    return [dict(seats[i].turns) if i in seats else None for i in range(len(job.seats))]

@@ -1,0 +1,121 @@
+"""Playing one world match: scripted seats in compiled stretches of ticks, model seats tick by tick
+(orchestrator.seats.player.ModelSeats). The match is scored from its finished event columns (the same
+columns the archive stores; the rubric never reads live state)."""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable
+
+from engine import rubric
+from engine.match import AgentSpec
+from engine.scenario import build_match, local_policy
+from orchestrator.play.head import Head
+from orchestrator.play.job import Job, Outcome, events_ipc, failed, internal_error, seats_ipc, transcript_ipc
+from orchestrator.seats.player import ModelSeats
+from orchestrator.seats.providers import SeatFailed
+
+log = logging.getLogger("studio.playing")
+CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)
+
+
+def model_seats(head: Head) -> ModelSeats:
+    """The seat layer for a world job with model seats: keys from the head, usage reported to it."""
+    return ModelSeats(head.credentials(), report=head.report_async if head.reports else None)
+
+
+def mark_silent(results: dict, turns: dict[int, dict]) -> None:
+    """Scorecards of model seats whose provider never answered say so (`replied` false, the epilogue
+    first), so nobody reads a silent seat's waits as play; summaries may leave them out on `replied`."""
+    for entry in results["agents"]:
+        t = turns.get(entry["seat"])
+        entry["replied"] = t is None or t["answered"] > 0
+        if not entry["replied"]:
+            entry["epilogue"] = "No replies: the model never answered a turn. " + entry["epilogue"]
+
+
+def seat_specs(seats: list[dict]) -> list[AgentSpec]:
+    out = []
+    for s in seats:
+        policy = local_policy(s["model"]) if s.get("provider") == "local" else None
+        out.append(AgentSpec(name=s["name"], model=s["model"], policy=policy))
+    return out
+
+
+def field_meta(match) -> list[dict]:
+    return [{"name": a.name, "model": a.model, "anchor": a.anchor} for a in match.specs]
+
+
+def specs_from_meta(meta: dict) -> list[AgentSpec]:
+    return [AgentSpec(name=a["name"], model=a["model"], anchor=a["anchor"]) for a in meta["field"]]
+
+
+def live_frame(match) -> dict:
+    """Where every agent stands now, for the public match page while the match plays; an agent is
+    [x, y, alive, health, satiety, null] like a replay frame's (net worth is known only from snapshots)."""
+    a = match.agents
+    return {"tick": int(match.tick), "agents": [[int(x), int(y), bool(al), float(h), float(s), None] for (x, y), al, h, s
+                                                in zip(a.pos, a.alive, a.health, a.satiety)]}
+
+
+def scripted_season(match, job: Job, should_stop: Callable[[], bool], on_tick: Callable[[int], None]) -> str:
+    chunk = 1 if job.tick_ms > 0 else CHUNK_TICKS
+    while match.tick < match.season_ticks:
+        if should_stop():
+            return "cancelled"
+        match.run(until=min(match.tick + chunk, match.season_ticks))
+        on_tick(match.tick)
+        if job.tick_ms > 0:
+            time.sleep(job.tick_ms / 1000)
+    return "season_end"
+
+
+def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] = lambda: False,
+         on_tick: Callable[[int], None] = lambda t: None, on_frame: Callable[[dict], None] | None = None) -> Outcome:
+    """Play, score and pack one world match. `players` plays the model seats, None when every seat is
+    scripted. on_frame, when given, receives live_frame() after every tick reported."""
+    started = int(time.time() * 1000)
+    match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
+    if on_frame is not None:
+        report_tick = on_tick
+
+        def on_tick(t: int) -> None:
+            report_tick(t)
+            on_frame(live_frame(match))
+    usage = job.usage()
+    spend, error = 0.0, None
+    if players is None:
+        stop = scripted_season(match, job, should_stop, on_tick)
+    else:
+        try:
+            stop, spend = players.play(match, job, usage, should_stop, on_tick)
+        except SeatFailed as e:  # a key rejected, a model unknown, a provider down: the run cannot go on
+            stop, error = "failed", e.envelope()
+        except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
+            log.exception("run %s: the match stopped at tick %d", job.run_id, match.tick)
+            stop, error = "failed", internal_error(f"the match stopped at tick {match.tick}", e)
+        spend = sum(u["usd"] for u in usage)
+        if stop == "failed" and match.tick == 0:  # nothing played: no match to archive
+            return failed(job, usage, error, started, [players.turns.get(i) for i in range(len(job.seats))])
+    # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
+    for u in usage:
+        u["agent_turns"] = match.tick
+    match.finish(stop)  # a season that ran out has finished itself already; this closes a stopped one
+    meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
+                season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
+    cols = match.columns()
+    # LZ4 only for bytes that cross a network: on the head's own node Ray's object store is shared
+    # memory, and compressing the log cost as much as playing it
+    compress = job.meta.get("node_id") != job.head_node
+    events = events_ipc(job, cols, meta, match.messages, compress)
+    results = rubric.score(cols, specs_from_meta(meta))
+    turns, transcript = None, None
+    if players is not None:
+        mark_silent(results, players.turns)
+        transcript = transcript_ipc(players.transcript)
+        turns = [players.turns.get(i) for i in range(len(job.seats))]
+    status = {"cancelled": "cancelled", "failed": "failed"}.get(stop, "finished")
+    return Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
+                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend, error=error,
+                   started_at_ms=started, turns=turns, events=events, seats=seats_ipc(job, results, compress),
+                   transcript=transcript)

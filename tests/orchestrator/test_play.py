@@ -1,0 +1,65 @@
+"""The play wing in-process (no Ray, no recorder): play_job picks the player by the job's kind, and
+the model seats of either kind take their keys from the job's data dir."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from orchestrator import auth, keys
+from orchestrator.accounts import create_account
+from orchestrator.auth import SCOPES, mint
+from orchestrator.play import Job, play_job
+from orchestrator.runs import service
+from tests.seats.fake_provider import FakeProvider
+
+
+@pytest.fixture
+def fake():
+    with FakeProvider() as server:
+        yield server
+
+
+def _principal(core, fake):
+    create_account(core, "player@example.com", plan="lab", verified=True)
+    keys.set_key(core, provider="router", key="k-in-process", email="player@example.com", base_url=fake.url + "/v1")
+    return auth.authenticate(core, mint(core, "player@example.com", scopes=SCOPES)[0])
+
+
+def _job(core, run_id: str) -> Job:
+    """The job the dispatcher would hand a worker, but with the data dir: nothing else holds the keys."""
+    row = core.store.one("SELECT * FROM runs WHERE id = ?", (run_id,))
+    eff = json.loads(row["effective"])
+    return Job(run_id=row["id"], match_id=f"match{row['id']}", data_dir=str(core.data_dir),
+               season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
+               meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
+                     "config_hash": eff["hash"], "batch_id": row["batch_id"]}, account_id=row["account_id"])
+
+
+def _asked_with_the_stored_key(fake) -> bool:
+    return bool(fake.requests) and all(r["headers"]["authorization"] == "Bearer k-in-process" for r in fake.requests)
+
+
+def test_an_arena_model_seat_plays_in_process(core, fake):
+    fake.defaults["test/legal"] = {"text": '{"move": "4"}', "usage": (50, 5)}
+    run = service.arena_launch(core, _principal(core, fake), {
+        "scenario_id": "arena:connect-four", "env": {"turn_timeout_ms": 5000},
+        "roster": [{"model": "test/legal", "format": "json"}, {"model": "local/random"}]})["run"]
+    out = play_job(_job(core, run["run_id"]))
+    assert out.status == "finished" and out.results["rubric"] == "arena-connect-four-1" and out.game is not None
+    answered = out.turns[0]["answered"]
+    assert answered == len(fake.requests) and out.usage[0]["input_tokens"] == 50 * answered
+    assert out.turns[1] is None and out.usage[1]["agent_turns"] >= 1  # the scripted seat: moves answered
+    assert _asked_with_the_stored_key(fake)
+
+
+def test_a_world_model_seat_plays_in_process(core, fake):
+    fake.defaults["test/waits"] = {"calls": [("wait", {})], "usage": (30, 3)}
+    run = service.launch(core, _principal(core, fake), {
+        "scenario_id": "svc:custom-base-v1", "season_ticks": 12,
+        "roster": [{"model": "test/waits"}, {"model": "local/random"}]})["run"]
+    out = play_job(_job(core, run["run_id"]))
+    assert out.status == "finished" and out.match_ticks == 12 and out.events is not None
+    assert out.turns[0]["answered"] == 12 and out.usage[0]["input_tokens"] == 30 * 12
+    assert [u["agent_turns"] for u in out.usage] == [12, 12] and out.turns[1] is None
+    assert _asked_with_the_stored_key(fake)
