@@ -26,6 +26,7 @@ from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
 from orchestrator.runs import arena, seats as seat_layer
 from orchestrator.seats.player import new_turns
 from orchestrator.seats.seat import ROUTED, resolve_provider, seat_label
+from orchestrator.seats.families import request_problem
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
@@ -136,11 +137,16 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], game: st
                               f"{total} characters; at most {MAX_DIRECTIONS} are allowed")
         name = names[k]
         fmt = seat.get("format") or "tools"
+        max_tokens = seat.get("max_tokens") or (None if provider == "local" else
+                                                DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"])
+        problem = max_tokens and request_problem(provider, seat, max_tokens)  # what the provider would refuse
+        if problem:
+            raise DomainError("bad_roster", f"{seat_label(k, seat)}: {problem}")
         out.append({
             "seat": k, "name": name, "model": seat["model"], "provider": provider, "funding": None,
-            "reasoning": seat.get("reasoning") or "off", "temperature": seat.get("temperature"),
-            "max_tokens": seat.get("max_tokens") or (None if provider == "local" else
-                                                     DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"]),
+            # unset stays unset (null): nothing is sent and the model plays at its provider's default
+            "reasoning": seat.get("reasoning"), "temperature": seat.get("temperature"),
+            "max_tokens": max_tokens,
             "format": fmt, "skills": skills,
             "instructions": instructions, "scaffold": seat_layer.scaffold(provider, fmt, directions),
             "usage": {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0},
