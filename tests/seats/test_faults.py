@@ -6,7 +6,7 @@ import time
 import pytest
 
 from orchestrator.seats import SeatPlayer, play_tick
-from orchestrator.seats.faults import SeatFaulted
+from orchestrator.seats.providers import SeatFailed
 from tests.api.util import free_port
 from tests.seats.conftest import external_match, players_for, rows_of, run, with_client
 
@@ -26,7 +26,7 @@ def season(fake, seats: dict, ticks: int, **kw):
         try:
             for _ in range(ticks):
                 out["reports"].append(await play_tick(match, out["players"]))
-        except SeatFaulted as e:
+        except SeatFailed as e:  # FAULT_TICKS faulted ticks in a row: SeatFaulted
             return e
         return None
 
@@ -40,7 +40,7 @@ def test_a_hanging_provider_is_counted_and_fails_the_run_on_the_third_tick(fake,
     t0 = time.perf_counter()
     match, players, reports, error = season(fake, {0: seat, 1: GOOD}, 10, timeout_ms=300)
     assert time.perf_counter() - t0 < 5
-    assert isinstance(error, SeatFaulted) and error.code == "provider_timeout"
+    assert isinstance(error, SeatFailed) and error.code == "provider_timeout"
     assert error.envelope()["error"] == "provider_timeout"
     message = error.envelope()["message"]
     assert message.startswith(f"roster[0] (model {seat['model']}): the {seat['provider']} provider did not answer")
@@ -100,7 +100,7 @@ def test_a_provider_nobody_answers_for_is_unreachable():
         p = SeatPlayer(0, ROUTER, key="k", client=client, base_url=f"http://127.0.0.1:{free_port()}/v1",
                        turn_timeout_ms=300)
         match = external_match(1, ticks=6)
-        with pytest.raises(SeatFaulted) as e:
+        with pytest.raises(SeatFailed) as e:
             for _ in range(5):
                 await play_tick(match, {0: p})
         return p, e.value, match
