@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from orchestrator.seats.actions import NO_REPLY_WAIT, REFUSAL, TIMEOUT_WAIT, TRUNCATED, Refused, from_call, from_text
 from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
 from orchestrator.seats.observe_text import render_observation
-from orchestrator.seats.prices import PriceTable
+from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.seat import seat_label
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
 from orchestrator.seats.providers import PooledClient, make_chat, new_client
@@ -120,8 +120,7 @@ class SeatPlayer:
         self.faults.clear()
         self.turns["answered"] += 1
         self.turns["retries"] += self.chat.retries - retries_before
-        cost = reply.cost_usd if reply.cost_usd is not None and self.usd_per_mtok is None else \
-            self.cost(reply.input_tokens, reply.output_tokens, reply.cached_tokens, reply.cache_write_tokens)
+        cost = reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok)
         self.usage["input_tokens"] += reply.input_tokens
         self.usage["output_tokens"] += reply.output_tokens
         self.usage["usd"] += cost
@@ -135,12 +134,6 @@ class SeatPlayer:
                     refused=[r.transcript() for r in refused], refusal=reply.refusal, truncated=reply.truncated)
         self.memory.append(self.chat.remember(text, reply, len(actions)))
         return actions
-
-    def cost(self, input_tokens: int, output_tokens: int, cached_tokens: int = 0, cache_write_tokens: int = 0) -> float:
-        if self.usd_per_mtok is not None:  # the key's own price (self-hosted servers that charge)
-            return (input_tokens * self.usd_per_mtok[0] + output_tokens * self.usd_per_mtok[1]) / 1e6
-        return self.prices.cost(self.provider, self.model, input_tokens, output_tokens, cached_tokens,
-                                cache_write_tokens)
 
     def _fault(self, turn: dict, started: float, retries_before: int, e: ProviderError) -> list:
         timed_out = isinstance(e, TurnTimeout)

@@ -97,6 +97,19 @@ class PriceTable:
         return (plain * pin + cached_tokens * pread + cache_write_tokens * pwrite + output_tokens * pout) / 1e6
 
 
+def reply_cost(prices: PriceTable, provider: str | None, model: str, reply,
+               usd_per_mtok: list[float] | None = None) -> float:
+    """USD of one answered call (a providers.Reply): the key's own price when it carries one, else the
+    router's own stated cost, else the table with cache reads and writes at their prices. One rule
+    for every seat that calls a provider."""
+    if usd_per_mtok is not None:  # a self-hosted server that charges: its price, cached or not
+        return (reply.input_tokens * usd_per_mtok[0] + reply.output_tokens * usd_per_mtok[1]) / 1e6
+    if reply.cost_usd is not None:
+        return reply.cost_usd
+    return prices.cost(provider, model, reply.input_tokens, reply.output_tokens, reply.cached_tokens,
+                       reply.cache_write_tokens)
+
+
 @lru_cache(maxsize=1)
 def _shipped() -> dict:
     return json.loads(_res.files("orchestrator.seats").joinpath("prices.json").read_text(encoding="utf-8"))
