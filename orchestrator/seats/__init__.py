@@ -10,7 +10,8 @@ from orchestrator.seats.faults import FaultStreak, SeatFaulted
 from orchestrator.seats.providers import KeyRejected, ProviderError, new_client
 
 __all__ = [
-    "Credential", "FaultStreak", "KeyRejected", "ModelSeats", "PriceTable", "ProviderError", "Refused", "SeatFaulted", "SeatPlayer",
+    "Credential", "FaultStreak", "KeyRejected", "ModelSeats", "PriceTable", "ProviderError", "Refused",
+    "SeatFaulted", "SeatPlayer",
     "TickReport", "compose_directions", "credentials", "estimate", "launch_funding", "new_client",
     "play_tick", "read_balance", "render_observation", "scaffold", "seat_funding",
     "system_prompt", "tool_specs",
