@@ -151,7 +151,7 @@ def run_table(run_views: list[dict]) -> pa.Table:
 TRANSCRIPT_SCHEMA = pa.schema([
     ("tick", pa.int32()), ("seat", pa.int16()), ("reply", pa.string()), ("actions", pa.string()),
     ("refused", pa.list_(pa.string())), ("latency_ms", pa.float64()), ("input_tokens", pa.int64()),
-    ("output_tokens", pa.int64()), ("error", pa.string()),
+    ("output_tokens", pa.int64()), ("error", pa.string()), ("refusal", pa.string()), ("truncated", pa.bool_()),
 ])
 
 
@@ -168,4 +168,6 @@ def transcript_rows(table: pa.Table, *, seat: int | None = None, offset: int = 0
     rows = table.slice(offset, limit + 1).to_pylist()
     for r in rows:
         r["actions"] = json.loads(r["actions"]) if r["actions"] else []
+        r["truncated"] = bool(r.get("truncated"))  # rows archived before the field, and arena turns
+        r.setdefault("refusal", None)
     return rows[:limit], len(rows) > limit

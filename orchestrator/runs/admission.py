@@ -21,6 +21,7 @@ from orchestrator.errors import DomainError
 from orchestrator.runs import kinds, seats as seat_layer
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
 from orchestrator.runs.world import Scenario
+from orchestrator.seats.families import request_problem
 from orchestrator.seats.player import new_turns, new_usage
 from orchestrator.seats.seat import seat_label
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
@@ -100,11 +101,16 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
                               f"{total} characters; at most {MAX_DIRECTIONS} are allowed")
         name = names[k]
         fmt = seat.get("format") or "tools"
+        max_tokens = seat.get("max_tokens") or (None if provider == "local" else
+                                                DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"])
+        problem = max_tokens and request_problem(provider, seat, max_tokens)  # what the provider would refuse
+        if problem:
+            raise DomainError("bad_roster", f"{seat_label(k, seat)}: {problem}")
         out.append({
             "seat": k, "name": name, "model": seat["model"], "provider": provider, "funding": None,
-            "reasoning": seat.get("reasoning") or "off", "temperature": seat.get("temperature"),
-            "max_tokens": seat.get("max_tokens") or (None if provider == "local" else
-                                                     DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"]),
+            # unset stays unset (null): nothing is sent and the model plays at its provider's default
+            "reasoning": seat.get("reasoning"), "temperature": seat.get("temperature"),
+            "max_tokens": max_tokens,
             "format": fmt, "skills": skills,
             "instructions": instructions, "scaffold": seat_layer.scaffold(provider, fmt, directions),
             "usage": new_usage(),

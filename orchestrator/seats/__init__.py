@@ -6,10 +6,12 @@ from orchestrator.seats.player import Credential, ModelSeats, SeatPlayer, TickRe
 from orchestrator.seats.prices import PriceTable, estimate
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prompt import compose_directions, scaffold, system_prompt
+from orchestrator.seats.faults import FaultStreak, SeatFaulted
 from orchestrator.seats.providers import KeyRejected, ProviderError, new_client
 
 __all__ = [
-    "Credential", "KeyRejected", "ModelSeats", "PriceTable", "ProviderError", "Refused", "SeatPlayer",
+    "Credential", "FaultStreak", "KeyRejected", "ModelSeats", "PriceTable", "ProviderError", "Refused",
+    "SeatFaulted", "SeatPlayer",
     "TickReport", "compose_directions", "credentials", "estimate", "launch_funding", "new_client",
     "play_tick", "read_balance", "render_observation", "scaffold", "seat_funding",
     "system_prompt", "tool_specs",

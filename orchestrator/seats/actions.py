@@ -13,6 +13,11 @@ recorded by the engine with its own reason: an unknown tool name passes through 
 are refused with bad_arguments). What cannot even be read as an action (arguments that are not JSON,
 a reply that is neither a tool call nor the JSON object) becomes a `Refused`, which the tick turns
 into an INVALID row carrying the same reason codes and a note saying what was wrong.
+
+The event log is public (the match's play-by-play), so what reaches it never quotes the model: a
+Refused's `note` is a fixed phrase per cause, and an action name the engine does not know is refused
+here without naming it. The reply itself, and `detail` (what exactly was wrong), go to the run
+owner's transcript only.
 """
 from __future__ import annotations
 
@@ -48,15 +53,28 @@ CHOSEN_WAIT = {"action": "wait"}
 
 @dataclass(frozen=True)
 class Refused:
-    """A reply that names no readable action; logged by the engine as INVALID with `reason`."""
-    reason: str  # "unknown_action" or "bad_arguments" (engine REASONS)
+    """A reply that names no readable action; logged by the engine as INVALID.
+
+    reason: unknown_action or bad_arguments (engine REASONS), or the seat layer's own refusal (the model
+    refused to answer) and truncated (its token ceiling cut the reply), which the engine logs as
+    unknown_action with the reason as the note. note: public, never reply text. detail: the owner's."""
+    reason: str
     note: str
+    detail: str | None = None
 
     def row(self, messages: list[str]) -> np.ndarray:
         """The INVALID row the step kernel logs: (INVALID, reason, note index), as encode() builds it."""
         messages.append(self.note[: WORLD["say_max_chars"]])
-        code = R_UNKNOWN_ACTION if self.reason == "unknown_action" else R_BAD_ARGUMENTS
+        code = R_BAD_ARGUMENTS if self.reason == "bad_arguments" else R_UNKNOWN_ACTION
         return np.array([INVALID, code, len(messages) - 1, 0, 0, 0], dtype=np.int64)
+
+    def transcript(self) -> str:
+        """The transcript's line: reason, note and the detail."""
+        return f"{self.reason}: {self.note}" + (f": {self.detail}" if self.detail else "")
+
+
+REFUSAL = Refused("refusal", "refusal")
+TRUNCATED = Refused("truncated", "truncated")
 
 
 @lru_cache(maxsize=1)
@@ -87,8 +105,18 @@ def _json_reply_text() -> str:
 JSON_REPLY_TEXT = _json_reply_text()
 
 
+def known(name) -> bool:
+    return isinstance(name, str) and name in ACTION_SPECS
+
+
+def unknown(name) -> Refused:
+    return Refused("unknown_action", "unknown action", f"{str(name)[:80]!r} is not an action")
+
+
 def from_call(name, arguments) -> dict | Refused:
     """One tool call -> an action dict. arguments: JSON text (OpenAI style) or an object (Anthropic)."""
+    if not known(name):
+        return unknown(name)
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
@@ -127,8 +155,8 @@ def from_text(text: str) -> list[dict | Refused]:
         value = value.get("actions")
     if not isinstance(value, list):
         excerpt = (text or "").strip().replace("\n", " ")[:80]
-        return [Refused("unknown_action", f"malformed reply: expected {{\"actions\": [...]}}, got {excerpt!r}")]
+        return [Refused("unknown_action", "malformed reply", f"expected {{\"actions\": [...]}}, got {excerpt!r}")]
     if not value:
         return [dict(CHOSEN_WAIT)]
-    return [a if isinstance(a, dict) else Refused("bad_arguments", f"actions[{k}] is not an object")
-            for k, a in enumerate(value)]
+    return [(a if known(a.get("action")) else unknown(a.get("action"))) if isinstance(a, dict)
+            else Refused("bad_arguments", f"actions[{k}] is not an object") for k, a in enumerate(value)]

@@ -2,15 +2,19 @@
 
 A tick observes every living external seat, calls all their providers at once (asyncio.gather), each
 bounded by turn_timeout_ms, and submits one tick to the engine:
-- a seat that misses its time waits that tick with cause timeout (row a=1);
-- a seat whose provider gave nothing usable (5xx or 429 past the retries, an empty reply) waits with
-  cause no_reply (a=2);
+- a provider fault (orchestrator.seats.faults) makes the seat wait that tick: no answer in time with
+  cause timeout (row a=1, counted in turns.timed_out), any other fault with cause no_reply (a=2,
+  counted in turns.provider_errors); FAULT_TICKS faulted ticks in a row raise SeatFaulted before the
+  tick is submitted, and the run fails naming seat, provider and the last cause;
 - up to actions_per_turn actions are taken from a reply, in order; the rest are ignored;
-- what cannot be read as an action is logged INVALID with a reason (orchestrator.seats.actions);
+- what cannot be read as an action is logged INVALID with a reason (orchestrator.seats.actions); a
+  refusal and a reply cut at its token ceiling are refused whole, with reasons refusal and truncated;
 - a seat that can never play (a rejected key, an unknown model) raises SeatFailed before the tick
   is submitted: the run fails naming seat and provider.
+Every turn asked writes its transcript row, whatever ended it.
 Usage per seat: agent_turns (every tick the seat was asked to play), input/output tokens from the
-provider's usage fields, USD priced from the price table.
+provider's usage fields, USD priced from the price table (cache reads and writes at their own prices),
+or the router's own cost of the call when it states one.
 """
 from __future__ import annotations
 
@@ -21,14 +25,13 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_call, from_text
+from orchestrator.seats.actions import NO_REPLY_WAIT, REFUSAL, TIMEOUT_WAIT, TRUNCATED, Refused, from_call, from_text
+from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
 from orchestrator.seats.observe_text import render_observation
-from orchestrator.seats.prices import PriceTable
+from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.seat import seat_label
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
-from orchestrator.seats.providers import (
-    PooledClient, ProviderError, SeatFailed, TurnTimeout, Unreachable, make_chat, new_client,
-)
+from orchestrator.seats.providers import PooledClient, make_chat, new_client
 
 USAGE_FIELDS = ("agent_turns", "input_tokens", "output_tokens", "usd")
 
@@ -39,8 +42,9 @@ def new_usage() -> dict:
 
 def new_turns() -> dict:
     """answered: a reply came back (invalid ones included); invalid: a reply with nothing playable or
-    a part refused; timed_out: no answer within the turn; provider_errors: no usable answer (transport
-    errors, 5xx or 429 past the retries, other 4xx); retries: extra attempts within turns."""
+    a part refused; timed_out: no answer within the turn; provider_errors: every other provider fault
+    (connection errors, 5xx/529/429 past the retries, other 4xx, bodies that are no answer, error
+    objects); retries: extra attempts within turns."""
     return {"answered": 0, "invalid": 0, "timed_out": 0, "provider_errors": 0, "retries": 0}
 
 
@@ -48,23 +52,7 @@ def raw_reply(reply) -> str:
     """The model's reply as it came: its text, and its tool calls as [{name, arguments}]."""
     calls = [{"name": name, "arguments": args} for name, args, _ in reply.calls]
     text = reply.text
-    if reply.malformed and not text and not calls:
-        text = f"(unreadable: {reply.malformed})"
     return text if not calls else json.dumps({"text": text, "tool_calls": calls}) if text else json.dumps(calls)
-
-
-class SeatDown(SeatFailed):
-    """A seat whose provider could not be reached (transport errors, 5xx past the retries) for
-    DOWN_TICKS ticks in a row: the run fails rather than play a season of waits."""
-    code = "provider_unreachable"
-
-    def __init__(self, seat: str, provider: str, ticks: int, last_error: str):
-        self.seat, self.provider = seat, provider
-        super().__init__(f"{seat}: the {provider} provider could not be reached for {ticks} ticks in a row; "
-                         f"last error: {last_error}")
-
-
-DOWN_TICKS = 3
 
 
 class SeatPlayer:
@@ -97,16 +85,16 @@ class SeatPlayer:
         self.usage = new_usage()
         self.turns = new_turns()
         self.usd_per_mtok = usd_per_mtok
-        self.transcript: list[dict] = []  # one row per turn asked (TRANSCRIPT_FIELDS)
+        self.transcript: list[dict] = []  # one row per turn asked (archive.TRANSCRIPT_SCHEMA's fields)
         self.tick = 0                     # the tick being asked, for the transcript
-        self.down_ticks = 0               # ticks in a row the provider could not be reached
+        self.faults = FaultStreak(self.label, self.provider)
         self.last_error: str | None = None
 
     async def act(self, observation: dict, deadline: float | None = None) -> list:
         """This tick's actions: action dicts, Refused, or a wait row (np.ndarray) with its cause.
         deadline: event-loop time by which the answer must be in (default: now + turn_timeout_ms).
-        Counts the turn, writes its transcript row, and raises SeatDown once the provider has been
-        unreachable (transport errors, 5xx past the retries) for DOWN_TICKS ticks in a row."""
+        Counts the turn and writes its transcript row however it ends; raises SeatFaulted at the
+        FAULT_TICKS-th provider fault in a row, SeatFailed when the seat can never play."""
         loop = asyncio.get_running_loop()
         if deadline is None:
             deadline = loop.time() + self.turn_timeout_ms / 1000
@@ -115,27 +103,24 @@ class SeatPlayer:
         started = loop.time()
         retries_before = self.chat.retries
         turn = {"tick": self.tick, "seat": self.index, "reply": None, "actions": None, "refused": [],
-                "latency_ms": None, "input_tokens": 0, "output_tokens": 0, "error": None}
+                "latency_ms": None, "input_tokens": 0, "output_tokens": 0, "error": None,
+                "refusal": None, "truncated": False}
         self.transcript.append(turn)
         try:
-            reply = await self.chat.send(self.memory, text, deadline)
-        except TurnTimeout as e:
-            return self._missed(turn, started, retries_before, "timed_out", str(e), [TIMEOUT_WAIT])
-        except Unreachable as e:
-            self._missed(turn, started, retries_before, "provider_errors", str(e), None)
-            self.down_ticks += 1
-            if self.down_ticks >= DOWN_TICKS:
-                raise SeatDown(self.label, self.provider, self.down_ticks, str(e)) from e
-            return [NO_REPLY_WAIT]
+            # the deadline is enforced here, so a provider that never answers is counted like any other
+            async with asyncio.timeout_at(deadline):
+                reply = await self.chat.send(self.memory, text, deadline)
+        except TimeoutError:
+            return self._fault(turn, started, retries_before, TurnTimeout("the provider did not answer within the turn"))
         except ProviderError as e:
-            return self._missed(turn, started, retries_before, "provider_errors", str(e), [NO_REPLY_WAIT])
+            return self._fault(turn, started, retries_before, e)
         except SeatFailed as e:
-            self._missed(turn, started, retries_before, "provider_errors", str(e), None)
+            self._missed(turn, started, retries_before, "provider_errors", str(e))
             raise
-        self.down_ticks = 0
+        self.faults.clear()
         self.turns["answered"] += 1
         self.turns["retries"] += self.chat.retries - retries_before
-        cost = self.cost(reply.input_tokens, reply.output_tokens)
+        cost = reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok)
         self.usage["input_tokens"] += reply.input_tokens
         self.usage["output_tokens"] += reply.output_tokens
         self.usage["usd"] += cost
@@ -146,28 +131,30 @@ class SeatPlayer:
         turn.update(reply=raw_reply(reply), latency_ms=round(1e3 * (loop.time() - started), 1),
                     input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
                     actions=json.dumps([a for a in actions if isinstance(a, dict)]),
-                    refused=[f"{r.reason}: {r.note}" for r in refused])
+                    refused=[r.transcript() for r in refused], refusal=reply.refusal, truncated=reply.truncated)
         self.memory.append(self.chat.remember(text, reply, len(actions)))
         return actions
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        if self.usd_per_mtok is not None:  # the key's own price (self-hosted servers that charge)
-            return (input_tokens * self.usd_per_mtok[0] + output_tokens * self.usd_per_mtok[1]) / 1e6
-        return self.prices.cost(self.provider, self.model, input_tokens, output_tokens)
+    def _fault(self, turn: dict, started: float, retries_before: int, e: ProviderError) -> list:
+        timed_out = isinstance(e, TurnTimeout)
+        self._missed(turn, started, retries_before, "timed_out" if timed_out else "provider_errors", str(e))
+        self.faults.fault(e)  # raises at the FAULT_TICKS-th in a row
+        return [TIMEOUT_WAIT if timed_out else NO_REPLY_WAIT]
 
-    def _missed(self, turn: dict, started: float, retries_before: int, count: str, error: str, out):
+    def _missed(self, turn: dict, started: float, retries_before: int, count: str, error: str) -> None:
         self.last_error = error
         self.turns[count] += 1
         self.turns["retries"] += self.chat.retries - retries_before
         turn.update(error=error, latency_ms=round(1e3 * (asyncio.get_running_loop().time() - started), 1))
-        return out
 
     def report(self) -> dict:
         return {"usage": dict(self.usage), "turns": dict(self.turns)}
 
     def _read(self, reply) -> list:
-        if reply.malformed:
-            return [Refused("unknown_action", f"malformed reply: {reply.malformed}")]
+        if reply.refusal is not None:
+            return [REFUSAL]
+        if reply.truncated:
+            return [TRUNCATED]
         calls = [from_call(name, args) for name, args, _ in reply.calls]
         text = reply.text.strip()
         # each format reads the other's shape too: a clear intent is played rather than refused
@@ -197,15 +184,12 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
 
     async def one(i: int, obs: dict):
         p = players[i]
+        p.tick = match.tick
         budget = (timeout_ms if timeout_ms is not None else p.turn_timeout_ms) / 1000
-        try:
-            async with asyncio.timeout(budget):  # no extra task per seat, unlike wait_for
-                return await p.act(obs, loop.time() + budget)
-        except TimeoutError:
-            return [TIMEOUT_WAIT]
+        return await p.act(obs, loop.time() + budget)  # act keeps the deadline, and counts a miss
 
     results = await asyncio.gather(*(one(i, match.observe(i)) for i in seats), return_exceptions=True)
-    for r in results:  # a seat that can never play fails the run first; any other exception is a bug
+    for r in results:  # a seat that cannot play on fails the run first; any other exception is a bug
         if isinstance(r, SeatFailed):
             raise r
     for r in results:
@@ -290,8 +274,6 @@ class ModelSeats:
         while not match.done:
             if should_stop():
                 return "cancelled", spend
-            for p in players.values():
-                p.tick = match.tick
             report = await self._tick(match, players, should_stop)
             if report is None:  # cancelled while waiting on providers: that tick is not played
                 return "cancelled", spend

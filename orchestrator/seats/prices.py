@@ -1,11 +1,16 @@
 """What seats cost: the shipped price table (dated `as_of`), metering and the estimate.
 
-prices.json holds USD per million tokens [input, output] per model id as the router names it; a
+prices.json holds USD per million tokens [input, output, cached input, cache write] per model id as the
+router names it (the last two default to the input price: a vendor that states no cache price is
+charged in full, erring high); a
 native id (anthropic "claude-sonnet-4-5-20250929", openai "gpt-4o-2024-08-06") is looked up as
 <vendor>/<id> with the date dropped and version dashes read as dots ("claude-sonnet-4.5"). A model
 the table does not know is priced at its `fallback`, chosen high, so a balance check still bites.
 local seats and the self-hosted providers (ollama, openai-compatible) cost nothing unless the key
 carries its own price (`studio key set ... --usd-per-mtok-in X --usd-per-mtok-out Y`).
+A turn's cost: uncached input at the input price, cache reads at the cached price, cache writes at the
+write price, output at the output price; a router that states the call's own cost (usage.cost) is
+taken at its word (orchestrator.seats.player).
 
 Estimate: tokens per agent turn are assumed, not measured (TURN ASSUMPTIONS below, ~4 characters per
 token):
@@ -26,7 +31,8 @@ from importlib import resources as _res
 
 from orchestrator.seats.actions import tool_specs
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
-from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
+from orchestrator.seats.families import reasoning_on
+from orchestrator.seats.providers import DEFAULT_MAX_TOKENS
 
 CHARS_PER_TOKEN = 4
 OBS_CHARS = 900            # a rendered observation with a few goods, agents and offers in view
@@ -39,9 +45,12 @@ _VERSION = re.compile(r"(?<=\d)-(?=\d(?:$|-))")
 
 
 class PriceTable:
-    def __init__(self, models: dict[str, tuple[float, float]], fallback: tuple[float, float],
+    def __init__(self, models: dict[str, tuple[float, ...]], fallback: tuple[float, float],
                  free_providers: tuple[str, ...] = ("ollama",)):
         self.models = {k: (float(v[0]), float(v[1])) for k, v in models.items()}
+        # [cached input, cache write] where the table states them; the input price otherwise
+        self.cache = {k: tuple(float(x) for x in (list(v[2:4]) + [v[0]] * (4 - len(v)))[:2])
+                      for k, v in models.items()}
         self.fallback = (float(fallback[0]), float(fallback[1]))
         self.free_providers = tuple(free_providers)
 
@@ -60,19 +69,45 @@ class PriceTable:
         provider = provider or "router"
         if provider == "local" or provider in self.free_providers:
             return 0.0, 0.0, "free"
+        name = self._match(provider, model)
+        return (*self.models[name], "table") if name else (*self.fallback, "fallback")
+
+    def _match(self, provider: str, model: str) -> str | None:
         names = [model]
         if provider in VENDOR and "/" not in model:
             bare = _VERSION.sub(".", _DATE.sub("", model))
             names += [f"{VENDOR[provider]}/{model}", f"{VENDOR[provider]}/{_DATE.sub('', model)}",
                       f"{VENDOR[provider]}/{bare}"]
-        for name in names:
-            if name in self.models:
-                return (*self.models[name], "table")
-        return (*self.fallback, "fallback")
+        return next((n for n in names if n in self.models), None)
 
-    def cost(self, provider: str | None, model: str, input_tokens: int, output_tokens: int) -> float:
+    def cache_prices(self, provider: str | None, model: str) -> tuple[float, float]:
+        """(USD per M cached input tokens read, per M written to the cache); the input price where the
+        table states none."""
+        pin, _, source = self.lookup(provider, model)
+        return self.cache[self._match(provider or "router", model)] if source == "table" else (pin, pin)
+
+    def cost(self, provider: str | None, model: str, input_tokens: int, output_tokens: int,
+             cached_tokens: int = 0, cache_write_tokens: int = 0) -> float:
+        """input_tokens counts every input token, cached reads and cache writes included."""
         pin, pout, _ = self.lookup(provider, model)
-        return (input_tokens * pin + output_tokens * pout) / 1e6
+        if not cached_tokens and not cache_write_tokens:
+            return (input_tokens * pin + output_tokens * pout) / 1e6
+        pread, pwrite = self.cache_prices(provider, model)
+        plain = max(0, input_tokens - cached_tokens - cache_write_tokens)
+        return (plain * pin + cached_tokens * pread + cache_write_tokens * pwrite + output_tokens * pout) / 1e6
+
+
+def reply_cost(prices: PriceTable, provider: str | None, model: str, reply,
+               usd_per_mtok: list[float] | None = None) -> float:
+    """USD of one answered call (a providers.Reply): the key's own price when it carries one, else the
+    router's own stated cost, else the table with cache reads and writes at their prices. One rule
+    for every seat that calls a provider."""
+    if usd_per_mtok is not None:  # a self-hosted server that charges: its price, cached or not
+        return (reply.input_tokens * usd_per_mtok[0] + reply.output_tokens * usd_per_mtok[1]) / 1e6
+    if reply.cost_usd is not None:
+        return reply.cost_usd
+    return prices.cost(provider, model, reply.input_tokens, reply.output_tokens, reply.cached_tokens,
+                       reply.cache_write_tokens)
 
 
 @lru_cache(maxsize=1)

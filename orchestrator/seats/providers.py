@@ -5,21 +5,20 @@ Two wire protocols cover every provider a seat may name (CONTRACT.md section 6):
   (default base https://openrouter.ai/api/v1), `openai` (https://api.openai.com/v1), `ollama` (its
   /v1 OpenAI-compatible endpoint; /v1 is appended to the key's base URL when missing) and
   `openai-compatible` (the key's base URL as given);
-- Anthropic messages (POST {base}/v1/messages, x-api-key, anthropic-version, tools with
-  input_schema, tool_use blocks): `anthropic` (https://api.anthropic.com).
+- Anthropic messages (POST {base}/v1/messages, API version 2026-10-21 with the key as a Bearer token,
+  as the official SDK sends it; tools with input_schema, tool_use blocks): `anthropic`
+  (https://api.anthropic.com).
 `local` seats are scripted policies played inside the engine: no client, no key, free.
+Every request carries Accept and Content-Type application/json and this service's User-Agent.
 
-Reasoning effort: router sends reasoning.effort (off -> "none"); openai, ollama and
-openai-compatible send reasoning_effort when on and nothing when off (older models refuse
-unknown values); anthropic turns thinking on with a budget per effort (temperature is then left out,
-as that API requires). max_tokens defaults to DEFAULT_MAX_TOKENS by reasoning off/on.
+Reasoning and sampling fields follow orchestrator.seats.families (what each model family takes).
+max_tokens defaults to DEFAULT_MAX_TOKENS by reasoning off/on.
 
-Failures: 429 and 5xx (and dropped connections) are retried with jittered exponential backoff (or
-the Retry-After the provider sends) while the turn's deadline allows; 401/403 raise KeyRejected,
-404 ModelUnknown
-naming the seat and provider (the run fails); a provider that cannot be reached or answers 5xx on
-every attempt raises Unreachable (the seat waits that tick; three such ticks in a row fail the run);
-anything else unusable raises ProviderError (the seat waits that tick, cause no_reply).
+Failures (orchestrator.seats.faults): 429, 5xx, 529 and dropped connections are retried with jittered
+exponential backoff (or the Retry-After the provider sends) while the turn's deadline allows, then
+raise Unreachable; 401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
+4xx, a 200 whose body is not the protocol's answer, or one carrying an error object raise Rejected
+with the provider's own message; no answer by the deadline raises TurnTimeout.
 """
 from __future__ import annotations
 
@@ -28,30 +27,40 @@ import json
 import random
 import ssl
 from functools import lru_cache
+from importlib import metadata
 
 import certifi
 import httpx
 
 from orchestrator.seats.actions import tool_specs
+from orchestrator.seats.faults import ProviderError, Rejected, SeatFailed, TurnTimeout, Unreachable
+from orchestrator.seats.families import THINKING_BUDGET, openai_effort, openai_takes_temperature, reasoning_on, \
+    thinking_budget
 from orchestrator.seats.transport import AddressRefused, SeatTransport
+
+__all__ = ["ANTHROPIC_VERSION", "DEFAULT_MAX_TOKENS", "KeyRejected", "ModelUnknown", "ProviderError", "Rejected",
+           "Reply", "SeatFailed", "THINKING_BUDGET", "TurnTimeout", "Unreachable", "make_chat", "new_client",
+           "reasoning_on"]
 
 DEFAULT_BASE_URL = {"router": "https://openrouter.ai/api/v1", "openai": "https://api.openai.com/v1",
                     "anthropic": "https://api.anthropic.com"}
 OPENAI_STYLE = ("router", "openai", "ollama", "openai-compatible")
-ANTHROPIC_VERSION = "2023-06-01"
+ANTHROPIC_VERSION = "2026-10-21"  # the version the current official SDK sends
 DEFAULT_MAX_TOKENS = {"off": 1024, "on": 8192}  # output ceiling per call; reasoning needs room to think
-THINKING_BUDGET = {"low": 1024, "medium": 2048, "high": 4096}  # anthropic budget_tokens per effort
 BACKOFF_BASE_S, BACKOFF_CAP_S = 0.25, 8.0
 TOOL_RESULT = "played; its outcome is in your next observation"
 TOOL_IGNORED = "ignored: over your actions per turn"
+EXCERPT = 200  # characters of a provider's own error message kept in the cause
 
 
-class SeatFailed(Exception):
-    """A seat that can never play: the run fails at once; run.error names seat and provider."""
-    code = "provider_error"
+def _user_agent() -> str:
+    try:
+        return f"ScenarioStudio/{metadata.version('scenario-studio')}"
+    except metadata.PackageNotFoundError:
+        return "ScenarioStudio"
 
-    def envelope(self) -> dict:
-        return {"error": self.code, "message": str(self)}
+
+USER_AGENT = _user_agent()
 
 
 class KeyRejected(SeatFailed):
@@ -75,25 +84,38 @@ class ModelUnknown(SeatFailed):
                          "on the key); check the model id and the key's --base-url and launch again")
 
 
-class ProviderError(Exception):
-    """No usable answer within the turn's budget; the seat waits that tick (no reply)."""
-
-
-class Unreachable(ProviderError):
-    """The provider could not be reached, or answered 5xx, on every attempt the turn allowed."""
-
-
-class TurnTimeout(ProviderError):
-    """The turn's time ran out while waiting for the provider; the seat waits (timeout)."""
-
-
 class Reply:
-    """One answer: tool calls (name, arguments), text, token usage, and the native message for memory."""
-    __slots__ = ("calls", "text", "input_tokens", "output_tokens", "message", "malformed")
+    """One answer: tool calls (name, arguments, id), text, the model's refusal text if it refused,
+    whether its token ceiling cut it, token usage (input includes cached reads and cache writes), the
+    provider's own price of the call when it states one, and the native message for memory."""
+    __slots__ = ("calls", "text", "input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens",
+                 "cost_usd", "message", "refusal", "truncated")
 
-    def __init__(self, calls=(), text="", input_tokens=0, output_tokens=0, message=None, malformed=None):
-        self.calls, self.text, self.message, self.malformed = list(calls), text or "", message, malformed
-        self.input_tokens, self.output_tokens = int(input_tokens or 0), int(output_tokens or 0)
+    def __init__(self, calls=(), text="", input_tokens=0, output_tokens=0, message=None, *, refusal=None,
+                 truncated=False, cached_tokens=0, cache_write_tokens=0, cost_usd=None):
+        self.calls, self.text, self.message = list(calls), text or "", message
+        self.input_tokens, self.output_tokens = _int(input_tokens), _int(output_tokens)
+        self.cached_tokens, self.cache_write_tokens = _int(cached_tokens), _int(cache_write_tokens)
+        self.cost_usd = float(cost_usd) if isinstance(cost_usd, (int, float)) and not isinstance(cost_usd, bool) \
+            and cost_usd >= 0 else None
+        self.refusal, self.truncated = refusal, bool(truncated)
+
+
+def _int(value) -> int:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0
+
+
+def error_message(data) -> str | None:
+    """The provider's own words in an error body ({"error": {"message"}} or {"error": "..."}), if any."""
+    if not isinstance(data, dict):
+        return None
+    err = data.get("error")
+    if isinstance(err, dict):
+        msg = err.get("message") or err.get("type") or json.dumps(err)
+        return str(msg)[:EXCERPT]
+    if isinstance(err, str) and err:
+        return err[:EXCERPT]
+    return None
 
 
 @lru_cache(maxsize=1)
@@ -124,10 +146,6 @@ def new_client(max_connections: int = 8, ssl_context: ssl.SSLContext | None = No
     return PooledClient(max_connections, ssl_context=ssl_context, private_ok=private_ok)
 
 
-def reasoning_on(reasoning: str | None) -> bool:
-    return reasoning in THINKING_BUDGET
-
-
 class Chat:
     """A seat's provider: builds the request for its protocol, sends it with retries, reads the reply.
 
@@ -151,15 +169,19 @@ class Chat:
 
     def _prepare(self, path: str, headers: dict, options: dict) -> None:
         self.url = httpx.URL(self.base_url + path)
-        self.headers = list({**headers, "Content-Type": "application/json"}.items())
+        self.headers = list({**headers, "Accept": "application/json", "Content-Type": "application/json",
+                             "User-Agent": USER_AGENT}.items())
         # options as the JSON object's tail: '"model": ..., ...}' follows the messages
         self.tail = json.dumps(options)[1:]
 
     async def send(self, memory, user_text: str, deadline: float) -> Reply:
         return self.read(await self._post(self.payload(memory, user_text), deadline))
 
+    def read(self, data) -> Reply:
+        raise NotImplementedError
+
     async def _post(self, payload: bytes, deadline: float):
-        """POST with retries inside the deadline (loop time). Returns the parsed JSON, or None if not JSON."""
+        """POST with retries inside the deadline (loop time). Returns the parsed JSON body of a 2xx."""
         loop = asyncio.get_running_loop()
         attempt = 0
         while True:
@@ -192,18 +214,26 @@ class Chat:
                     try:
                         return json.loads(r.content)
                     except ValueError:
-                        return None
+                        raise Rejected(f"HTTP {status} with a body that is not JSON: "
+                                       f"{r.content[:80].decode('utf-8', 'replace')!r}") from None
+                said = error_message(_json_or_none(r.content)) or r.text[:EXCERPT]
                 if status != 429 and status < 500:
-                    raise ProviderError(f"HTTP {status}: {r.text[:200]}")
-                retry_after, why = _retry_after(r), f"HTTP {status}"
+                    raise Rejected(f"HTTP {status}: {said}")
+                retry_after, why = _retry_after(r), f"HTTP {status}: {said}"
             wait = retry_after if retry_after is not None else \
                 random.uniform(0.5, 1.0) * min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** attempt)
             attempt += 1
             if loop.time() + wait >= deadline:
-                error = Unreachable if status is None or status >= 500 else ProviderError
-                raise error(f"{why} after {attempt} attempts; no time left in the turn to retry")
+                raise Unreachable(f"{why}, after {attempt} attempts; no time left in the turn to retry")
             self.retries += 1
             await asyncio.sleep(wait)
+
+
+def _json_or_none(content: bytes):
+    try:
+        return json.loads(content)
+    except ValueError:
+        return None
 
 
 def _retry_after(r: httpx.Response) -> float | None:
@@ -211,6 +241,16 @@ def _retry_after(r: httpx.Response) -> float | None:
         return max(0.0, float(r.headers["retry-after"]))
     except (KeyError, ValueError):
         return None
+
+
+def _answer(data, what: str) -> dict:
+    """The body as an answer object, or Rejected: not an object, or an error object instead."""
+    said = error_message(data)
+    if said is not None:
+        raise Rejected(f"the provider answered with an error: {said}")
+    if not isinstance(data, dict):
+        raise Rejected(f"the provider's answer is not {what}")
+    return data
 
 
 class OpenAIChat(Chat):
@@ -226,14 +266,20 @@ class OpenAIChat(Chat):
         options = {"model": self.model}
         # openai's own API renamed the ceiling for reasoning models; the others keep max_tokens
         options["max_completion_tokens" if provider == "openai" else "max_tokens"] = self.max_tokens
-        if self.temperature is not None:
+        if self.temperature is not None and (provider != "openai"
+                                             or openai_takes_temperature(self.model, self.reasoning)):
             options["temperature"] = self.temperature
         if self.format == "tools":
             options["tools"] = [{"type": "function", "function": t} for t in self.tools]
             options["tool_choice"] = "auto"
-        if provider == "router" and self.reasoning is not None:
-            options["reasoning"] = {"effort": self.reasoning if reasoning_on(self.reasoning) else "none"}
-        elif reasoning_on(self.reasoning):
+        if provider == "router":  # an unset reasoning sends nothing: the model's own default
+            if self.reasoning is not None:
+                options["reasoning"] = {"effort": self.reasoning if reasoning_on(self.reasoning) else "none"}
+        elif provider == "openai":
+            effort = openai_effort(self.model, self.reasoning)
+            if effort is not None:
+                options["reasoning_effort"] = effort
+        elif reasoning_on(self.reasoning):  # self-hosted servers: off and unset send nothing
             options["reasoning_effort"] = self.reasoning
         self._prepare("/chat/completions", headers, options)
         self.head = '{"messages":[' + json.dumps({"role": "system", "content": self.system})
@@ -243,16 +289,31 @@ class OpenAIChat(Chat):
         return (",".join([self.head, *memory, user]) + self.tail).encode()
 
     def read(self, data) -> Reply:
-        try:
-            msg = data["choices"][0]["message"]
-            calls = [(c["function"]["name"], c["function"].get("arguments"), c.get("id"))
-                     for c in msg.get("tool_calls") or []]
-            text = msg.get("content") or ""
-        except (TypeError, KeyError, IndexError, AttributeError):
-            return Reply(malformed="the provider's answer is not a chat completion")
-        usage = data.get("usage") or {}
-        return Reply(calls, text if isinstance(text, str) else "", usage.get("prompt_tokens"),
-                     usage.get("completion_tokens"), message=msg)
+        data = _answer(data, "a chat completion")
+        choices = data.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        msg = choice.get("message") if choice else None
+        if not isinstance(msg, dict):
+            raise Rejected("the provider's answer is not a chat completion (no choices[0].message)")
+        calls = []
+        for c in msg.get("tool_calls") or []:
+            fn = c.get("function") if isinstance(c, dict) else None
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                calls.append((fn["name"], fn.get("arguments"), c.get("id")))
+        content = msg.get("content")
+        if isinstance(content, list):  # content parts, as some servers send them
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        text = content if isinstance(content, str) else ""
+        finish = choice.get("finish_reason")
+        refusal = msg.get("refusal") if isinstance(msg.get("refusal"), str) and msg.get("refusal") else None
+        if refusal is None and finish == "content_filter":
+            refusal = "content_filter"
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+        return Reply(calls, text, usage.get("prompt_tokens"), usage.get("completion_tokens"), message=msg,
+                     refusal=refusal, truncated=finish == "length", cached_tokens=details.get("cached_tokens"),
+                     cache_write_tokens=details.get("cache_write_tokens"),
+                     cost_usd=usage.get("cost") if self.provider == "router" else None)
 
     def remember(self, user_text: str, reply: Reply, played: int) -> str:
         """The turn, encoded, for later requests: observation, the reply, and one result per call."""
@@ -261,13 +322,19 @@ class OpenAIChat(Chat):
         for k, (name, args, call_id) in enumerate(reply.calls):
             calls.append({"id": call_id or f"call_{k}", "type": "function",
                           "function": {"name": str(name), "arguments": args if isinstance(args, str) else "{}"}})
-        assistant = {"role": "assistant", "content": reply.text or (None if calls else "(no reply)")}
+        said = reply.text or reply.refusal
+        assistant = {"role": "assistant", "content": said or (None if calls else "(no reply)")}
         if calls:
             assistant["tool_calls"] = calls
         out.append(assistant)
         for k, c in enumerate(calls):
             out.append({"role": "tool", "tool_call_id": c["id"], "content": TOOL_RESULT if k < played else TOOL_IGNORED})
         return json.dumps(out)[1:-1]
+
+
+# the fields of each answer block that the API takes back in an assistant turn (its *BlockParam)
+_BLOCK_PARAMS = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input"),
+                 "thinking": ("type", "thinking", "signature"), "redacted_thinking": ("type", "data")}
 
 
 class AnthropicChat(Chat):
@@ -282,12 +349,12 @@ class AnthropicChat(Chat):
             options["tools"] = [{"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
                                 for t in self.tools]
             options["tool_choice"] = {"type": "auto"}
-        if reasoning_on(self.reasoning):
-            budget = min(THINKING_BUDGET[self.reasoning], max(1024, self.max_tokens - 1024))
+        # temperature is not sent: API version 2026-10-21 refuses it (admission refuses such seats)
+        budget = thinking_budget(self.reasoning, self.max_tokens)
+        if budget is not None:
             options["thinking"] = {"type": "enabled", "budget_tokens": budget}
-        elif self.temperature is not None:  # that API refuses a temperature with thinking on
-            options["temperature"] = self.temperature
-        self._prepare("/v1/messages", {"x-api-key": self.key, "anthropic-version": ANTHROPIC_VERSION}, options)
+        self._prepare("/v1/messages", {"Authorization": f"Bearer {self.key}", "anthropic-version": ANTHROPIC_VERSION},
+                      options)
 
     def payload(self, memory, user_text: str) -> bytes:
         parts, pending = ['{"messages":['], ""
@@ -303,19 +370,35 @@ class AnthropicChat(Chat):
         return "".join(parts).encode()
 
     def read(self, data) -> Reply:
-        try:
-            content = data["content"]
-            calls = [(b["name"], b.get("input"), b.get("id")) for b in content if b.get("type") == "tool_use"]
-            text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
-        except (TypeError, KeyError, AttributeError):
-            return Reply(malformed="the provider's answer is not a messages response")
-        u = data.get("usage") or {}
-        inp = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-        return Reply(calls, text, inp, u.get("output_tokens"), message=content)
+        data = _answer(data, "a messages response")
+        if data.get("type") == "error":
+            raise Rejected("the provider answered with an error object")
+        content = data.get("content")
+        if not isinstance(content, list) or not all(isinstance(b, dict) for b in content):
+            raise Rejected("the provider's answer is not a messages response (no content blocks)")
+        calls = [(b.get("name"), b.get("input"), b.get("id")) for b in content
+                 if b.get("type") == "tool_use" and isinstance(b.get("name"), str)]
+        text = "".join(b.get("text") or "" for b in content if b.get("type") == "text")
+        stop = data.get("stop_reason")
+        refusal = None
+        if stop == "refusal":
+            details = data.get("stop_details") if isinstance(data.get("stop_details"), dict) else {}
+            refusal = details.get("explanation") or text or details.get("category") or "refused"
+        u = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        read, written = _int(u.get("cache_read_input_tokens")), _int(u.get("cache_creation_input_tokens"))
+        # the answer's blocks in the shape the API takes back, thinking and its signature included
+        message = [{k: b[k] for k in _BLOCK_PARAMS[b["type"]] if k in b} for b in content
+                   if b.get("type") in _BLOCK_PARAMS]
+        return Reply(calls, text, _int(u.get("input_tokens")) + read + written, u.get("output_tokens"),
+                     message=message, refusal=refusal,
+                     truncated=stop in ("max_tokens", "model_context_window_exceeded"),
+                     cached_tokens=read, cache_write_tokens=written)
 
     def remember(self, user_text: str, reply: Reply, played: int) -> tuple[str, str, str]:
         """The turn, encoded: its observation block, the assistant content, the tool results it awaits."""
-        content = reply.message if reply.message else [{"type": "text", "text": reply.text or "(no reply)"}]
+        content = list(reply.message or [])
+        if not any(b.get("type") in ("text", "tool_use") for b in content):
+            content.append({"type": "text", "text": reply.text or reply.refusal or "(no reply)"})
         results = [{"type": "tool_result", "tool_use_id": call_id or f"toolu_{k}",
                     "content": TOOL_RESULT if k < played else TOOL_IGNORED}
                    for k, (_, _, call_id) in enumerate(reply.calls)]

@@ -3,13 +3,18 @@
 - OpenAI chat completions: POST /v1/chat/completions (tools -> tool_calls), GET /v1/key, GET /v1/models;
 - Anthropic messages: POST /v1/messages (tools with input_schema -> tool_use blocks).
 Requests are checked the way the real APIs check them (roles, tool call ids answered, Anthropic
-headers, thinking without temperature) and refused with 400 otherwise, so a client that builds a bad
-conversation fails its test. Every request is recorded.
+headers and API version 2026-10-21: no temperature, a thinking budget of at least 1024 below
+max_tokens, thinking blocks handed back with their signature) and refused with 400 otherwise, so a
+client that builds a bad conversation fails its test. Every request is recorded. Answers are built
+with the official SDKs' own response models (openai ChatCompletion, anthropic Message), so their
+shape is the providers' own.
 
 A step says how to answer one request: {"calls": [(name, args)], "text": str, "status": int,
-"delay_ms": int, "body": raw text, "usage": (input, output), "headers": {...}}, or a callable
-taking the request body and returning such a dict. Steps queue per model; when a model's queue is
-empty its default (or the server's) answers.
+"delay_ms": int, "body": raw text, "usage": (input, output), "headers": {...}, "refusal": text,
+"finish": finish_reason or stop_reason, "thinking": [(text, signature)], "redacted": [data],
+"cached": cache-read input tokens (counted within usage's input), "cache_write": likewise,
+"cost": USD (a router's usage.cost)}, or a callable taking the request body and returning such a
+dict. Steps queue per model; when a model's queue is empty its default (or the server's) answers.
 
 Run alone (benchmarks): python -m tests.seats.fake_provider --delay-ms 100  -> prints the port.
 """
@@ -25,11 +30,14 @@ import threading
 import time
 
 import uvicorn
+from anthropic.types import Message
+from openai.types.chat import ChatCompletion
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+ANTHROPIC_VERSION = "2026-10-21"
 DEFAULT_STEP = {"calls": [("wait", {})]}
 
 
@@ -94,31 +102,16 @@ class FakeProvider:
         step, early = await self._common(request, key, check_openai)
         if early:
             return early
-        calls = [{"id": f"call_{k}", "type": "function",
-                  "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
-                 for k, (n, a) in enumerate(step.get("calls", []))]
-        message = {"role": "assistant", "content": step.get("text")}
-        if calls:
-            message["tool_calls"] = calls
-        inp, out = step.get("usage", (100, 20))
-        return JSONResponse({"id": "chatcmpl-1", "object": "chat.completion", "model": "m",
-                             "choices": [{"index": 0, "message": message,
-                                          "finish_reason": "tool_calls" if calls else "stop"}],
-                             "usage": {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}})
+        return JSONResponse(openai_completion(step))
 
     # -- Anthropic messages ----------------------------------------------------------------
     async def anthropic(self, request: Request):
-        step, early = await self._common(request, request.headers.get("x-api-key"), check_anthropic)
+        auth = request.headers.get("authorization", "")
+        key = auth[7:] if auth.startswith("Bearer ") else request.headers.get("x-api-key")
+        step, early = await self._common(request, key, check_anthropic)
         if early:
             return early
-        content = [{"type": "text", "text": step["text"]}] if step.get("text") else []
-        content += [{"type": "tool_use", "id": f"toolu_{k}", "name": n,
-                     "input": json.loads(a) if isinstance(a, str) else a}
-                    for k, (n, a) in enumerate(step.get("calls", []))]
-        inp, out = step.get("usage", (100, 20))
-        return JSONResponse({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-                             "content": content, "stop_reason": "tool_use",
-                             "usage": {"input_tokens": inp, "output_tokens": out}})
+        return JSONResponse(anthropic_message(step))
 
     async def key(self, request: Request):
         if request.headers.get("authorization", "")[7:] in self.rejected_keys or self.key_info is None:
@@ -174,6 +167,46 @@ class FakeProvider:
         self.stop()
 
 
+def openai_completion(step: dict) -> dict:
+    """A chat completion for the step, validated by the openai SDK's ChatCompletion model."""
+    calls = [{"id": f"call_{k}", "type": "function",
+              "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
+             for k, (n, a) in enumerate(step.get("calls", []))]
+    message = {"role": "assistant", "content": step.get("text"), "refusal": step.get("refusal")}
+    if calls:
+        message["tool_calls"] = calls
+    inp, out = step.get("usage", (100, 20))
+    usage = {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}
+    if "cached" in step:
+        usage["prompt_tokens_details"] = {"cached_tokens": step["cached"]}
+    if "cost" in step:
+        usage["cost"] = step["cost"]  # a router's own price of the call
+    finish = step.get("finish") or ("tool_calls" if calls else "stop")
+    return ChatCompletion.model_validate({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": int(time.time()), "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": usage}).model_dump(mode="json", exclude_unset=True)
+
+
+def anthropic_message(step: dict) -> dict:
+    """A messages response for the step, validated by the anthropic SDK's Message model."""
+    content = [{"type": "thinking", "thinking": t, "signature": sig} for t, sig in step.get("thinking", [])]
+    content += [{"type": "redacted_thinking", "data": d} for d in step.get("redacted", [])]
+    content += [{"type": "text", "text": step["text"]}] if step.get("text") else []
+    content += [{"type": "tool_use", "id": f"toolu_{k}", "name": n, "input": json.loads(a) if isinstance(a, str) else a}
+                for k, (n, a) in enumerate(step.get("calls", []))]
+    inp, out = step.get("usage", (100, 20))
+    read, written = step.get("cached", 0), step.get("cache_write", 0)
+    stop = step.get("finish") or ("refusal" if "refusal" in step else "tool_use" if step.get("calls") else "end_turn")
+    body = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": content,
+            "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": inp - read - written, "output_tokens": out,
+                      "cache_read_input_tokens": read, "cache_creation_input_tokens": written}}
+    if "refusal" in step:
+        body["stop_details"] = {"type": "refusal", "category": None, "explanation": step["refusal"]}
+    return Message.model_validate(body).model_dump(mode="json", exclude_unset=True)
+
+
 def check_openai(body: dict, request: Request) -> str | None:
     msgs = body.get("messages")
     if not isinstance(body.get("model"), str) or not isinstance(msgs, list) or not msgs:
@@ -205,12 +238,20 @@ def check_openai(body: dict, request: Request) -> str | None:
 def check_anthropic(body: dict, request: Request) -> str | None:
     if not request.headers.get("anthropic-version"):
         return "anthropic-version header is required"
+    if request.headers["anthropic-version"] == ANTHROPIC_VERSION:
+        for gone in ("temperature", "top_p", "top_k"):
+            if gone in body:
+                return f"{gone}: this parameter is not supported in API version {ANTHROPIC_VERSION}"
     if not isinstance(body.get("max_tokens"), int) or not isinstance(body.get("messages"), list):
         return "max_tokens and messages are required"
     if "thinking" in body and "temperature" in body:
         return "temperature may not be set with thinking"
-    if "thinking" in body and body["thinking"]["budget_tokens"] >= body["max_tokens"]:
-        return "max_tokens must be greater than thinking.budget_tokens"
+    if "thinking" in body and body["thinking"].get("type") == "enabled":
+        budget = body["thinking"].get("budget_tokens")
+        if not isinstance(budget, int) or budget < 1024:
+            return "thinking.budget_tokens: must be at least 1024"
+        if budget >= body["max_tokens"]:
+            return "max_tokens must be greater than thinking.budget_tokens"
     pending: list[str] = []
     for k, m in enumerate(body["messages"]):
         if m.get("role") != ("user" if k % 2 == 0 else "assistant"):
@@ -224,6 +265,11 @@ def check_anthropic(body: dict, request: Request) -> str | None:
         else:
             if not content:
                 return f"messages[{k}]: empty assistant content"
+            for b in content:
+                if b.get("type") == "thinking" and not b.get("signature"):
+                    return f"messages[{k}]: a thinking block must be sent back with its signature"
+                if b.get("type") == "redacted_thinking" and not b.get("data"):
+                    return f"messages[{k}]: a redacted_thinking block must be sent back with its data"
             pending = [b["id"] for b in content if b.get("type") == "tool_use"]
     for t in body.get("tools") or []:
         if "input_schema" not in t:

@@ -43,3 +43,15 @@ def test_estimate_scales_with_ticks_and_trials_and_skips_free_seats():
     long = dict(roster[0], instructions="x" * 4000)
     assert turn_tokens(long)["input"][0] > turn_tokens(roster[0])["input"][0] + 900
     assert turn_tokens(dict(roster[2], max_tokens=500))["output"][1] == 500
+
+
+def test_cache_reads_and_writes_have_their_own_prices_defaulting_to_the_input_price():
+    t = PriceTable.shipped()
+    assert t.cache_prices("anthropic", "claude-sonnet-4-5-20250929") == (0.3, 3.75)
+    assert t.cache_prices("router", "openai/gpt-5-mini") == (0.025, 0.25)
+    assert t.cache_prices("router", "google/gemini-2.5-pro") == (1.25, 1.25)  # none stated: full input price
+    assert t.cache_prices("router", "nobody/knows") == (t.fallback[0], t.fallback[0])
+    # 1 M input of which 600 k read from the cache and 100 k written to it, 10 k out
+    assert t.cost("anthropic", "claude-sonnet-4-5", 10**6, 10**4, 600_000, 100_000) == pytest.approx(
+        (300_000 * 3.0 + 600_000 * 0.3 + 100_000 * 3.75 + 10_000 * 15.0) / 1e6)
+    assert t.cost("ollama", "llama3", 10**6, 10**6, 5 * 10**5) == 0.0

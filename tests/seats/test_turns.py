@@ -36,10 +36,12 @@ def test_tool_calls_become_actions_up_to_actions_per_turn(fake, seat):
 def test_unknown_tool_and_wrong_argument_types_are_refused_with_reasons(fake, seat):
     fake.script(seat["model"], {"calls": [("fly", {"to": 3}), ("move", {"direction": 7})]},
                 {"calls": [("offer", {"to": "one", "give": "wood", "give_qty": 1, "want": "food", "want_qty": 1})]})
-    match, _, _ = play(fake, {0: seat}, ticks=2)
+    match, players, _ = play(fake, {0: seat}, ticks=2)
     t0 = rows_of(match, 0, tick=0)
     assert [(r["kind"], r["reason"]) for r in t0] == [("invalid", "unknown_action"), ("invalid", "bad_arguments")]
-    assert "fly" in t0[0]["text"] and "direction" in t0[1]["text"]
+    # the event log is public: an unknown name the model made up is not repeated there, only in the transcript
+    assert t0[0]["text"] == "unknown action" and "direction" in t0[1]["text"]
+    assert "fly" in players[0].transcript[0]["refused"][0]
     t1 = rows_of(match, 0, tick=1)
     assert [(r["kind"], r["reason"]) for r in t1] == [("invalid", "bad_arguments")] and "'to'" in t1[0]["text"]
     assert not match.done or match.tick == 2  # the match went on
@@ -47,15 +49,15 @@ def test_unknown_tool_and_wrong_argument_types_are_refused_with_reasons(fake, se
 
 def test_malformed_replies_are_refused_and_the_match_goes_on(fake):
     fake.script("r/m", {"calls": [("move", '{"direction": "nor')]},     # tool arguments not JSON
-                {"body": "this is not json"},                           # the answer itself is not JSON
                 {"text": "I think I will go north."},                   # tools format, no call at all
                 {"calls": [("gather", {})]})
-    match, players, reports = play(fake, {0: ROUTER}, ticks=4)
-    got = [[(r["kind"], r["reason"]) for r in rows_of(match, 0, tick=t)] for t in range(4)]
-    assert got == [[("invalid", "bad_arguments")], [("invalid", "unknown_action")],
-                   [("invalid", "unknown_action")], [("gather", got[3][0][1])]]
+    match, players, reports = play(fake, {0: ROUTER}, ticks=3)
+    got = [[(r["kind"], r["reason"]) for r in rows_of(match, 0, tick=t)] for t in range(3)]
+    assert got == [[("invalid", "bad_arguments")], [("invalid", "unknown_action")], [("gather", got[2][0][1])]]
     assert "not valid JSON" in rows_of(match, 0, tick=0)[0]["text"]
-    assert "malformed reply" in rows_of(match, 0, tick=1)[0]["text"]
+    # the public log names the cause; the reply's words stay in the owner's transcript
+    assert rows_of(match, 0, tick=1)[0]["text"] == "malformed reply"
+    assert "go north" in players[0].transcript[1]["refused"][0] and "go north" in players[0].transcript[1]["reply"]
     assert not any(r.waits for r in reports)
 
 
@@ -143,9 +145,10 @@ def test_memory_keeps_the_last_turns_in_a_valid_conversation(fake, seat):
 def test_reasoning_temperature_and_max_tokens_pass_through(fake):
     seats = {0: dict(ROUTER, reasoning="high", temperature=0.3, max_tokens=777),
              1: {"model": "o-m", "provider": "openai", "reasoning": "low"},
-             2: dict(CLAUDE, reasoning="medium", temperature=0.9),
-             3: dict(CLAUDE, model="claude-off", temperature=0.2),
-             4: dict(ROUTER, model="r/off", reasoning="off")}
+             2: dict(CLAUDE, reasoning="medium"),
+             3: dict(CLAUDE, model="claude-off"),
+             4: dict(ROUTER, model="r/off", reasoning="off"),
+             5: dict(ROUTER, model="r/unset", temperature=0.5)}
     play(fake, seats)
     router = fake.bodies("r/m")[0]
     assert router["reasoning"] == {"effort": "high"} and router["temperature"] == 0.3 and router["max_tokens"] == 777
@@ -154,10 +157,13 @@ def test_reasoning_temperature_and_max_tokens_pass_through(fake):
     claude = fake.bodies("claude-m")[0]
     assert claude["thinking"] == {"type": "enabled", "budget_tokens": 2048} and "temperature" not in claude
     off = fake.bodies("claude-off")[0]
-    assert "thinking" not in off and off["temperature"] == 0.2 and off["max_tokens"] == 1024
+    assert "thinking" not in off and "temperature" not in off and off["max_tokens"] == 1024
     assert fake.bodies("r/off")[0]["reasoning"] == {"effort": "none"}
+    unset = fake.bodies("r/unset")[0]  # an unset reasoning sends nothing: the model's own default
+    assert "reasoning" not in unset and unset["temperature"] == 0.5
     anthropic_req = next(r for r in fake.requests if r["body"]["model"] == "claude-m")
-    assert anthropic_req["headers"]["x-api-key"] == "k-good" and anthropic_req["headers"]["anthropic-version"]
+    assert anthropic_req["headers"]["authorization"] == "Bearer k-good"
+    assert anthropic_req["headers"]["anthropic-version"] == "2026-10-21"
     tools = {t["name"]: t for t in claude["tools"]}
     assert tools["move"]["input_schema"]["properties"]["direction"]["enum"] == ["north", "east", "south", "west"]
 

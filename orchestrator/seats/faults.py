@@ -1,0 +1,78 @@
+"""Provider faults: a seat's call that ended without a usable reply for a cause outside the model's own
+answer (CONTRACT.md section 12, amended), and the rule that fails a run on them.
+
+Each fault is one of three codes, by its cause:
+- provider_timeout: no answer within turn_timeout_ms (counted in turns.timed_out);
+- provider_unreachable: a connection error, or 5xx, 529 or 429 still answered after the retries;
+- provider_rejected: HTTP 4xx other than 429 (400 included), a 200 whose body is not the provider's
+  answer format, or one that carries an `error` object.
+The last two are counted in turns.provider_errors. FAULT_TICKS consecutive ticks with a fault on one
+seat fail the run with `{error: <code of the last cause>, message}` naming the seat, its provider and
+the cause. A refusal, a reply cut at its ceiling or an unreadable action are the model's answer, not
+faults: they end a streak.
+
+`FaultStreak` holds the rule for one seat; the world's seats (orchestrator.seats.player) and any other
+caller of a seat's Chat keep one each.
+"""
+from __future__ import annotations
+
+FAULT_TICKS = 3
+TIMEOUT, UNREACHABLE, REJECTED = "provider_timeout", "provider_unreachable", "provider_rejected"
+
+
+class SeatFailed(Exception):
+    """A seat that cannot play on: the run fails at once; run.error names seat and provider."""
+    code = "provider_error"
+
+    def envelope(self) -> dict:
+        return {"error": self.code, "message": str(self)}
+
+
+class ProviderError(Exception):
+    """A provider fault: no usable answer this turn. `code` says which of the three causes."""
+    code = REJECTED
+
+
+class Unreachable(ProviderError):
+    """A connection error, or 5xx / 529 / 429 on every attempt the turn allowed."""
+    code = UNREACHABLE
+
+
+class TurnTimeout(ProviderError):
+    """The turn's time ran out while waiting for the provider."""
+    code = TIMEOUT
+
+
+class Rejected(ProviderError):
+    """HTTP 4xx other than 429 and those that fail a run at once, a body that is not the provider's
+    answer format, or an error object in a 200."""
+    code = REJECTED
+
+
+class SeatFaulted(SeatFailed):
+    """FAULT_TICKS consecutive ticks of provider faults on one seat."""
+
+    def __init__(self, seat: str, provider: str, ticks: int, last: ProviderError):
+        self.seat, self.provider, self.code = seat, provider, last.code
+        what = {TIMEOUT: "did not answer in time", UNREACHABLE: "could not be reached",
+                REJECTED: "refused or garbled every call"}[last.code]
+        super().__init__(f"{seat}: the {provider} provider {what} for {ticks} ticks in a row; last cause: {last}")
+
+
+class FaultStreak:
+    """Consecutive faulted ticks of one seat: `fault(e)` counts one and raises SeatFaulted at the
+    FAULT_TICKS-th; `clear()` after a usable reply."""
+
+    def __init__(self, seat: str, provider: str, limit: int = FAULT_TICKS):
+        self.seat, self.provider, self.limit = seat, provider, limit
+        self.ticks = 0
+        self.last: ProviderError | None = None
+
+    def fault(self, e: ProviderError) -> None:
+        self.ticks += 1
+        self.last = e
+        if self.ticks >= self.limit:
+            raise SeatFaulted(self.seat, self.provider, self.ticks, e) from e
+
+    def clear(self) -> None:
+        self.ticks = 0
