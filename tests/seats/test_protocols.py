@@ -116,7 +116,7 @@ def test_thinking_budget_fits_below_max_tokens_or_the_seat_is_refused(max_tokens
 
 
 async def _anthropic_request(fake, reasoning, max_tokens):
-    async with new_client() as client:
+    async with new_client(private_ok=True) as client:
         chat = AnthropicChat("anthropic", model="claude-m", key="k-good", client=client, system="s",
                              base_url=fake.url, reasoning=reasoning, max_tokens=max_tokens)
         await chat.send([], "hello", __import__("asyncio").get_running_loop().time() + 5)
