@@ -8,8 +8,8 @@ from fastapi.responses import JSONResponse
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
-from api.schemas import (JSON_SCHEMA_DOC, AnchorListing, Deleted, LibraryList, ScenarioCreated, ScenarioList,
-                         ScenarioOne, Validated)
+from api.schemas import (AnchorListing, Deleted, LibraryList, ScenarioCreated, ScenarioList,
+                         ScenarioOne, ScenarioSchema, Validated)
 from orchestrator import listing, scenarios
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 
@@ -20,7 +20,7 @@ Reader = Annotated[Caller, Depends(caller(scenarios.READ))]
 Writer = Annotated[Caller, Depends(caller(scenarios.WRITE, write=True))]
 
 
-@router.get("/scenarios/schema", responses=responses({200: JSON_SCHEMA_DOC}), summary="Scenario JSON Schema")
+@router.get("/scenarios/schema", responses=responses({200: ScenarioSchema}), summary="Scenario JSON Schema")
 async def get_schema(c: Reader) -> dict:
     return listing.scenario_schema(c.principal)
 
