@@ -1,5 +1,9 @@
 """OpenAPI 3.1 document: request bodies come from the service core's own strict models, so the
-document describes exactly what validation accepts (the routes read raw JSON and hand it to the core)."""
+document describes exactly what validation accepts (the routes read raw JSON and hand it to the core),
+and answers from the closed models of api/schemas.py, api/run_schemas.py and api/match_schemas.py.
+
+Routes carry no `-> dict` annotation: FastAPI would take it for a response model, merge an open object
+into every documented answer and validate each answer against it."""
 from __future__ import annotations
 
 from typing import Any

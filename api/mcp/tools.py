@@ -12,6 +12,8 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from api.limits import MAX_BODY_BYTES, too_large
+from api import run_schemas as R
+from api import schemas as S
 from engine.rules import POLICIES
 from orchestrator import listing, scenarios, skills
 from orchestrator.auth import Principal
@@ -210,7 +212,7 @@ QUERY = {  # list_runs: GET /api/v1/runs's query parameters, typed as JSON
     "scenario_id": {"type": "string"},
     "batch_id": {"type": "string"},
     "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-    "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page"},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
 }
 LEADERBOARD_QUERY = {
     "scenario_id": {"type": "string", "description": "the scenario whose ended runs are ranked (required)"},
@@ -251,8 +253,27 @@ BY_NAME = {t.name: t for t in TOOLS}
 TRANSCRIPT_QUERY = {  # get_transcript: GET /api/v1/runs/:id/transcript's query parameters
     "seat": {"type": "integer", "minimum": 0, "description": "only this roster seat's turns"},
     "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-    "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page"},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
 }
+
+# Each tool's structured result: its REST twin's answer, so the same model describes both.
+OUTPUTS: dict[str, type[BaseModel]] = {
+    "whoami": S.Me, "get_scenario_schema": S.ScenarioSchema, "validate_scenario": S.Validated,
+    "create_scenario": S.ScenarioCreated, "list_scenarios": S.ScenarioList, "get_scenario": S.ScenarioOne,
+    "update_scenario": S.ScenarioOne, "delete_scenario": S.Deleted, "list_skills": S.SkillList,
+    "get_skill": S.SkillOne, "create_skill": S.SkillCreated, "update_skill": S.SkillOne, "delete_skill": S.Deleted,
+    "estimate_run": R.Estimate, "launch_run": R.Launched, "list_runs": R.RunList, "get_run": R.RunOne,
+    "get_transcript": R.Transcript, "cancel_run": R.Cancelled, "get_batch": R.BatchOne, "get_usage": R.Usage,
+    "list_library": S.LibraryList, "list_anchors": S.AnchorListing, "get_leaderboard": R.LeaderboardAnswer,
+    "compare_batches": R.ComparisonAnswer, "export_batch": R.CsvExport,
+}
+
+
+def output_schema(spec: ToolSpec) -> dict:
+    """The JSON Schema of the tool's structured content (an object, its $refs within itself)."""
+    schema = OUTPUTS[spec.name].model_json_schema(mode="serialization")
+    schema.pop("title", None)
+    return schema
 
 
 def input_schema(spec: ToolSpec) -> dict:

@@ -26,7 +26,7 @@ def _param(name: str, schema: dict, description: str, required: bool = False) ->
     _param("resamples", {"type": "integer", "minimum": 100, "maximum": analysis.MAX_RESAMPLES},
            "bootstrap resamples for the intervals, default 1000")]},
     summary="Bradley-Terry leaderboard of a scenario over your ended runs")
-def leaderboard(c: Reader, request: Request) -> dict:
+def leaderboard(c: Reader, request: Request):
     q = request.query_params
     return analysis.leaderboard(c.core, c.principal, scenario_id=q.get("scenario_id"), by=q.get("by"),
                                 resamples=q.get("resamples"))
@@ -40,7 +40,7 @@ def leaderboard(c: Reader, request: Request) -> dict:
     _param("seat_b", {"type": "integer", "minimum": 0}, "the seat of batch_b, default the same as seat"),
     _param("metric", {"enum": list(analysis.METRICS)}, "default fitness_index")]},
     summary="One seat under two series, paired on the seeds both played")
-def compare(c: Reader, request: Request) -> dict:
+def compare(c: Reader, request: Request):
     q = request.query_params
     return analysis.compare(c.core, c.principal, batch_a=q.get("batch_a"), batch_b=q.get("batch_b"),
                             seat=q.get("seat"), seat_b=q.get("seat_b"), metric=q.get("metric"))
