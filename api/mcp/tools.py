@@ -12,8 +12,7 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from api.limits import MAX_BODY_BYTES, too_large
-from api import run_schemas as R
-from api import schemas as S
+from api import run_schemas, schemas
 from engine.rules import POLICIES
 from orchestrator import listing, scenarios, skills
 from orchestrator.auth import Principal
@@ -258,14 +257,16 @@ TRANSCRIPT_QUERY = {  # get_transcript: GET /api/v1/runs/:id/transcript's query 
 
 # Each tool's structured result: its REST twin's answer, so the same model describes both.
 OUTPUTS: dict[str, type[BaseModel]] = {
-    "whoami": S.Me, "get_scenario_schema": S.ScenarioSchema, "validate_scenario": S.Validated,
-    "create_scenario": S.ScenarioCreated, "list_scenarios": S.ScenarioList, "get_scenario": S.ScenarioOne,
-    "update_scenario": S.ScenarioOne, "delete_scenario": S.Deleted, "list_skills": S.SkillList,
-    "get_skill": S.SkillOne, "create_skill": S.SkillCreated, "update_skill": S.SkillOne, "delete_skill": S.Deleted,
-    "estimate_run": R.Estimate, "launch_run": R.Launched, "list_runs": R.RunList, "get_run": R.RunOne,
-    "get_transcript": R.Transcript, "cancel_run": R.Cancelled, "get_batch": R.BatchOne, "get_usage": R.Usage,
-    "list_library": S.LibraryList, "list_anchors": S.AnchorListing, "get_leaderboard": R.LeaderboardAnswer,
-    "compare_batches": R.ComparisonAnswer, "export_batch": R.CsvExport,
+    "whoami": schemas.Me, "get_scenario_schema": schemas.ScenarioSchema, "validate_scenario": schemas.Validated,
+    "create_scenario": schemas.ScenarioCreated, "list_scenarios": schemas.ScenarioList,
+    "get_scenario": schemas.ScenarioOne, "update_scenario": schemas.ScenarioOne, "delete_scenario": schemas.Deleted,
+    "list_skills": schemas.SkillList, "get_skill": schemas.SkillOne, "create_skill": schemas.SkillCreated,
+    "update_skill": schemas.SkillOne, "delete_skill": schemas.Deleted, "list_library": schemas.LibraryList,
+    "list_anchors": schemas.AnchorListing, "estimate_run": run_schemas.Estimate, "launch_run": run_schemas.Launched,
+    "list_runs": run_schemas.RunList, "get_run": run_schemas.RunOne, "get_transcript": run_schemas.Transcript,
+    "cancel_run": run_schemas.Cancelled, "get_batch": run_schemas.BatchOne, "get_usage": run_schemas.Usage,
+    "get_leaderboard": run_schemas.LeaderboardAnswer, "compare_batches": run_schemas.ComparisonAnswer,
+    "export_batch": run_schemas.CsvExport,
 }
 
 

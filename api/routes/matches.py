@@ -88,7 +88,8 @@ async def live(match_id: Annotated[str, Depends(_match)], request: Request) -> A
         await asyncio.sleep(LIVE_EVERY_S)
 
 
-@router.get("/{id}/replay", responses=responses({200: {"application/json": ref(Replay, ArenaReplay), "text/html": TEXT}}),
+@router.get("/{id}/replay", responses=responses({200: {"application/json": ref(Replay, ArenaReplay),
+                                                       "text/html": TEXT}}),
             summary="Replay page (HTML; ?format=json gives the frames)",
             openapi_extra=_public("html (the default: the page) or json (the frames)"))
 def replay(id: str, request: Request):
