@@ -1,5 +1,9 @@
 """OpenAPI 3.1 document: request bodies come from the service core's own strict models, so the
-document describes exactly what validation accepts (the routes read raw JSON and hand it to the core)."""
+document describes exactly what validation accepts (the routes read raw JSON and hand it to the core),
+and answers from the closed models of api/schemas.py, api/run_schemas.py and api/match_schemas.py.
+
+Routes carry no `-> dict` annotation: FastAPI would take it for a response model, merge an open object
+into every documented answer and validate each answer against it."""
 from __future__ import annotations
 
 from typing import Any
@@ -24,16 +28,34 @@ def body(model: type[BaseModel]) -> dict[str, Any]:
         "schema": {"$ref": _REF.format(model=model.__name__)}}}}}
 
 
+# Models a route names by reference (ref()), outside FastAPI's own response models: install() adds them.
+_REFERENCED: dict[str, type[BaseModel]] = {}
+TEXT = {"type": "string"}
+
+
+def ref(*models: type[BaseModel]) -> dict[str, Any]:
+    """The schema of one of `models`, by reference to its component."""
+    for m in models:
+        _REFERENCED[m.__name__] = m
+    refs = [{"$ref": _REF.format(model=m.__name__)} for m in models]
+    return refs[0] if len(refs) == 1 else {"anyOf": refs}
+
+
 def responses(ok: dict[int, Any]) -> dict[int | str, dict]:
-    """Documented answers: the success shapes plus the error envelope for every 4XX and 5XX."""
+    """Documented answers: the success shapes plus the error envelope for every 4XX and 5XX. A shape is
+    a model, or {media type: schema} for answers in several media types (the first is a generated
+    client's, so JSON comes first where there is JSON)."""
     out: dict[int | str, dict] = {}
     for status, shape in ok.items():
         if isinstance(shape, dict):
-            out[status] = {"description": "OK", "content": {"application/json": {"schema": shape}}}
+            out[status] = {"description": "OK", "content": {media: {"schema": schema}
+                                                            for media, schema in shape.items()}}
         else:
             out[status] = {"model": shape, "description": "OK"}
-    out["4XX"] = {"model": ErrorEnvelope, "description": "refused: {error, message} with SPEC.md's code"}
-    out["5XX"] = {"model": ErrorEnvelope, "description": "internal_error"}
+    # as content, not model: FastAPI would file a model under the route's own media type (text/plain, ...)
+    envelope = {"application/json": {"schema": ref(ErrorEnvelope)}}
+    out["4XX"] = {"description": "refused: {error, message} with SPEC.md's code", "content": envelope}
+    out["5XX"] = {"description": "internal_error", "content": envelope}
     return out
 
 
@@ -42,7 +64,8 @@ def install(app: FastAPI, body_models: list[type[BaseModel]]) -> None:
         if app.openapi_schema is None:
             doc = get_openapi(title=app.title, version=app.version, openapi_version="3.1.0",
                               description=app.description, routes=app.routes)
-            _, defs = models_json_schema([(m, "validation") for m in body_models], ref_template=_REF)
+            _, defs = models_json_schema([(m, "validation") for m in body_models]
+                                         + [(m, "serialization") for m in _REFERENCED.values()], ref_template=_REF)
             components = doc.setdefault("components", {})
             components.setdefault("schemas", {}).update(defs.get("$defs", {}))
             # Every operation needs a token unless it says `security: []` (discovery, this document).

@@ -1,44 +1,161 @@
-"""Response shapes of the run routes (CONTRACT.md section 3) for the OpenAPI document.
+"""Response shapes of the run routes and tools (CONTRACT.md sections 2 to 4, 11 and 12).
 
 As in api/schemas.py, routes return the service core's dicts and these models only describe them:
-the JSON on the wire is the core's, field for field. Parts whose shape belongs to another document
-(the effective scenario, roster entries, results, the batch summary) stay open objects here.
+the JSON on the wire is the core's, field for field. Enumerations come from the core's own constants.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, Union
 
-from pydantic import BaseModel
+from pydantic import create_model
 
-from api.schemas import ErrorEnvelope
+from api.schemas import Closed, ErrorEnvelope
+from engine.kernels.codes import STOP_REASONS
+from engine.rubric import DIMENSIONS, STATS
+from engine.rules import RESOURCES
+from orchestrator.runs.body import PROVIDERS, Seat
+from orchestrator.runs.lifecycle import STATUSES
+
+Status = Literal[STATUSES]
+StopReason = Literal[STOP_REASONS]
+Provider = Literal[PROVIDERS]
+Funding = Literal["account", "platform", "free"]
+Reasoning = Seat.model_fields["reasoning"].annotation
+Format = Seat.model_fields["format"].annotation
+SeedSource = Literal["scenario", "run", "series", "drawn"]
+SeedMode = Literal["vary", "pinned"]
+Number = Union[int, float]
 
 
-class RunLive(BaseModel):
+class Range(Closed):
+    low: float
+    high: float
+
+
+class MsRange(Closed):
+    low: int
+    high: int
+
+
+# --- the run view (CONTRACT.md section 3) ----------------------------------------------------------
+
+class RunLive(Closed):
     tick: int
     season_ticks: int
 
 
-class RunLinks(BaseModel):
+class RunLinks(Closed):
     match: str
     log: str
     replay: str
 
 
-class RunSpend(BaseModel):
+class RunSpend(Closed):
     usd: float
     cap_usd: float | None
 
 
-class RunTurns(BaseModel):
+class RunTurns(Closed):
     reserved: int
     settled: int | None
 
 
-class Run(BaseModel):
+class ResourcePool(Closed):
+    max: Number
+    regen: Number
+
+
+ResolvedResources = create_model("ResolvedResources", __base__=Closed,
+                                 **{name: (ResourcePool, ...) for name in RESOURCES})
+
+
+class ResolvedEnv(Closed):
+    """Every env field as played, seeds included."""
+    seed: int
+    spawn_seed: int
+    turn_timeout_ms: int
+    actions_per_turn: int
+    resources: ResolvedResources
+    anchors: list[str]
+
+
+class Effective(Closed):
+    """The world's as-played configuration; `hash` is over base, season_ticks and env."""
+    season_ticks: int
+    env: ResolvedEnv
+    seed: int
+    seed_source: SeedSource
+    spawn_seed: int
+    spawn_seed_source: SeedSource
+    hash: str
+
+
+class ArenaEnv(Closed):
+    seed: int
+    spawn_seed: int
+    first_seat: int
+    turn_timeout_ms: int
+
+
+class ArenaEffective(Closed):
+    """An arena game's as-played configuration: first_seat moved first (CONTRACT.md section 11)."""
+    season_ticks: int
+    env: ArenaEnv
+    seed: int
+    seed_source: SeedSource
+    spawn_seed: int
+    spawn_seed_source: SeedSource
+    first_seat: int
+    hash: str
+
+
+class SkillPlayed(Closed):
+    id: str
+    name: str
+    text: str
+
+
+class SeatUsage(Closed):
+    agent_turns: int
+    input_tokens: int
+    output_tokens: int
+    usd: float
+
+
+class SeatTurns(Closed):
+    """A model seat's turn counts (CONTRACT.md section 12)."""
+    answered: int
+    invalid: int
+    timed_out: int
+    provider_errors: int
+    retries: int
+
+
+class RosterSeat(Closed):
+    """The seat as sent, resolved; usage and turns update while the run plays."""
+    seat: int
+    name: str
+    model: str
+    provider: Provider
+    funding: Funding
+    reasoning: Reasoning
+    temperature: float | None
+    max_tokens: int | None
+    format: Format
+    skills: list[SkillPlayed]
+    instructions: str | None
+    scaffold: str
+    usage: SeatUsage
+    turns: SeatTurns | None
+    replied: bool = None  # model seats of an ended run: whether the model answered any turn
+    note: str = None      # local seats sent skills or instructions: why they are ignored
+
+
+class Run(Closed):
     run_id: str
     match_id: str | None
     name: str
-    status: str
+    status: Status
     scenario_id: str
     scenario_hash: str
     batch_id: str | None
@@ -48,88 +165,378 @@ class Run(BaseModel):
     live: RunLive | None
     links: RunLinks | None
     error: ErrorEnvelope | None
-    effective: dict[str, Any]
-    roster: list[dict[str, Any]]
+    effective: Union[Effective, ArenaEffective]
+    roster: list[RosterSeat]
     spend: RunSpend
     agent_turns: RunTurns
-    stop_reason: str | None
+    stop_reason: StopReason | None
 
 
-class EstimateQuota(BaseModel):
+# --- results (SPEC.md "Results object", docs/RUBRIC.md; arena games CONTRACT.md section 11) -------
+
+Dimensions = create_model("Dimensions", __base__=Closed, **{d: (float, ...) for d in DIMENSIONS})
+AgentStats = create_model("AgentStats", __base__=Closed,
+                          **{s: (float if s == "net_worth" else int, ...) for s in STATS})
+
+
+class TopModel(Closed):
+    name: str
+    model: str
+
+
+class AgentResult(Closed):
+    """One agent's scorecard in the world (engine/rubric.py)."""
+    seat: int
+    name: str
+    model: str
+    rank: int
+    fitness_index: float
+    grade: str
+    archetype: str
+    status: str
+    crafter_score: float
+    dimensions: Dimensions
+    epilogue: str
+    achievements: list[str]
+    stats: AgentStats
+    replied: bool = None  # model seats: false when the provider never answered a turn
+
+
+class Results(Closed):
+    rubric: str
+    agents: list[AgentResult]
+    anchors: list[AgentResult]
+    match_ticks: int
+    top_model: TopModel | None
+    field_size: int
+
+
+class ChessDimensions(Closed):
+    accuracy: float
+    acpl: float
+    blunders: int
+    mistakes: int
+    inaccuracies: int
+    legal_rate: float
+
+
+class ConnectFourDimensions(Closed):
+    optimal_rate: float
+    blunders: int
+    inaccuracies: int
+    legal_rate: float
+
+
+class ArenaAgentResult(Closed):
+    seat: int
+    name: str
+    model: str
+    rank: int
+    fitness_index: float
+    grade: str
+    archetype: str
+    status: str
+    crafter_score: None
+    dimensions: Union[ChessDimensions, ConnectFourDimensions]
+    epilogue: str
+    side: str
+    replied: bool = None
+
+
+class Oracle(Closed):
+    engine: str
+    version: str
+    nodes: int | None
+
+
+class ArenaGame(Closed):
+    id: str
+    result: str
+    termination: str
+    plies: int
+    oracle: Oracle
+    first_seat: int
+    pgn: str = None  # chess only
+
+
+class ArenaResults(Closed):
+    rubric: str
+    agents: list[ArenaAgentResult]
+    anchors: list[ArenaAgentResult]
+    match_ticks: int
+    top_model: TopModel
+    field_size: int
+    game: ArenaGame
+
+
+AnyResults = Union[Results, ArenaResults]
+
+
+# --- answers -------------------------------------------------------------------------------------
+
+class EstimateSeat(Closed):
+    seat: int
+    name: str
+    model: str
+    provider: Provider
+    funding: Funding
+    priced: Literal["table", "fallback", "free", "key"]
+
+
+class EstimateQuota(Closed):
     agent_turns_remaining: int | None
     after_launch: int | None
 
 
-class EstimateQueue(BaseModel):
+class EstimateQueue(Closed):
     queued: int
     limit: int
     headroom: int
 
 
-class EstimateBatch(BaseModel):
+class Precision(Closed):
+    """The 95% half-width of the series' mean fitness_index at the reference spread, against one run's."""
+    reference_sd: float
+    half_width_95: float
+    single_run_half_width_95: float
+    method: str | None
+
+
+class EstimateBatch(Closed):
     trials: int
     agent_turns: int
-    usd: float
-    wall_clock_ms: Any
-    seats: list[dict[str, Any]]
+    usd: Range
+    wall_clock_ms: MsRange
+    seats: list[EstimateSeat]
+    prices_as_of: str
     spend_cap_usd: float | None
     quota: EstimateQuota
     queue: EstimateQueue
-    precision: Any
+    precision: Precision
 
 
-class Estimate(BaseModel):
-    ok: bool
+class Estimate(Closed):
+    ok: Literal[True]
     batch: EstimateBatch
 
 
-class LaunchedBatch(BaseModel):
+class LaunchedBatch(Closed):
     batch_id: str
     trials: int
-    seed_mode: str
+    seed_mode: SeedMode
     run_ids: list[str]
 
 
-class Launched(BaseModel):
-    ok: bool
+class Launched(Closed):
+    ok: Literal[True]
     run: Run
     batch: LaunchedBatch | None
 
 
-class RunOne(BaseModel):
+class RunOne(Closed):
     run: Run
-    results: dict[str, Any] | None
+    results: AnyResults | None
 
 
-class RunList(BaseModel):
+class RunList(Closed):
     runs: list[Run]
     next_cursor: str | None
 
 
-class Cancelled(BaseModel):
-    ok: bool
+class Cancelled(Closed):
+    ok: Literal[True]
     cancelled: bool
     run: Run
 
 
-class BatchView(BaseModel):
+class Interval(Closed):
+    """analytics.stats.Interval: null bounds where too few observations give none."""
+    estimate: float | None
+    low: float | None
+    high: float | None
+    n: int
+    method: str
+    confidence: float
+
+
+class SeatSummary(Closed):
+    seat: int
+    name: str
+    model: str
+    anchor: bool
+    n: int
+    matches: int
+    fitness_index: Interval
+    dimensions: dict[str, Interval]
+    win_rate: Interval
+    survival_rate: Interval
+    mean_rank: float | None
+    crafter_score: float | None
+    achievement_rates: dict[str, float]
+
+
+class BatchSummary(Closed):
+    """analytics.summary.series_summary by seat."""
     batch_id: str
-    status: str
-    trials: int
-    seed_mode: str
     run_ids: list[str]
-    summary: dict[str, Any]
+    by: Literal["seat"]
+    runs: int
+    matches: int
+    scenario_ids: list[str]
+    seeds: int
+    confidence: float
+    seats: list[SeatSummary]
 
 
-class BatchOne(BaseModel):
+class BatchView(Closed):
+    batch_id: str
+    status: Status
+    trials: int
+    seed_mode: SeedMode
+    batch_seed: int
+    run_ids: list[str]
+    counts: dict[Status, int]
+    summary: BatchSummary
+
+
+class BatchOne(Closed):
     batch: BatchView
 
 
-class Usage(BaseModel):
-    months: list[dict[str, Any]]
-    allowances: dict[str, Any]
+class Paid(Closed):
+    account: float
+    platform: float
 
 
-class Transcript(BaseModel):
-    turns: list[dict[str, Any]]
+class ModelUsage(Closed):
+    model: str
+    provider: Provider
+    funding: Funding
+    agent_turns: int
+    input_tokens: int
+    output_tokens: int
+    usd: float
+
+
+class RunUsage(Closed):
+    run_id: str
+    name: str
+    status: Status
+    usd: Paid
+    agent_turns: int
+
+
+class Month(Closed):
+    month: str
+    usd: Paid
+    by_model: list[ModelUsage]
+    runs: list[RunUsage]
+
+
+class TurnAllowance(Closed):
+    used: int
+    held: int
+    remaining: int | None
+    limit: int | None
+
+
+class Used(Closed):
+    used: int
+    limit: int
+
+
+class CapRange(Closed):
+    min: float
+    max: float
+
+
+class TokenAllowance(Closed):
+    active: int
+    limit: int
+
+
+class Allowances(Closed):
+    agent_turns: TurnAllowance
+    queued_runs: Used
+    spend_cap_usd: CapRange
+    access_tokens: TokenAllowance
+    requests_per_minute: int
+
+
+class Usage(Closed):
+    months: list[Month]
+    allowances: Allowances
+
+
+class Turn(Closed):
+    """One model turn (CONTRACT.md section 12): world actions are objects, arena moves strings."""
+    tick: int
+    seat: int
+    reply: str | None
+    actions: list[Union[dict[str, Any], str]]
+    refused: list[str]
+    latency_ms: float | None
+    input_tokens: int | None
+    output_tokens: int | None
+    error: str | None
+    refusal: str | None = None  # the model refused: its refusal text
+    truncated: bool = None      # the reply was cut by its token ceiling
+
+
+class Transcript(Closed):
+    turns: list[Turn]
     next_cursor: str | None
+
+
+# --- analysis (orchestrator/runs/analysis.py) ------------------------------------------------------
+
+class Strength(Closed):
+    label: str
+    provider: str | None
+    model: str | None
+    estimate: float
+    low: float
+    high: float
+    n: int
+    method: str
+    rank: int
+    group: int
+    tied_with_leader: bool
+
+
+class Board(Closed):
+    scenario_id: str
+    by: Literal["model", "name"]
+    n_matches: int
+    n_resamples: int
+    confidence: float
+    method: str | None
+    rows: list[Strength]
+
+
+class LeaderboardAnswer(Closed):
+    leaderboard: Board
+
+
+class Comparison(Closed):
+    batch_a: str
+    batch_b: str
+    seat: int
+    seat_b: int
+    metric: str
+    difference: Interval
+    prob_improvement: Interval
+    mean_a: float | None
+    mean_b: float | None
+    n: int
+    paired_on: list[list[int]]
+
+
+class ComparisonAnswer(Closed):
+    comparison: Comparison
+
+
+class CsvExport(Closed):
+    batch_id: str
+    format: Literal["csv"]
+    csv: str

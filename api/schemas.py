@@ -1,20 +1,29 @@
-"""Response shapes for the OpenAPI document. Routes return the service core's dicts; these models
-only describe them, and the schemathesis run in the suite checks every answer against them."""
+"""Response shapes for the OpenAPI document and the MCP tools' output schemas. Routes and tools return
+the service core's dicts; these models only describe them. tests/api/test_response_shapes.py checks a
+real answer of every operation against the served document, and tests/mcp/test_output_schemas.py every
+tool's result against its output schema, so a field the core adds without its model fails there."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import ConfigDict, Field
 
 from orchestrator.envspec import Env
+from orchestrator.validation import StrictModel
 
 
-class ErrorEnvelope(BaseModel):
+class Closed(StrictModel):
+    """A shape the core closes: additionalProperties false, so an unlisted field is drift. A field that
+    may be absent (never null) is written `name: T = None`: not required, typed T alone (no default
+    in the schema), as the body models do."""
+
+
+class ErrorEnvelope(Closed):
     error: str
     message: str
 
 
-class Discovery(BaseModel):
+class Discovery(Closed):
     api: str
     version: int
     docs: str
@@ -24,13 +33,13 @@ class Discovery(BaseModel):
     endpoints: list[str]
 
 
-class User(BaseModel):
+class User(Closed):
     id: str
     email: str
     handle: str
 
 
-class PlanView(BaseModel):
+class PlanView(Closed):
     id: str
     name: str
     status: str
@@ -38,14 +47,14 @@ class PlanView(BaseModel):
     period_end_ms: int | None
 
 
-class TokenView(BaseModel):
+class TokenView(Closed):
     name: str
     prefix: str
     scopes: list[str]
     expires_at_ms: int | None
 
 
-class Limits(BaseModel):
+class Limits(Closed):
     seats_per_run: int
     ticks_per_run: int
     agent_turns_per_month: int | None
@@ -57,7 +66,7 @@ class Limits(BaseModel):
     requests_per_minute: int
 
 
-class Me(BaseModel):
+class Me(Closed):
     user: User
     plan: PlanView
     api_access: Literal["read", "full"]
@@ -65,7 +74,7 @@ class Me(BaseModel):
     limits: Limits
 
 
-class Definition(BaseModel):
+class Definition(Closed):
     name: str
     description: str
     season_ticks: int
@@ -80,7 +89,7 @@ class ScenarioView(Definition):
     updated_at_ms: int | None
 
 
-class ReceiptPlan(BaseModel):
+class ReceiptPlan(Closed):
     id: str
     name: str
     ticks_per_run: int
@@ -88,17 +97,17 @@ class ReceiptPlan(BaseModel):
     saved_scenarios: int
 
 
-class Warning(BaseModel):
+class Warning(Closed):
     code: Literal["plan_ticks", "fixed_layout"]
     message: str
 
 
-class Receipt(BaseModel):
+class Receipt(Closed):
     plan: ReceiptPlan
     warnings: list[Warning]
 
 
-class Validated(BaseModel):
+class Validated(Closed):
     valid: Literal[True]
     scenario: Definition
     hash: str
@@ -106,32 +115,32 @@ class Validated(BaseModel):
     receipt: Receipt
 
 
-class ScenarioCreated(BaseModel):
+class ScenarioCreated(Closed):
     ok: Literal[True]
     created: bool
     scenario: ScenarioView
     receipt: Receipt
 
 
-class ScenarioOne(BaseModel):
+class ScenarioOne(Closed):
     scenario: ScenarioView
 
 
-class ScenarioList(BaseModel):
+class ScenarioList(Closed):
     scenarios: list[ScenarioView]
 
 
-class Deleted(BaseModel):
+class Deleted(Closed):
     ok: Literal[True]
     deleted: str
 
 
-class Roster(BaseModel):
+class Roster(Closed):
     min_agents: int
     max_agents: int
 
 
-class LibraryEntry(BaseModel):
+class LibraryEntry(Closed):
     id: str
     title: str
     kind: str
@@ -145,27 +154,27 @@ class LibraryEntry(BaseModel):
     resource_multipliers: dict[str, dict[str, float]]
 
 
-class LibraryList(BaseModel):
+class LibraryList(Closed):
     scenarios: list[LibraryEntry]
 
 
-class Policy(BaseModel):
+class Policy(Closed):
     id: str
     description: str
 
 
-class Population(BaseModel):
+class Population(Closed):
     id: str
     anchors: list[str]
     description: str
 
 
-class AnchorListing(BaseModel):
+class AnchorListing(Closed):
     policies: list[Policy]
     populations: list[Population]
 
 
-class BuiltinSkill(BaseModel):
+class BuiltinSkill(Closed):
     id: str
     name: str
     text: str
@@ -173,7 +182,7 @@ class BuiltinSkill(BaseModel):
     blurb: str
 
 
-class OwnSkill(BaseModel):
+class OwnSkill(Closed):
     id: str
     name: str
     text: str
@@ -181,26 +190,34 @@ class OwnSkill(BaseModel):
     updated_at_ms: int | None
 
 
-class SkillLimits(BaseModel):
+class SkillLimits(Closed):
     name_chars: list[int]
     text_chars: list[int]
     saved_skills: int
 
 
-class SkillList(BaseModel):
+class SkillList(Closed):
     builtin: list[BuiltinSkill]
     mine: list[OwnSkill]
     limits: SkillLimits
 
 
-class SkillOne(BaseModel):
+class SkillOne(Closed):
     skill: BuiltinSkill | OwnSkill
 
 
-class SkillCreated(BaseModel):
+class SkillCreated(Closed):
     ok: Literal[True]
     skill: OwnSkill
 
 
-JSON_SCHEMA_DOC = {"type": "object", "description": "a JSON Schema (draft 2020-12) document",
-                   "required": ["$schema", "$id", "title", "type", "properties", "examples"]}
+class ScenarioSchema(Closed):
+    """The scenario definition's JSON Schema (draft 2020-12): SPEC.md's required keywords, plus any
+    other keyword of the vocabulary."""
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    schema_: str = Field(alias="$schema")
+    id_: str = Field(alias="$id")
+    title: str
+    type: Literal["object"]
+    properties: dict[str, Any]
+    examples: list[dict[str, Any]]

@@ -17,7 +17,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from api.errors import failure
-from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke
+from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke, output_schema
 from orchestrator import auth, listing
 from orchestrator.auth import Principal
 from orchestrator.core import Core
@@ -65,6 +65,7 @@ def refused(error: DomainError) -> types.CallToolResult:
 def _tool(spec: ToolSpec) -> types.Tool:
     return types.Tool(
         name=spec.name, title=spec.title, description=spec.description, input_schema=input_schema(spec),
+        output_schema=output_schema(spec),
         annotations=types.ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
                                           destructive_hint=None if spec.read_only else spec.destructive,
                                           idempotent_hint=None if spec.read_only else spec.idempotent,

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from pydantic import BaseModel
 
 from api.limits import MAX_BODY_BYTES, too_large
+from api import run_schemas, schemas
 from engine.rules import POLICIES
 from orchestrator import listing, scenarios, skills
 from orchestrator.auth import Principal
@@ -210,7 +211,7 @@ QUERY = {  # list_runs: GET /api/v1/runs's query parameters, typed as JSON
     "scenario_id": {"type": "string"},
     "batch_id": {"type": "string"},
     "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-    "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page"},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
 }
 LEADERBOARD_QUERY = {
     "scenario_id": {"type": "string", "description": "the scenario whose ended runs are ranked (required)"},
@@ -251,8 +252,29 @@ BY_NAME = {t.name: t for t in TOOLS}
 TRANSCRIPT_QUERY = {  # get_transcript: GET /api/v1/runs/:id/transcript's query parameters
     "seat": {"type": "integer", "minimum": 0, "description": "only this roster seat's turns"},
     "limit": {"type": "integer", "minimum": 1, "maximum": 500},
-    "cursor": {"type": ["string", "null"], "description": "next_cursor of the previous page"},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
 }
+
+# Each tool's structured result: its REST twin's answer, so the same model describes both.
+OUTPUTS: dict[str, type[BaseModel]] = {
+    "whoami": schemas.Me, "get_scenario_schema": schemas.ScenarioSchema, "validate_scenario": schemas.Validated,
+    "create_scenario": schemas.ScenarioCreated, "list_scenarios": schemas.ScenarioList,
+    "get_scenario": schemas.ScenarioOne, "update_scenario": schemas.ScenarioOne, "delete_scenario": schemas.Deleted,
+    "list_skills": schemas.SkillList, "get_skill": schemas.SkillOne, "create_skill": schemas.SkillCreated,
+    "update_skill": schemas.SkillOne, "delete_skill": schemas.Deleted, "list_library": schemas.LibraryList,
+    "list_anchors": schemas.AnchorListing, "estimate_run": run_schemas.Estimate, "launch_run": run_schemas.Launched,
+    "list_runs": run_schemas.RunList, "get_run": run_schemas.RunOne, "get_transcript": run_schemas.Transcript,
+    "cancel_run": run_schemas.Cancelled, "get_batch": run_schemas.BatchOne, "get_usage": run_schemas.Usage,
+    "get_leaderboard": run_schemas.LeaderboardAnswer, "compare_batches": run_schemas.ComparisonAnswer,
+    "export_batch": run_schemas.CsvExport,
+}
+
+
+def output_schema(spec: ToolSpec) -> dict:
+    """The JSON Schema of the tool's structured content (an object, its $refs within itself)."""
+    schema = OUTPUTS[spec.name].model_json_schema(mode="serialization")
+    schema.pop("title", None)
+    return schema
 
 
 def input_schema(spec: ToolSpec) -> dict:

@@ -2,61 +2,18 @@
 Each calls one service function of orchestrator.runs.analysis, as the MCP tools do."""
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
-from pydantic import BaseModel
 
 from api.deps import Caller, caller
 from api.openapi import responses
+from api.run_schemas import ComparisonAnswer, LeaderboardAnswer
 from orchestrator.runs import analysis, service
 
 router = APIRouter(prefix="/api/v1")
 Reader = Annotated[Caller, Depends(caller(service.READ))]
-
-
-class Strength(BaseModel):
-    label: str
-    provider: Optional[str]
-    model: Optional[str]
-    estimate: float
-    low: float
-    high: float
-    n: int
-    method: str
-    rank: int
-    group: int
-    tied_with_leader: bool
-
-
-class Board(BaseModel):
-    scenario_id: str
-    by: str
-    n_matches: int
-    n_resamples: int
-    confidence: float
-    method: Optional[str]
-    rows: list[Strength]
-
-
-class LeaderboardAnswer(BaseModel):
-    leaderboard: Board
-
-
-class Comparison(BaseModel):
-    batch_a: str
-    batch_b: str
-    seat: int
-    seat_b: int
-    metric: str
-    difference: dict
-    prob_improvement: dict
-    paired_on: list
-
-
-class ComparisonAnswer(BaseModel):
-    comparison: Comparison
 
 
 def _param(name: str, schema: dict, description: str, required: bool = False) -> dict:
@@ -69,7 +26,7 @@ def _param(name: str, schema: dict, description: str, required: bool = False) ->
     _param("resamples", {"type": "integer", "minimum": 100, "maximum": analysis.MAX_RESAMPLES},
            "bootstrap resamples for the intervals, default 1000")]},
     summary="Bradley-Terry leaderboard of a scenario over your ended runs")
-def leaderboard(c: Reader, request: Request) -> dict:
+def leaderboard(c: Reader, request: Request):
     q = request.query_params
     return analysis.leaderboard(c.core, c.principal, scenario_id=q.get("scenario_id"), by=q.get("by"),
                                 resamples=q.get("resamples"))
@@ -83,15 +40,14 @@ def leaderboard(c: Reader, request: Request) -> dict:
     _param("seat_b", {"type": "integer", "minimum": 0}, "the seat of batch_b, default the same as seat"),
     _param("metric", {"enum": list(analysis.METRICS)}, "default fitness_index")]},
     summary="One seat under two series, paired on the seeds both played")
-def compare(c: Reader, request: Request) -> dict:
+def compare(c: Reader, request: Request):
     q = request.query_params
     return analysis.compare(c.core, c.principal, batch_a=q.get("batch_a"), batch_b=q.get("batch_b"),
                             seat=q.get("seat"), seat_b=q.get("seat_b"), metric=q.get("metric"))
 
 
-@router.get("/batches/{id}/export", responses={**responses({}), 200: {"description": "the file", "content": {
-    "text/csv": {"schema": {"type": "string"}},
-    "application/vnd.apache.parquet": {"schema": {"type": "string", "format": "binary"}}}}},
+@router.get("/batches/{id}/export", response_class=Response, responses=responses({200: {
+    "text/csv": {"type": "string"}, "application/vnd.apache.parquet": {"type": "string", "format": "binary"}}}),
     openapi_extra={"parameters": [_param("format", {"enum": list(analysis.FORMATS)}, "csv (default) or parquet")]},
     summary="A series' results, one row per agent per match, as CSV or Parquet")
 def export(id: str, c: Reader, request: Request) -> Response:

@@ -31,7 +31,7 @@ def endpoint_list(app: FastAPI) -> list[str]:
 
 
 @router.get("/api/v1", responses=responses({200: Discovery}), summary="Discovery", openapi_extra={"security": []})
-async def discovery(request: Request) -> dict:
+async def discovery(request: Request):
     base = str(request.base_url).rstrip("/")
     return {"api": "Scenario Studio", "version": 1, "docs": f"{base}/api/v1/docs",
             "openapi": f"{base}{request.app.openapi_url}", "mcp": f"{base}/mcp/studio", "auth": AUTH_TEXT,
@@ -39,5 +39,5 @@ async def discovery(request: Request) -> dict:
 
 
 @router.get("/api/v1/me", responses=responses({200: Me}), summary="The account view")
-async def get_me(c: AnyToken) -> dict:
+async def get_me(c: AnyToken):
     return me_view(c.principal)

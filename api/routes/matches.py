@@ -1,19 +1,31 @@
 """Public match pages: no token, unlisted (the match id is the key)."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
 import asyncio
-import json
+from collections.abc import AsyncIterable
+from typing import Annotated
 
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from api.arena_html import arena_page
 from api.html import replay_html, report_html
-from api.openapi import responses
+from api.match_schemas import ArenaLog, ArenaReplay, ArenaReport, LiveProgress, Replay, Report
+from api.openapi import TEXT, ref, responses
 from orchestrator.runs import arena_pages, pages
 from orchestrator.runs.lifecycle import ACTIVE
 
 router = APIRouter(prefix="/api/matches")
+
+
+def _public(format_text: str | None = None) -> dict:
+    """openapi_extra of a public page: no token, and the ?format= it takes, if any."""
+    if format_text is None:
+        return {"security": []}
+    return {"security": [], "parameters": [{"name": "format", "in": "query", "required": False,
+                                            "schema": {"enum": list(pages.PAGE_FORMATS)},
+                                            "description": format_text}]}
 
 
 def _wants_html(request: Request, fmt: str | None) -> bool:
@@ -22,29 +34,24 @@ def _wants_html(request: Request, fmt: str | None) -> bool:
     return "text/html" in request.headers.get("accept", "")
 
 
-_PAGE = {"type": "object"}
-
-
-@router.get("/{id}/report", responses=responses({200: _PAGE}), summary="Match report (JSON, or HTML with Accept: text/html or ?format=html)",
-            openapi_extra={"security": []})
-def report(id: str, request: Request, format: str | None = None):
-    core = request.app.state.core
+@router.get("/{id}/report", responses=responses({200: {"application/json": ref(Report, ArenaReport),
+                                                       "text/html": TEXT}}),
+            summary="Match report (JSON, or HTML with Accept: text/html or ?format=html)",
+            openapi_extra=_public("json (the default) or html; without it, Accept: text/html asks for HTML"))
+def report(id: str, request: Request):
+    core, html = request.app.state.core, _wants_html(request, pages.page_format(request.query_params.get("format")))
     if arena_pages.is_arena(core, id):
         rep = arena_pages.report(core, id)
-        return HTMLResponse(arena_page(rep, arena_pages.frames(core, id))) if _wants_html(request, format) else rep
+        return HTMLResponse(arena_page(rep, arena_pages.frames(core, id))) if html else rep
     rep = pages.report(core, id)
-    return HTMLResponse(report_html(rep)) if _wants_html(request, format) else rep
+    return HTMLResponse(report_html(rep)) if html else rep
 
 
-_TEXT = {**responses({}), 200: {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}},
-         "4XX": {"description": "refused: {error, message}", "content": {"application/json": {
-             "schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}}}
-
-
-@router.get("/{id}/log", response_class=PlainTextResponse, responses=_TEXT, summary="Play-by-play, tick by tick",
-            openapi_extra={"security": []})
+@router.get("/{id}/log", response_class=PlainTextResponse,
+            responses=responses({200: {"text/plain": TEXT, "application/json": ref(ArenaLog)}}),
+            summary="Play-by-play, tick by tick (arena games: the graded move list as JSON)", openapi_extra=_public())
 def log(id: str, request: Request) -> PlainTextResponse:
-    if arena_pages.is_arena(request.app.state.core, id):  # arena games: the graded move list as JSON
+    if arena_pages.is_arena(request.app.state.core, id):
         return JSONResponse(arena_pages.log(request.app.state.core, id))
     return PlainTextResponse(pages.log_text(request.app.state.core, id))
 
@@ -52,37 +59,46 @@ def log(id: str, request: Request) -> PlainTextResponse:
 LIVE_EVERY_S = 1.0
 
 
-@router.get("/{id}/live", responses={**responses({}), 200: {"description": "server-sent events", "content": {
-    "text/event-stream": {"schema": {"type": "string"}}}}}, summary="Server-sent events while the match plays",
-    openapi_extra={"security": []})
-async def live(id: str, request: Request) -> StreamingResponse:
-    """One event per tick played (`id:` the tick, so a client resumes), {status, tick, season_ticks};
-    the last event carries the terminal status and the stream ends."""
-    core = request.app.state.core
-    pages.require_match(core, id)
-
-    async def stream():
-        last = None
-        while True:
-            now = await asyncio.to_thread(pages.progress, core, id)
-            if (now["status"], now["tick"]) != last:
-                last = (now["status"], now["tick"])
-                yield f"id: {now['tick']}\nevent: progress\ndata: {json.dumps(now)}\n\n"
-            if now["status"] not in ACTIVE or await request.is_disconnected():
-                return
-            await asyncio.sleep(LIVE_EVERY_S)
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-@router.get("/{id}/replay", responses=responses({200: _PAGE}), summary="Replay page (?format=json gives the frames)", openapi_extra={"security": []})
-def replay(id: str, request: Request, format: str | None = None):
-    core = request.app.state.core
-    if arena_pages.is_arena(core, id):
-        if format == "json":
-            return arena_pages.frames(core, id)
-        return HTMLResponse(arena_page(arena_pages.report(core, id), arena_pages.frames(core, id)))
-    if format == "json":
-        return pages.replay_frames(request.app.state.core, id)
+def _match(id: str, request: Request) -> str:
+    """An unknown match is the 404 envelope, before the stream begins."""
     pages.require_match(request.app.state.core, id)
+    return id
+
+
+# The whole stream, as text, for clients that read it as a body; itemSchema (FastAPI's) types each event.
+_STREAM = {"responses": {"200": {"description": "server-sent events", "content": {
+    "text/event-stream": {"schema": {**TEXT, "description": "`event: progress`, `data:` a LiveProgress object "
+                                     "as JSON, `id:` the tick (a client resumes from it)"}}}}}}
+
+
+@router.get("/{id}/live", response_class=EventSourceResponse, responses=responses({}),
+            summary="Server-sent events while the match plays", openapi_extra={**_public(), **_STREAM})
+async def live(match_id: Annotated[str, Depends(_match)], request: Request) -> AsyncIterable[LiveProgress]:
+    """One event per tick played (`id:` the tick, so a client resumes), {status, tick, season_ticks,
+    frame}; the last event carries the terminal status and the stream ends."""
+    core = request.app.state.core
+    last = None
+    while True:
+        now = await asyncio.to_thread(pages.progress, core, match_id)
+        if (now["status"], now["tick"]) != last:
+            last = (now["status"], now["tick"])
+            yield ServerSentEvent(data=now, event="progress", id=str(now["tick"]))
+        if now["status"] not in ACTIVE or await request.is_disconnected():
+            return
+        await asyncio.sleep(LIVE_EVERY_S)
+
+
+@router.get("/{id}/replay", responses=responses({200: {"application/json": ref(Replay, ArenaReplay),
+                                                       "text/html": TEXT}}),
+            summary="Replay page (HTML; ?format=json gives the frames)",
+            openapi_extra=_public("html (the default: the page) or json (the frames)"))
+def replay(id: str, request: Request):
+    core, fmt = request.app.state.core, pages.page_format(request.query_params.get("format"))
+    if arena_pages.is_arena(core, id):
+        if fmt == "json":
+            return JSONResponse(arena_pages.frames(core, id))
+        return HTMLResponse(arena_page(arena_pages.report(core, id), arena_pages.frames(core, id)))
+    if fmt == "json":
+        return JSONResponse(pages.replay_frames(core, id))
+    pages.require_match(core, id)
     return HTMLResponse(replay_html(id))

@@ -33,7 +33,7 @@ TRANSCRIPT_PARAMS = {"parameters": [
 
 @router.post("/runs/estimate", responses=responses({200: Estimate}), openapi_extra=body(RunBody),
              summary="Estimate a run or series: the launch's own checks, nothing queued")
-def estimate(c: Reader, raw: BodyDep) -> dict:
+def estimate(c: Reader, raw: BodyDep):
     return service.estimate(c.core, c.principal, raw)
 
 
@@ -60,35 +60,35 @@ LIST_PARAMS = {"parameters": [
 
 @router.get("/runs", responses=responses({200: RunList}), openapi_extra=LIST_PARAMS,
             summary="List runs, newest first")
-async def list_runs(c: Reader, request: Request) -> dict:
+async def list_runs(c: Reader, request: Request):
     q = request.query_params
     return service.list_runs(c.core, c.principal, status=q.get("status"), scenario_id=q.get("scenario_id"),
                              batch_id=q.get("batch_id"), limit=q.get("limit"), cursor=q.get("cursor"))
 
 
 @router.get("/runs/{id}", responses=responses({200: RunOne}), summary="A run and its results (null until archived)")
-async def get_run(id: str, c: Reader) -> dict:
+async def get_run(id: str, c: Reader):
     return service.get_run(c.core, c.principal, id)
 
 
 @router.get("/runs/{id}/transcript", responses=responses({200: Transcript}), openapi_extra=TRANSCRIPT_PARAMS,
             summary="Every model turn of the run's match: raw reply, actions, refusals, latency, tokens")
-def get_transcript(id: str, c: Reader, request: Request) -> dict:
+def get_transcript(id: str, c: Reader, request: Request):
     q = request.query_params
     return transcript.get_transcript(c.core, c.principal, id, seat=q.get("seat"), cursor=q.get("cursor"),
                                      limit=q.get("limit"))
 
 
 @router.post("/runs/{id}/cancel", responses=responses({200: Cancelled}), summary="Cancel a run")
-def cancel(id: str, c: Writer) -> dict:
+def cancel(id: str, c: Writer):
     return service.cancel(c.core, c.principal, id)
 
 
 @router.get("/batches/{id}", responses=responses({200: BatchOne}), summary="A series: its runs and per-seat summary")
-def get_batch(id: str, c: Reader) -> dict:
+def get_batch(id: str, c: Reader):
     return batches.get_batch(c.core, c.principal, id)
 
 
 @router.get("/usage", responses=responses({200: Usage}), summary="Spend by month, model and run; allowances")
-def get_usage(c: Reader) -> dict:
+def get_usage(c: Reader):
     return usage.usage(c.core, c.principal)

@@ -8,8 +8,8 @@ from fastapi.responses import JSONResponse
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
-from api.schemas import (JSON_SCHEMA_DOC, AnchorListing, Deleted, LibraryList, ScenarioCreated, ScenarioList,
-                         ScenarioOne, Validated)
+from api.schemas import (AnchorListing, Deleted, LibraryList, ScenarioCreated, ScenarioList,
+                         ScenarioOne, ScenarioSchema, Validated)
 from orchestrator import listing, scenarios
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 
@@ -20,29 +20,29 @@ Reader = Annotated[Caller, Depends(caller(scenarios.READ))]
 Writer = Annotated[Caller, Depends(caller(scenarios.WRITE, write=True))]
 
 
-@router.get("/scenarios/schema", responses=responses({200: JSON_SCHEMA_DOC}), summary="Scenario JSON Schema")
-async def get_schema(c: Reader) -> dict:
+@router.get("/scenarios/schema", responses=responses({200: ScenarioSchema}), summary="Scenario JSON Schema")
+async def get_schema(c: Reader):
     return listing.scenario_schema(c.principal)
 
 
 @router.get("/library/scenarios", responses=responses({200: LibraryList}), summary="Library scenarios")
-async def get_library(c: Reader) -> dict:
+async def get_library(c: Reader):
     return listing.library_scenarios(c.principal)
 
 
 @router.get("/library/anchors", responses=responses({200: AnchorListing}), summary="Anchor listing")
-async def get_anchors(c: Reader) -> dict:
+async def get_anchors(c: Reader):
     return listing.anchor_listing(c.principal)
 
 
 @router.post("/scenarios/validate", responses=responses({200: Validated}), openapi_extra=body(ScenarioBody),
              summary="Validate a scenario definition")
-def validate(c: Reader, raw: BodyDep) -> dict:
+def validate(c: Reader, raw: BodyDep):
     return scenarios.validate(c.core, c.principal, raw)
 
 
 @router.get("/scenarios", responses=responses({200: ScenarioList}), summary="List scenarios, newest first")
-async def list_scenarios(c: Reader) -> dict:
+async def list_scenarios(c: Reader):
     return scenarios.list_scenarios(c.core, c.principal)
 
 
@@ -54,16 +54,16 @@ def create(c: Writer, raw: BodyDep) -> JSONResponse:
 
 
 @router.get("/scenarios/{id}", responses=responses({200: ScenarioOne}), summary="Get a scenario")
-async def get_one(id: str, c: Reader) -> dict:
+async def get_one(id: str, c: Reader):
     return scenarios.get(c.core, c.principal, id)
 
 
 @router.put("/scenarios/{id}", responses=responses({200: ScenarioOne}), openapi_extra=body(ScenarioPatch),
             summary="Update a scenario (omitted fields keep their value)")
-def update(id: str, c: Writer, raw: BodyDep) -> dict:
+def update(id: str, c: Writer, raw: BodyDep):
     return scenarios.update(c.core, c.principal, id, raw)
 
 
 @router.delete("/scenarios/{id}", responses=responses({200: Deleted}), summary="Delete a scenario")
-def delete(id: str, c: Writer) -> dict:
+def delete(id: str, c: Writer):
     return scenarios.delete(c.core, c.principal, id)

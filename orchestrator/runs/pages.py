@@ -23,6 +23,16 @@ from orchestrator.runs.lifecycle import IN_WORLD
 from orchestrator.seats.prompt import skills_record
 
 
+PAGE_FORMATS = ("json", "html")
+
+
+def page_format(value) -> str | None:
+    """?format= of the report and replay pages: json, html, or absent (then the page's default)."""
+    if value is not None and value not in PAGE_FORMATS:
+        raise DomainError("bad_request", f"format: should be one of {', '.join(PAGE_FORMATS)}, or omitted")
+    return value
+
+
 def require_match(core: Core, match_id: str):
     return _row(core, match_id)
 

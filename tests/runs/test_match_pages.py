@@ -70,6 +70,6 @@ def test_live_stream_sends_progress_and_ends_with_the_match(played, srv):
             assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
             assert r.headers["cache-control"] == "no-cache"
             body = r.read().decode()  # a finished match: one last event, then the stream closes
-        assert body.startswith("id: 120\nevent: progress\n")
+        assert body.startswith("event: progress\n") and "\nid: 120\n" in body  # FastAPI's SSE field order
         assert '"status": "finished", "tick": 120, "season_ticks": 120' in body
         assert anon.get("/api/matches/" + "0" * 32 + "/live").json()["error"] == "not_found"

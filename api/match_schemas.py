@@ -1,0 +1,159 @@
+"""Response shapes of the public match pages (/api/matches/:id/...): the report, the arena log, the
+replay frames and the live events, as orchestrator/runs/pages.py and arena_pages.py build them."""
+from __future__ import annotations
+
+from typing import Literal, Union
+
+from api.run_schemas import ArenaResults, Provider, Results, Status, StopReason
+from api.schemas import Closed
+
+# A world replay frame's agent: [x, y, alive, health, satiety, net worth (null while live)].
+AgentState = list[Union[int, float, bool, None]]
+
+
+class PublicSeat(Closed):
+    """A seat on the public record: built-in skills by id, own skills only counted."""
+    seat: int
+    name: str
+    model: str
+    provider: Provider
+    scaffold: str
+    skills: list[str]
+    own_skills: int
+    instructions: bool
+
+
+class Report(Closed):
+    match_id: str
+    name: str
+    status: Status
+    scenario_id: str
+    scenario_hash: str
+    config_hash: str
+    season_ticks: int
+    seed: int
+    spawn_seed: int
+    started_at_ms: int | None
+    finished_at_ms: int | None
+    stop_reason: StopReason | None
+    roster: list[PublicSeat]
+    results: Results | None
+
+
+class ChessMove(Closed):
+    ply: int
+    seat: int
+    uci: str
+    san: str
+    fen_before: str
+    eval_before_cp: int
+    eval_after_cp: int
+    best_uci: str | None
+    win_before: float
+    win_after: float
+    accuracy: float
+    label: str
+
+
+class ConnectFourMove(Closed):
+    ply: int
+    seat: int
+    column: int
+    scores: list[int | None]
+    label: str
+
+
+Move = Union[ChessMove, ConnectFourMove]
+
+
+class ChessGraph(Closed):
+    white_win_percent: list[float]
+
+
+class ConnectFourGraph(Closed):
+    first_outcome: list[int]
+
+
+class ArenaReport(Closed):
+    match_id: str
+    name: str
+    status: Status
+    scenario_id: str
+    config_hash: str
+    seed: int
+    first_seat: int
+    started_at_ms: int | None
+    finished_at_ms: int | None
+    stop_reason: StopReason | None
+    roster: list[PublicSeat]
+    results: ArenaResults | None
+    moves: list[Move]
+    graph: Union[ChessGraph, ConnectFourGraph, None]
+
+
+class ArenaLog(Closed):
+    """An arena match's play-by-play: the graded move list."""
+    match_id: str
+    game: str
+    status: Status
+    moves: list[Move]
+
+
+class FieldAgent(Closed):
+    name: str
+    label: str
+    model: str
+    anchor: bool
+    color: str
+
+
+class Frame(Closed):
+    tick: int
+    agents: list[AgentState]
+
+
+class Moment(Closed):
+    """A timeline mark under the replay: a raid (won or failed), a settled trade, a starvation."""
+    tick: int
+    agent: int
+    kind: Literal["raid", "trade", "starve"]
+    text: str
+    won: bool = None  # raids only
+
+
+class PageLinks(Closed):
+    report: str
+    log: str
+    replay: str
+
+
+class Replay(Closed):
+    """A world match's replay: the map, the field, every tick's frame and the timeline. A match not yet
+    archived has no frames (and, until it plays, no map); `legend` and `kinds` come with the map."""
+    match_id: str
+    status: Status
+    terrain: list[str]
+    legend: dict[str, str] = None
+    agents: list[FieldAgent]
+    frames: list[Frame]
+    events: list[Moment]
+    kinds: list[str] = None
+    links: PageLinks
+
+
+class ArenaReplay(Closed):
+    """Every position from the start: chess FENs, or Connect Four grids (0 empty, 1 first, 2 second)."""
+    match_id: str
+    game: str
+    status: Status
+    frames: Union[list[str], list[list[list[int]]]]
+    moves: list[Move]
+
+
+class LiveProgress(Closed):
+    """One live event's data: the match's status and tick; `frame` is where its agents stand while it
+    plays on this server (as a replay frame), else null."""
+    status: Status
+    tick: int
+    season_ticks: int
+    frame: Frame | None
