@@ -57,13 +57,14 @@ def report_html(rep: dict) -> str:
     entries = sorted(res["agents"] + res.get("anchors", []), key=lambda e: e["rank"])
     anchors = {id(e) for e in res.get("anchors", [])}
     rows = "".join(
-        f'<tr class="{"anchor" if id(e) in anchors else ""}"><td>{e["rank"]}</td><td>{escape(_label(e, anchors))}</td>'
+        f'<tr class="{"anchor" if id(e) in anchors else ""}"><td>{e["rank"]}</td><td>seat {e["seat"]}</td>'
+        f'<td>{escape(_label(e, anchors))}</td>'
         f'<td>{escape(e["model"])}</td><td>{e["fitness_index"]:.2f}</td><td>{e["grade"]}</td>'
         f'<td>{escape(e["archetype"])}</td><td>{e["status"]}</td><td>{e["crafter_score"]:.2f}</td>'
         + "".join(f"<td>{e['dimensions'][d]:.1f}</td>" for d in DIMENSIONS)
         + f'<td>{escape(e["epilogue"])}</td></tr>' for e in entries)
-    header = "".join(f"<th>{h}</th>" for h in ("rank", "name", "model", "fitness", "grade", "archetype", "status",
-                                                 "crafter") + DIMENSIONS + ("epilogue",))
+    header = "".join(f"<th>{h}</th>" for h in ("rank", "seat", "name", "model", "fitness", "grade", "archetype",
+                                                 "status", "crafter") + DIMENSIONS + ("epilogue",))
     labels = [_label(e, anchors) for e in entries]
     charts = "".join(_bars(entries, d, labels) for d in DIMENSIONS)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}</head><body>{head}"

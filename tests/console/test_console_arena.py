@@ -44,6 +44,7 @@ def test_pick_connect_four_launch_and_see_the_graded_board(page, playing):
     assert moves.count() >= 7
     expect(moves.first).to_contain_text("optimal")
     expect(page.locator("#board")).to_be_visible()
+    expect(page.locator("li").filter(has_text="seat 0 · ")).to_have_count(1)  # as the console names it
     _shot(page, "arena-match")
 
 

@@ -29,11 +29,16 @@ def test_build_launch_watch_and_open_results(page, playing):
     # the page updates itself (SSE, polling as fallback) until the run is over
     expect(page.get_by_test_id("run-status")).to_have_text("finished", timeout=90_000)
     expect(page.get_by_test_id("result-row").filter(has_text="local/honest-trader")).to_have_count(1)
+    # one name per seat, its API index: the builder's row 0, the run's results, the public report
+    expect(page.get_by_test_id("result-row").filter(has_text="local/honest-trader")).to_contain_text("seat 0")
+    expect(page.get_by_test_id("seat-row").first).to_contain_text("seat 0 · ")
     _shot(page, "run")
     link = page.get_by_test_id("match-link").first
     href = link.get_attribute("href")
     page.goto(playing.url + href if href.startswith("/") else href)
     assert page.url.startswith(playing.url + "/api/matches/") or page.url.startswith(playing.url + "/matches/")
+    page.goto(page.url.split("?")[0].rsplit("/", 1)[0] + "/report?format=html")
+    expect(page.locator("tr").filter(has_text="local/honest-trader")).to_contain_text("seat 0")
     page.goto(playing.url + "/console/runs")
     expect(page.get_by_test_id("run-row").first).to_contain_text("finished")
 
@@ -117,6 +122,7 @@ def test_batch_page_plots_per_seat_intervals(page, playing):
         page.reload()
     expect(page.get_by_test_id("batch-plot").locator("svg")).to_be_visible()
     assert page.get_by_test_id("batch-seat").count() >= 2
+    expect(page.get_by_test_id("batch-seat").first).to_contain_text("seat 0 · ")
     _shot(page, "batch")
 
 
