@@ -65,12 +65,13 @@ def test_the_scenario_builder_is_quiet_until_typed_in_and_its_placeholder_is_val
     expect(page.locator("main .error:visible")).to_have_count(0)  # a fresh form after a save, not a refusal
 
 
-def test_the_arena_picker_shows_no_refusal_before_input(page, live, person):
+def test_the_run_builder_and_arena_picker_show_no_refusal_before_input(page, live, person):
     sign_in_by_link(page, live, person)
-    page.goto(live.url + "/console/arena")
-    page.wait_for_load_state("networkidle")
-    expect(page.get_by_test_id("estimate-error")).to_have_count(0)
-    expect(page.locator("main .error:visible")).to_have_count(0)
+    for path in ("/console/runs/new", "/console/arena"):
+        page.goto(live.url + path)
+        page.wait_for_load_state("networkidle")
+        expect(page.get_by_test_id("estimate-error")).to_have_count(0)
+        expect(page.locator("main .error:visible")).to_have_count(0)
     page.get_by_label("Seat 1 model").fill("local/random")
     expect(page.get_by_test_id("estimate-error")).to_contain_text("exactly 2 seats")
 
