@@ -39,7 +39,8 @@ TEMPLATES.env.filters["usd"] = usd
 def seat_name(index: int, seat: dict | None = None) -> str:
     """How every console page names a seat: by the API's own 0-based index (`seat`, `?seat=N`, `roster[N]`
     in a refusal, "seat N" on the public report), then who sits there."""
-    who = (seat or {}).get("name") or (seat or {}).get("model")
+    seat = seat or {}
+    who = seat.get("name") or seat.get("model")
     return f"seat {index} · {who}" if who else f"seat {index}"
 
 
