@@ -124,3 +124,12 @@ def test_a_refusal_and_a_cut_reply_are_recorded_as_such_and_re_asked_with_that_r
     assert "not a column" not in asked[1] + asked[2]
     assert seat.turns["answered"] == 3 and seat.turns["provider_errors"] == seat.turns["timed_out"] == 0
     assert out["turns"][0]["illegal"] == 2 and out["moves"] == []  # both count as refused answers, none forfeits
+
+
+def test_a_rejected_key_fails_at_once_and_its_call_is_in_the_transcript(fake):
+    fake.rejected_keys.add("k-good")
+    seat = seat_for(fake)
+    with pytest.raises(SeatFailed) as e:
+        game_with(seat)
+    assert e.value.code == "provider_key_rejected" and len(fake.bodies(MODEL)) == 1
+    assert seat.turns["provider_errors"] == 1 and "rejected the key" in seat.transcript[0]["error"]
