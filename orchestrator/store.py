@@ -186,6 +186,22 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN check_detail TEXT;
     ALTER TABLE provider_keys ADD COLUMN checked_at_ms INTEGER;
     """,
+    # A model run's turns as they happen (orchestrator.recorder): the owner's transcript while the run
+    # plays, and what a resumed run replays after its worker or the service went away (play: the
+    # seat's actions as the tick code took them, seats.played; memory: the conversation entry the turn
+    # left). The rows of a run go when its match, transcript included, is archived.
+    """
+    CREATE TABLE run_turns (
+        run_id TEXT NOT NULL,
+        tick INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        turn TEXT NOT NULL,
+        play TEXT NOT NULL,
+        memory TEXT,
+        PRIMARY KEY (run_id, tick, seat)
+    ) WITHOUT ROWID;
+    ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 

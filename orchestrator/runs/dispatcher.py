@@ -108,24 +108,22 @@ class Dispatcher:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop dispatching (SIGTERM). The workers are killed rather than awaited; the model runs they
-        were playing fail at once keeping the usage the recorder metered tick by tick; scripted runs
-        stay `running` until the next start requeues them (reconcile), as after a kill -9."""
+        """Stop dispatching (SIGTERM): nothing more is claimed; model matches are asked to stop at their
+        next tick boundary (every answered turn is recorded by then) and, as they come back, are queued
+        to resume on the next start; scripted workers are killed rather than awaited and their runs
+        stay `running` until the next start replays them (reconcile), as after a kill -9. A model run
+        that has not reached a tick boundary within DRAIN_S resumes all the same, from its recorded turns."""
         self._stop.set()
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=10)
+        self._drain()
         for w in self.workers + self.model_workers:
             ray.kill(w)
-        # model runs that were playing are settled now, keeping the usage metered every tick; scripted
-        # ones are left to the next start, which replays them from scratch
         try:
             if self.by_run:
                 with self.core.store.write() as c:
-                    ids = list(self.by_run)
-                    models = [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE scripted = 0 AND id IN "
-                                                         f"({','.join('?' * len(ids))})", ids).fetchall()]
-                    ended = self._lost(c, models, SHUT_DOWN) if models else []
+                    ended = self._lost(c, list(self.by_run), SHUT_DOWN, counted=False, scripted=False)
                 self.ends.landed(ended)
         except sqlite3.Error:
             log.exception("settling the runs that were playing failed; the next start settles them")
@@ -139,6 +137,23 @@ class Dispatcher:
         if self._play_lock is not None:
             self._play_lock.close()
             self._play_lock = None
+
+    def _drain(self) -> None:
+        """Ask the model workers to stop at a tick boundary and collect what they hand back."""
+        for w in self.model_workers:
+            try:
+                w.drain.remote()
+            except RayError:
+                pass
+        models = {id(w) for w in self.model_workers}
+        deadline = time.monotonic() + DRAIN_S
+        while time.monotonic() < deadline and any(id(w) in models for _, w in self.inflight.values()):
+            try:
+                self._collect(timeout=0.2)
+            except Exception:  # a stop must go on whatever one result does
+                log.exception("collecting a drained match failed")
+                break
+        self._flush()
 
     def wake(self) -> None:
         self._wake.set()
@@ -330,6 +345,9 @@ class Dispatcher:
             rows = {r["id"]: r for r in c.execute(
                 f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)).fetchall()}
             for o in outcomes:
+                if o["status"] == "drained":  # stopped at a tick boundary for a shutdown: resumes later
+                    lifecycle.resume(c, o["run_id"], counted=False)
+                    continue
                 roster = json.loads(rows[o["run_id"]]["roster"])
                 for seat, usage, turns in zip(roster, o["usage"], o.get("turns") or [None] * len(roster)):
                     seat["usage"] = usage
@@ -337,21 +355,27 @@ class Dispatcher:
                         seat["turns"] = turns
                         seat["replied"] = turns["answered"] > 0
                 lifecycle.ended(c, o["run_id"], o, json.dumps(roster), self.core.clock.now_ms())
-            return ids
+            return [o["run_id"] for o in outcomes if o["status"] != "drained"]
         self._write(step, f"record {len(ids)} results")
 
     def _failed(self, c, run_id: str, message: str) -> list[str]:
         lifecycle.fail(c, run_id, message, self.core.clock.now_ms())
         return [run_id]
 
-    def _lost(self, c, run_ids: list[str], why: str) -> list[str]:
-        """Runs whose worker is gone: requeued, cancelled or failed (lifecycle.lost); whatever was landed
-        for them before the store heard of it is dropped, so no reader counts a match no run owns."""
+    def _lost(self, c, run_ids: list[str], why: str, counted: bool = True, scripted: bool = True) -> list[str]:
+        """Runs whose worker is gone: requeued, resumed, cancelled or failed (lifecycle.lost); whatever was
+        landed for them before the store heard of it is dropped, so no reader counts a match no run owns.
+        counted: the loss counts towards a model run's MAX_RESUMES (a shutdown does not); scripted:
+        scripted runs are handled too (a shutdown leaves them to the next start)."""
         ended = []
         for row in lifecycle.in_world(c, run_ids):
+            if row["scripted"] and not scripted:
+                continue
             if row["match_id"]:
                 self.archive.remove_match(row["match_id"])
-            if lifecycle.lost(c, row, why, self.core.clock.now_ms()) != "queued":
+            went = lifecycle.lost(c, row, why, self.core.clock.now_ms(), resumable=kinds.of(row["scenario_id"]).resumable,
+                                  counted=counted)
+            if went != "queued":
                 ended.append(row["id"])
         return ended  # the runs that ended: the caller exports them once committed
 
@@ -406,6 +430,9 @@ class Dispatcher:
 
 WORKER_LOST = "the worker playing this run stopped; the turns it played until then stay metered"
 SHUT_DOWN = "the service shut down while this run was playing; the turns it played stay metered"
+# How long a stop waits for model matches to reach a tick boundary (a turn's time at most, usually
+# far less); within a container's stop grace period.
+DRAIN_S = 20.0
 RESTARTED = "the service restarted while this run was playing; it was stopped, and the turns it played stay metered"
 
 
