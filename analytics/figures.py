@@ -17,7 +17,8 @@ TRAJECTORY_COLUMNS = {"health": "c", "satiety": "d", "wealth": "v"}
 
 
 def _seat_label(row: dict) -> str:
-    return f"{row['seat']}: {row['name']}" + (" (anchor)" if row.get("anchor") else "")
+    # as the console and the public pages name a seat: its 0-based index (the API's `seat`), then who
+    return f"seat {row['seat']} · {row['name']}" + (" (anchor)" if row.get("anchor") else "")
 
 
 def seat_forest(data_or_summary, batch_id: str | None = None, metric: str = "fitness_index", *,
@@ -44,7 +45,7 @@ def seat_profile(data, batch_id: str, *, anchors: bool = True, path: str | PathL
     if rows.empty:
         raise ValueError(f"no seat rows for batch {batch_id!r}")
     means = rows.groupby(["seat", "name"], sort=True)[list(DIMENSIONS)].mean().reset_index()
-    means["label"] = [f"{s}: {n}" for s, n in zip(means["seat"], means["name"])]
+    means["label"] = [_seat_label({"seat": s, "name": n}) for s, n in zip(means["seat"], means["name"])]
     return plots.dimension_profile(means.drop(columns=["seat", "name"]), title=f"Dimension profile, batch {batch_id}",
                                    path=path)
 

@@ -76,7 +76,7 @@ def arena_page(rep: dict, frames: dict) -> str:
         head += f"<p>result <b>{escape(g['result'])}</b> ({escape(g['termination'])}, {g['plies']} plies)</p><ul>"
         for a in res["agents"]:
             dims = ", ".join(f"{escape(k)} {v}" for k, v in a["dimensions"].items())
-            head += (f"<li>seat {a['seat']} <b>{escape(a['name'])}</b> ({escape(a['model'])}, {escape(a['side'])}): "
+            head += (f"<li>seat {a['seat']} · <b>{escape(a['name'])}</b> ({escape(a['model'])}, {escape(a['side'])}): "
                      f"{escape(a['status'])}, fitness {a['fitness_index']} ({escape(a['grade'])}); {dims}</li>")
         head += "</ul>"
     if rep["graph"]:

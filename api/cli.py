@@ -15,8 +15,27 @@ def _data_dir_default() -> str:
     return os.environ.get("STUDIO_DATA_DIR", "./studio-data")
 
 
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's help ends with its default, unless there is none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        # "(default: None)" says nothing, and a flag's stored default is not what the command does without it
+        if action.default is None or action.nargs == 0:
+            return action.help
+        return super()._get_help_string(action)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every parser of the command, subcommands included (they are made from the parent's class)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 def _add_data_dir(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", default=_data_dir_default())
+    p.add_argument("--data-dir", default=_data_dir_default(),
+                   help="the service's data directory (database, archive, keys); env STUDIO_DATA_DIR")
 
 
 def _saved_definition(data_dir: str, scenario_id: str) -> dict | None:
@@ -87,11 +106,10 @@ def _add_serve_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the service (REST API) on one data dir")
     _add_data_dir(p)
     p.set_defaults(func=guarded(cmd_serve))
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (default: %(default)s; 0.0.0.0 for every interface)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 for every interface)")
     p.add_argument("--port", type=int, default=8000,
-                   help="port to listen on (default: %(default)s); checked free before anything is created")
-    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS or local)")
+                   help="TCP port to listen on; checked free before any account or token is created")
+    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local Ray)")
     p.add_argument("--no-bootstrap", action="store_true", help="do not create the owner account on first start")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
                    help="uvicorn log level; below info drops the access log")
@@ -101,18 +119,21 @@ def _add_serve_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="studio", description="Scenario Studio")
+    parser = _Parser(prog="studio", description="Scenario Studio")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("simulate", help="play one match in-process and print its results")
     _add_data_dir(p)
-    p.add_argument("--scenario", required=True)
-    p.add_argument("--seed", type=int)
-    p.add_argument("--spawn-seed", type=int)
-    p.add_argument("--ticks", type=int)
-    p.add_argument("--anchors", help="comma-separated policy ids or one population id; empty for none")
-    p.add_argument("--seats", help="comma-separated local/POLICY seats")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--scenario", required=True,
+                   help="a library id (svc:...), a saved scenario (usc_..., read from --data-dir) or arena:chess / "
+                        "arena:connect-four")
+    p.add_argument("--seed", type=int, help="the world's seed (default: the scenario's, else a fresh one)")
+    p.add_argument("--spawn-seed", type=int, help="where agents start (default: the scenario's, else a fresh one)")
+    p.add_argument("--ticks", type=int, help="season length in ticks, 10..2000 (default: the scenario's, else 300)")
+    p.add_argument("--anchors", help="comma-separated policy ids or one population id; empty for none "
+                   "(default: the scenario's anchors)")
+    p.add_argument("--seats", help="comma-separated local/POLICY seats (arena: exactly two)")
+    p.add_argument("--json", action="store_true", help="print the results as one JSON object instead of a table")
     p.set_defaults(func=cmd_simulate)
 
     _add_serve_parser(sub)

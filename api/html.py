@@ -12,7 +12,7 @@ _STYLE = """<style>
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse}
 td,th{padding:.3rem .6rem;border-bottom:1px solid #ddd;text-align:left}th{background:#f4f4f4}
 .charts{display:flex;flex-wrap:wrap;gap:1.5rem;margin-top:1.5rem}.chart h3{margin:.2rem 0;font-size:1rem}
-.anchor{color:#777}nav a{margin-right:1rem}.wrap{display:flex;gap:1.5rem;align-items:flex-start;flex-wrap:wrap}
+.anchor{color:#777}.seat{white-space:nowrap}nav a{margin-right:1rem}.wrap{display:flex;gap:1.5rem;align-items:flex-start;flex-wrap:wrap}
 .legend span{display:inline-block;margin:.1rem .7rem .1rem 0}.dot{display:inline-block;width:.8rem;height:.8rem;
 border-radius:50%;margin-right:.3rem;vertical-align:middle}#tip{position:fixed;pointer-events:none;background:#fff;
 border:1px solid #999;padding:.3rem .5rem;font-size:.85rem;display:none}#events{font-size:.85rem;max-height:12rem;
@@ -57,13 +57,14 @@ def report_html(rep: dict) -> str:
     entries = sorted(res["agents"] + res.get("anchors", []), key=lambda e: e["rank"])
     anchors = {id(e) for e in res.get("anchors", [])}
     rows = "".join(
-        f'<tr class="{"anchor" if id(e) in anchors else ""}"><td>{e["rank"]}</td><td>{escape(_label(e, anchors))}</td>'
+        f'<tr class="{"anchor" if id(e) in anchors else ""}"><td>{e["rank"]}</td><td class="seat">seat {e["seat"]}</td>'
+        f'<td>{escape(_label(e, anchors))}</td>'
         f'<td>{escape(e["model"])}</td><td>{e["fitness_index"]:.2f}</td><td>{e["grade"]}</td>'
         f'<td>{escape(e["archetype"])}</td><td>{e["status"]}</td><td>{e["crafter_score"]:.2f}</td>'
         + "".join(f"<td>{e['dimensions'][d]:.1f}</td>" for d in DIMENSIONS)
         + f'<td>{escape(e["epilogue"])}</td></tr>' for e in entries)
-    header = "".join(f"<th>{h}</th>" for h in ("rank", "name", "model", "fitness", "grade", "archetype", "status",
-                                                 "crafter") + DIMENSIONS + ("epilogue",))
+    header = "".join(f"<th>{h}</th>" for h in ("rank", "seat", "name", "model", "fitness", "grade", "archetype",
+                                                 "status", "crafter") + DIMENSIONS + ("epilogue",))
     labels = [_label(e, anchors) for e in entries]
     charts = "".join(_bars(entries, d, labels) for d in DIMENSIONS)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}</head><body>{head}"

@@ -138,7 +138,7 @@ class RosterSeat(Closed):
     model: str
     provider: Provider
     funding: Funding
-    reasoning: Reasoning
+    reasoning: Reasoning | None  # unset: nothing is sent, the provider's default applies
     temperature: float | None
     max_tokens: int | None
     format: Format

@@ -16,11 +16,35 @@ from fastapi.templating import Jinja2Templates
 from orchestrator import auth, console_auth
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
+from orchestrator.runs import lifecycle
 
 COOKIE = "studio_console"
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.filters["when"] = lambda ms: "never" if ms is None else datetime.fromtimestamp(
     ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+TEMPLATES.env.globals["ENDED"] = lifecycle.TERMINAL
+TEMPLATES.env.filters["count_of"] = lambda n: f"{n:,}"
+
+
+def usd(amount: float | None) -> str:
+    """Cents where they matter; a sub-cent amount as spent (one model turn can cost a fraction of a cent)."""
+    if amount is None:
+        return "-"
+    return f"{amount:,.2f} USD" if amount == 0 or amount >= 0.01 else f"{amount:.6f} USD"
+
+
+TEMPLATES.env.filters["usd"] = usd
+
+
+def seat_name(index: int, seat: dict | None = None) -> str:
+    """How every console page names a seat: by the API's own 0-based index (`seat`, `?seat=N`, `roster[N]`
+    in a refusal, "seat N" on the public report), then who sits there."""
+    seat = seat or {}
+    who = seat.get("name") or seat.get("model")
+    return f"seat {index} · {who}" if who else f"seat {index}"
+
+
+TEMPLATES.env.filters["seat"] = lambda seat, index=None: seat_name(seat["seat"] if index is None else index, seat)
 
 
 class SignIn(Exception):
@@ -55,7 +79,7 @@ class Console:
 
 async def console_user(request: Request) -> Console:
     core: Core = request.app.state.core
-    s = console_auth.session(core, request.cookies.get(COOKIE))
+    s = optional_session(request)
     if s is None:
         raise SignIn()
     return Console(request, core, s, console_auth.principal(core, s))
@@ -72,8 +96,36 @@ def refused(e: DomainError | AdminError, render: Callable[..., Response], *args:
 
 
 def error_page(user: Console, status: int, error: str) -> HTMLResponse:
-    """For a refusal with no form to go back to: an unknown run, scenario or series."""
+    """For a refusal with no form to go back to."""
     return user.page("error.html", status=status, error=error)
+
+
+# An id that is not on the account, by the path parameter that named it: what it is and where the person's
+# own are listed. (The core's message points an API client at a listing endpoint; a person gets a link.)
+_LISTED = {"run_id": ("run", "/console/runs", "Your runs"), "batch_id": ("series", "/console/runs", "Your runs"),
+           "scenario_id": ("saved scenario", "/console/scenarios", "Your scenarios")}
+
+
+def not_found(request: Request, s: console_auth.Session | None, what: str, back: str = "/console",
+              back_label: str = "Back to the dashboard") -> HTMLResponse:
+    """The console's 404: a console page that says what is missing and links back."""
+    return page(request, "not_found.html", s, status=404, what=what, back=back, back_label=back_label)
+
+
+def dead_end(user: Console, e: DomainError) -> HTMLResponse:
+    """A refusal with no form to go back to: an unknown run, series or scenario is the console's 404 page;
+    any other refusal shows the service's message."""
+    if e.status != 404:
+        return refused(e, error_page, user)
+    for param, ident in user.request.path_params.items():
+        if param in _LISTED:
+            noun, back, label = _LISTED[param]
+            return not_found(user.request, user.session, f"There is no {noun} {ident} on this account.", back, label)
+    return not_found(user.request, user.session, "This page does not exist.")
+
+
+def optional_session(request: Request) -> console_auth.Session | None:
+    return console_auth.session(request.app.state.core, request.cookies.get(COOKIE))
 
 
 async def estimate(user: Console, service: Callable, body_of: Callable[[dict], dict]) -> HTMLResponse:

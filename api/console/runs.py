@@ -10,12 +10,13 @@ import re
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
-from api.console.pages import TEMPLATES, Console, ConsoleUser, error_page, estimate, launch, refused
+from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch
 from orchestrator import listing, scenarios
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
 from orchestrator.runs.batches import get_batch
+from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
 router = APIRouter(include_in_schema=False)
 SEAT_ROWS = 2  # rows shown on a new builder; the person adds more up to the plan's seats
@@ -103,14 +104,22 @@ async def run_launch(user: ConsoleUser):
 
 # --- one run -------------------------------------------------------------------------------------
 
+# htmx stops polling on this status: the run is over and its block will not change again
+STOP_POLLING = 286
+
+
 @router.get("/console/runs/{run_id}")
 async def run_page(user: ConsoleUser, run_id: str):
     try:
         got = runs_service.get_run(user.core, user.principal, run_id)
     except DomainError as e:
-        return refused(e, error_page, user)
-    tpl = "run_live.html" if user.request.headers.get("hx-request") else "run.html"
-    return user.page(tpl, run=got["run"], results=got["results"])
+        return dead_end(user, e)
+    run = got["run"]
+    if user.request.headers.get("hx-request"):  # the live block, polled
+        return user.page("run_live.html", status=STOP_POLLING if run["status"] in ENDED else 200,
+                         run=run, results=got["results"])
+    scenario = next((c["name"] for c in _scenario_choices(user) if c["id"] == run["scenario_id"]), None)
+    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario)
 
 
 @router.get("/console/runs/{run_id}/events")
@@ -135,8 +144,16 @@ async def run_events(user: ConsoleUser, run_id: str):
             if run["status"] in TERMINAL:
                 return
             await asyncio.sleep(0.5)
-    return StreamingResponse(stream(), media_type="text/event-stream",
+    return StreamingResponse(_then_end(stream()), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+async def _then_end(events):
+    """The stream, then an `end` event: the page (sse-close="end") closes its EventSource on it, where a
+    stream that just stopped would read as a dropped connection (an error, and a reconnect)."""
+    async for event in events:
+        yield event
+    yield "event: end\ndata: \n\n"
 
 
 @router.post("/console/runs/{run_id}/cancel")
@@ -145,7 +162,7 @@ async def run_cancel(user: ConsoleUser, run_id: str):
     try:
         await asyncio.to_thread(runs_service.cancel, user.core, user.principal, run_id)
     except DomainError as e:
-        return refused(e, error_page, user)
+        return dead_end(user, e)
     return RedirectResponse(f"/console/runs/{run_id}", status_code=303)
 
 
@@ -158,7 +175,7 @@ async def batch_page(user: ConsoleUser, batch_id: str):
     try:
         batch = get_batch(user.core, user.principal, batch_id)["batch"]
     except DomainError as e:
-        return refused(e, error_page, user)
+        return dead_end(user, e)
     svg = None
     summary = batch["summary"]
     if summary and summary.get("seats"):

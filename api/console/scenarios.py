@@ -7,15 +7,19 @@ import json
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from api.console.pages import Console, ConsoleUser, error_page, refused
+from api.console.pages import Console, ConsoleUser, dead_end, refused
 from orchestrator import scenarios
 from orchestrator.errors import DomainError
 
 router = APIRouter(include_in_schema=False)
+# The env field's example (its placeholder, and the not-JSON message's): fields of the env spec
+# (orchestrator/envspec.py), so what the form suggests is what the service takes.
+ENV_EXAMPLE = json.dumps({"seed": 7, "actions_per_turn": 2, "resources": {"food": {"regen": 0.5}}})
 
 
 def _scenarios(user: Console, status: int = 200, **ctx) -> HTMLResponse:
-    return user.page("scenarios.html", status=status, own=scenarios.list_scenarios(user.core, user.principal), **ctx)
+    return user.page("scenarios.html", status=status, own=scenarios.list_scenarios(user.core, user.principal),
+                     env_example=ENV_EXAMPLE, **ctx)
 
 
 def _scenario_body(form) -> dict:
@@ -32,8 +36,7 @@ def _scenario_body(form) -> dict:
         try:
             body["env"] = json.loads(env)
         except ValueError as e:
-            raise DomainError("bad_env", f"env is not JSON ({e}); write a JSON object such as "
-                              '{"map_size": 48}') from None
+            raise DomainError("bad_env", f"env is not JSON ({e}); write a JSON object such as {ENV_EXAMPLE}") from None
     return body
 
 
@@ -77,7 +80,7 @@ async def scenario_edit(user: ConsoleUser, scenario_id: str):
     try:
         sc = scenarios.get(user.core, user.principal, scenario_id)["scenario"]
     except DomainError as e:
-        return refused(e, error_page, user)
+        return dead_end(user, e)
     form = {"name": sc["name"], "description": sc["description"], "season_ticks": str(sc["season_ticks"]),
             "env": json.dumps(sc["env"], indent=2) if sc["env"] else ""}
     return _scenarios(user, form=form, editing=sc)
@@ -94,7 +97,7 @@ async def scenario_update(user: ConsoleUser, scenario_id: str):
         scenarios.update(user.core, user.principal, scenario_id, body)
     except DomainError as e:
         if e.code == "unknown_scenario":
-            return refused(e, error_page, user)
+            return dead_end(user, e)
         return refused(e, _scenarios, user, form=form, editing=current, field=_field_of(e), field_error=e.message)
     return RedirectResponse("/console/scenarios", status_code=303)
 
@@ -105,5 +108,5 @@ async def scenario_delete(user: ConsoleUser, scenario_id: str):
     try:
         scenarios.delete(user.core, user.principal, scenario_id)
     except DomainError as e:
-        return refused(e, error_page, user)
+        return dead_end(user, e)
     return RedirectResponse("/console/scenarios", status_code=303)

@@ -2,14 +2,26 @@
 one page of turns at a time, through the same service function."""
 from __future__ import annotations
 
+import json
+
 from fastapi import APIRouter
 
-from api.console.pages import ConsoleUser, error_page, refused
+from api.console.pages import ConsoleUser, dead_end
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.transcript import get_transcript
 
 router = APIRouter(include_in_schema=False)
+
+
+def _actions(actions) -> list[str]:
+    """What the engine received, one action per line; the archive keeps them as a JSON list's text."""
+    if isinstance(actions, str):
+        try:
+            actions = json.loads(actions)
+        except ValueError:
+            return [actions]
+    return [a if isinstance(a, str) else json.dumps(a) for a in actions or []]
 
 
 @router.get("/console/runs/{run_id}/transcript")
@@ -18,6 +30,7 @@ async def transcript_page(user: ConsoleUser, run_id: str, seat: str | None = Non
         run = runs_service.get_run(user.core, user.principal, run_id)["run"]
         got = get_transcript(user.core, user.principal, run_id, seat=seat, cursor=cursor, limit="100")
     except DomainError as e:
-        return refused(e, error_page, user)
+        return dead_end(user, e)
+    turns = [dict(t, actions=_actions(t.get("actions"))) for t in got["turns"]]
     return user.page("transcript.html", run=run, seat=None if seat is None else int(seat),
-                     turns=got["turns"], next_cursor=got["next_cursor"])
+                     turns=turns, next_cursor=got["next_cursor"])

@@ -16,7 +16,8 @@ def test_seat_forest_draws_each_seats_mean(archive_dir, tmp_path):
     assert (tmp_path / "forest.png").read_bytes().startswith(b"\x89PNG")
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    assert labels == ["0: trader", "1: raider", "2: random #1 (anchor)", "3: greedy-harvester #1 (anchor)"]
+    assert labels == ["seat 0 · trader", "seat 1 · raider", "seat 2 · random #1 (anchor)",
+                      "seat 3 · greedy-harvester #1 (anchor)"]
     means = batch_summary(archive_dir, "bat_b")["seats"]
     points = ax.lines[0].get_xdata()
     assert points == pytest.approx([s["fitness_index"]["estimate"] for s in means])

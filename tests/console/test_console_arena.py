@@ -24,11 +24,11 @@ def test_pick_connect_four_launch_and_see_the_graded_board(page, playing):
     page.goto(playing.url + "/console")
     page.get_by_role("link", name="Arena").click()
     page.get_by_label("Connect Four").check()
-    page.get_by_label("Seat 2 model").fill("local/random")
+    page.get_by_label("Seat 1 model").fill("local/random")
     expect(page.get_by_test_id("estimate-error")).to_contain_text("exactly 2 seats")
-    page.get_by_label("Seat 1 model").fill("local/stockfish-3")  # a chess seat
+    page.get_by_label("Seat 0 model").fill("local/stockfish-3")  # a chess seat
     expect(page.get_by_test_id("estimate-error")).to_contain_text("not a Connect Four seat")
-    page.get_by_label("Seat 1 model").fill("local/solver")
+    page.get_by_label("Seat 0 model").fill("local/solver")
     expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
     expect(page.get_by_test_id("estimate")).to_contain_text("local/solver")
     _shot(page, "arena")
@@ -44,6 +44,7 @@ def test_pick_connect_four_launch_and_see_the_graded_board(page, playing):
     assert moves.count() >= 7
     expect(moves.first).to_contain_text("optimal")
     expect(page.locator("#board")).to_be_visible()
+    expect(page.locator("li").filter(has_text="seat 0 · ")).to_have_count(1)  # as the console names it
     _shot(page, "arena-match")
 
 
@@ -59,11 +60,11 @@ def test_arena_ids_are_refused_outside_the_console_and_a_bad_roster_is_shown(pag
     assert refused.value.code == "bad_scenario" and "/console/arena" in refused.value.message
     # a roster the game does not take is refused on launch with the service's message, form kept
     page.goto(playing.url + "/console/arena")
-    page.get_by_label("Seat 1 model").fill("local/solver")
+    page.get_by_label("Seat 0 model").fill("local/solver")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch game").click()
     expect(page.get_by_test_id("error")).to_contain_text("exactly 2 seats")
-    expect(page.get_by_label("Seat 1 model")).to_have_value("local/solver")
+    expect(page.get_by_label("Seat 0 model")).to_have_value("local/solver")
 
 
 @pytest.fixture
@@ -84,9 +85,9 @@ def test_a_model_seats_transcript_is_readable_from_the_run_page(page, playing, p
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     keys.set_key(playing.core, provider="openai-compatible", key="k-local", email=email, base_url=provider)
     open_run_builder(page, playing, email, "10")
-    page.get_by_label("Seat 1 model").fill("qwen2.5-7b")
-    page.get_by_label("Seat 1 provider").fill("openai-compatible")
-    page.get_by_label("Seat 2 model").fill("local/honest-trader")
+    page.get_by_label("Seat 0 model").fill("qwen2.5-7b")
+    page.get_by_label("Seat 0 provider").fill("openai-compatible")
+    page.get_by_label("Seat 1 model").fill("local/honest-trader")
     expect(page.get_by_test_id("estimate")).to_contain_text("qwen2.5-7b")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()

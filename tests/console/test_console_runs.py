@@ -17,10 +17,10 @@ def test_build_launch_watch_and_open_results(page, playing):
     email = "runner@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     open_run_builder(page, playing, email, "5")
-    page.get_by_label("Seat 1 model").fill("local/honest-trader")
+    page.get_by_label("Seat 0 model").fill("local/honest-trader")
     expect(page.get_by_test_id("estimate-error")).to_contain_text("season_ticks")
     page.get_by_label("Season ticks").fill("60")
-    page.get_by_label("Seat 2 model").fill("local/aggressive-raider")
+    page.get_by_label("Seat 1 model").fill("local/aggressive-raider")
     expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
     _shot(page, "run-builder")
     with page.expect_navigation():
@@ -29,11 +29,16 @@ def test_build_launch_watch_and_open_results(page, playing):
     # the page updates itself (SSE, polling as fallback) until the run is over
     expect(page.get_by_test_id("run-status")).to_have_text("finished", timeout=90_000)
     expect(page.get_by_test_id("result-row").filter(has_text="local/honest-trader")).to_have_count(1)
+    # one name per seat, its API index: the builder's row 0, the run's results, the public report
+    expect(page.get_by_test_id("result-row").filter(has_text="local/honest-trader")).to_contain_text("seat 0")
+    expect(page.get_by_test_id("seat-row").first).to_contain_text("seat 0 · ")
     _shot(page, "run")
     link = page.get_by_test_id("match-link").first
     href = link.get_attribute("href")
     page.goto(playing.url + href if href.startswith("/") else href)
     assert page.url.startswith(playing.url + "/api/matches/") or page.url.startswith(playing.url + "/matches/")
+    page.goto(page.url.split("?")[0].rsplit("/", 1)[0] + "/report?format=html")
+    expect(page.locator("tr").filter(has_text="local/honest-trader")).to_contain_text("seat 0")
     page.goto(playing.url + "/console/runs")
     expect(page.get_by_test_id("run-row").first).to_contain_text("finished")
 
@@ -73,22 +78,22 @@ def test_seat_rows_are_added_and_removed_up_to_the_plan(page, playing):
     accounts.create_account(playing.core, email, plan="starter", verified=True)
     most = playing.core.plans["starter"]["seats_per_run"]
     open_run_builder(page, playing, email, "40")
-    expect(page.get_by_label("Seat 3 model")).to_have_count(0)
+    expect(page.get_by_label("Seat 2 model")).to_have_count(0)
     add = page.get_by_role("button", name="Add seat")
     for _ in range(most - 2):
         add.click()
     expect(add).to_be_disabled()  # the plan's seats
     expect(page.locator("#seat-count")).to_have_text(f"{most} of at most {most} seats")
-    for k in range(most, 4, -1):
+    for k in range(most - 1, 3, -1):
         page.get_by_role("button", name=f"Remove seat {k}").click()
-    expect(page.get_by_label("Seat 5 model")).to_have_count(0)
-    for k, model in enumerate(["local/honest-trader", "local/aggressive-raider", "local/random", "local/greedy-harvester"]):
-        page.get_by_label(f"Seat {k + 1} model").fill(model)
-    expect(page.get_by_test_id("estimate")).to_contain_text("local/greedy-harvester")
-    # removing seat 2 renumbers the rest: the old seat 3 is now seat 2
-    page.get_by_role("button", name="Remove seat 2").click()
-    expect(page.get_by_label("Seat 2 model")).to_have_value("local/random")
     expect(page.get_by_label("Seat 4 model")).to_have_count(0)
+    for k, model in enumerate(["local/honest-trader", "local/aggressive-raider", "local/random", "local/greedy-harvester"]):
+        page.get_by_label(f"Seat {k} model").fill(model)
+    expect(page.get_by_test_id("estimate")).to_contain_text("local/greedy-harvester")
+    # removing seat 1 renumbers the rest: the old seat 2 is now seat 1 (seats count from 0, as in the API)
+    page.get_by_role("button", name="Remove seat 1").click()
+    expect(page.get_by_label("Seat 1 model")).to_have_value("local/random")
+    expect(page.get_by_label("Seat 3 model")).to_have_count(0)
     expect(add).to_be_enabled()
     expect(page.get_by_test_id("estimate")).not_to_contain_text("aggressive-raider")
     expect(page.get_by_test_id("estimate")).to_contain_text("local/random")
@@ -104,8 +109,8 @@ def test_batch_page_plots_per_seat_intervals(page, playing):
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     open_run_builder(page, playing, email, "30")
     page.get_by_label("Trials").fill("3")
-    page.get_by_label("Seat 1 model").fill("local/honest-trader")
-    page.get_by_label("Seat 2 model").fill("local/aggressive-raider")
+    page.get_by_label("Seat 0 model").fill("local/honest-trader")
+    page.get_by_label("Seat 1 model").fill("local/aggressive-raider")
     expect(page.get_by_test_id("estimate")).to_contain_text("Trials")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
@@ -117,6 +122,7 @@ def test_batch_page_plots_per_seat_intervals(page, playing):
         page.reload()
     expect(page.get_by_test_id("batch-plot").locator("svg")).to_be_visible()
     assert page.get_by_test_id("batch-seat").count() >= 2
+    expect(page.get_by_test_id("batch-seat").first).to_contain_text("seat 0 · ")
     _shot(page, "batch")
 
 

@@ -1,5 +1,6 @@
 // The run builder's seat rows: add up to the plan's seat limit, remove any; rows are renumbered so the
-// form always posts seat0.. seatN-1, and the estimate is asked again after each change.
+// form always posts seat0.. seatN-1, and the estimate is asked again after each change. A row is named by
+// its 0-based index, as the API's `seat` and a refusal's roster[N] name it.
 (function () {
   const body = document.getElementById("seat-rows");
   if (!body) return;
@@ -10,12 +11,12 @@
 
   function renumber() {
     body.querySelectorAll("tr").forEach((row, k) => {
-      row.querySelector(".seat-number").textContent = k + 1;
+      row.querySelector(".seat-number").textContent = k;
       row.querySelectorAll("[data-field]").forEach((el) => {
         el.name = "seat" + k + "_" + el.dataset.field;
-        el.setAttribute("aria-label", "Seat " + (k + 1) + " " + el.dataset.label);
+        el.setAttribute("aria-label", "Seat " + k + " " + el.dataset.label);
       });
-      row.querySelector(".remove-seat").setAttribute("aria-label", "Remove seat " + (k + 1));
+      row.querySelector(".remove-seat").setAttribute("aria-label", "Remove seat " + k);
     });
     const n = body.querySelectorAll("tr").length;
     add.disabled = n >= max;
