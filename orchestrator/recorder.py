@@ -12,7 +12,7 @@ the head node does it for them.
 - `recorded(run_id)`: what a resumed run replays: its recorded turns and every seat's totals.
 
 A write the store refuses for now (a full disk, a held lock) is retried until it lands or
-RECORD_PATIENCE_S pass: the match waits meanwhile, and only a store that stays unwritable fails the
+RECORD_PATIENCE_S pass (`[runs] record_patience_s` in config.toml): the match waits meanwhile, and only a store that stays unwritable fails the
 run, with a message that names the cause.
 
 The functions below do the work over a Core; the actor only holds one.
@@ -54,23 +54,29 @@ def credentials(core: Core, run_id: str) -> dict[int, dict]:
             for i, c in creds.items()}
 
 
-def _patiently(core: Core, step, what: str, patience_s: float = RECORD_PATIENCE_S):
+def patience_s(core: Core) -> float:
+    """How long a playing run waits for a store that refuses writes: `[runs] record_patience_s`."""
+    return float((core.config.get("runs") or {}).get("record_patience_s", RECORD_PATIENCE_S))
+
+
+def _patiently(core: Core, step, what: str):
     """step(c) in a write transaction, retried while the store refuses writes for now."""
-    waited_from = None
+    patience = patience_s(core)
+    began, refused = time.monotonic(), False  # from the first attempt: SQLite's busy wait counts too
     while True:
         try:
             with core.store.write() as c:
                 out = step(c)
-            if waited_from is not None:
-                log.warning("the store takes %s again after %.1f s", what, time.monotonic() - waited_from)
+            if refused:
+                log.warning("the store takes %s again after %.1f s", what, time.monotonic() - began)
             return out
         except sqlite3.OperationalError as e:
             now = time.monotonic()
-            if waited_from is None:
-                waited_from = now
+            if not refused:
+                refused = True
                 log.error("the store refused %s (%s); retrying every %.1f s", what, e, RETRY_S)
-            if now - waited_from >= patience_s:
-                raise Unrecorded(f"the service could not record this run's turns for {patience_s:.0f} s: {e}") from e
+            if now - began >= patience:
+                raise Unrecorded(f"the service could not record this run's turns for {patience:.0f} s: {e}") from e
             time.sleep(RETRY_S)
 
 
