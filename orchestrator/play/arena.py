@@ -40,13 +40,19 @@ def model_seats(job: Job, head: Head, loop: asyncio.AbstractEventLoop) -> dict[i
 
 def _reporter(head: Head, seats: dict[int, ArenaSeat], on_tick: Callable[[int], None]) -> Callable[[int], None]:
     """After every ply: the live ply, and the model seats' usage and counts written to the head, so a
-    worker that dies mid-game loses no metered spend (the world reports once per tick)."""
+    worker that dies mid-game loses no metered spend (the world reports once per tick). After every
+    faulted call too, so the run view shows a seat's faults before its ply is played."""
     if not head.reports or not seats:
         return on_tick
 
+    def report(ply: int) -> None:
+        head.report(ply, {i: {"usage": dict(s.usage), "turns": dict(s.turns)} for i, s in seats.items()})
+
     def on_ply(ply: int) -> None:
         on_tick(ply)
-        head.report(ply, {i: {"usage": dict(s.usage), "turns": dict(s.turns)} for i, s in seats.items()})
+        report(ply)
+    for s in seats.values():
+        s.on_fault = report
     return on_ply
 
 
@@ -61,7 +67,7 @@ def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lam
         out = play_game(game.id, [{"name": s["name"], "model": s["model"]} for s in job.seats],
                         first_seat=job.env["first_seat"], seed=job.env["seed"], tools=tools(), answerers=seats,
                         should_stop=should_stop, on_ply=_reporter(head, seats, on_tick))
-    except SeatFailed as e:
+    except SeatFailed as e:  # a provider fault streak, a key rejected, a model unknown: never a loss
         _settle(usage, seats)
         return failed(job, usage, e.envelope(), started, _turns(job, seats))
     except Exception as e:  # the run fails; turns already paid stay metered

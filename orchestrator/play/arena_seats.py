@@ -1,9 +1,17 @@
 """Model seats in arena games: the position as text, one move back (CONTRACT.md section 11).
 
-Built on orchestrator.seats' public pieces (make_chat, prices, errors). A seat in the `tools` format
-gets one tool, `move`; a `json` seat answers `{"move": "..."}`; either may answer the bare move in
-text. A turn timeout returns None (the play loop counts it as one illegal answer); a provider that
-keeps failing for 3 turns in a row, or rejects the key, fails the run: never a loss.
+Built on orchestrator.seats' public pieces (make_chat, the fault rule, reply_cost). A seat in the
+`tools` format gets one tool, `move`; a `json` seat answers `{"move": "..."}`; either may answer the
+bare move in text.
+
+Every call of a turn is one asking of the model, so the world's provider-fault rule (CONTRACT.md
+section 12, amended; orchestrator.seats.faults) counts calls as the world counts ticks: a call that
+ends in a provider fault is counted (timed_out or provider_errors) and gets its transcript row;
+FAULT_TICKS such calls in a row, whatever their causes, raise SeatFaulted, and the run fails under the
+last cause's code, never as a loss. A timed-out call answers None (the play loop counts it as one
+illegal answer); any other fault is asked again at once. A refusal or a reply cut at its token ceiling
+is the model's answer: it ends a streak, is recorded as such in the transcript and is refused with
+that reason (an empty answer to the play loop, which re-asks).
 """
 from __future__ import annotations
 
@@ -11,14 +19,17 @@ import asyncio
 import json
 import re
 import time
+from typing import Callable
 
 from engine.arena.games import GAMES
+from orchestrator.seats.actions import REFUSAL, TRUNCATED
+from orchestrator.seats.faults import FaultStreak
 from orchestrator.seats.player import Credential, new_turns, new_usage
-from orchestrator.seats.prices import PriceTable
+from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.seats.providers import ProviderError, SeatFailed, TurnTimeout, make_chat, new_client
+from orchestrator.seats.seat import seat_label
 
-PROVIDER_FAILURES = 3
 SYSTEM = ("You are playing a two-player board game against another player. Each turn you are shown the "
           "position and must answer {answer}. An illegal answer is sent back with the reason; the third "
           "illegal answer in one turn loses the game.")
@@ -30,10 +41,10 @@ MOVE_TOOL = ({"name": "move", "description": f"Play one move: {', '.join(GAMES[g
               "parameters": {"type": "object", "properties": {"move": {"type": "string", "description":
                                                                        "the move, or resign"}},
                              "required": ["move"], "additionalProperties": False}},)
-
-
-class ProviderDown(SeatFailed):
-    code = "provider_error"
+# what the model is told when its own answer was refused here rather than by the game's rules
+REASKED = {REFUSAL.reason: "you refused to answer; answer with a move, or resign",
+           TRUNCATED.reason: "your reply was cut at its token ceiling (max_tokens) before it named a move; "
+                             "answer with the move alone"}
 
 
 def read_move(text: str, calls=()) -> str:
@@ -59,78 +70,102 @@ def read_move(text: str, calls=()) -> str:
 
 
 class ArenaSeat:
-    """answer(position, feedback) for engine.arena.play; runs its provider calls on the caller's loop."""
+    """answer(position, feedback) for engine.arena.play; runs its provider calls on the caller's loop.
+
+    on_fault, when set, is called with the ply after every faulted call, so the run view shows the
+    fault before the ply is played (the play loop reports after each ply)."""
 
     def __init__(self, index: int, seat: dict, *, credential: Credential, turn_timeout_ms: int,
                  loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None):
         self.index, self.seat, self.loop = index, seat, loop
         self.provider = seat.get("provider") or "router"
+        self.model = seat["model"]
+        self.label = seat_label(index, seat)
         directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
         fmt = "json" if seat.get("format") == "json" else "tools"
         system = SYSTEM.replace("{answer}", ANSWER[fmt])
         self.client = new_client(private_ok=credential.private_ok)
-        self.chat = make_chat(self.provider, model=seat["model"], key=credential.key or "", client=self.client,
+        self.chat = make_chat(self.provider, model=self.model, key=credential.key or "", client=self.client,
                               system=system + (f"\n\n{directions}" if directions else ""),
                               base_url=credential.base_url,
                               format=fmt, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
-                              seat=f"roster[{index}] (model {seat['model']})")
+                              seat=self.label)
         self.timeout_s = turn_timeout_ms / 1000
         self.prices = prices or PriceTable.shipped()
         self.usd_per_mtok = credential.usd_per_mtok
         self.usage = new_usage()
         self.turns = new_turns()  # the world's counts; `invalid` is settled from the play loop, which judges legality
-        self.failures = 0
+        self.faults = FaultStreak(self.label, self.provider)
+        self.on_fault: Callable[[int], None] | None = None
         self.transcript: list[dict] = []
+        self._refused: str | None = None  # the reason this seat refused its own last answer
 
     def _log(self, ply: int, t0: float, reply: str = "", move: str | None = None, error: str | None = None,
-             tokens: tuple = (None, None)) -> None:
-        """One transcript row per answer, in the world's shape: a ply is this game's tick."""
+             tokens: tuple = (None, None), refused: tuple = (), refusal: str | None = None,
+             truncated: bool = False) -> None:
+        """One transcript row per call, in the world's shape: a ply is this game's tick."""
         self.transcript.append({"tick": ply, "seat": self.index, "reply": reply[:2000],
-                                "actions": json.dumps([move] if move is not None else []), "refused": [],
+                                "actions": json.dumps([move] if move is not None else []), "refused": list(refused),
                                 "latency_ms": round((time.perf_counter() - t0) * 1000, 1),
-                                "input_tokens": tokens[0], "output_tokens": tokens[1], "error": error})
+                                "input_tokens": tokens[0], "output_tokens": tokens[1], "error": error,
+                                "refusal": refusal, "truncated": truncated})
 
     def answer(self, position, feedback: str | None) -> str | None:
-        text = position.prompt() + (f"\nYour previous answer was refused: {feedback}. Answer again." if feedback else "")
-        if feedback and self.transcript:
+        if feedback and self.transcript and not self.transcript[-1]["refused"]:
             self.transcript[-1]["refused"] = [feedback]
+        if feedback and self._refused is not None:
+            feedback = REASKED[self._refused]
+        self._refused = None
+        text = position.prompt() + (f"\nYour previous answer was refused: {feedback}. Answer again." if feedback else "")
         self.usage["agent_turns"] += 1
         while True:
             t0 = time.perf_counter()
             try:
                 reply = self.loop.run_until_complete(self._send(text))
-            except TurnTimeout as e:
-                self.failures = 0
-                self.turns["timed_out"] += 1
-                self._log(position.plies, t0, error=f"timed out: {e}")
-                return None
             except ProviderError as e:
-                self.failures += 1
-                self.turns["provider_errors"] += 1
-                self._log(position.plies, t0, error=str(e)[:500])
-                if self.failures >= PROVIDER_FAILURES:
-                    raise ProviderDown(f"roster[{self.index}] (model {self.seat['model']}): the {self.provider} "
-                                       f"provider failed {self.failures} times in a row: {e}") from e
+                timed_out = isinstance(e, TurnTimeout)
+                self._missed(position.plies, t0, "timed_out" if timed_out else "provider_errors", e)
+                self.faults.fault(e)  # raises SeatFaulted at the FAULT_TICKS-th in a row
+                if self.on_fault is not None:
+                    self.on_fault(position.plies)
+                if timed_out:
+                    return None
                 continue
-            self.failures = 0
+            except SeatFailed as e:  # a key rejected, a model unknown: the seat never plays
+                self._missed(position.plies, t0, "provider_errors", e)
+                raise
+            self.faults.clear()
             self.turns["answered"] += 1
             self.turns["retries"] = self.chat.retries
             self.usage["input_tokens"] += reply.input_tokens
             self.usage["output_tokens"] += reply.output_tokens
-            self.usage["usd"] += self.cost(reply.input_tokens, reply.output_tokens)
-            move = read_move(reply.text or "", reply.calls)
+            self.usage["usd"] += reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok)
             said = reply.text or "".join(f"{n}({a if isinstance(a, str) else json.dumps(a)})" for n, a, _ in reply.calls)
-            self._log(position.plies, t0, said, move, tokens=(reply.input_tokens, reply.output_tokens))
+            tokens = (reply.input_tokens, reply.output_tokens)
+            if reply.refusal is not None or reply.truncated:
+                refused = REFUSAL if reply.refusal is not None else TRUNCATED
+                self._refused = refused.reason
+                self._log(position.plies, t0, said, tokens=tokens, refused=[refused.transcript()],
+                          refusal=reply.refusal, truncated=reply.truncated)
+                return ""  # no move: the play loop counts an illegal answer and asks again
+            move = read_move(reply.text or "", reply.calls)
+            self._log(position.plies, t0, said, move, tokens=tokens)
             return move
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        if self.usd_per_mtok is not None:  # the key's own price (self-hosted servers that charge), as in the world
-            return (input_tokens * self.usd_per_mtok[0] + output_tokens * self.usd_per_mtok[1]) / 1e6
-        return self.prices.cost(self.provider, self.seat["model"], input_tokens, output_tokens)
+    def _missed(self, ply: int, t0: float, count: str, e: Exception) -> None:
+        self.turns[count] += 1
+        self.turns["retries"] = self.chat.retries
+        self._log(ply, t0, error=str(e)[:500])
 
     async def _send(self, text: str):
-        return await self.chat.send([], text, self.loop.time() + self.timeout_s)
+        deadline = self.loop.time() + self.timeout_s
+        try:
+            # the deadline is enforced here, so a provider that never answers is counted like any other
+            async with asyncio.timeout_at(deadline):
+                return await self.chat.send([], text, deadline)
+        except TimeoutError:
+            raise TurnTimeout("the provider did not answer within the turn") from None
 
     def close(self) -> None:
         self.loop.run_until_complete(self.client.aclose())

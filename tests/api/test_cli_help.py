@@ -36,7 +36,7 @@ def test_help_shows_defaults_and_leaves_out_empty_ones(capsys):
     with pytest.raises(SystemExit):
         main(["serve", "--help"])
     out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines at the terminal width
-    assert "TCP port to listen on (default: 8000)" in out
+    assert "TCP port to listen on; checked free before any account or token is created (default: 8000)" in out
     assert "(default: 127.0.0.1)" in out and "(default: info)" in out
     assert "(default: None)" not in out and "(default: False)" not in out
     with pytest.raises(SystemExit):
