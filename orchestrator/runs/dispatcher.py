@@ -20,6 +20,7 @@ import time
 import ray
 from ray.exceptions import RayActorError, RayError
 
+from analytics.archive.format import from_ipc
 from analytics.archive.store import Archive
 from orchestrator import datadir
 from orchestrator.core import Core
@@ -335,9 +336,12 @@ class Dispatcher:
     def _record(self, outcomes: list[dict]) -> None:
         """Every ready outcome landed in the archive, then one store transaction and one export: a run
         reads finished only once its match can be read."""
+        kept = {}  # a failed run's transcript with no match to archive it beside: kept with the run
         for o in outcomes:
             if o.get("seats") is not None:
                 self.archive.land(o["match_id"], o.get("events"), o["seats"], o.get("transcript"), o.get("game"))
+            elif o.get("transcript") is not None:
+                kept[o["run_id"]] = from_ipc(o["transcript"]).to_pylist()
             o["events"] = o["seats"] = o["transcript"] = o["game"] = None
         ids = [o["run_id"] for o in outcomes]
 
@@ -348,6 +352,8 @@ class Dispatcher:
                 if o["status"] == "drained":  # stopped at a tick boundary for a shutdown: resumes later
                     lifecycle.resume(c, o["run_id"], counted=False)
                     continue
+                if o["run_id"] in kept:
+                    lifecycle.keep_transcript(c, o["run_id"], kept[o["run_id"]])
                 roster = json.loads(rows[o["run_id"]]["roster"])
                 for seat, usage, turns in zip(roster, o["usage"], o.get("turns") or [None] * len(roster)):
                     seat["usage"] = usage

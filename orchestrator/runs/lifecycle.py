@@ -162,8 +162,19 @@ def recorded(c: sqlite3.Connection, run_id: str, tick: int, seat: int, turn: dic
 
 def turns_recorded(c: sqlite3.Connection, run_id: str) -> list[sqlite3.Row]:
     """A run's recorded turns in tick, then seat order."""
-    return c.execute("SELECT tick, seat, turn, play, memory FROM run_turns WHERE run_id = ? ORDER BY tick, seat",
+    return c.execute("SELECT tick, seat, turn, play, memory FROM run_turns WHERE run_id = ? ORDER BY tick, seat, n",
                      (run_id,)).fetchall()
+
+
+def keep_transcript(c: sqlite3.Connection, run_id: str, rows: list[dict]) -> None:
+    """A run that failed before its match was archived keeps its worker's transcript rows (an arena
+    game's asks, several per ply when a move was illegal) as its record."""
+    asked: dict[tuple[int, int], int] = {}
+    for r in rows:
+        key = (r["tick"], r["seat"])
+        asked[key] = n = asked.get(key, -1) + 1
+        c.execute("INSERT OR REPLACE INTO run_turns (run_id, tick, seat, n, turn, play) VALUES (?, ?, ?, ?, ?, '[]')",
+                  (run_id, r["tick"], r["seat"], n, json.dumps(r)))
 
 
 def ask_cancel(c: sqlite3.Connection, run_id: str) -> bool:
