@@ -25,7 +25,7 @@ from analytics.archive.store import Archive
 from orchestrator import datadir
 from orchestrator.core import Core
 from orchestrator.play import Job
-from orchestrator.recorder import start_recorder
+from orchestrator.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_worker
@@ -188,27 +188,42 @@ class Dispatcher:
                 log.exception("dispatcher step failed")
                 self._stop.wait(RETRY_S)
 
-    def _write(self, step, what: str) -> None:
+    def _write(self, step, what: str, land=None, run_ids: tuple = ()) -> None:
         """Queue a store write of the dispatcher's and try it now. A write the store refuses stays
         queued, in order, and is retried until it lands: a result is never dropped because the disk
-        was full for a moment. Steps are lifecycle transitions, so a replayed one changes nothing twice."""
-        self._pending.append((step, what))
+        was full for a moment. Steps are lifecycle transitions, so a replayed one changes nothing twice.
+        land: files to put in the archive first (idempotent), retried likewise; if the archive refuses
+        them for RECORD_PATIENCE_S the runs (run_ids) fail, naming the cause."""
+        self._pending.append([step, what, land, run_ids, None])
         self._flush()
 
     def _flush(self) -> bool:
         while self._pending:
-            step, what = self._pending[0]
+            entry = self._pending[0]
+            step, what, land, run_ids, since = entry
             try:
+                if land is not None:
+                    land()
+                    entry[2] = None  # in the archive: a retry of the store write does not put them again
                 with self.core.store.write() as c:
                     ended = step(c)
                 if ended:  # exported once committed, so the export reads the final rows
                     self.ends.landed(ended)
                     self.archiver.ended(ended)
-            except sqlite3.Error as e:
+            except (sqlite3.Error, OSError) as e:
                 if not self._write_failing:
-                    log.error("the store refused a write (%s: %s): %s; retrying every %.1f s",
-                              what, type(e).__name__, e, RETRY_S)
+                    log.error("the %s refused a write (%s: %s): %s; retrying every %.1f s",
+                              "store" if isinstance(e, sqlite3.Error) else "archive", what, type(e).__name__, e,
+                              RETRY_S)
                 self._write_failing = True
+                now = time.monotonic()
+                entry[4] = since = since if since is not None else now
+                if isinstance(e, OSError) and run_ids and now - since >= patience_s(self.core):
+                    # the archive stayed unwritable: these results cannot be kept, so their runs fail
+                    why = unplayable(f"its match could not be archived for {now - since:.0f} s: {cause(e)}")
+                    self._pending[0] = [lambda c, ids=run_ids, m=why: [r for r in ids if lifecycle.fail(
+                        c, r, m, self.core.clock.now_ms())], f"fail {len(run_ids)} unarchived runs", None, (), None]
+                    continue
                 return False
             self._pending.pop(0)
             if self._write_failing:
@@ -337,13 +352,18 @@ class Dispatcher:
         """Every ready outcome landed in the archive, then one store transaction and one export: a run
         reads finished only once its match can be read."""
         kept = {}  # a failed run's transcript with no match to archive it beside: kept with the run
+        files = []  # what goes in the archive before the store says the runs ended
         for o in outcomes:
             if o.get("seats") is not None:
-                self.archive.land(o["match_id"], o.get("events"), o["seats"], o.get("transcript"), o.get("game"))
+                files.append((o["match_id"], o.get("events"), o["seats"], o.get("transcript"), o.get("game")))
             elif o.get("transcript") is not None:
                 kept[o["run_id"]] = from_ipc(o["transcript"]).to_pylist()
             o["events"] = o["seats"] = o["transcript"] = o["game"] = None
         ids = [o["run_id"] for o in outcomes]
+
+        def land():
+            for f in files:
+                self.archive.land(*f)
 
         def step(c):
             rows = {r["id"]: r for r in c.execute(
@@ -362,7 +382,7 @@ class Dispatcher:
                         seat["replied"] = turns["answered"] > 0
                 lifecycle.ended(c, o["run_id"], o, json.dumps(roster), self.core.clock.now_ms())
             return [o["run_id"] for o in outcomes if o["status"] != "drained"]
-        self._write(step, f"record {len(ids)} results")
+        self._write(step, f"record {len(ids)} results", land if files else None, tuple(ids))
 
     def _failed(self, c, run_id: str, message: str) -> list[str]:
         lifecycle.fail(c, run_id, message, self.core.clock.now_ms())
