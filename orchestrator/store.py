@@ -186,6 +186,25 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN check_detail TEXT;
     ALTER TABLE provider_keys ADD COLUMN checked_at_ms INTEGER;
     """,
+    # A model run's turns as they happen (orchestrator.recorder): the owner's transcript while the run
+    # plays, and what a resumed run replays after its worker or the service went away (play: the
+    # seat's actions as the tick code took them, seats.played; memory: the conversation entry the turn
+    # left). n numbers the asks of one seat in one tick (an arena seat may be asked again after an
+    # illegal move; a world seat is asked once). The rows of a run go when its match, transcript
+    # included, is archived; a run that failed before that keeps them as its transcript.
+    """
+    CREATE TABLE run_turns (
+        run_id TEXT NOT NULL,
+        tick INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        n INTEGER NOT NULL DEFAULT 0,
+        turn TEXT NOT NULL,
+        play TEXT NOT NULL,
+        memory TEXT,
+        PRIMARY KEY (run_id, tick, seat, n)
+    ) WITHOUT ROWID;
+    ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 

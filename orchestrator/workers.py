@@ -70,6 +70,7 @@ class Player:
 
         warm()
         self._stop: set[str] = set()
+        self._draining = False  # the service stops: model matches stop at their next tick boundary
         self._tick: dict[str, list[int]] = {}  # run id -> [tick, began at ms], while it plays
         self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (play.world.live_frame)
 
@@ -83,7 +84,8 @@ class Player:
         try:
             outcome = play_job(j, should_stop=lambda: j.run_id in self._stop,
                                on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), recorder=recorder,
-                               on_frame=lambda f: self._frame.__setitem__(j.run_id, f))
+                               on_frame=lambda f: self._frame.__setitem__(j.run_id, f),
+                               should_drain=lambda: self._draining)
         finally:
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)
@@ -107,6 +109,10 @@ class Player:
     @ray.method(concurrency_group="control")
     def cancel(self, run_id: str) -> None:
         self._stop.add(run_id)
+
+    @ray.method(concurrency_group="control")
+    def drain(self) -> None:
+        self._draining = True
 
     @ray.method(concurrency_group="control")
     def ticks(self) -> dict[str, list[int]]:

@@ -69,10 +69,11 @@ def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lam
                         should_stop=should_stop, on_ply=_reporter(head, seats, on_tick))
     except SeatFailed as e:  # a provider fault streak, a key rejected, a model unknown: never a loss
         _settle(usage, seats)
-        return failed(job, usage, e.envelope(), started, _turns(job, seats))
+        return failed(job, usage, e.envelope(), started, _turns(job, seats), _transcript(seats))
     except Exception as e:  # the run fails; turns already paid stay metered
         _settle(usage, seats)
-        return failed(job, usage, internal_error("the game stopped", e), started, _turns(job, seats))
+        return failed(job, usage, internal_error("the game stopped", e), started, _turns(job, seats),
+                      _transcript(seats))
     finally:
         for s in seats.values():
             s.close()

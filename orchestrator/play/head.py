@@ -41,4 +41,31 @@ class Head:
         ray.get(self.recorder.report.remote(self.job.run_id, tick, seats))
 
     async def report_async(self, tick: int, seats: dict) -> None:
-        await self.recorder.report.remote(self.job.run_id, tick, seats)
+        await _unwrapped(self.recorder.report.remote(self.job.run_id, tick, seats))
+
+    async def record_turn_async(self, tick: int, seat: int, turn: dict, play: list, memory, report: dict) -> None:
+        """One model turn as it happened, with the seat's totals (orchestrator.recorder.record_turn)."""
+        await _unwrapped(self.recorder.turn.remote(self.job.run_id, tick, seat, turn, play, memory, report))
+
+    def recorded(self) -> dict:
+        """What the run recorded before its worker or service went away (orchestrator.recorder.recorded);
+        in-process play records nothing, so it resumes nothing."""
+        if self.recorder is None:
+            return {"turns": [], "seats": {}}
+        import ray
+
+        return ray.get(self.recorder.recorded.remote(self.job.run_id))
+
+
+async def _unwrapped(call):
+    """Await a recorder call; a store that stayed unwritable reaches the play code as the recorder's own
+    Unrecorded (its message names the cause), not wrapped in Ray's task error."""
+    from orchestrator.recorder import Unrecorded
+
+    try:
+        return await call
+    except Exception as e:
+        cause = getattr(e, "cause", None)
+        if isinstance(cause, Unrecorded):
+            raise cause from None
+        raise

@@ -60,11 +60,13 @@ def unplayed(job: Job) -> Outcome:
                    match_id=None, usage=job.usage(), spend_usd=0.0)
 
 
-def failed(job: Job, usage: list[dict], error: dict, started: int | None, turns: list | None) -> Outcome:
-    """A job whose play failed before anything was archived; the turns already paid stay metered."""
+def failed(job: Job, usage: list[dict], error: dict, started: int | None, turns: list | None,
+           transcript: bytes | None = None) -> Outcome:
+    """A job whose play failed before anything was archived; the turns already paid stay metered, and
+    the transcript of the turns asked (when the worker holds it) is kept with the run."""
     return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=0, results=None,
                    match_id=None, usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error,
-                   started_at_ms=started, turns=turns)
+                   started_at_ms=started, turns=turns, transcript=transcript)
 
 
 def internal_error(where: str, e: Exception) -> dict:

@@ -13,7 +13,8 @@ from orchestrator.play.job import Job, Outcome
 
 def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
              on_tick: Callable[[int], None] = lambda t: None, recorder=None,
-             on_frame: Callable[[dict], None] | None = None) -> Outcome:
+             on_frame: Callable[[dict], None] | None = None,
+             should_drain: Callable[[], bool] = lambda: False) -> Outcome:
     """Play a job wherever it runs: a Ray worker passes the head's Recorder actor, in-process play
     none (orchestrator.play.head). on_tick gets every tick (an arena game's every ply) reported;
     on_frame, the world's live positions after each."""
@@ -23,4 +24,4 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
         return arena.play(game, job, head, should_stop, on_tick)
     if all(s["provider"] == "local" for s in job.seats):
         return world.play(job, None, should_stop, on_tick, on_frame)
-    return world.play(job, world.model_seats(head), should_stop, on_tick, on_frame)
+    return world.play(job, world.model_seats(head), should_stop, on_tick, on_frame, should_drain)

@@ -11,6 +11,7 @@ from engine import rubric
 from engine.match import AgentSpec
 from engine.scenario import build_match, local_policy
 from orchestrator.play.head import Head
+from orchestrator.recorder import Unrecorded
 from orchestrator.play.job import Job, Outcome, events_ipc, failed, internal_error, seats_ipc, transcript_ipc
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.providers import SeatFailed
@@ -20,8 +21,12 @@ CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~
 
 
 def model_seats(head: Head) -> ModelSeats:
-    """The seat layer for a world job with model seats: keys from the head, usage reported to it."""
-    return ModelSeats(head.credentials(), report=head.report_async if head.reports else None)
+    """The seat layer for a world job with model seats: keys from the head, usage and every turn
+    recorded by it, and the turns it recorded before a fault replayed (a resumed run)."""
+    if not head.reports:
+        return ModelSeats(head.credentials())
+    return ModelSeats(head.credentials(), report=head.report_async, record=head.record_turn_async,
+                      recorded=head.recorded())
 
 
 def mark_silent(results: dict, turns: dict[int, dict]) -> None:
@@ -71,9 +76,12 @@ def scripted_season(match, job: Job, should_stop: Callable[[], bool], on_tick: C
 
 
 def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] = lambda: False,
-         on_tick: Callable[[int], None] = lambda t: None, on_frame: Callable[[dict], None] | None = None) -> Outcome:
+         on_tick: Callable[[int], None] = lambda t: None, on_frame: Callable[[dict], None] | None = None,
+         should_drain: Callable[[], bool] = lambda: False) -> Outcome:
     """Play, score and pack one world match. `players` plays the model seats, None when every seat is
-    scripted. on_frame, when given, receives live_frame() after every tick reported."""
+    scripted. on_frame, when given, receives live_frame() after every tick reported. should_drain:
+    the service is stopping; model seats stop at the next tick boundary, and the run, its turns all
+    recorded, resumes on the next start (a `drained` outcome)."""
     started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     if on_frame is not None:
@@ -88,15 +96,20 @@ def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] =
         stop = scripted_season(match, job, should_stop, on_tick)
     else:
         try:
-            stop, spend = players.play(match, job, usage, should_stop, on_tick)
-        except SeatFailed as e:  # a key rejected, a model unknown, a provider down: the run cannot go on
+            stop, spend = players.play(match, job, usage, should_stop, on_tick, should_drain)
+        except (SeatFailed, Unrecorded) as e:  # a key rejected, a provider down, a store that stays full
             stop, error = "failed", e.envelope()
         except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
             log.exception("run %s: the match stopped at tick %d", job.run_id, match.tick)
             stop, error = "failed", internal_error(f"the match stopped at tick {match.tick}", e)
         spend = sum(u["usd"] for u in usage)
+        turns = [players.turns.get(i) for i in range(len(job.seats))]
         if stop == "failed" and match.tick == 0:  # nothing played: no match to archive
-            return failed(job, usage, error, started, [players.turns.get(i) for i in range(len(job.seats))])
+            return failed(job, usage, error, started, turns)
+        if stop == "drained":  # nothing archived: the recorder holds every turn, and the run resumes
+            return Outcome(run_id=job.run_id, status="drained", stop_reason="drained", match_ticks=match.tick,
+                           results=None, match_id=None, usage=usage, spend_usd=spend, started_at_ms=started,
+                           turns=turns)
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick

@@ -20,11 +20,12 @@ import time
 import ray
 from ray.exceptions import RayActorError, RayError
 
+from analytics.archive.format import from_ipc
 from analytics.archive.store import Archive
 from orchestrator import datadir
 from orchestrator.core import Core
 from orchestrator.play import Job
-from orchestrator.recorder import start_recorder
+from orchestrator.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_worker
@@ -108,24 +109,22 @@ class Dispatcher:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop dispatching (SIGTERM). The workers are killed rather than awaited; the model runs they
-        were playing fail at once keeping the usage the recorder metered tick by tick; scripted runs
-        stay `running` until the next start requeues them (reconcile), as after a kill -9."""
+        """Stop dispatching (SIGTERM): nothing more is claimed; model matches are asked to stop at their
+        next tick boundary (every answered turn is recorded by then) and, as they come back, are queued
+        to resume on the next start; scripted workers are killed rather than awaited and their runs
+        stay `running` until the next start replays them (reconcile), as after a kill -9. A model run
+        that has not reached a tick boundary within DRAIN_S resumes all the same, from its recorded turns."""
         self._stop.set()
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=10)
+        self._drain()
         for w in self.workers + self.model_workers:
             ray.kill(w)
-        # model runs that were playing are settled now, keeping the usage metered every tick; scripted
-        # ones are left to the next start, which replays them from scratch
         try:
             if self.by_run:
                 with self.core.store.write() as c:
-                    ids = list(self.by_run)
-                    models = [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE scripted = 0 AND id IN "
-                                                         f"({','.join('?' * len(ids))})", ids).fetchall()]
-                    ended = self._lost(c, models, SHUT_DOWN) if models else []
+                    ended = self._lost(c, list(self.by_run), SHUT_DOWN, counted=False, scripted=False)
                 self.ends.landed(ended)
         except sqlite3.Error:
             log.exception("settling the runs that were playing failed; the next start settles them")
@@ -139,6 +138,23 @@ class Dispatcher:
         if self._play_lock is not None:
             self._play_lock.close()
             self._play_lock = None
+
+    def _drain(self) -> None:
+        """Ask the model workers to stop at a tick boundary and collect what they hand back."""
+        for w in self.model_workers:
+            try:
+                w.drain.remote()
+            except RayError:
+                pass
+        models = {id(w) for w in self.model_workers}
+        deadline = time.monotonic() + DRAIN_S
+        while time.monotonic() < deadline and any(id(w) in models for _, w in self.inflight.values()):
+            try:
+                self._collect(timeout=0.2)
+            except Exception:  # a stop must go on whatever one result does
+                log.exception("collecting a drained match failed")
+                break
+        self._flush()
 
     def wake(self) -> None:
         self._wake.set()
@@ -172,27 +188,42 @@ class Dispatcher:
                 log.exception("dispatcher step failed")
                 self._stop.wait(RETRY_S)
 
-    def _write(self, step, what: str) -> None:
+    def _write(self, step, what: str, land=None, run_ids: tuple = ()) -> None:
         """Queue a store write of the dispatcher's and try it now. A write the store refuses stays
         queued, in order, and is retried until it lands: a result is never dropped because the disk
-        was full for a moment. Steps are lifecycle transitions, so a replayed one changes nothing twice."""
-        self._pending.append((step, what))
+        was full for a moment. Steps are lifecycle transitions, so a replayed one changes nothing twice.
+        land: files to put in the archive first (idempotent), retried likewise; if the archive refuses
+        them for RECORD_PATIENCE_S the runs (run_ids) fail, naming the cause."""
+        self._pending.append([step, what, land, run_ids, None])
         self._flush()
 
     def _flush(self) -> bool:
         while self._pending:
-            step, what = self._pending[0]
+            entry = self._pending[0]
+            step, what, land, run_ids, since = entry
             try:
+                if land is not None:
+                    land()
+                    entry[2] = None  # in the archive: a retry of the store write does not put them again
                 with self.core.store.write() as c:
                     ended = step(c)
                 if ended:  # exported once committed, so the export reads the final rows
                     self.ends.landed(ended)
                     self.archiver.ended(ended)
-            except sqlite3.Error as e:
+            except (sqlite3.Error, OSError) as e:
                 if not self._write_failing:
-                    log.error("the store refused a write (%s: %s): %s; retrying every %.1f s",
-                              what, type(e).__name__, e, RETRY_S)
+                    log.error("the %s refused a write (%s: %s): %s; retrying every %.1f s",
+                              "store" if isinstance(e, sqlite3.Error) else "archive", what, type(e).__name__, e,
+                              RETRY_S)
                 self._write_failing = True
+                now = time.monotonic()
+                entry[4] = since = since if since is not None else now
+                if isinstance(e, OSError) and run_ids and now - since >= patience_s(self.core):
+                    # the archive stayed unwritable: these results cannot be kept, so their runs fail
+                    why = unplayable(f"its match could not be archived for {now - since:.0f} s: {cause(e)}")
+                    self._pending[0] = [lambda c, ids=run_ids, m=why: [r for r in ids if lifecycle.fail(
+                        c, r, m, self.core.clock.now_ms())], f"fail {len(run_ids)} unarchived runs", None, (), None]
+                    continue
                 return False
             self._pending.pop(0)
             if self._write_failing:
@@ -320,16 +351,29 @@ class Dispatcher:
     def _record(self, outcomes: list[dict]) -> None:
         """Every ready outcome landed in the archive, then one store transaction and one export: a run
         reads finished only once its match can be read."""
+        kept = {}  # a failed run's transcript with no match to archive it beside: kept with the run
+        files = []  # what goes in the archive before the store says the runs ended
         for o in outcomes:
             if o.get("seats") is not None:
-                self.archive.land(o["match_id"], o.get("events"), o["seats"], o.get("transcript"), o.get("game"))
+                files.append((o["match_id"], o.get("events"), o["seats"], o.get("transcript"), o.get("game")))
+            elif o.get("transcript") is not None:
+                kept[o["run_id"]] = from_ipc(o["transcript"]).to_pylist()
             o["events"] = o["seats"] = o["transcript"] = o["game"] = None
         ids = [o["run_id"] for o in outcomes]
+
+        def land():
+            for f in files:
+                self.archive.land(*f)
 
         def step(c):
             rows = {r["id"]: r for r in c.execute(
                 f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)).fetchall()}
             for o in outcomes:
+                if o["status"] == "drained":  # stopped at a tick boundary for a shutdown: resumes later
+                    lifecycle.resume(c, o["run_id"], counted=False)
+                    continue
+                if o["run_id"] in kept:
+                    lifecycle.keep_transcript(c, o["run_id"], kept[o["run_id"]])
                 roster = json.loads(rows[o["run_id"]]["roster"])
                 for seat, usage, turns in zip(roster, o["usage"], o.get("turns") or [None] * len(roster)):
                     seat["usage"] = usage
@@ -337,21 +381,27 @@ class Dispatcher:
                         seat["turns"] = turns
                         seat["replied"] = turns["answered"] > 0
                 lifecycle.ended(c, o["run_id"], o, json.dumps(roster), self.core.clock.now_ms())
-            return ids
-        self._write(step, f"record {len(ids)} results")
+            return [o["run_id"] for o in outcomes if o["status"] != "drained"]
+        self._write(step, f"record {len(ids)} results", land if files else None, tuple(ids))
 
     def _failed(self, c, run_id: str, message: str) -> list[str]:
         lifecycle.fail(c, run_id, message, self.core.clock.now_ms())
         return [run_id]
 
-    def _lost(self, c, run_ids: list[str], why: str) -> list[str]:
-        """Runs whose worker is gone: requeued, cancelled or failed (lifecycle.lost); whatever was landed
-        for them before the store heard of it is dropped, so no reader counts a match no run owns."""
+    def _lost(self, c, run_ids: list[str], why: str, counted: bool = True, scripted: bool = True) -> list[str]:
+        """Runs whose worker is gone: requeued, resumed, cancelled or failed (lifecycle.lost); whatever was
+        landed for them before the store heard of it is dropped, so no reader counts a match no run owns.
+        counted: the loss counts towards a model run's MAX_RESUMES (a shutdown does not); scripted:
+        scripted runs are handled too (a shutdown leaves them to the next start)."""
         ended = []
         for row in lifecycle.in_world(c, run_ids):
+            if row["scripted"] and not scripted:
+                continue
             if row["match_id"]:
                 self.archive.remove_match(row["match_id"])
-            if lifecycle.lost(c, row, why, self.core.clock.now_ms()) != "queued":
+            went = lifecycle.lost(c, row, why, self.core.clock.now_ms(), resumable=kinds.of(row["scenario_id"]).resumable,
+                                  counted=counted)
+            if went != "queued":
                 ended.append(row["id"])
         return ended  # the runs that ended: the caller exports them once committed
 
@@ -406,6 +456,9 @@ class Dispatcher:
 
 WORKER_LOST = "the worker playing this run stopped; the turns it played until then stay metered"
 SHUT_DOWN = "the service shut down while this run was playing; the turns it played stay metered"
+# How long a stop waits for model matches to reach a tick boundary (a turn's time at most, usually
+# far less); within a container's stop grace period.
+DRAIN_S = 20.0
 RESTARTED = "the service restarted while this run was playing; it was stopped, and the turns it played stay metered"
 
 

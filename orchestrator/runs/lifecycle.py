@@ -33,6 +33,10 @@ IN_WORLD = ("launching", "running")  # handed to the dispatcher, not yet ended
 SCORED = ("finished", "cancelled")  # ended with a match: a cancelled run's played ticks are archived and scored
 
 
+# A model run whose match keeps taking its worker down fails rather than resume for ever.
+MAX_RESUMES = 3
+
+
 @dataclass(frozen=True)
 class Transition:
     name: str
@@ -50,12 +54,18 @@ TRANSITIONS = {t.name: t for t in (
     Transition("tick", ("running",), None, "the tick its worker reached"),
     Transition("metered", IN_WORLD, None,
                "a model run's seat usage, turns and spend so far, written by the recorder every tick"),
+    Transition("recorded", IN_WORLD, None,
+               "a model seat's turn as it happened (transcript row, what it played) with the seat's usage "
+               "and turns so far, written by the recorder as each answer arrives"),
     Transition("ask_cancel", IN_WORLD, None, "a cancel: its worker stops at the next tick boundary"),
     Transition("requeue", IN_WORLD, ("queued",),
                "a replay: a scripted run whose worker went away, or a job that never started"),
+    Transition("resume", IN_WORLD, ("queued",),
+               "a model run whose worker or service went away, or that stopped at a tick boundary for a "
+               "shutdown: queued again, to replay its recorded turns and play on"),
     Transition("ended", IN_WORLD, TERMINAL, "its worker's outcome, with what it played and metered"),
-    Transition("fail", IN_WORLD, ("failed",), "the match could not be played, or a model run lost its worker; "
-               "what the recorder metered stays"),
+    Transition("fail", IN_WORLD, ("failed",), "the match could not be played, or a model run lost its worker "
+               f"more than {MAX_RESUMES} times; what the recorder metered stays"),
     Transition("cancel_queued", ("queued",), ("cancelled",), "a cancel before any worker: nothing played"),
     Transition("cancel_unplayed", IN_WORLD, ("cancelled",),
                "a run asked to cancel whose worker went away before it archived anything"),
@@ -126,10 +136,45 @@ def metered(c: sqlite3.Connection, run_id: str, tick: int, seats: dict[int, dict
     roster = json.loads(row["roster"])
     for i, s in seats.items():
         roster[int(i)]["usage"] = s["usage"]
-        roster[int(i)]["turns"] = s["turns"]
+        if s.get("turns") is not None:  # scripted seats report their played ticks only
+            roster[int(i)]["turns"] = s["turns"]
     spend = sum(s["usage"]["usd"] for s in roster)
     return _move(c, "metered", run_id, "roster = ?, spend_usd = ?, live_tick = MAX(COALESCE(live_tick, 0), ?)",
                  (json.dumps(roster), spend, tick), quiet=True)
+
+
+def recorded(c: sqlite3.Connection, run_id: str, tick: int, seat: int, turn: dict, play: list, memory,
+             report: dict) -> bool:
+    """One model turn as it happened, with the seat's totals (report: {usage, turns}) in the same
+    transaction: the turn is in the transcript exactly when it is metered. A repeated write (a retry)
+    replaces the row and writes the same totals again."""
+    row = c.execute(f"SELECT roster FROM runs WHERE id = ? AND status IN {_states(TRANSITIONS['recorded'].leaves)}",
+                    (run_id,)).fetchone()
+    if row is None:
+        return False
+    roster = json.loads(row["roster"])
+    roster[seat]["usage"], roster[seat]["turns"] = report["usage"], report["turns"]
+    c.execute("INSERT OR REPLACE INTO run_turns (run_id, tick, seat, turn, play, memory) VALUES (?, ?, ?, ?, ?, ?)",
+              (run_id, tick, seat, json.dumps(turn), json.dumps(play), None if memory is None else json.dumps(memory)))
+    return _move(c, "recorded", run_id, "roster = ?, spend_usd = ?", (json.dumps(roster),
+                                                                        sum(s["usage"]["usd"] for s in roster)), quiet=True)
+
+
+def turns_recorded(c: sqlite3.Connection, run_id: str) -> list[sqlite3.Row]:
+    """A run's recorded turns in tick, then seat order."""
+    return c.execute("SELECT tick, seat, turn, play, memory FROM run_turns WHERE run_id = ? ORDER BY tick, seat, n",
+                     (run_id,)).fetchall()
+
+
+def keep_transcript(c: sqlite3.Connection, run_id: str, rows: list[dict]) -> None:
+    """A run that failed before its match was archived keeps its worker's transcript rows (an arena
+    game's asks, several per ply when a move was illegal) as its record."""
+    asked: dict[tuple[int, int], int] = {}
+    for r in rows:
+        key = (r["tick"], r["seat"])
+        asked[key] = n = asked.get(key, -1) + 1
+        c.execute("INSERT OR REPLACE INTO run_turns (run_id, tick, seat, n, turn, play) VALUES (?, ?, ?, ?, ?, '[]')",
+                  (run_id, r["tick"], r["seat"], n, json.dumps(r)))
 
 
 def ask_cancel(c: sqlite3.Connection, run_id: str) -> bool:
@@ -143,9 +188,21 @@ def requeue(c: sqlite3.Connection, run_id: str) -> bool:
                  "status = 'queued', match_id = NULL, started_at_ms = NULL, live_tick = NULL", ())
 
 
+def resume(c: sqlite3.Connection, run_id: str, counted: bool = True) -> bool:
+    """launching | running -> queued for a model run: its recorded turns and metered usage stay, and the
+    worker that takes it next replays them before it asks any model again. counted: a fault (a lost
+    worker or service), which counts towards MAX_RESUMES; a shutdown's stop does not."""
+    return _move(c, "resume", run_id, "status = 'queued', match_id = NULL, live_tick = NULL, "
+                 f"resumes = resumes + {int(counted)}", ())
+
+
 def ended(c: sqlite3.Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool:
-    """launching | running -> finished | cancelled | failed, with what the worker played and metered."""
+    """launching | running -> finished | cancelled | failed, with what the worker played and metered.
+    Its recorded turns go once the match, transcript included, is in the archive."""
     settled = sum(u["agent_turns"] for u in o["usage"])
+    if o["match_id"] is not None:
+        c.execute("DELETE FROM run_turns WHERE run_id = ? AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND status IN "
+                  f"{_states(TRANSITIONS['ended'].leaves)})", (run_id, run_id))
     return _move(c, "ended", run_id,
                  "status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, turns_settled = ?, "
                  "live_tick = ?, finished_at_ms = ?, error = ?, match_id = ?, "
@@ -178,16 +235,21 @@ def cancel_unplayed(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
                  f"turns_settled = {METERED_TURNS}, match_id = NULL, live_tick = NULL, finished_at_ms = ?", (now_ms,))
 
 
-def lost(c: sqlite3.Connection, row: sqlite3.Row, why: str, now_ms: int) -> str:
+def lost(c: sqlite3.Connection, row: sqlite3.Row, why: str, now_ms: int, resumable: bool = False,
+         counted: bool = True) -> str:
     """A run whose worker (or whole service) went away: a cancelled one ends cancelled; a scripted one,
     or one whose worker never began it, is queued again (a replay costs nothing and plays the same
-    match); a model run that was playing fails, since its paid turns cannot be replayed. Returns the
-    status it went to."""
+    match); a model run that was playing resumes from its recorded turns when its kind can
+    (`resumable`) and it has not already resumed MAX_RESUMES times, else fails keeping what was
+    metered. Returns the status it went to."""
     if row["cancel_requested"]:
         cancel_unplayed(c, row["id"], now_ms)
         return "cancelled"
     if row["scripted"] or row["status"] == "launching":
         requeue(c, row["id"])
+        return "queued"
+    if resumable and row["resumes"] < MAX_RESUMES:
+        resume(c, row["id"], counted)
         return "queued"
     fail(c, row["id"], why, now_ms)
     return "failed"

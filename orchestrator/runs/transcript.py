@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import re
 
+from analytics.archive.format import transcript_rows, transcript_table
 from analytics.archive.store import Archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.runs.lifecycle import TERMINAL, turns_recorded
 from orchestrator.runs.service import READ, _row
 
 _DIGITS = re.compile(r"[0-9]{1,9}")
@@ -39,8 +41,10 @@ def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, 
     if cursor is not None and not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor)):
         raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
     offset = int(cursor or 0)
-    if row["match_id"] is None:
-        return {"turns": [], "next_cursor": None}
-    turns, more = Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], seat=seat, offset=offset,
-                                                                          limit=limit)
+    page = {"seat": seat, "offset": offset, "limit": limit}
+    if row["status"] in TERMINAL and row["match_id"] is not None:
+        turns, more = Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], **page)
+    else:
+        recorded = [json.loads(t["turn"]) for t in turns_recorded(core.store.conn(), run_id)]
+        turns, more = transcript_rows(transcript_table(recorded), **page)
     return {"turns": turns, "next_cursor": str(offset + len(turns)) if more else None}

@@ -76,3 +76,7 @@ class FaultStreak:
 
     def clear(self) -> None:
         self.ticks = 0
+
+    def replayed(self, faulted: bool) -> None:
+        """A recorded turn replayed after a resume: counted as it was, never raising (the run went on)."""
+        self.ticks = self.ticks + 1 if faulted else 0

@@ -11,7 +11,9 @@ bounded by turn_timeout_ms, and submits one tick to the engine:
   refusal and a reply cut at its token ceiling are refused whole, with reasons refusal and truncated;
 - a seat that can never play (a rejected key, an unknown model) raises SeatFailed before the tick
   is submitted: the run fails naming seat and provider.
-Every turn asked writes its transcript row, whatever ended it.
+Every turn asked writes its transcript row, whatever ended it, and hands it to `record` (the head's
+recorder) with what the seat played and its totals as soon as the turn ends: a run resumed after a
+fault replays those turns (`recorded`) through this same code instead of asking again.
 Usage per seat: agent_turns (every tick the seat was asked to play), input/output tokens from the
 provider's usage fields, USD priced from the price table (cache reads and writes at their own prices),
 or the router's own cost of the call when it states one.
@@ -25,6 +27,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from orchestrator.seats import played
 from orchestrator.seats.actions import NO_REPLY_WAIT, REFUSAL, TIMEOUT_WAIT, TRUNCATED, Refused, from_call, from_text
 from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
 from orchestrator.seats.observe_text import render_observation
@@ -64,7 +67,7 @@ class SeatPlayer:
     def __init__(self, index: int, seat: dict, *, key: str | None, client: PooledClient,
                  base_url: str | None = None, turn_timeout_ms: int = 30000, actions_per_turn: int = 2,
                  prices: PriceTable | None = None, memory_turns: int = MEMORY_TURNS,
-                 usd_per_mtok: list[float] | None = None):
+                 usd_per_mtok: list[float] | None = None, record=None, recorded: dict[int, dict] | None = None):
         self.index, self.seat = index, seat
         self.provider = seat.get("provider") or "router"
         self.model = seat["model"]
@@ -89,12 +92,19 @@ class SeatPlayer:
         self.tick = 0                     # the tick being asked, for the transcript
         self.faults = FaultStreak(self.label, self.provider)
         self.last_error: str | None = None
+        self.record = record              # async (tick, seat, turn, play, memory, report), or None
+        self.recorded = dict(recorded or {})  # tick -> {turn, play, memory} still to replay
+        self.replayed = False             # the last turn came from the record, not the provider
 
     async def act(self, observation: dict, deadline: float | None = None) -> list:
         """This tick's actions: action dicts, Refused, or a wait row (np.ndarray) with its cause.
         deadline: event-loop time by which the answer must be in (default: now + turn_timeout_ms).
         Counts the turn and writes its transcript row however it ends; raises SeatFaulted at the
         FAULT_TICKS-th provider fault in a row, SeatFailed when the seat can never play."""
+        again = self.recorded.pop(self.tick, None)
+        self.replayed = again is not None
+        if again is not None:
+            return self._replay(again)
         loop = asyncio.get_running_loop()
         if deadline is None:
             deadline = loop.time() + self.turn_timeout_ms / 1000
@@ -111,11 +121,13 @@ class SeatPlayer:
             async with asyncio.timeout_at(deadline):
                 reply = await self.chat.send(self.memory, text, deadline)
         except TimeoutError:
-            return self._fault(turn, started, retries_before, TurnTimeout("the provider did not answer within the turn"))
+            return await self._fault(turn, started, retries_before,
+                                     TurnTimeout("the provider did not answer within the turn"))
         except ProviderError as e:
-            return self._fault(turn, started, retries_before, e)
+            return await self._fault(turn, started, retries_before, e)
         except SeatFailed as e:
             self._missed(turn, started, retries_before, "provider_errors", str(e))
+            await self._record(turn, [], None)
             raise
         self.faults.clear()
         self.turns["answered"] += 1
@@ -132,14 +144,32 @@ class SeatPlayer:
                     input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
                     actions=json.dumps([a for a in actions if isinstance(a, dict)]),
                     refused=[r.transcript() for r in refused], refusal=reply.refusal, truncated=reply.truncated)
-        self.memory.append(self.chat.remember(text, reply, len(actions)))
+        entry = self.chat.remember(text, reply, len(actions))
+        self.memory.append(entry)
+        await self._record(turn, actions, entry)
         return actions
 
-    def _fault(self, turn: dict, started: float, retries_before: int, e: ProviderError) -> list:
+    async def _fault(self, turn: dict, started: float, retries_before: int, e: ProviderError) -> list:
         timed_out = isinstance(e, TurnTimeout)
         self._missed(turn, started, retries_before, "timed_out" if timed_out else "provider_errors", str(e))
+        out = [TIMEOUT_WAIT if timed_out else NO_REPLY_WAIT]
+        await self._record(turn, out, None)
         self.faults.fault(e)  # raises at the FAULT_TICKS-th in a row
-        return [TIMEOUT_WAIT if timed_out else NO_REPLY_WAIT]
+        return out
+
+    async def _record(self, turn: dict, actions: list, memory) -> None:
+        if self.record is not None:
+            await self.record(self.tick, self.index, turn, played.encode(actions), memory, self.report())
+
+    def _replay(self, again: dict) -> list:
+        """A recorded turn: its transcript row and conversation entry restored, its actions played as
+        they were. Its usage and counts are in the totals the seat resumed with."""
+        turn = again["turn"]
+        self.transcript.append(turn)
+        if again["memory"] is not None:
+            self.memory.append(again["memory"])
+        self.faults.replayed(turn.get("error") is not None)
+        return played.decode(again["play"])
 
     def _missed(self, turn: dict, started: float, retries_before: int, count: str, error: str) -> None:
         self.last_error = error
@@ -170,6 +200,7 @@ class TickReport:
     usd: float = 0.0                                     # this tick's spend, all seats
     waits: dict[int, str] = field(default_factory=dict)   # seat -> "timeout" or "no_reply"
     elapsed_ms: float = 0.0
+    replayed: bool = False                               # every seat's turn came from the record
 
 
 async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | None = None) -> TickReport:
@@ -195,7 +226,7 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
     for r in results:
         if isinstance(r, BaseException):
             raise r
-    report = TickReport(tick=match.tick)
+    report = TickReport(tick=match.tick, replayed=all(players[i].replayed for i in seats))
     submitted = {}
     for i, acts in zip(seats, results):
         rows = []
@@ -236,29 +267,40 @@ class ModelSeats:
     After play(), `transcript` holds every turn's row and `turns` every seat's counts."""
 
     def __init__(self, credentials: dict[int, Credential], *, prices: PriceTable | None = None,
-                 memory_turns: int = MEMORY_TURNS, report=None):
+                 memory_turns: int = MEMORY_TURNS, report=None, record=None, recorded: dict | None = None):
         self.credentials, self.prices, self.memory_turns = credentials, prices, memory_turns
-        self.report = report
+        self.report, self.record = report, record
+        self.recorded = recorded or {"turns": [], "seats": {}}
         self.transcript: list[dict] = []
         self.turns: dict[int, dict] = {}
 
-    def play(self, match, job, usage: list[dict], should_stop, on_tick) -> tuple[str, float]:
-        return asyncio.run(self.play_async(match, job, usage, should_stop, on_tick))
+    def play(self, match, job, usage: list[dict], should_stop, on_tick,
+             should_drain=lambda: False) -> tuple[str, float]:
+        return asyncio.run(self.play_async(match, job, usage, should_stop, on_tick, should_drain))
 
-    async def play_async(self, match, job, usage: list[dict], should_stop, on_tick) -> tuple[str, float]:
+    async def play_async(self, match, job, usage: list[dict], should_stop, on_tick,
+                         should_drain=lambda: False) -> tuple[str, float]:
         prices = self.prices or PriceTable.shipped()
+        again: dict[int, dict[int, dict]] = {}  # seat -> tick -> a recorded turn to replay
+        for t in self.recorded["turns"]:
+            again.setdefault(t["seat"], {})[t["tick"]] = t
         async with contextlib.AsyncExitStack() as stack:
             players = {}
             for i in match.external:
                 cred = self.credentials.get(i) or Credential(None)
                 # one pool per seat (providers.new_client)
                 client = await stack.enter_async_context(new_client(private_ok=cred.private_ok))
-                players[i] = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
-                                        turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
-                                        prices=prices, memory_turns=self.memory_turns,
-                                        usd_per_mtok=cred.usd_per_mtok)
+                players[i] = p = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
+                                            turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
+                                            prices=prices, memory_turns=self.memory_turns,
+                                            usd_per_mtok=cred.usd_per_mtok, record=self.record,
+                                            recorded=again.get(i))
+                totals = self.recorded["seats"].get(i) or self.recorded["seats"].get(str(i))
+                if totals:  # a resumed run: what was metered before the fault, never billed again
+                    p.usage, p.turns = dict(totals["usage"]), dict(totals["turns"])
+                    usage[i].update(p.usage)
             try:
-                return await self._season(match, job, players, usage, should_stop, on_tick)
+                return await self._season(match, job, players, usage, should_stop, on_tick, should_drain)
             finally:  # whatever ended the season, every seat's tokens so far are metered (they were paid)
                 for i, p in players.items():
                     for k in USAGE_FIELDS:
@@ -267,13 +309,15 @@ class ModelSeats:
                 self.transcript = sorted((t for p in players.values() for t in p.transcript),
                                          key=lambda t: (t["tick"], t["seat"]))
                 if self.report is not None:
-                    await self.report(match.tick, {i: p.report() for i, p in players.items()})
+                    await self.report(match.tick, self._totals(match, job, players))
 
-    async def _season(self, match, job, players, usage, should_stop, on_tick) -> tuple[str, float]:
-        spend = 0.0
+    async def _season(self, match, job, players, usage, should_stop, on_tick, should_drain) -> tuple[str, float]:
+        spend = sum(p.usage["usd"] for p in players.values())
         while not match.done:
             if should_stop():
                 return "cancelled", spend
+            if should_drain():  # the service stops: at this tick boundary every answered turn is recorded
+                return "drained", spend
             report = await self._tick(match, players, should_stop)
             if report is None:  # cancelled while waiting on providers: that tick is not played
                 return "cancelled", spend
@@ -282,12 +326,22 @@ class ModelSeats:
                     usage[i][k] += delta[k]
             spend += report.usd
             on_tick(match.tick)
-            if self.report is not None:  # metered as spent: a worker lost after this keeps it
-                await self.report(match.tick, {i: p.report() for i, p in players.items()})
+            if self.report is not None and not report.replayed:  # the live tick; a replayed one changed nothing
+                await self.report(match.tick, self._totals(match, job, players))
             # a stop, not a hold: the tick that crosses the cap is the last one played
             if job.spend_cap_usd is not None and spend >= job.spend_cap_usd and not match.done:
                 return "spend_cap", spend
         return "season_end", spend
+
+    @staticmethod
+    def _totals(match, job, players) -> dict[int, dict]:
+        """Every seat's totals for the recorder: model seats' own, and the ticks the others played (their
+        agent turns), so a run that fails or is cancelled after a fault settles every seat's turns."""
+        out = {i: p.report() for i, p in players.items()}
+        for i in range(len(job.seats)):
+            if i not in out:
+                out[i] = {"usage": dict(new_usage(), agent_turns=match.tick), "turns": None}
+        return out
 
     @staticmethod
     async def _tick(match, players, should_stop) -> TickReport | None:

@@ -1,6 +1,7 @@
 """A disk-full spell while runs play: the store refuses writes, the dispatcher keeps what it could not
 record and writes it once there is room again. No run stays running, reads keep answering, a cancel
-sent meanwhile takes effect, and a run that could not be archived says why in one sentence."""
+sent meanwhile takes effect, and every result is archived once there is room (no run fails for a spell
+shorter than `[runs] record_patience_s`)."""
 from __future__ import annotations
 
 import time
@@ -57,14 +58,36 @@ def test_a_full_disk_strands_no_run_and_loses_no_result(tmpfs):
                     c.post(f"/api/v1/runs/{rid}/cancel")
                 return run if run["status"] in TERMINAL else None
             runs = [until(lambda: ended(rid), 120, every=0.1, what=f"the end of {rid}") for rid in rids]
-        for run in runs:
-            if run["status"] == "failed":  # its archive could not be written: the cause, no Ray internals
-                msg = run["error"]["message"]
-                assert "no space left on device" in msg.lower(), msg
-                assert "ray::" not in msg and "pid=" not in msg and msg.count(". ") == 0
-            elif run["status"] == "finished":
+        for run in runs:  # a spell shorter than the patience fails nothing: landing waited and retried
+            assert run["status"] in ("finished", "cancelled"), run["error"]
+            if run["status"] == "finished":
                 assert run["agent_turns"]["settled"] == 300
         assert not s.core.store.one("SELECT COUNT(*) n FROM runs WHERE status IN ('queued', 'launching', "
                                     "'running')")["n"]
+    finally:
+        s.stop()
+
+
+def test_an_archive_that_stays_full_fails_the_run_naming_the_cause(tmp_path, tmpfs):
+    """The archive on its own disk (a shared mount, say) that fills while the store still takes writes:
+    the result waits for room as long as the patience allows, then its run fails naming the cause."""
+    config = PACED + f'record_patience_s = 1\n[archive]\nuri = "{tmpfs / "archive"}"\n'
+    s = start(tmp_path / "data", config)
+    try:
+        token = account(s.core)
+        with s.client(token) as c:
+            rid = c.post("/api/v1/runs", json=local_body(season_ticks=100)).json()["run"]["run_id"]
+            until(lambda: (run := _status(c, rid))["status"] == "running" and run["live"]["tick"], 120)
+            filler = fill(tmpfs)
+            try:
+                until(lambda: _played(s.dispatcher, rid), 60, what="the run's worker ending it")
+                time.sleep(3)  # past the patience: the dispatcher gives its result up
+            finally:
+                filler.unlink()
+            run = until(lambda: (lambda r: r if r["status"] in TERMINAL else None)(_status(c, rid)), 60, every=0.1)
+        assert run["status"] == "failed"
+        msg = run["error"]["message"]
+        assert "could not be archived" in msg and "no space left on device" in msg.lower(), msg
+        assert "ray::" not in msg and "pid=" not in msg
     finally:
         s.stop()

@@ -118,3 +118,64 @@ def test_kill_9_and_sigterm_lose_no_run(tmp_path):
 
     row = Core.open(data).store.one("SELECT status FROM runs WHERE id = ?", (late,))
     assert row["status"] == "running"  # left for the next start to requeue, as the first run was
+
+
+def test_kill_9_and_sigterm_of_the_service_resume_a_model_run(tmp_path):
+    """Through `studio serve`: a model run resumes after the service is killed (-9) and after it is
+    stopped (SIGTERM), and finishes once with a transcript turn for every metered turn."""
+    from tests.seats.fake_provider import FakeProvider
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "config.toml").write_text(CONFIG)
+    log = tmp_path / "serve.log"
+    seats = [{"model": "qwen2.5-7b", "provider": "openai-compatible", "name": f"q{k}"} for k in range(2)]
+    body = {"scenario_id": "svc:custom-base-v1", "season_ticks": 60, "roster": seats,
+            "env": {"turn_timeout_ms": 5000, "anchors": []}}
+    with FakeProvider() as fake:
+        fake.defaults["qwen2.5-7b"] = {"calls": [("gather", {})], "usage": (100, 10), "delay_ms": 40}
+        proc, url = _serve_up(data, log)
+        try:
+            token = _token(log)
+            with httpx.Client(base_url=url, headers=bearer(token), timeout=30) as c:
+                email = c.get("/api/v1/me").json()["user"]["email"]
+                subprocess.run([*STUDIO, "key", "set", "--data-dir", str(data), "--email", email, "--provider",
+                                "openai-compatible", "--key", "k-local", "--base-url", fake.url + "/v1",
+                                "--usd-per-mtok-in", "1", "--usd-per-mtok-out", "1", "--no-check"],
+                               check=True, capture_output=True)
+                rid = c.post("/api/v1/runs", json=body).json()["run"]["run_id"]
+                _wait(c, rid, lambda r: r["status"] == "running" and r["live"]["tick"] >= 8)
+        finally:
+            _kill_group(proc, signal.SIGKILL)  # the service, its Ray and the worker playing the run
+            proc.wait(timeout=30)
+        proc, url = _serve_up(data, log)
+        try:
+            with httpx.Client(base_url=url, headers=bearer(token), timeout=30) as c:
+                _wait(c, rid, lambda r: r["status"] == "running" and r["live"]["tick"] >= 30)
+                proc.send_signal(signal.SIGTERM)  # drains: the run stops at a tick boundary, recorded
+                assert proc.wait(timeout=60) == 0
+        finally:
+            _kill_group(proc, signal.SIGKILL)
+        proc, url = _serve_up(data, log)
+        try:
+            with httpx.Client(base_url=url, headers=bearer(token), timeout=30) as c:
+                run = _wait(c, rid, lambda r: r["status"] in ("finished", "failed", "cancelled"))
+                assert run["status"] == "finished", run["error"]
+                assert c.get(f"/api/v1/runs/{rid}").json()["results"]["match_ticks"] == 60
+                turns = c.get(f"/api/v1/runs/{rid}/transcript", params={"limit": 500}).json()["turns"]
+        finally:
+            _kill_group(proc, signal.SIGKILL)
+            proc.wait(timeout=30)
+    assert sorted((t["tick"], t["seat"]) for t in turns) == [(t, s) for t in range(60) for s in range(2)]
+    for seat in run["roster"]:
+        assert seat["turns"]["answered"] == 60 and seat["usage"]["input_tokens"] == 100 * 60  # billed once
+    # the kill -9 may have cut off the calls in flight (one per seat); the SIGTERM drained, losing none
+    assert 120 <= len(fake.bodies("qwen2.5-7b")) <= 122
+
+
+def _serve_up(data: Path, log: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = _serve(data, port, log)
+    wait_until_up(url, proc)
+    return proc, url

@@ -64,6 +64,9 @@ def test_a_faulty_provider_fails_the_game_within_three_calls_naming_the_seat(srv
                 live.append(run["roster"][0]["turns"][counter])
             time.sleep(0.2)
         body = wait_terminal(c, rid, timeout=90)
+        # no match was archived, and the owner still reads every call the seat was asked
+        turns = c.get(f"/api/v1/runs/{rid}/transcript").json()["turns"]
+    assert len(turns) == 3 and all(t["seat"] == 0 and t["error"] for t in turns), turns
     if live is not None:  # each faulted call is reported as it happens, not when the ply is played
         assert 1 in live and 2 in live
     run = body["run"]

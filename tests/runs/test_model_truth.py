@@ -145,7 +145,7 @@ def test_cancel_with_a_hung_provider_ends_within_two_seconds(srv, fake):
 def test_kill_9_of_a_worker_keeps_every_metered_token(srv, fake):
     fake.defaults["qwen2.5-7b"] = {"calls": [("gather", {})], "usage": (100, 10), "delay_ms": 30}
     with self_hosted(srv, fake.url + "/v1", price=(1.0, 1.0)) as c:
-        rid = launch(c, 2000, [SEAT])
+        rid = launch(c, 40, [SEAT])
         # live: turns, usage and spend move while the run plays
         live = wait_for(lambda: (lambda r: r if (r["live"] or {}).get("tick", 0) >= 10 else None)(
             c.get(f"/api/v1/runs/{rid}").json()["run"]))
@@ -153,16 +153,16 @@ def test_kill_9_of_a_worker_keeps_every_metered_token(srv, fake):
         assert live["roster"][0]["usage"]["input_tokens"] >= 900 and live["spend"]["usd"] > 0
         worker = srv.dispatcher.by_run[rid]
         os.kill(ray.get(worker.pid.remote()), signal.SIGKILL)
-        run = wait_terminal(c, rid, timeout=60)["run"]
+        run = wait_terminal(c, rid, timeout=90)["run"]
     served = len(fake.bodies("qwen2.5-7b"))
     seat = run["roster"][0]
-    assert run["status"] == "failed" and "stay metered" in run["error"]["message"]
-    # every tick that played was reported before the next one was asked: at most the request in
-    # flight when the worker died was served without being metered
+    # resumed from its recorded turns on another worker: each answer was recorded as it arrived, so at
+    # most the request in flight when the worker died was served without being metered
+    assert run["status"] == "finished" and seat["turns"]["answered"] == 40
     assert served - 1 <= seat["turns"]["answered"] <= served
     assert seat["usage"]["input_tokens"] == 100 * seat["turns"]["answered"]
     assert run["spend"]["usd"] == pytest.approx(seat["usage"]["usd"]) and run["spend"]["usd"] > 0
-    assert run["agent_turns"]["settled"] == seat["usage"]["agent_turns"] >= seat["turns"]["answered"]
+    assert run["agent_turns"]["settled"] == seat["usage"]["agent_turns"] == 40
 
 
 def test_a_restart_keeps_what_was_metered_for_a_model_run(tmp_path, fake):
@@ -177,20 +177,21 @@ def test_a_restart_keeps_what_was_metered_for_a_model_run(tmp_path, fake):
                        "turns": {"answered": 41, "invalid": 0, "timed_out": 0, "provider_errors": 0, "retries": 0}}
             assert record(srv.core, rid, 41, {0: metered})
             assert c.get(f"/api/v1/runs/{rid}").json()["run"]["spend"]["usd"] == pytest.approx(0.00451)
-            Dispatcher(srv.core).reconcile()  # what the next start does
+            Dispatcher(srv.core).reconcile()  # what the next start does: the run resumes, keeping its spend
             run = c.get(f"/api/v1/runs/{rid}").json()["run"]
-            assert run["status"] == "failed" and "stay metered" in run["error"]["message"]
-            assert run["agent_turns"]["settled"] == 41 and run["roster"][0]["usage"] == metered["usage"]
-            assert run["spend"]["usd"] == pytest.approx(0.00451)
+            assert run["status"] == "queued" and run["error"] is None
+            assert run["roster"][0]["usage"] == metered["usage"] and run["spend"]["usd"] == pytest.approx(0.00451)
+            assert srv.core.store.one("SELECT resumes FROM runs WHERE id = ?", (rid,))["resumes"] == 1
             month = c.get("/api/v1/usage").json()["months"][0]
             assert month["usd"]["account"] == pytest.approx(0.00451)
-            assert not record(srv.core, rid, 42, {0: metered})  # a late report never reopens an ended run
+            assert not record(srv.core, rid, 42, {0: metered})  # a late report never writes into a queued run
     finally:
         srv.stop()
 
 
-def test_a_service_that_stops_settles_what_played(tmp_path, fake):
-    """SIGTERM (uvicorn's graceful exit): the model run fails at once, keeping every metered tick."""
+def test_a_service_that_stops_keeps_what_played_for_the_next_start(tmp_path, fake):
+    """SIGTERM (uvicorn's graceful exit): the model run stops at a tick boundary and waits, queued with
+    every metered tick, for the next start to resume it (tests/runs/test_model_resume.py plays that)."""
     fake.defaults["qwen2.5-7b"] = {"calls": [("gather", {})], "usage": (100, 10), "delay_ms": 30}
     srv = start(tmp_path / "data")
     with self_hosted(srv, fake.url + "/v1", price=(1.0, 1.0)) as c:
@@ -199,7 +200,7 @@ def test_a_service_that_stops_settles_what_played(tmp_path, fake):
     srv.stop()
     row = srv.core.store.one("SELECT status, error, roster, spend_usd, turns_settled FROM runs WHERE id = ?", (rid,))
     seat = json.loads(row["roster"])[0]
-    assert row["status"] == "failed" and "shut down" in row["error"]
+    assert row["status"] == "queued" and row["error"] is None and row["turns_settled"] is None
     assert seat["turns"]["answered"] >= 5 and seat["usage"]["input_tokens"] == 100 * seat["turns"]["answered"]
-    assert row["turns_settled"] == seat["usage"]["agent_turns"] >= 5
+    assert seat["turns"]["answered"] == len(fake.bodies("qwen2.5-7b"))  # drained: nothing in flight was lost
     assert row["spend_usd"] == pytest.approx(seat["usage"]["usd"]) and row["spend_usd"] > 0

@@ -66,6 +66,37 @@ def test_lost_runs_requeue_scripted_and_unstarted_fail_playing_model_runs(tmp_pa
     assert [_status(core, r) for r in (a, b, m1, m2)] == ["queued", "cancelled", "failed", "queued"]
 
 
+def test_a_lost_model_run_resumes_until_it_has_resumed_too_often(tmp_path):
+    core = _core(tmp_path)
+    rid = _queued_run(core, tmp_path)
+    with core.store.write() as c:
+        c.execute("UPDATE runs SET scripted = 0 WHERE id = ?", (rid,))
+        assert lifecycle.recorded(c, rid, 0, 0, {"tick": 0}, [], None, {"usage": {"usd": 1.0, "agent_turns": 1},
+                                                                       "turns": {"answered": 1}}) is False  # queued
+    went = []
+    for k in range(lifecycle.MAX_RESUMES + 1):
+        with core.store.write() as c:
+            lifecycle.claim(c, False, 1)
+            lifecycle.handed(c, rid, f"m{k}")
+            lifecycle.began(c, rid, 1)
+            assert lifecycle.recorded(c, rid, 0, 0, {"tick": 0}, [], None,
+                                      {"usage": {"usd": 1.0, "agent_turns": 1}, "turns": {"answered": 1}})
+            [row] = lifecycle.in_world(c, [rid])
+            went.append(lifecycle.lost(c, row, "gone", 1, resumable=True))
+    assert went == ["queued"] * lifecycle.MAX_RESUMES + ["failed"]
+    row = core.store.one("SELECT * FROM runs WHERE id = ?", (rid,))
+    assert row["resumes"] == lifecycle.MAX_RESUMES and row["spend_usd"] == 1.0
+    assert [t["tick"] for t in lifecycle.turns_recorded(core.store.conn(), rid)] == [0]
+    # a shutdown's stop is no fault: it does not count
+    rid2 = _queued_run(core, tmp_path)
+    with core.store.write() as c:
+        c.execute("UPDATE runs SET scripted = 0 WHERE id = ?", (rid2,))
+        lifecycle.claim(c, False, 1), lifecycle.handed(c, rid2, "n"), lifecycle.began(c, rid2, 1)
+        [row] = lifecycle.in_world(c, [rid2])
+        assert lifecycle.lost(c, row, "stop", 1, resumable=True, counted=False) == "queued"
+    assert core.store.one("SELECT resumes FROM runs WHERE id = ?", (rid2,))["resumes"] == 0
+
+
 def test_a_claim_for_a_chunk_takes_only_the_runs_of_the_series_named(tmp_path):
     from orchestrator.auth import authenticate
     from orchestrator.runs import service
@@ -92,6 +123,9 @@ CALLS = {
     "tick": lambda c, rid: lifecycle.tick(c, rid, 3),
     "metered": lambda c, rid: lifecycle.metered(c, rid, 3, {0: {"usage": {"usd": 0.25, "agent_turns": 3},
                                                                 "turns": {"answered": 3}}}),
+    "recorded": lambda c, rid: lifecycle.recorded(c, rid, 2, 0, {"tick": 2, "seat": 0}, [{"wait": "timeout"}], None,
+                                                  {"usage": {"usd": 0.5, "agent_turns": 3}, "turns": {"answered": 2}}),
+    "resume": lambda c, rid: lifecycle.resume(c, rid),
     "ask_cancel": lambda c, rid: lifecycle.ask_cancel(c, rid),
     "requeue": lambda c, rid: lifecycle.requeue(c, rid),
     "ended": lambda c, rid: lifecycle.ended(c, rid, {
