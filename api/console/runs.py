@@ -15,7 +15,7 @@ from orchestrator import listing, scenarios
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
-from orchestrator.runs.batches import get_batch
+from orchestrator.runs.series import get_batch
 from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
 router = APIRouter(include_in_schema=False)
@@ -180,7 +180,7 @@ async def batch_page(user: ConsoleUser, batch_id: str):
     summary = batch["summary"]
     if summary and summary.get("seats"):
         svg = await asyncio.to_thread(_forest_svg, summary)
-    return user.page("batch.html", batch=batch, svg=svg)
+    return user.page("series.html", batch=batch, svg=svg)
 
 
 def _forest_svg(summary: dict) -> str:

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
 from api.run_schemas import BatchOne, Cancelled, Estimate, Launched, RunList, RunOne, Transcript, Usage
-from orchestrator.runs import batches, service, transcript, usage
+from orchestrator.runs import series, service, transcript, usage
 from orchestrator.runs.body import RunBody
 
 # Writes are sync (launch and cancel wait on the write lock, cancel on the worker too), and so are reads
@@ -86,7 +86,7 @@ def cancel(id: str, c: Writer):
 
 @router.get("/batches/{id}", responses=responses({200: BatchOne}), summary="A series: its runs and per-seat summary")
 def get_batch(id: str, c: Reader):
-    return batches.get_batch(c.core, c.principal, id)
+    return series.get_batch(c.core, c.principal, id)
 
 
 @router.get("/usage", responses=responses({200: Usage}), summary="Spend by month, model and run; allowances")
