@@ -72,7 +72,7 @@ def _result(comparison: stats.Comparison, metric: str, keys: list, **labels) -> 
 
 def compare_seats(data, batch_id: str, seat_a: int | str, seat_b: int | str, metric: str = "fitness_index",
                   confidence: float = 0.95) -> dict:
-    """Seat a against seat b inside one batch, paired per match (same map, same seed):
+    """Seat a against seat b inside one series, paired per match (same map, same seed):
     the difference of means (a - b) with its interval (bounded for 0..100 scores, stats.py's
     DIFFERENCE_METHOD) and the probability that a beats b."""
     _check_metric(metric)
@@ -85,7 +85,7 @@ def compare_seats(data, batch_id: str, seat_a: int | str, seat_b: int | str, met
 
 def compare_configs(data, batch_a: str, batch_b: str, seat: int | str, metric: str = "fitness_index",
                     seat_b: int | str | None = None, confidence: float = 0.95) -> dict:
-    """One seat under two configurations (two batches) on the seeds both batches played."""
+    """One seat under two configurations (two series) on the seeds both series played."""
     _check_metric(metric)
     a = _pick(_rows(data, batch_id=batch_a), seat)
     b = _pick(_rows(data, batch_id=batch_b), seat if seat_b is None else seat_b)
@@ -95,15 +95,15 @@ def compare_configs(data, batch_a: str, batch_b: str, seat: int | str, metric: s
                    seat=seat)
 
 
-def skill_uplift(data, batch_with: str, batch_without: str, seat: int | str, metric: str = "fitness_index",
+def skill_uplift(data, series_with: str, series_without: str, seat: int | str, metric: str = "fitness_index",
                  confidence: float = 0.95) -> dict:
-    """The same seat with and without a skill (two batches on shared seeds): positive means it helps."""
+    """The same seat with and without a skill (two series on shared seeds): positive means it helps."""
     _check_metric(metric)
-    a = _pick(_rows(data, batch_id=batch_with), seat)
-    b = _pick(_rows(data, batch_id=batch_without), seat)
+    a = _pick(_rows(data, batch_id=series_with), seat)
+    b = _pick(_rows(data, batch_id=series_without), seat)
     x, y, keys = _paired(a, b, SEEDS, metric)
     return _result(stats.skill_uplift(x, y, confidence, bounded=metric in stats.BOUNDED), metric, keys,
-                   batch_with=batch_with, batch_without=batch_without, seat=seat)
+                   series_with=series_with, series_without=series_without, seat=seat)
 
 
 def aggregate_over_scenarios(data, *, metric: str = "fitness_index", by: str = "model", batch_id=None,

@@ -85,7 +85,7 @@ class DataDir:
     """An archive opened for reading: views ``events``, ``seats``, ``runs`` on ``con``.
 
     With ``path`` None, ``con`` is used as it is (e.g. the service's own connection, whose
-    ``seats`` table the batch summary reads) and no views are created.
+    ``seats`` table the series summary reads) and no views are created.
     """
 
     def __init__(self, path: str | Path | None = None, con: duckdb.DuckDBPyConnection | None = None):

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 from analytics import plots
 from analytics.data import DIMENSIONS, as_data
 from analytics.ranking import Leaderboard
-from analytics.summary import batch_summary
+from analytics.summary import series_summary
 
 # Snapshot rows (every 10th tick per living agent, docs/EVENTS.md): c is health, v is net worth.
 # health sits at its cap for every agent that eats, so satiety and net worth are the lines that move
@@ -24,12 +24,12 @@ def _seat_label(row: dict) -> str:
 def seat_forest(data_or_summary, batch_id: str | None = None, metric: str = "fitness_index", *,
                 path: str | PathLike | None = None) -> Figure:
     """Each seat's mean ``metric`` (fitness_index or a dimension) with its 95% interval."""
-    summary = data_or_summary if isinstance(data_or_summary, dict) else batch_summary(data_or_summary, batch_id)
+    summary = data_or_summary if isinstance(data_or_summary, dict) else series_summary(data_or_summary, batch_id)
     rows = []
     for seat in summary["seats"]:
         interval = seat[metric] if metric == "fitness_index" else seat["dimensions"][metric]
         rows.append({"label": _seat_label(seat), **interval})
-    title = f"{metric} per seat, batch {summary['batch_id']} ({summary['runs']} runs)"
+    title = f"{metric} per seat, series {summary['batch_id']} ({summary['runs']} runs)"
     return plots.forest_plot(rows, title=title, xlabel=f"mean {metric}, 95% interval", path=path)
 
 
@@ -40,13 +40,13 @@ def leaderboard_forest(board: Leaderboard, *, path: str | PathLike | None = None
 
 
 def seat_profile(data, batch_id: str, *, anchors: bool = True, path: str | PathLike | None = None) -> Figure:
-    """Mean score on each dimension per seat over the batch."""
+    """Mean score on each dimension per seat over the series."""
     rows = as_data(data).seats_df(batch_id=batch_id, anchors=anchors)
     if rows.empty:
-        raise ValueError(f"no seat rows for batch {batch_id!r}")
+        raise ValueError(f"no seat rows for series {batch_id!r}")
     means = rows.groupby(["seat", "name"], sort=True)[list(DIMENSIONS)].mean().reset_index()
     means["label"] = [_seat_label({"seat": s, "name": n}) for s, n in zip(means["seat"], means["name"])]
-    return plots.dimension_profile(means.drop(columns=["seat", "name"]), title=f"Dimension profile, batch {batch_id}",
+    return plots.dimension_profile(means.drop(columns=["seat", "name"]), title=f"Dimension profile, series {batch_id}",
                                    path=path)
 
 

@@ -2,7 +2,7 @@
 
 Every function takes ``x`` of shape (samples, n): each row is one series of n trials, and
 returns ``(low, high)`` arrays of shape (samples,). The coverage benchmark calls them on
-thousands of rows; the batch summary on one row. Bootstrap draws are made the way
+thousands of rows; the series summary on one row. Bootstrap draws are made the way
 scipy.stats.bootstrap makes them (``rng.integers(0, n, (n_resamples, n))``), so on one row
 the percentile and BCa intervals equal scipy's with the same generator.
 

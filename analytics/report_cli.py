@@ -1,4 +1,4 @@
-"""`studio report`: a batch's, some runs' or the whole archive's summary table, or JSON.
+"""`studio report`: a series', some runs' or the whole archive's summary table, or JSON.
 
 Reads the archive's Parquet files only (analytics.data), so it is safe while the service runs.
 The progress bar goes to stderr and only on a terminal, so `--json` output stays clean on stdout.
@@ -16,10 +16,12 @@ from pathlib import Path
 
 def add_parser(sub, add_data_dir) -> None:
     """Register `report` on the `studio` subparsers (api/cli.py calls this)."""
-    p = sub.add_parser("report", help="summary table of a batch, some runs or the whole archive")
+    p = sub.add_parser("report", help="summary table of a series, some runs or the whole archive")
     add_data_dir(p)
     which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--batch", help="a batch id: one row per seat")
+    which.add_argument("--series", help="a series' id (its batch_id, bat_...): one row per seat")
+    # the flag's first name, kept so existing scripts still run
+    which.add_argument("--batch", dest="series", help=argparse.SUPPRESS)
     which.add_argument("--runs", help="comma-separated run ids: one row per seat")
     which.add_argument("--all", action="store_true", help="every archived match: one row per model")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples for the leaderboard")
@@ -40,7 +42,7 @@ def _interval(iv: dict, scale: float = 1.0, digits: int = 1) -> str:
     return f"{est} [{iv['low'] * scale:.{digits}f}, {iv['high'] * scale:.{digits}f}]"
 
 
-def build_report(data_dir: str, *, batch: str | None, runs: list[str] | None, resamples: int,
+def build_report(data_dir: str, *, series: str | None, runs: list[str] | None, resamples: int,
                  progress=None) -> dict:
     """The report as plain data: the series summary and the Bradley-Terry leaderboard.
     ``progress``: a rich Progress to show the steps on, or None."""
@@ -57,13 +59,13 @@ def build_report(data_dir: str, *, batch: str | None, runs: list[str] | None, re
 
     data = open_data_dir(data_dir)
     task = step("summarising seats")
-    summary = series_summary(data, batch_id=batch, run_ids=runs, by="seat" if batch or runs else "model")
+    summary = series_summary(data, batch_id=series, run_ids=runs, by="seat" if series or runs else "model")
     done(task)
     if summary["matches"] == 0:
-        what = f"batch {batch}" if batch else f"runs {', '.join(runs)}" if runs else "the archive"
+        what = f"series {series}" if series else f"runs {', '.join(runs)}" if runs else "the archive"
         raise LookupError(f"no archived matches for {what} under {data_dir}")
     task = step(f"leaderboard, {resamples} bootstrap resamples")
-    board = leaderboard(data, batch_id=batch, run_ids=runs, n_resamples=resamples)
+    board = leaderboard(data, batch_id=series, run_ids=runs, n_resamples=resamples)
     done(task)
     return {"data_dir": str(data_dir), "summary": summary, "leaderboard": board.to_dict()}
 
@@ -74,7 +76,7 @@ def render(report: dict, console) -> None:
 
     summary = report["summary"]
     per_seat = summary["by"] == "seat"
-    scope = (f"batch {summary['batch_id']}" if summary["batch_id"] else
+    scope = (f"series {summary['batch_id']}" if summary["batch_id"] else
              _count(len(summary['run_ids']), "run") if summary["run_ids"] is not None else "all runs")
     table = Table(title=f"{scope}: {_count(summary['runs'], 'run')}, {_count(summary['matches'], 'match')}, "
                         f"scenarios {', '.join(summary['scenario_ids'])} (95% intervals)")
@@ -117,7 +119,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
                       transient=True, disable=not err.is_terminal) as progress:
-            report = build_report(args.data_dir, batch=args.batch, runs=runs, resamples=args.resamples,
+            report = build_report(args.data_dir, series=args.series, runs=runs, resamples=args.resamples,
                                   progress=progress)
     except LookupError as e:
         err.print(f"studio report: {e}")

@@ -1,7 +1,7 @@
 """Intervals and comparisons for a series of trials.
 
 Pure functions over numpy arrays: no I/O, no service imports, so notebooks, the
-batch summary and the API all go through the same path.
+series summary and the API all go through the same path.
 
 Degenerate inputs never raise: an interval that cannot be computed (one
 observation, no observations, zero trials for a rate) has ``low = high = None``

@@ -1,5 +1,5 @@
 """Series summaries: per seat, a metric's mean with its interval, win and survival rates, the
-crafter score over the series. GET /api/v1/batches/:id returns ``batch_summary`` unchanged, so
+crafter score over the series. GET /api/v1/batches/:id returns ``series_summary`` unchanged, so
 the output is plain JSON (None where an interval cannot be computed, never NaN).
 
 Scores (0..100) are reported to 2 decimals and rates (0..1) to 4: the statistics run at full
@@ -70,10 +70,12 @@ def _group_summary(rows: pd.DataFrame, confidence: float) -> dict:
     }
 
 
-def series_summary(data, *, batch_id: str | None = None, run_ids=None, scenario_id: str | None = None,
+def series_summary(data, batch_id: str | None = None, *, run_ids=None, scenario_id: str | None = None,
                    by: str = "seat", anchors: bool = True, confidence: float = 0.95) -> dict:
     """Summary of the selected seat rows, one entry per seat (by="seat": seat index, name, model,
-    anchor) or per model (by="model", for runs with different rosters)."""
+    anchor) or per model (by="model", for runs with different rosters). ``data``: a DataDir, a data
+    dir path, or a DuckDB connection with a ``seats`` view/table (the service's); ``batch_id`` selects
+    one series, ``run_ids`` or ``scenario_id`` other rows."""
     if by not in GROUPINGS:
         raise ValueError(f"by must be one of {sorted(GROUPINGS)}, got {by!r}")
     rows = _seat_rows(data, batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors)
@@ -86,7 +88,7 @@ def series_summary(data, *, batch_id: str | None = None, run_ids=None, scenario_
             groups.append(entry | _group_summary(part, confidence))
     return {
         "batch_id": batch_id,
-        # the runs the rows came from, whether selected by batch, scenario or id
+        # the runs the rows came from, whether selected by series, scenario or id
         "run_ids": sorted({str(r) for r in rows["run_id"]}),
         "by": by,
         "runs": int(rows["run_id"].nunique()),
@@ -96,10 +98,4 @@ def series_summary(data, *, batch_id: str | None = None, run_ids=None, scenario_
         "confidence": confidence,
         "seats" if by == "seat" else "models": groups,
     }
-
-
-def batch_summary(data_or_con, batch_id: str, *, anchors: bool = True, confidence: float = 0.95) -> dict:
-    """A batch's summary per seat. ``data_or_con``: a DataDir, a data dir path, or a DuckDB
-    connection with a ``seats`` view/table (the service's). See series_summary for the shape."""
-    return series_summary(data_or_con, batch_id=batch_id, anchors=anchors, confidence=confidence)
 

@@ -43,7 +43,7 @@ def default_dir() -> str:
         digest.update((ROOT / name).read_bytes())
     return f"/tmp/studio-analytics-bench-{digest.hexdigest()[:12]}"
 # 20 series of 100 seeds: every series shares the seeds, so configurations pair on them.
-N_BATCHES, SEEDS_PER_BATCH = 20, 100
+N_SERIES, SEEDS_PER_SERIES = 20, 100
 SCENARIOS = {
     "base": {},
     "lush": {"resources": {"food": {"max": 2, "regen": 2}, "wood": {"regen": 1.5}}},
@@ -57,18 +57,18 @@ ROSTERS = (
 TARGETS = {"scorecard_recompute_s": 2.0, "leaderboard_1000_resamples_s": 3.0}
 
 
-def batch_plan(b: int) -> dict:
+def series_plan(b: int) -> dict:
     scenario = sorted(SCENARIOS)[b % len(SCENARIOS)]
     return {"batch_id": f"bat_{b:02d}", "scenario_id": scenario, "env": SCENARIOS[scenario],
             "roster": ROSTERS[(b // len(SCENARIOS)) % len(ROSTERS)]}
 
 
-def _play_batch(args) -> int:
+def _play_one_series(args) -> int:
     data_dir, b = args
     from orchestrator.sample import local_seats, play_series
 
-    plan = batch_plan(b)
-    play_series(data_dir, plan["batch_id"], local_seats(plan["roster"]), range(SEEDS_PER_BATCH),
+    plan = series_plan(b)
+    play_series(data_dir, plan["batch_id"], local_seats(plan["roster"]), range(SEEDS_PER_SERIES),
                 scenario_id=plan["scenario_id"], env=plan["env"])
     return b
 
@@ -82,7 +82,7 @@ def ensure_data(data_dir: str) -> dict:
     path.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
-        list(pool.map(_play_batch, [(data_dir, b) for b in range(N_BATCHES)]))
+        list(pool.map(_play_one_series, [(data_dir, b) for b in range(N_SERIES)]))
     import duckdb
 
     from analytics.archive.layout import COMPACT_GLOB, EVENTS_DIR, archive_dir
@@ -90,7 +90,7 @@ def ensure_data(data_dir: str) -> dict:
     glob = str(archive_dir(path) / EVENTS_DIR / COMPACT_GLOB)
     events, matches = duckdb.connect().execute(
         "SELECT count(*), count(DISTINCT match_id) FROM read_parquet(?)", [glob]).fetchone()
-    info = {"events": int(events), "matches": int(matches), "batches": N_BATCHES,
+    info = {"events": int(events), "matches": int(matches), "series": N_SERIES,
             "generate_s": round(time.perf_counter() - t0, 2)}
     manifest.write_text(json.dumps(info))
     return info
@@ -146,7 +146,7 @@ def main() -> None:
     from analytics.data import open_data_dir
     from analytics.figures import seat_forest
     from analytics.scorecards import recompute_scorecards
-    from analytics.summary import batch_summary
+    from analytics.summary import series_summary
 
     t0 = time.perf_counter()
     pyarrow.set_cpu_count(1)
@@ -158,7 +158,7 @@ def main() -> None:
     recompute, cards = timed(lambda: recompute_scorecards(data), args.repeats)
     bad = mismatches(cards, data.seats_df())
     board_t, board = timed(lambda: leaderboard(data, n_resamples=1000), max(1, args.repeats // 2))
-    summary_t, summary = timed(lambda: batch_summary(data, "bat_00"), args.repeats)
+    summary_t, summary = timed(lambda: series_summary(data, "bat_00"), args.repeats)
     seat_forest(summary, path=plot)
 
     rec_med, board_med = statistics.median(recompute), statistics.median(board_t)
@@ -167,7 +167,7 @@ def main() -> None:
                     "duckdb_threads": threads, "arrow_threads": pyarrow.cpu_count(),
                     "load_avg_1m": round(os.getloadavg()[0], 2)},
         "data": {"dir": args.data_dir, "events": info["events"], "matches": info["matches"],
-                 "seat_rows": len(cards), "batches": info["batches"], "generate_s": info["generate_s"],
+                 "seat_rows": len(cards), "series": info["series"], "generate_s": info["generate_s"],
                  "units": {"events": "rows", "matches": "count", "generate_s": "s"}},
         "open_data_dir_s": round(open_s, 4),
         "scorecard_recompute": {**figure(recompute), "first_call_s": round(first[0], 3),
@@ -175,8 +175,8 @@ def main() -> None:
                                 "mismatched_cells_vs_stored": bad},
         "leaderboard": {**figure(board_t), "resamples": 1000, "matches": board.n_matches,
                         "models": len(board.rows)},
-        "batch_summary": {**figure(summary_t), "batch_id": "bat_00", "runs": summary["runs"],
-                          "seats": len(summary["seats"]), "interval_method": summary["seats"][0]["fitness_index"]["method"]},
+        "series_summary": {**figure(summary_t), "batch_id": "bat_00", "runs": summary["runs"],
+                           "seats": len(summary["seats"]), "interval_method": summary["seats"][0]["fitness_index"]["method"]},
         "targets": {
             "scorecard_recompute_s": target(TARGETS["scorecard_recompute_s"], round(rec_med, 3), info["events"]),
             "leaderboard_1000_resamples_s": target(TARGETS["leaderboard_1000_resamples_s"], round(board_med, 3),

@@ -37,9 +37,9 @@ def timed_series(service, trials: int, ticks: int) -> tuple[float, set[str]]:
         t0 = time.perf_counter()
         r = c.post("/api/v1/runs", json=series_body(trials, ticks))
         assert r.status_code == 201, r.text
-        batch = r.json()["batch"]
-        bodies = wait_runs(c, batch["run_ids"])
-        path = series_file(service.data_dir, EVENTS_DIR, batch["batch_id"])
+        series = r.json()["batch"]
+        bodies = wait_runs(c, series["run_ids"])
+        path = series_file(service.data_dir, EVENTS_DIR, series["batch_id"])
         while not path.exists():
             time.sleep(0.01)
         wall = time.perf_counter() - t0

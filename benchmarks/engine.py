@@ -1,7 +1,7 @@
 """Engine speed against Crafter, side by side in one run, at the headline configurations.
 
 Each configuration (24 agents x 300 ticks, 256 agents x 300 ticks) is timed whole: each repeat
-builds (map generation, spawns, tables) and plays a batch of seasons with distinct seeds to the
+builds (map generation, spawns, tables) and plays a set of seasons with distinct seeds to the
 season's end inside the timed region.
 Only living agent-steps count: an agent that starved stops counting at its death tick.
 Crafter plays the same configuration with its random policy: as many single-agent worlds as
@@ -60,7 +60,7 @@ def living_steps(m) -> int:
 def engine_once(n: int, ticks: int, seed: int) -> dict:
     """MATCHES[n] seasons back to back, each built and played inside the timed region. One season
     at 24 agents is about 2 ms, so a lone season per repeat would measure the machine's jitter
-    (a page fault, a timer tick) more than the engine; a batch of distinct seeds does not."""
+    (a page fault, a timer tick) more than the engine; a set of distinct seeds does not."""
     w0, c0 = time.perf_counter(), time.process_time()
     steps = events = 0
     for k in range(MATCHES[n]):

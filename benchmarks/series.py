@@ -86,14 +86,14 @@ def api_phase(c, trials: int, ticks: int, data_dir: Path) -> tuple[float, list[t
     t0 = time.perf_counter()
     r = c.post("/api/v1/runs", json=body(trials, ticks))
     assert r.status_code == 201, r.text
-    batch = r.json()["batch"]
-    while not _idle(c, batch["batch_id"]):
+    series = r.json()["batch"]
+    while not _idle(c, series["batch_id"]):
         time.sleep(0.02)
-    while not series_file(data_dir, EVENTS_DIR, batch["batch_id"]).exists():
+    while not series_file(data_dir, EVENTS_DIR, series["batch_id"]).exists():
         time.sleep(0.01)
     wall = time.perf_counter() - t0
     matches = []
-    for rid in batch["run_ids"]:
+    for rid in series["run_ids"]:
         run = c.get(f"/api/v1/runs/{rid}").json()["run"]
         assert run["status"] == "finished", run["error"]
         matches.append((run["effective"]["season_ticks"], run["effective"]["env"], [s["model"] for s in run["roster"]]))

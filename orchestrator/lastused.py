@@ -47,18 +47,18 @@ class LastUsed:
 
     def _write(self) -> bool:
         with self._lock:
-            batch, self._pending = self._pending, {}
-        if not batch:
+            due, self._pending = self._pending, {}
+        if not due:
             return True
         try:
             with self.store.write() as c:
                 c.executemany("UPDATE tokens SET last_used_at_ms = MAX(COALESCE(last_used_at_ms, 0), ?) "
-                              "WHERE id = ?", [(ms, tid) for tid, ms in batch.items()])
+                              "WHERE id = ?", [(ms, tid) for tid, ms in due.items()])
             return True
         except sqlite3.Error as e:
             log.warning("could not record tokens' last use (%s); retrying in %.0f s", e, RETRY_S)
             with self._lock:
-                for tid, ms in batch.items():
+                for tid, ms in due.items():
                     self._pending[tid] = max(ms, self._pending.get(tid, 0))
             return False
 

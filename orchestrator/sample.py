@@ -27,7 +27,7 @@ def play_series(data_dir: str | Path, batch_id: str, seats: list[dict], seeds: I
                 clock: Clock | None = None) -> list[str]:
     """Play one match per seed with the same roster and archive it under ``data_dir``.
 
-    Seeds are shared across series on purpose: two batches played on the same seeds are paired
+    Seeds are shared across series on purpose: two series played on the same seeds are paired
     (same map, same spawns), which is what compare_configs and skill_uplift rely on. Returns the
     run ids in seed order.
     """

@@ -2,9 +2,9 @@
 
     archive/events/<match_id>.arrow        one match of a series still playing, as its worker sent it
     archive/seats/<match_id>.arrow         its seat rows, likewise
-    archive/events/<key>.parquet           every match of a series (key = batch id) or of a single run
+    archive/events/<key>.parquet           every match of a series (key = batch_id) or of a single run
     archive/seats/<key>.parquet            (key = match id), compacted once none of its runs is left to play
-    archive/runs/<key>.parquet             ended runs' views (key = batch id, or the first run's id)
+    archive/runs/<key>.parquet             ended runs' views (key = batch_id, or the first run's id)
     archive/transcripts/<match_id>.arrow   every model turn of a match, for its run's owner only
     archive/arena/<match_id>.json          an arena game's graded log, its whole record
 """

@@ -15,7 +15,7 @@ from orchestrator import listing, scenarios
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
-from orchestrator.runs.series import get_batch
+from orchestrator.runs.series import get_series
 from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
 router = APIRouter(include_in_schema=False)
@@ -169,18 +169,18 @@ async def run_cancel(user: ConsoleUser, run_id: str):
 # --- a series ------------------------------------------------------------------------------------
 
 @router.get("/console/batches/{batch_id}")
-async def batch_page(user: ConsoleUser, batch_id: str):
+async def series_page(user: ConsoleUser, batch_id: str):
     """A series: status, its runs, and each seat's mean fitness with its 95% interval, plotted by the
     analytics package's own forest plot (SVG, inline)."""
     try:
-        batch = get_batch(user.core, user.principal, batch_id)["batch"]
+        series = get_series(user.core, user.principal, batch_id)["batch"]
     except DomainError as e:
         return dead_end(user, e)
     svg = None
-    summary = batch["summary"]
+    summary = series["summary"]
     if summary and summary.get("seats"):
         svg = await asyncio.to_thread(_forest_svg, summary)
-    return user.page("series.html", batch=batch, svg=svg)
+    return user.page("series.html", series=series, svg=svg)
 
 
 def _forest_svg(summary: dict) -> str:

@@ -189,7 +189,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("get_batch", "Get a series", "A series launched with trials > 1: {batch {batch_id, status, trials, "
              "seed_mode, run_ids, summary}}, where summary gives per seat the mean fitness_index with its 95% "
              "interval and n, and the same for each dimension. Unknown ids answer unknown_run. Needs runs:read. "
-             "REST: GET /api/v1/batches/:id.", service.READ, False, "id", series.get_batch,
+             "REST: GET /api/v1/batches/:id.", service.READ, False, "id", series.get_series,
              id_text="the series' batch_id (bat_...), from launch_run"),
     ToolSpec("get_usage", "Usage and allowances", "Spend by month, by model and per run, split by who paid (account "
              "keys or platform), and the allowances: agent_turns {used, held, remaining}, queued_runs, spend_cap_usd, "

@@ -1,4 +1,4 @@
-"""Run routes: estimate, launch, list, read, cancel, batches, usage. Each calls one service function."""
+"""Run routes: estimate, launch, list, read, cancel, series, usage. Each calls one service function."""
 from __future__ import annotations
 
 from typing import Annotated
@@ -86,7 +86,7 @@ def cancel(id: str, c: Writer):
 
 @router.get("/batches/{id}", responses=responses({200: BatchOne}), summary="A series: its runs and per-seat summary")
 def get_batch(id: str, c: Reader):
-    return series.get_batch(c.core, c.principal, id)
+    return series.get_series(c.core, c.principal, id)
 
 
 @router.get("/usage", responses=responses({200: Usage}), summary="Spend by month, model and run; allowances")

@@ -20,7 +20,7 @@ class Job:
     season_ticks: int
     env: dict                   # resolved, seeds included
     seats: list[dict]           # resolved roster entries (run view's roster)
-    meta: dict = field(default_factory=dict)  # scenario id and hashes, batch id: stored with the log
+    meta: dict = field(default_factory=dict)  # scenario id and hashes, batch_id: stored with the log
     spend_cap_usd: float | None = None
     tick_ms: float = 0.0        # operator's pace for scripted matches (config [runs] min_tick_ms); 0: flat out
     account_id: str | None = None  # whose stored keys the model seats use (decrypted where they play)

@@ -1,2 +1,2 @@
 """Runs and series: the run body, admission (estimate and launch), the run view, reads, cancel,
-batches, usage, and the dispatcher that hands queued runs to Ray workers."""
+series, usage, and the dispatcher that hands queued runs to Ray workers."""

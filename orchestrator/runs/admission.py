@@ -44,7 +44,7 @@ class Admission:
     trials: int
     seed_mode: str | None
     trial_envs: list[dict]          # per trial: effective object (CONTRACT.md section 3)
-    batch_seed: int | None
+    series_seed: int | None
     agent_turns: int                # for the whole launch
     usd: dict
     spend_cap_usd: float | None
@@ -123,7 +123,7 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
 
 
 def _seeds(scen: Scenario, body: dict, trials: int, seed_mode: str | None,
-           batch_seed: int | None = None) -> tuple[list[dict], int | None]:
+           series_seed: int | None = None) -> tuple[list[dict], int | None]:
     """Per trial: (seed, source, spawn_seed, source) under CONTRACT.md section 9's rules."""
     run_env = body.get("env") or {}
     if "seed" in run_env and scen.seed_policy == "fixed":
@@ -144,24 +144,24 @@ def _seeds(scen: Scenario, body: dict, trials: int, seed_mode: str | None,
     if seed_mode == "pinned" and seed is not None:
         raise DomainError("seed_not_allowed", f"seed_mode pinned draws one map seed for the series, but env.seed is "
                           f"already pinned ({seed_src}); drop one of them")
-    batch_seed = draw_seed() if batch_seed is None else batch_seed
+    series_seed = draw_seed() if series_seed is None else series_seed
     out = []
     for k in range(trials):
         s, ss = (seed, seed_src) if seed is not None else (
-            (trial_seed(batch_seed, "map", 0 if seed_mode == "pinned" else k), "series"))
-        out.append({"seed": s, "seed_source": ss, "spawn_seed": trial_seed(batch_seed, "spawn", k),
+            (trial_seed(series_seed, "map", 0 if seed_mode == "pinned" else k), "series"))
+        out.append({"seed": s, "seed_source": ss, "spawn_seed": trial_seed(series_seed, "spawn", k),
                     "spawn_seed_source": "series"})
-    return out, batch_seed
+    return out, series_seed
 
 
-def trial_seed(batch_seed: int, salt: str, k: int) -> int:
-    """Trial k's seed, derived from the batch's recorded seed: anyone can recompute it."""
-    digest = hashlib.sha256(f"{batch_seed}:{salt}:{k}".encode()).digest()
+def trial_seed(series_seed: int, salt: str, k: int) -> int:
+    """Trial k's seed, derived from the series' recorded seed: anyone can recompute it."""
+    digest = hashlib.sha256(f"{series_seed}:{salt}:{k}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % (SEED_MAX + 1)
 
 
 def _paired_seed(core: Core, principal: Principal, body: dict, trials: int) -> int | None:
-    """The batch seed of the series named by paired_with: trial k then plays trial k's seeds."""
+    """The recorded seed of the series named by paired_with: trial k then plays trial k's seeds."""
     other = body.get("paired_with")
     if other is None:
         return None
@@ -213,7 +213,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
                           f"{plan['series_max_trials']} trials per series")
     seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
     env = merge_env(scen.env, body.get("env"))
-    seeds, batch_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
+    seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
     trial_envs = [scen.kind.effective(scen, ticks, env, s, k) for k, s in enumerate(seeds)]
     agent_turns = n_seats * ticks * trials
     est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal))
@@ -222,7 +222,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     scripted = all(s["provider"] == "local" for s in seats)
     name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
-                     trial_envs=trial_envs, batch_seed=batch_seed, agent_turns=agent_turns, usd=usd,
+                     trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,
                      spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
                      priced=[e["priced"] for e in est["seats"]])
 

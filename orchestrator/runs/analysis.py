@@ -2,7 +2,7 @@
 MCP and Python alike (GET /api/v1/leaderboard, /api/v1/compare, /api/v1/batches/:id/export).
 
 Each call reads only the seat files of the account's ended runs (an in-memory DuckDB over exactly
-those Parquet files, as the batch summary does), so one account never sees another's matches and
+those Parquet files, as the series summary does), so one account never sees another's matches and
 nothing waits on the export of ended runs. A model is identified by its provider and model id: the
 same model id reached through two providers is two rows.
 """
@@ -64,7 +64,7 @@ def _source(core: Core, matches: dict[str, str | None]) -> duckdb.DuckDBPyConnec
 
 
 def _matches(core: Core, principal: Principal, **where: str) -> dict[str, str | None]:
-    """The account's ended matches (match id -> batch id) that satisfy ``where``."""
+    """The account's ended matches (match id -> batch_id) that satisfy ``where``."""
     clauses = " AND ".join(f"{column} = ?" for column in where)  # column names are this module's own
     rows = core.store.all(f"SELECT match_id, batch_id FROM runs WHERE account_id = ? AND match_id IS NOT NULL "
                           f"AND status IN (?, ?){' AND ' + clauses if clauses else ''}",
@@ -72,10 +72,10 @@ def _matches(core: Core, principal: Principal, **where: str) -> dict[str, str | 
     return {r["match_id"]: r["batch_id"] for r in rows}
 
 
-def _batch(core: Core, principal: Principal, name: str, batch_id: Any) -> str:
+def _series(core: Core, principal: Principal, name: str, batch_id: Any) -> str:
     batch_id = _str(name, batch_id)
     if core.store.one("SELECT id FROM batches WHERE id = ? AND account_id = ?", (batch_id, principal.account_id)) is None:
-        raise DomainError("unknown_run", f"{name}: no batch '{batch_id}' on this account; a series answers its "
+        raise DomainError("unknown_run", f"{name}: no series '{batch_id}' on this account; a series answers its "
                           "batch_id at launch")
     return batch_id
 
@@ -112,7 +112,7 @@ def compare(core: Core, principal: Principal, *, batch_a: Any = None, batch_b: A
     """One seat of series a against a seat of series b, paired on the seeds both played (a series
     launched with paired_with replays the other's seeds): difference of means with its interval."""
     require(principal, "runs:read")
-    a, b = _batch(core, principal, "batch_a", batch_a), _batch(core, principal, "batch_b", batch_b)
+    a, b = _series(core, principal, "batch_a", batch_a), _series(core, principal, "batch_b", batch_b)
     seat = _int("seat", seat, 0, 63, 0)
     seat_b = _int("seat_b", seat_b, 0, 63, None)
     metric = _str("metric", metric, required=False) or "fitness_index"
@@ -132,7 +132,7 @@ def export(core: Core, principal: Principal, batch_id: str, fmt: Any = None) -> 
     """A series' seat rows (one per agent per ended match, every results field) as CSV or Parquet:
     (the file's bytes, its media type)."""
     require(principal, "runs:read")
-    batch_id = _batch(core, principal, "id", batch_id)
+    batch_id = _series(core, principal, "id", batch_id)
     fmt = _str("format", fmt, required=False) or "csv"
     if fmt not in FORMATS:
         raise DomainError("bad_request", f"format: should be one of {', '.join(FORMATS)}")

@@ -1,7 +1,7 @@
 """After runs end: the export of their final views to archive/runs/, and the compaction of their
 matches into one Parquet file per series (analytics.archive.store). A single run is exported and
 compacted as it ends (with whatever else ended meanwhile: one file); a series waits until none of its
-runs is left to play, then goes in one file of views (`runs/<batch id>.parquet`, rewritten whole if it
+runs is left to play, then goes in one file of views (`runs/<batch_id>.parquet`, rewritten whole if it
 is settled again) and one of matches. Per-run files would cost the service a Parquet write per run
 and leave analysts thousands of files to scan.
 

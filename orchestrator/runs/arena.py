@@ -20,7 +20,7 @@ TURN_TIMEOUT_MS = 60_000
 
 
 class Arena:
-    batched = False  # a game costs its oracle's search, not agents x ticks, and varies too much to batch
+    in_chunks = False  # a game costs its oracle's search, not agents x ticks, and varies too much to chunk
     resumable = False  # an arena game that lost its worker fails keeping what was metered (no replay yet)
 
     def __init__(self, game: Game):

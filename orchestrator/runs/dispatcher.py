@@ -253,7 +253,7 @@ class Dispatcher:
 
     def _per_chunk(self, rows: list) -> int:
         """Runs per chunk for claimed rows like these: as many as fit CHUNK_AGENT_TICKS."""
-        if self.tick_ms > 0 or not rows or not all(kinds.of(r["scenario_id"]).batched for r in rows):
+        if self.tick_ms > 0 or not rows or not all(kinds.of(r["scenario_id"]).in_chunks for r in rows):
             return 1
         work = max(work_of(r) for r in rows)
         return max(1, min(CHUNK_RUNS, CHUNK_AGENT_TICKS // max(1, work)))

@@ -100,14 +100,14 @@ def error_json(message: str, code: str = "internal_error") -> str:
     return json.dumps({"error": code, "message": message})
 
 
-def claim(c: sqlite3.Connection, scripted: bool, limit: int, batch_ids: tuple = ()) -> list[sqlite3.Row]:
+def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple = ()) -> list[sqlite3.Row]:
     """queued -> launching: the oldest `limit` queued runs of a kind, for free worker slots; with
-    batch_ids, only runs of those series."""
+    series_ids, only runs of those series."""
     t = TRANSITIONS["claim"]
-    within = f" AND batch_id IN ({','.join('?' * len(batch_ids))})" if batch_ids else ""
+    within = f" AND batch_id IN ({','.join('?' * len(series_ids))})" if series_ids else ""
     rows = c.execute(f"UPDATE runs SET status = ? WHERE id IN (SELECT id FROM runs WHERE status IN {_states(t.leaves)} "
                      f"AND scripted = ?{within} ORDER BY seq LIMIT ?) RETURNING *",
-                     (t.to[0], int(scripted), *batch_ids, limit)).fetchall()
+                     (t.to[0], int(scripted), *series_ids, limit)).fetchall()
     return sorted(rows, key=lambda r: r["seq"])
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 import duckdb
 
 from analytics.archive.store import Archive
-from analytics.summary import batch_summary
+from analytics.summary import series_summary
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -14,23 +14,23 @@ from orchestrator.runs import lifecycle
 
 
 def summary_source(core: Core, match_ids: list[str], batch_id: str | None = None):
-    """An in-memory DuckDB table of exactly this batch's seat rows (landed or compacted): no glob over
+    """An in-memory DuckDB table of exactly this series' seat rows (landed or compacted): no glob over
     the whole archive, and no dependence on the export of ended runs having caught up."""
     con = duckdb.connect()
     con.register("seats", Archive.of(core.data_dir, core.config).seats({m: batch_id for m in match_ids}))
     return con
 
 
-def get_batch(core: Core, principal: Principal, batch_id: str) -> dict:
+def get_series(core: Core, principal: Principal, batch_id: str) -> dict:
     require(principal, "runs:read")
-    b = core.store.one("SELECT * FROM batches WHERE id = ? AND account_id = ?", (batch_id, principal.account_id))
-    if b is None:
-        raise DomainError("unknown_run", f"no batch '{batch_id}' on this account; a series answers its batch_id "
+    s = core.store.one("SELECT * FROM batches WHERE id = ? AND account_id = ?", (batch_id, principal.account_id))
+    if s is None:
+        raise DomainError("unknown_run", f"no series '{batch_id}' on this account; a series answers its batch_id "
                           "at launch")
     runs = core.store.all("SELECT id, status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (batch_id,))
     done = [r["match_id"] for r in runs if r["match_id"] and r["status"] in lifecycle.SCORED]
     counts = Counter(r["status"] for r in runs)
-    return {"batch": {"batch_id": batch_id, "status": lifecycle.series_status(counts), "trials": b["trials"],
-                      "seed_mode": b["seed_mode"], "batch_seed": b["batch_seed"],
+    return {"batch": {"batch_id": batch_id, "status": lifecycle.series_status(counts), "trials": s["trials"],
+                      "seed_mode": s["seed_mode"], "batch_seed": s["batch_seed"],
                       "run_ids": [r["id"] for r in runs], "counts": dict(counts),
-                      "summary": batch_summary(summary_source(core, done, batch_id), batch_id)}}
+                      "summary": series_summary(summary_source(core, done, batch_id), batch_id)}}

@@ -90,7 +90,7 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
         if batch_id:
             c.execute("INSERT INTO batches (id, account_id, trials, seed_mode, batch_seed, created_at_ms) "
                       "VALUES (?, ?, ?, ?, ?, ?)", (batch_id, principal.account_id, adm.trials, adm.seed_mode,
-                                                    adm.batch_seed, now))
+                                                    adm.series_seed, now))
         for k, (run_id, eff) in enumerate(zip(run_ids, adm.trial_envs)):
             name = adm.name if not batch_id else f"{adm.name} (trial {k + 1}/{adm.trials})"
             c.execute(
@@ -104,9 +104,9 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
     if d is not None:
         d.wake()
     first = _row(core, principal, run_ids[0])
-    batch = {"batch_id": batch_id, "trials": adm.trials, "seed_mode": adm.seed_mode, "run_ids": run_ids} \
+    series = {"batch_id": batch_id, "trials": adm.trials, "seed_mode": adm.seed_mode, "run_ids": run_ids} \
         if batch_id else None
-    return {"ok": True, "run": run_view(first), "batch": batch}
+    return {"ok": True, "run": run_view(first), "batch": series}
 
 
 def arena_estimate(core: Core, principal: Principal, raw: Any) -> dict:

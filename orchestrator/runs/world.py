@@ -35,7 +35,7 @@ class Scenario:
 
 
 class World:
-    batched = True  # a deep queue of its small scripted runs goes to the workers in chunks
+    in_chunks = True  # a deep queue of its small scripted runs goes to the workers in chunks
     resumable = True  # a model run that lost its worker replays its recorded turns and plays on
 
     def scenario(self, core: Core, principal: Principal, scenario_id: str, console: bool) -> Scenario:

@@ -10,12 +10,12 @@ from analytics.ranking import bradley_terry
 from tests.analytics.conftest import SEEDS_B, direct_seats
 
 
-def by_seed(rows, batch, seat, metric):
-    part = rows[(rows["batch_id"] == batch) & (rows["seat"] == seat)]
+def by_seed(rows, batch_id, seat, metric):
+    part = rows[(rows["batch_id"] == batch_id) & (rows["seat"] == seat)]
     return dict(zip(part["seed"], part[metric]))
 
 
-def test_two_seats_of_a_batch_are_paired_per_match(archive_dir):
+def test_two_seats_of_a_series_are_paired_per_match(archive_dir):
     got = compare_seats(archive_dir, "bat_b", 0, "raider", metric="economy")
     rows = direct_seats(archive_dir)
     a, b = by_seed(rows, "bat_b", 0, "economy"), by_seed(rows, "bat_b", 1, "economy")
@@ -30,7 +30,7 @@ def test_two_seats_of_a_batch_are_paired_per_match(archive_dir):
     assert got["prob_improvement"]["estimate"] == round(wins, 4)
 
 
-def test_configurations_pair_on_the_seeds_both_batches_played(archive_dir):
+def test_configurations_pair_on_the_seeds_both_series_played(archive_dir):
     got = compare_configs(archive_dir, "bat_a", "bat_b", 0)
     rows = direct_seats(archive_dir)
     a, b = by_seed(rows, "bat_a", 0, "fitness_index"), by_seed(rows, "bat_b", 0, "fitness_index")

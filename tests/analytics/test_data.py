@@ -42,7 +42,7 @@ def test_seat_view_holds_exactly_the_archived_rows(archive_dir):
             assert got[col].tolist() == want[col].tolist(), col
 
 
-def test_filters_select_by_batch_runs_and_scenario(archive_dir):
+def test_filters_select_by_series_runs_and_scenario(archive_dir):
     data = open_data_dir(archive_dir)
     assert set(data.seats_df(batch_id="bat_b")["seed"]) == set(SEEDS_B)
     assert set(data.seats_df(batch_id=["bat_a", "bat_c"])["batch_id"]) == {"bat_a", "bat_c"}
@@ -134,7 +134,7 @@ def test_reading_while_another_process_keeps_archiving(tmp_path):
     assert len(seen) > 1
 
 
-def test_views_pick_up_new_batches_without_reopening(tmp_path):
+def test_views_pick_up_new_series_without_reopening(tmp_path):
     data = open_data_dir(tmp_path)
     assert data.seats_df().empty
     play_series(tmp_path, "late", local_seats(["random"]), [1, 2], season_ticks=20, anchors=[])

@@ -6,7 +6,7 @@ from matplotlib.figure import Figure
 from analytics.archive.store import Archive
 from analytics.compare import leaderboard
 from analytics.figures import leaderboard_forest, seat_forest, seat_profile, trajectories, trajectory
-from analytics.summary import batch_summary
+from analytics.summary import series_summary
 from engine.kernels.codes import SNAPSHOT
 from tests.analytics.conftest import direct_seats
 
@@ -18,7 +18,7 @@ def test_seat_forest_draws_each_seats_mean(archive_dir, tmp_path):
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels == ["seat 0 · trader", "seat 1 · raider", "seat 2 · random #1 (anchor)",
                       "seat 3 · greedy-harvester #1 (anchor)"]
-    means = batch_summary(archive_dir, "bat_b")["seats"]
+    means = series_summary(archive_dir, "bat_b")["seats"]
     points = ax.lines[0].get_xdata()
     assert points == pytest.approx([s["fitness_index"]["estimate"] for s in means])
 

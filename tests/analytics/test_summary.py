@@ -1,4 +1,4 @@
-"""Batch summaries: every number checked against scipy/numpy on the same rows read without DuckDB."""
+"""Series summaries: every number checked against scipy/numpy on the same rows read without DuckDB."""
 import json
 
 import duckdb
@@ -9,22 +9,22 @@ from scipy import stats as st
 from analytics import stats
 from analytics.data import DIMENSIONS, open_data_dir
 from orchestrator.sample import local_seats, play_series
-from analytics.summary import batch_summary, series_summary
+from analytics.summary import series_summary
 from engine import rubric
 from tests.analytics.conftest import SEEDS_A, SEEDS_B, direct_seats
 
 
-def seat_rows(root, batch, seat):
+def seat_rows(root, batch_id, seat):
     rows = direct_seats(root)
-    return rows[(rows["batch_id"] == batch) & (rows["seat"] == seat)].sort_values("match_id")
+    return rows[(rows["batch_id"] == batch_id) & (rows["seat"] == seat)].sort_values("match_id")
 
 
 def rounded(interval, digits=2):
     return tuple(None if v is None else round(v, digits) for v in (interval.estimate, interval.low, interval.high))
 
 
-def test_small_batch_uses_the_chosen_bounded_interval_and_wilson_rates(archive_dir):
-    summary = batch_summary(archive_dir, "bat_b")
+def test_small_series_uses_the_chosen_bounded_interval_and_wilson_rates(archive_dir):
+    summary = series_summary(archive_dir, "bat_b")
     assert summary["runs"] == summary["matches"] == len(SEEDS_B)
     assert summary["run_ids"] == sorted(direct_seats(archive_dir).query("batch_id == 'bat_b'")["run_id"].unique())
     assert [s["seat"] for s in summary["seats"]] == [0, 1, 2, 3]
@@ -46,7 +46,7 @@ def test_small_batch_uses_the_chosen_bounded_interval_and_wilson_rates(archive_d
 
 
 def test_from_30_runs_each_score_uses_its_chosen_method(archive_dir):
-    summary = batch_summary(archive_dir, "bat_a")
+    summary = series_summary(archive_dir, "bat_a")
     entry = next(s for s in summary["seats"] if s["seat"] == 0)
     rows = seat_rows(archive_dir, "bat_a", 0)
     for name in ("fitness_index", *DIMENSIONS):
@@ -61,7 +61,7 @@ def test_from_30_runs_each_score_uses_its_chosen_method(archive_dir):
 
 
 def test_crafter_score_uses_series_success_rates(archive_dir):
-    entry = batch_summary(archive_dir, "bat_a")["seats"][1]
+    entry = series_summary(archive_dir, "bat_a")["seats"][1]
     rows = seat_rows(archive_dir, "bat_a", 1)
     rates = np.array([100.0 * np.mean([a in list(got) for got in rows["achievements"]])
                       for a in rubric.ACHIEVEMENTS])
@@ -72,7 +72,7 @@ def test_crafter_score_uses_series_success_rates(archive_dir):
 
 
 def test_dimensions_are_summarised_per_seat(archive_dir):
-    entry = batch_summary(archive_dir, "bat_b")["seats"][2]
+    entry = series_summary(archive_dir, "bat_b")["seats"][2]
     rows = seat_rows(archive_dir, "bat_b", 2)
     assert set(entry["dimensions"]) == set(DIMENSIONS)
     for d in DIMENSIONS:
@@ -81,7 +81,7 @@ def test_dimensions_are_summarised_per_seat(archive_dir):
 
 def test_summary_is_strict_json_and_a_single_run_has_no_bounds(tmp_path):
     play_series(tmp_path, "one", local_seats(["honest-trader"]), [4], season_ticks=20, anchors=["random"])
-    summary = batch_summary(tmp_path, "one")
+    summary = series_summary(tmp_path, "one")
     text = json.dumps(summary, allow_nan=False)
     entry = json.loads(text)["seats"][0]
     assert entry["n"] == 1 and entry["fitness_index"]["low"] is None and entry["fitness_index"]["high"] is None
@@ -91,11 +91,11 @@ def test_a_duckdb_connection_with_a_seats_table_gives_the_same_summary(archive_d
     con = duckdb.connect()
     con.execute("CREATE TABLE seats AS SELECT * FROM read_parquet(?)",
                 [str(archive_dir / "archive" / "seats" / "*.parquet")])
-    assert batch_summary(con, "bat_b") == batch_summary(open_data_dir(archive_dir), "bat_b")
+    assert series_summary(con, "bat_b") == series_summary(open_data_dir(archive_dir), "bat_b")
 
 
-def test_unknown_batch_is_an_empty_summary_not_an_error(archive_dir):
-    summary = batch_summary(archive_dir, "bat_none")
+def test_unknown_series_is_an_empty_summary_not_an_error(archive_dir):
+    summary = series_summary(archive_dir, "bat_none")
     assert summary["matches"] == 0 and summary["seats"] == []
 
 

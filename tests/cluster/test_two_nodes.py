@@ -29,10 +29,10 @@ def test_a_series_plays_on_both_nodes_and_equals_a_local_run(cluster, service):
     with service.client() as c:
         r = c.post("/api/v1/runs", json=series_body(trials=20, ticks=150))
         assert r.status_code == 201, r.text
-        batch = r.json()["batch"]
-        bodies = wait_runs(c, batch["run_ids"])
+        series = r.json()["batch"]
+        bodies = wait_runs(c, series["run_ids"])
         assert [b["run"]["status"] for b in bodies] == ["finished"] * 20
-        summary = c.get(f"/api/v1/batches/{batch['batch_id']}").json()["batch"]
+        summary = c.get(f"/api/v1/batches/{series['batch_id']}").json()["batch"]
         assert summary["status"] == "finished" and all(s["n"] == 20 for s in summary["summary"]["seats"])
         # the public pages read the match back from the archive the head wrote
         log = c.get(bodies[0]["run"]["links"]["log"])
@@ -40,7 +40,7 @@ def test_a_series_plays_on_both_nodes_and_equals_a_local_run(cluster, service):
 
     # one Parquet file per series, written by the head, with the node that played each match
     events = service.data_dir / "archive" / "events"
-    path = events / f"{batch['batch_id']}.parquet"
+    path = events / f"{series['batch_id']}.parquet"
     deadline_files = _wait_for(path)
     assert deadline_files
     meta = json.loads(pq.read_schema(path).metadata[b"studio"])["matches"]

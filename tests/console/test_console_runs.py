@@ -104,7 +104,7 @@ def test_seat_rows_are_added_and_removed_up_to_the_plan(page, playing):
     assert [seat["model"] for seat in roster] == ["local/honest-trader", "local/random", "local/greedy-harvester"]
 
 
-def test_batch_page_plots_per_seat_intervals(page, playing):
+def test_series_page_plots_per_seat_intervals(page, playing):
     email = "series@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     open_run_builder(page, playing, email, "30")
@@ -114,16 +114,16 @@ def test_batch_page_plots_per_seat_intervals(page, playing):
     expect(page.get_by_test_id("estimate")).to_contain_text("Trials")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
-    page.get_by_test_id("batch-link").click()
+    page.get_by_test_id("series-link").click()
     for _ in range(60):
-        if page.get_by_test_id("batch-status").inner_text() == "finished":
+        if page.get_by_test_id("series-status").inner_text() == "finished":
             break
         page.wait_for_timeout(1000)
         page.reload()
-    expect(page.get_by_test_id("batch-plot").locator("svg")).to_be_visible()
-    assert page.get_by_test_id("batch-seat").count() >= 2
-    expect(page.get_by_test_id("batch-seat").first).to_contain_text("seat 0 · ")
-    _shot(page, "batch")
+    expect(page.get_by_test_id("series-plot").locator("svg")).to_be_visible()
+    assert page.get_by_test_id("series-seat").count() >= 2
+    expect(page.get_by_test_id("series-seat").first).to_contain_text("seat 0 · ")
+    _shot(page, "series")
 
 
 

@@ -62,13 +62,13 @@ async def test_an_agent_authors_launches_polls_and_reads_results(playing):
         assert [r["run_id"] for r in listed["runs"]] == [run_id]
         assert (await ok(client, "cancel_run", {"id": run_id}))["cancelled"] is False  # already finished
 
-        series = await ok(client, "launch_run", {**body, "season_ticks": 30, "trials": 2})
-        batch_id = series["batch"]["batch_id"]
-        for rid in series["batch"]["run_ids"]:
+        launched = await ok(client, "launch_run", {**body, "season_ticks": 30, "trials": 2})
+        batch_id = launched["batch"]["batch_id"]
+        for rid in launched["batch"]["run_ids"]:
             assert (await poll_run(client, rid))["run"]["status"] == "finished"
-        batch = (await ok(client, "get_batch", {"id": batch_id}))["batch"]
-        assert batch["status"] == "finished" and batch["trials"] == 2
-        assert batch["summary"] and batch == rest(playing, token, "GET", f"/api/v1/batches/{batch_id}").json()["batch"]
+        series = (await ok(client, "get_batch", {"id": batch_id}))["batch"]
+        assert series["status"] == "finished" and series["trials"] == 2
+        assert series["summary"] and series == rest(playing, token, "GET", f"/api/v1/batches/{batch_id}").json()["batch"]
 
         usage = await ok(client, "get_usage")
         assert usage["allowances"]["agent_turns"]["used"] == 160 + 2 * 2 * 30

@@ -66,8 +66,8 @@ def test_a_scripted_series_alternates_sides_and_reads_like_a_world_run(srv):
             page = c.get(run["links"]["match"], headers={"accept": "text/html"})
             assert page.status_code == 200 and "id='moves'" in page.text and "optimal" in page.text
             assert c.get(run["links"]["replay"], params={"format": "json"}).json()["frames"][0][5] == [0] * 7
-        batch = c.get(f"/api/v1/batches/{out['batch']['batch_id']}").json()["batch"]
-        assert batch["status"] == "finished"
+        series = c.get(f"/api/v1/batches/{out['batch']['batch_id']}").json()["batch"]
+        assert series["status"] == "finished"
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ def test_a_chunk_is_bounded_by_agents_times_ticks():
     assert d._per_chunk([_row(300, 16, anchors=8)]) == dispatching.CHUNK_RUNS
     assert d._per_chunk([_row(300, 16, anchors=8), _row(300, 256)]) == 1  # the biggest claimed run decides
     assert d._per_chunk([_row(60, 2)]) == dispatching.CHUNK_RUNS
-    assert d._per_chunk([_row(60, 2, scenario="arena:chess")]) == 1  # games vary too much to batch
+    assert d._per_chunk([_row(60, 2, scenario="arena:chess")]) == 1  # games vary too much to chunk
     d.tick_ms = 5.0  # paced for spectators: one run per call
     assert d._per_chunk([_row(60, 2)]) == 1
 
@@ -65,9 +65,9 @@ def test_a_series_is_handed_over_in_chunks_and_every_run_reads_finished(srv, lab
         sizes.append(len(rows))
         return submit(rows, worker)
     monkeypatch.setattr(srv.dispatcher, "_submit", counting)
-    batch = lab.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 60, "trials": 24,
+    series = lab.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 60, "trials": 24,
                                            "roster": [{"model": "local/random"}] * 2}).json()["batch"]
-    for rid in batch["run_ids"]:
+    for rid in series["run_ids"]:
         body = wait_terminal(lab, rid)
         assert body["run"]["status"] == "finished" and body["results"]["match_ticks"] == 60
     assert sum(sizes) == 24 and max(sizes) > 1  # fewer Ray calls than runs
@@ -86,8 +86,8 @@ def test_a_run_whose_match_raises_fails_alone_and_its_series_finishes(tmp_path):
     (data / "config.toml").write_text(CONFIG)
     core = Core.open(data)
     token = account(core)
-    batch = service.launch(core, authenticate(core, token), local_body(trials=10))["batch"]
-    broken = batch["run_ids"][1]
+    series = service.launch(core, authenticate(core, token), local_body(trials=10))["batch"]
+    broken = series["run_ids"][1]
     with core.store.write() as c:
         eff = json.loads(c.execute("SELECT effective FROM runs WHERE id = ?", (broken,)).fetchone()[0])
         del eff["env"]["seed"]
@@ -95,7 +95,7 @@ def test_a_run_whose_match_raises_fails_alone_and_its_series_finishes(tmp_path):
     s = start(data)
     try:
         with s.client(token) as c:
-            for rid in batch["run_ids"]:
+            for rid in series["run_ids"]:
                 body = wait_terminal(c, rid, timeout=120)
                 if rid == broken:
                     assert body["run"]["status"] == "failed"

@@ -73,16 +73,16 @@ def test_pinned_seeds_replay_identically(lab):
 
 def test_series_runs_in_parallel_and_summarises(lab):
     r = lab.post("/api/v1/runs", json=local_body(trials=4)).json()
-    batch = r["batch"]
-    assert batch["trials"] == 4 and batch["seed_mode"] == "vary" and len(batch["run_ids"]) == 4
-    assert r["run"]["run_id"] == batch["run_ids"][0] and r["run"]["batch_id"] == batch["batch_id"]
-    runs = [wait_terminal(lab, rid) for rid in batch["run_ids"]]
+    series = r["batch"]
+    assert series["trials"] == 4 and series["seed_mode"] == "vary" and len(series["run_ids"]) == 4
+    assert r["run"]["run_id"] == series["run_ids"][0] and r["run"]["batch_id"] == series["batch_id"]
+    runs = [wait_terminal(lab, rid) for rid in series["run_ids"]]
     seeds = {x["run"]["effective"]["seed"] for x in runs}
     assert len(seeds) == 4 and {x["run"]["effective"]["seed_source"] for x in runs} == {"series"}
-    b = lab.get(f"/api/v1/batches/{batch['batch_id']}").json()["batch"]
-    assert b["status"] == "finished" and b["run_ids"] == batch["run_ids"]
+    b = lab.get(f"/api/v1/batches/{series['batch_id']}").json()["batch"]
+    assert b["status"] == "finished" and b["run_ids"] == series["run_ids"]
     summary = b["summary"]
-    assert summary["run_ids"] == sorted(batch["run_ids"])
+    assert summary["run_ids"] == sorted(series["run_ids"])
     seat0 = summary["seats"][0]
     assert seat0["n"] == 4 and seat0["fitness_index"]["method"] == METHOD_NAMES[method_for("fitness_index", 4)]
     fits = [x["results"]["agents"][0]["fitness_index"] for x in runs]
@@ -94,8 +94,8 @@ def test_series_runs_in_parallel_and_summarises(lab):
             assert 0.0 <= got["low"] <= got["estimate"] <= got["high"] <= 100.0
             assert all(got[k] == round(got[k], 2) for k in ("estimate", "low", "high"))
         assert 0.0 <= seat["survival_rate"]["low"] <= seat["survival_rate"]["high"] <= 1.0
-    listed = lab.get("/api/v1/runs", params={"batch_id": batch["batch_id"]}).json()["runs"]
-    assert sorted(x["run_id"] for x in listed) == sorted(batch["run_ids"])
+    listed = lab.get("/api/v1/runs", params={"batch_id": series["batch_id"]}).json()["runs"]
+    assert sorted(x["run_id"] for x in listed) == sorted(series["run_ids"])
 
 
 def test_series_pinned_mode_shares_one_map(lab):
@@ -142,9 +142,9 @@ def test_notebook_reads_while_service_runs(lab, srv):
 
 
 def test_every_ended_run_is_exported_to_the_archive(lab, srv):
-    batch = lab.post("/api/v1/runs", json=local_body(trials=2)).json()["batch"]
+    series = lab.post("/api/v1/runs", json=local_body(trials=2)).json()["batch"]
     single = lab.post("/api/v1/runs", json=local_body()).json()["run"]["run_id"]
-    runs = [wait_terminal(lab, r)["run"] for r in [*batch["run_ids"], single]]
+    runs = [wait_terminal(lab, r)["run"] for r in [*series["run_ids"], single]]
     srv.dispatcher.archiver.flush()
     glob = str(srv.data_dir / "archive" / "runs" / "*.parquet")
     got = duckdb.connect().execute("SELECT run_id, status, parse_filename(filename, true) FROM "
@@ -154,7 +154,7 @@ def test_every_ended_run_is_exported_to_the_archive(lab, srv):
     files = {run_id: file for run_id, _, file in got}
     assert len(got) == len(files) == 3 and {s for _, s, _ in got} == {"finished"}
     # a series' views go in one file, named after it, once none of its runs is left to play
-    assert {files[r] for r in batch["run_ids"]} == {batch["batch_id"]} and files[single] == single
+    assert {files[r] for r in series["run_ids"]} == {series["batch_id"]} and files[single] == single
 
 
 def test_paired_series_replay_the_same_seeds_and_compare(lab, srv):
