@@ -11,9 +11,9 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from api.arena_html import arena_log_page, arena_page, arena_replay_page
 from api.html import report_html
-from api.replay_html import replay_html
 from api.match_schemas import ArenaLog, ArenaReplay, ArenaReport, LiveProgress, Replay, Report
 from api.openapi import TEXT, ref, responses
+from api.replay_html import replay_html
 from orchestrator.runs import arena_pages, pages
 from orchestrator.runs.lifecycle import ACTIVE
 
