@@ -10,7 +10,7 @@ from html import escape
 from api.html import nav
 from engine.arena.games import GAMES
 
-_STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}"
+_STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}nav a{margin-right:1rem}"
           "table.board{border-collapse:collapse}table.board td{width:2.2em;height:2.2em;text-align:center;"
           "font-size:1.6em;padding:0}td.l{background:#eed}td.d{background:#8a6}td.c4{background:#36c;border-radius:0}"
           ".disc{display:inline-block;width:1.6em;height:1.6em;border-radius:50%;background:#fff}"

@@ -73,8 +73,8 @@ function show(d,live){
  const legend=$('legend');legend.replaceChildren();
  d.agents.forEach(a=>{const e=el('span');e.append(dot(a.color),el('b',a.label),el('span',a.model,'color:#666;margin-left:.35rem'));legend.append(e);});
  terrainLegend(d);
- $('season').textContent=live?'':played+' of '+d.season_ticks+' ticks played; '+(d.stop_reason=='season_end'?
-  'the season ran its course.':'stopped: '+(STOPS[d.stop_reason]||d.stop_reason||'unknown')+'.');
+ $('season').textContent=live?'':played+' of '+d.season_ticks+' ticks played; stopped: '+
+  (STOPS[d.stop_reason]||d.stop_reason||'unknown')+'.';
  const died={};(d.events||[]).filter(e=>e.kind=='starve').forEach(e=>{died[e.agent]=e.tick;});
  const shown=new Set(d.moments||[]);let k=0,play=null;
  function frameAt(tick){let i=d.frames.findIndex(f=>f.tick>=tick);return i<0?d.frames.length-1:i;}
@@ -91,7 +91,7 @@ function show(d,live){
   kinds.forEach((m,r)=>{const y=a.T+r*14;tl.append(sv('text',{class:'lane',x:a.L-6,y:y+10,'font-size':10,'text-anchor':'end'},WORDS[m]));
    d.events.filter(e=>e.kind==m).forEach(e=>{const mark=sv('rect',{class:'mark',x:a.px(e.tick)-1,y:y+1,width:3,height:11,fill:MARK[m]});
     if(m=='raid'&&!e.won)mark.setAttribute('opacity','.35');tl.append(mark);});});
-  if(!kinds.length)tl.append(sv('text',{x:a.L+4,y:a.T+10,'font-size':10,fill:'#888'},'no kind of moment is ticked'));
+  if(!kinds.length&&Object.keys(counts).length)tl.append(sv('text',{x:a.L+4,y:a.T+10,'font-size':10,fill:'#888'},'no kind of moment is ticked'));
   tl.append(sv('line',{id:'tl-now',x1:0,y1:0,x2:0,y2:a.H-a.B,stroke:'#000','stroke-width':2}));tl.scale=a;}
  function worth(){wg.replaceChildren();if(live||d.frames[0].agents[0][5]==null)return;
   let top=0;d.frames.forEach(f=>f.agents.forEach(a=>{top=Math.max(top,a[5]);}));

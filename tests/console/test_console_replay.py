@@ -99,6 +99,11 @@ def test_standings_and_holdings_are_those_of_the_shown_tick(page, playing, stopp
     expect(page.locator("#tick")).to_have_text(f"tick {played} of {played} played (season {SEASON})")
     assert _standings(page) != shown
     assert errors == []
+    # the run page says the same: ticks played out of the season, and why it stopped
+    sign_in_by_link(page, playing, "replayer@example.org")
+    page.goto(f"{playing.url}/console/runs/{run['run_id']}")
+    expect(page.get_by_test_id("run-tick")).to_have_text(f"{played} of {SEASON} played")
+    expect(page.get_by_test_id("run-stopped")).to_have_text("cancelled")
 
 
 def test_terrain_legend_moment_filters_and_labelled_axes(page, playing, stopped):
