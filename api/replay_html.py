@@ -16,7 +16,7 @@ _STYLE = """<style>
 .terrain span,.filters label{display:inline-block;margin:.1rem .8rem .1rem 0;white-space:nowrap}
 .swatch{display:inline-block;width:.9rem;height:.9rem;margin-right:.3rem;vertical-align:middle;border:1px solid #888}
 #standings td,#standings th{padding:.15rem .35rem;font-size:.85rem}#standings tr.dead{color:#888}
-#events li.hidden{display:none}svg text{font-family:system-ui,sans-serif}.note{color:#666;font-size:.85rem}
+#events li.hidden{display:none}.wrap>div:first-child{max-width:600px}svg text{font-family:system-ui,sans-serif}.note{color:#666;font-size:.85rem}
 h2{font-size:1.05rem;margin:1rem 0 .3rem}</style>"""
 
 _JS = r"""

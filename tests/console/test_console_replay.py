@@ -109,6 +109,7 @@ def test_standings_and_holdings_are_those_of_the_shown_tick(page, playing, stopp
 def test_terrain_legend_moment_filters_and_labelled_axes(page, playing, stopped):
     run, d = stopped
     errors = _errors(page)
+    page.set_viewport_size({"width": 1600, "height": 900})  # the standings beside the map, as on a wide screen
     page.goto(playing.url + run["links"]["replay"])
     expect(page.locator("#tick")).to_contain_text("tick 0 of")
     on_map = {d["legend"][g] for row in d["terrain"] for g in row}
