@@ -17,7 +17,7 @@ _STYLE = """<style>
 .swatch{display:inline-block;width:.9rem;height:.9rem;margin-right:.3rem;vertical-align:middle;border:1px solid #888}
 #standings td,#standings th{padding:.15rem .35rem;font-size:.85rem}#standings tr.dead{color:#888}
 #events li.hidden{display:none}.wrap>div:first-child{max-width:600px}svg text{font-family:system-ui,sans-serif}.note{color:#666;font-size:.85rem}
-h2{font-size:1.05rem;margin:1rem 0 .3rem}</style>"""
+h2{font-size:1.05rem;margin:1rem 0 .3rem}.live .archived{display:none}</style>"""
 
 _JS = r"""
 const COLORS={'.':'#cfe8b0','T':'#2f7d32','#':'#9e9e9e','*':'#d84372','o':'#6d4c41','R':'#f2c14e','~':'#4f8fd6'};
@@ -68,6 +68,7 @@ function terrainLegend(d){const t=$('terrain');t.replaceChildren(el('b','Terrain
   sw.style.background=COLORS[g];s.append(sw,el('span',d.legend[g].replace('_',' ')));t.append(s);});}
 function show(d,live){
  const c=$('map'),x=c.getContext('2d'),n=d.terrain.length,s=Math.max(8,Math.floor(560/Math.max(n,1)));
+ document.body.classList.toggle('live',!!live);// what only an archived match has stays hidden while it plays
  c.width=c.height=n*s;window.mapCells=n;const slider=$('t');slider.max=d.frames.length-1;
  const played=live?d.season_ticks:(d.ticks_played??d.frames[d.frames.length-1].tick),last=Math.max(played,1);
  const legend=$('legend');legend.replaceChildren();
@@ -151,14 +152,15 @@ def replay_html(match_id: str) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>Replay {escape(match_id)}</title>{STYLE}{_STYLE}"
             f"</head><body><h1>Replay</h1>{nav(match_id)}<p id='status'>loading...</p><p id='season'></p>"
             f"<div class='legend' id='legend'></div><div class='terrain' id='terrain'></div>"
-            f"<p><button id='play'>play / pause</button> <button id='prev' aria-label='previous tick'>&lt;</button> "
+            f"<p><span class='archived'><button id='play'>play / pause</button> "
+            f"<button id='prev' aria-label='previous tick'>&lt;</button> "
             f"<input id='t' type='range' min='0' value='0' style='width:400px' aria-label='tick'> "
-            f"<button id='next' aria-label='next tick'>&gt;</button> <span id='tick'></span></p>"
-            f"<div class='wrap'><div><canvas id='map' aria-label='map'></canvas>"
+            f"<button id='next' aria-label='next tick'>&gt;</button></span> <span id='tick'></span></p>"
+            f"<div class='wrap'><div><canvas id='map' aria-label='map'></canvas><div class='archived'>"
             f"<h2>Timeline</h2><svg id='timeline' width='600' height='48' role='img' aria-label='timeline'></svg>"
             f"<h2>Net worth</h2><svg id='worth' width='600' height='180' role='img' aria-label='net worth per tick'></svg>"
-            f"<h2>Moments</h2><div class='filters' id='filters'></div><ul id='events'></ul></div>"
+            f"<h2>Moments</h2><div class='filters' id='filters'></div><ul id='events'></ul></div></div>"
             f"<div><h2 id='standings-title'>Standings</h2><table id='standings'></table>"
-            f"<p class='note'>Ranked by net worth among the living, then by how long the starved lasted.</p>"
-            f"<h2 id='score-title'>Final scorecard</h2><table id='score'></table></div></div><div id='tip'></div>"
-            f"<script>{_JS}</script></body></html>")
+            f"<p class='note archived'>Ranked by net worth among the living, then by how long the starved lasted.</p>"
+            f"<div class='archived'><h2 id='score-title'>Final scorecard</h2><table id='score'></table></div></div></div>"
+            f"<div id='tip'></div><script>{_JS}</script></body></html>")
