@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from html import escape
 
+from api.html import nav
 from engine.arena.games import GAMES
 
-_STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}"
+_STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}nav a{margin-right:1rem}"
           "table.board{border-collapse:collapse}table.board td{width:2.2em;height:2.2em;text-align:center;"
           "font-size:1.6em;padding:0}td.l{background:#eed}td.d{background:#8a6}td.c4{background:#36c;border-radius:0}"
           ".disc{display:inline-block;width:1.6em;height:1.6em;border-radius:50%;background:#fff}"
@@ -48,16 +49,38 @@ show(at);
 """
 
 
-def _graph(series: list[float], lo: float, hi: float, width: int = 600, height: int = 160) -> tuple[str, float]:
+_GX, _GY = 56, 8  # px: room left of the plot for the y axis, above it for the top number
+
+
+def _graph(series: list[float], lo: float, hi: float, caption: str = "", width: int = 600,
+           height: int = 160) -> tuple[str, float]:
+    """The evaluation line with its axes (ply along x, the game's measure along y, both titled); the plot
+    sits in a group shifted by the axes' room, so the page's marker moves in the plot's own units."""
     if len(series) < 2:
         return "", 1.0
     dx = width / (len(series) - 1)
     pts = " ".join(f"{i * dx:.1f},{height - (v - lo) / (hi - lo) * height:.1f}" for i, v in enumerate(series))
     mid = height / 2
-    return (f"<svg id='graph' width='{width}' height='{height}' style='background:#f4f4f4'>"
+    plies = len(series) - 1
+    every = next(s for s in (1, 2, 5, 10, 20, 50, 100) if plies / s <= 10)
+    marks = "".join(f"<line x1='{p * dx:.1f}' y1='{height}' x2='{p * dx:.1f}' y2='{height + 4}' stroke='#444'/>"
+                    f"<text x='{p * dx:.1f}' y='{height + 15}' font-size='10' text-anchor='middle'>{p}</text>"
+                    for p in range(0, plies + 1, every))
+    ys = "".join(f"<text x='-5' y='{height - (v - lo) / (hi - lo) * height + 3:.1f}' font-size='10' "
+                 f"text-anchor='end'>{v:g}</text>" for v in (lo, (lo + hi) / 2, hi))
+    ylabel = escape(caption.split(" after ")[0] if " after " in caption else "evaluation")
+    cy = _GY + height / 2
+    return (f"<svg id='graph' width='{width + _GX + 10}' height='{height + _GY + 34}' role='img' "
+            f"aria-label='{escape(caption)}'><g transform='translate({_GX},{_GY})'>"
+            f"<rect width='{width}' height='{height}' fill='#f4f4f4'/>"
             f"<line x1='0' y1='{mid}' x2='{width}' y2='{mid}' stroke='#bbb'/>"
             f"<polyline fill='none' stroke='#333' stroke-width='2' points='{pts}'/>"
-            f"<line id='marker' x1='0' y1='0' x2='0' y2='{height}' stroke='#c00'/></svg>"), dx
+            f"<line x1='0' y1='{height}' x2='{width}' y2='{height}' stroke='#444'/>"
+            f"<line x1='0' y1='0' x2='0' y2='{height}' stroke='#444'/>{marks}{ys}"
+            f"<text class='x-label' x='{width / 2}' y='{height + 30}' font-size='11' text-anchor='middle'>ply</text>"
+            f"<line id='marker' x1='0' y1='0' x2='0' y2='{height}' stroke='#c00'/></g>"
+            f"<text class='y-label' x='12' y='{cy}' font-size='11' text-anchor='middle' "
+            f"transform='rotate(-90 12 {cy})'>{ylabel}</text></svg>"), dx
 
 
 def _move_item(m: dict, game) -> str:
@@ -70,7 +93,7 @@ def arena_page(rep: dict, frames: dict) -> str:
     game = GAMES[rep["scenario_id"]]
     res = rep["results"]
     title = escape(f"{rep['name']} - {rep['scenario_id']}")
-    head = f"<h1>{title}</h1><p>status <b>{escape(rep['status'])}</b>, seed {rep['seed']}</p>"
+    head = f"<h1>{title}</h1>{nav(rep['match_id'])}<p>status <b>{escape(rep['status'])}</b>, seed {rep['seed']}</p>"
     if res:
         g = res["game"]
         head += f"<p>result <b>{escape(g['result'])}</b> ({escape(g['termination'])}, {g['plies']} plies)</p><ul>"
@@ -81,7 +104,7 @@ def arena_page(rep: dict, frames: dict) -> str:
         head += "</ul>"
     if rep["graph"]:
         series, lo, hi, caption = game.curve(rep["graph"])
-        svg, dx = _graph(series, lo, hi)
+        svg, dx = _graph(series, lo, hi, caption)
     else:
         svg, dx, caption = "", 1.0, ""
     data = json.dumps({"game": rep["scenario_id"], "board": game.board, "frames": frames["frames"],
@@ -94,3 +117,122 @@ def arena_page(rep: dict, frames: dict) -> str:
             f"<button id='end'>&gt;|</button></p><p>{caption}</p>{svg}</div>"
             f"<ul id='moves' style='list-style:none'>{moves}</ul></div>"
             f"<script type='application/json' id='data'>{data}</script><script type='module'>{_JS}</script></body></html>")
+
+
+# The replay: one position at a time, stepped with buttons, the slider, the keys or the move table;
+# under the board the move that led to the position, its grade and the game's words for it.
+_REPLAY_JS = r"""
+import {Chessboard} from "/arena/assets/cm-chessboard/src/Chessboard.js";
+const D = JSON.parse(document.getElementById('data').textContent);
+const $ = id => document.getElementById(id);
+const last = D.frames.length - 1;
+let at = 0;
+const board = D.board === 'chess' ? new Chessboard($('board'), {position: D.frames[0],
+  assetsUrl: "/arena/assets/cm-chessboard/assets/", style: {pieces: {file: "pieces/standard.svg"}}}) : null;
+function grid(g) {
+  const t = document.createElement('table'); t.className = 'board';
+  for (const row of g) { const tr = t.insertRow();
+    for (const v of row) { const td = tr.insertCell(), disc = document.createElement('span');
+      td.className = 'c4'; disc.className = 'disc' + (v ? ' p' + v : ''); td.append(disc); } }
+  return t;
+}
+function show(k) {
+  at = Math.max(0, Math.min(last, k));
+  if (board) board.setPosition(D.frames[at], false); else $('board').replaceChildren(grid(D.frames[at]));
+  $('slider').value = at;
+  $('ply').textContent = `ply ${at} of ${last}`;
+  const m = D.moves[at - 1], say = $('move');
+  say.replaceChildren();
+  if (!m) say.textContent = 'The starting position.';
+  else {
+    const grade = document.createElement('b'); grade.className = m.label; grade.textContent = m.label;
+    say.append(`${m.who} played ${m.move}: `, grade, ` ${m.detail}`);
+  }
+  document.querySelectorAll('#replay-moves tr[data-ply]').forEach(tr => tr.classList.toggle('on', +tr.dataset.ply === at));
+  const mk = $('marker'); if (mk) { mk.setAttribute('x1', at * D.dx); mk.setAttribute('x2', at * D.dx); }
+}
+$('slider').max = last;
+$('slider').oninput = () => show(+$('slider').value);
+$('prev').onclick = () => show(at - 1);
+$('next').onclick = () => show(at + 1);
+$('start').onclick = () => show(0);
+$('end').onclick = () => show(last);
+document.querySelectorAll('#replay-moves tr[data-ply]').forEach(tr => tr.onclick = () => show(+tr.dataset.ply));
+document.addEventListener('keydown', e => { if (e.key === 'ArrowLeft') show(at - 1); if (e.key === 'ArrowRight') show(at + 1); });
+show(0);
+"""
+
+_TABLE_STYLE = ("<style>table.moves{border-collapse:collapse;margin-top:.5em}table.moves td,table.moves th{padding:.2em .6em;"
+                "border-bottom:1px solid #ddd;text-align:left}table.moves th{background:#f4f4f4}"
+                "#replay-moves tr[data-ply]{cursor:pointer}#replay-moves tr.on{background:#ffe9a8}</style>")
+
+
+def _rows(rep: dict, game) -> list[dict]:
+    """Each graded move in words: who played it (seat, name, side), the move as the game writes it,
+    its grade and the rest of the game's words for it (the figures behind the grade)."""
+    names = {s["seat"]: s["name"] for s in rep["roster"]}
+    first = rep.get("first_seat", 0)
+    out = []
+    for m in rep["moves"]:
+        move, detail = game.move_words(m)
+        side = game.sides[(m["seat"] - first) % 2]
+        out.append({"ply": m["ply"], "who": f"seat {m['seat']} · {names.get(m['seat'], '?')} ({side})",
+                    "move": move, "label": m["label"], "detail": detail})
+    return out
+
+
+def _moves_table(rows: list[dict], table_id: str) -> str:
+    body = "".join(f"<tr data-ply='{r['ply']}'><td>{r['ply']}</td><td>{escape(r['who'])}</td><td>{escape(r['move'])}</td>"
+                   f"<td class='{escape(r['label'])}'>{escape(r['label'])}</td><td>{escape(r['detail'])}</td></tr>"
+                   for r in rows)
+    return (f"<table class='moves' id='{table_id}'><tr><th>ply</th><th>played by</th><th>move</th><th>grade</th>"
+            f"<th>details</th></tr>{body}</table>")
+
+
+def _result(rep: dict, game) -> str:
+    res = rep["results"]
+    if not res:
+        return f"<p>status <b>{escape(rep['status'])}</b>: no graded game yet.</p>"
+    g = res["game"]
+    ends = game.ends.get(g["termination"], g["termination"].replace("_", " "))
+    return f"<p>result <b>{escape(g['result'])}</b>, {escape(ends)}, after {g['plies']} plies</p>"
+
+
+def arena_replay_page(rep: dict, frames: dict) -> str:
+    """The game stepped through: a board per ply (cm-chessboard for chess, a grid for Connect Four),
+    previous / next / slider / keys, the move that led to the position with its grade, the evaluation
+    graph's marker following, and the graded moves as a table that jumps on click."""
+    game = GAMES[rep["scenario_id"]]
+    title = escape(f"Replay: {rep['name']} - {rep['scenario_id']}")
+    rows = _rows(rep, game)
+    svg, dx, caption = "", 1.0, ""
+    if rep["graph"]:
+        series, lo, hi, caption = game.curve(rep["graph"])
+        svg, dx = _graph(series, lo, hi, caption)
+    data = json.dumps({"board": game.board, "frames": frames["frames"], "dx": dx,
+                       "moves": rows}).replace("</", "<\\/")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}{_TABLE_STYLE}"
+            f"<link rel='stylesheet' href='/arena/assets/cm-chessboard/assets/chessboard.css'></head><body>"
+            f"<h1>{title}</h1>{nav(rep['match_id'])}{_result(rep, game)}"
+            f"<div style='display:flex;gap:2em;flex-wrap:wrap'><div><div id='board' style='width:400px'></div>"
+            f"<p><button id='start' aria-label='first position'>|&lt;</button> "
+            f"<button id='prev' aria-label='previous ply'>&lt;</button> "
+            f"<input id='slider' type='range' min='0' value='0' style='width:220px' aria-label='ply'> "
+            f"<button id='next' aria-label='next ply'>&gt;</button> "
+            f"<button id='end' aria-label='last position'>&gt;|</button> <span id='ply'></span></p>"
+            f"<p id='move'></p><p>{escape(caption)}</p>{svg}</div>"
+            f"<div>{_moves_table(rows, 'replay-moves')}</div></div>"
+            f"<script type='application/json' id='data'>{data}</script>"
+            f"<script type='module'>{_REPLAY_JS}</script></body></html>")
+
+
+def arena_log_page(rep: dict) -> str:
+    """The play-by-play of an arena game for a person: the graded moves as a table (the same list is
+    JSON with ?format=json)."""
+    game = GAMES[rep["scenario_id"]]
+    title = escape(f"Play-by-play: {rep['name']} - {rep['scenario_id']}")
+    rows = _rows(rep, game)
+    table = _moves_table(rows, "log-moves") if rows else "<p>No graded moves yet.</p>"
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}{_TABLE_STYLE}</head>"
+            f"<body><h1>{title}</h1>{nav(rep['match_id'])}{_result(rep, game)}{table}"
+            f"<p><a href='?format=json'>the same moves as JSON</a></p></body></html>")

@@ -7,7 +7,8 @@ from typing import Literal, Union
 from api.run_schemas import ArenaResults, Provider, Results, Status, StopReason
 from api.schemas import Closed
 
-# A world replay frame's agent: [x, y, alive, health, satiety, net worth (null while live)].
+# A world replay frame's agent: [x, y, alive, health, satiety, net worth (null while live)], then, when the
+# replay's `holdings` names them, what it holds: wood, stone, food, ore, relics, shelter, tool.
 AgentState = list[Union[int, float, bool, None]]
 
 
@@ -108,15 +109,17 @@ class FieldAgent(Closed):
 
 
 class Frame(Closed):
+    """Every agent's state at the end of `tick` (the last frame: at the stop, as the log's closing rows)."""
     tick: int
     agents: list[AgentState]
 
 
 class Moment(Closed):
-    """A timeline mark under the replay: a raid (won or failed), a settled trade, a starvation."""
+    """A timeline mark under the replay: a raid (won or failed), a settled trade, an offer made or
+    declined, a shelter built, a tool crafted, a message, a starvation."""
     tick: int
     agent: int
-    kind: Literal["raid", "trade", "starve"]
+    kind: Literal["raid", "trade", "offer", "decline", "build", "craft", "say", "starve"]
     text: str
     won: bool = None  # raids only
 
@@ -128,15 +131,23 @@ class PageLinks(Closed):
 
 
 class Replay(Closed):
-    """A world match's replay: the map, the field, every tick's frame and the timeline. A match not yet
-    archived has no frames (and, until it plays, no map); `legend` and `kinds` come with the map."""
+    """A world match's replay: the map, the field, every tick's frame and the timeline, and how much of
+    the season was played (`ticks_played` once archived) and why it stopped. A match not yet archived
+    has no frames (and, until it plays, no map); `legend` comes with the map, `kinds` with the frames.
+    `moments` lists the timeline's kinds; `holdings` names what a frame's agent carries after net worth
+    (empty when the frames are read from the log alone)."""
     match_id: str
     status: Status
+    season_ticks: int
+    ticks_played: int | None
+    stop_reason: StopReason | None
     terrain: list[str]
     legend: dict[str, str] = None
     agents: list[FieldAgent]
     frames: list[Frame]
     events: list[Moment]
+    moments: list[str]
+    holdings: list[str]
     kinds: list[str] = None
     links: PageLinks
 

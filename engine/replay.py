@@ -46,9 +46,10 @@ def messages_from_columns(cols: dict) -> list[str]:
     return [table.get(k, "") for k in range(max(table) + 1)]
 
 
-def replay(config: MatchConfig, cols: dict, messages: list[str] | None = None) -> Match:
+def replay(config: MatchConfig, cols: dict, messages: list[str] | None = None, on_tick=None) -> Match:
     """A new match where every agent is external, fed the logged actions; returns it finished the
-    same way the original was (the stop tick and reason come from the log's season_end row)."""
+    same way the original was (the stop tick and reason come from the log's season_end row).
+    on_tick(match), if given, is called after every tick played (the replay page reads each tick's state)."""
     external = MatchConfig(**{**config.__dict__,
                               "agents": [replace(a, policy=None) for a in config.agents]})
     m = Match(external)
@@ -58,6 +59,8 @@ def replay(config: MatchConfig, cols: dict, messages: list[str] | None = None) -
     acts = logged_actions(cols, m.n, m.apt, max(stop_tick, 1))
     for t in range(stop_tick):
         m.submit({i: list(acts[t, i]) for i in range(m.n) if m.agents.alive[i] == 1})
+        if on_tick is not None:
+            on_tick(m)
     if not m.done and len(end):
         m.finish(STOP_REASONS[int(cols["b"][end[0]])])
     return m

@@ -9,10 +9,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from api.arena_html import arena_page
-from api.html import replay_html, report_html
+from api.arena_html import arena_log_page, arena_page, arena_replay_page
+from api.html import report_html
 from api.match_schemas import ArenaLog, ArenaReplay, ArenaReport, LiveProgress, Replay, Report
 from api.openapi import TEXT, ref, responses
+from api.replay_html import replay_html
 from orchestrator.runs import arena_pages, pages
 from orchestrator.runs.lifecycle import ACTIVE
 
@@ -48,12 +49,17 @@ def report(id: str, request: Request):
 
 
 @router.get("/{id}/log", response_class=PlainTextResponse,
-            responses=responses({200: {"text/plain": TEXT, "application/json": ref(ArenaLog)}}),
-            summary="Play-by-play, tick by tick (arena games: the graded move list as JSON)", openapi_extra=_public())
+            responses=responses({200: {"text/plain": TEXT, "application/json": ref(ArenaLog), "text/html": TEXT}}),
+            summary="Play-by-play, tick by tick (arena games: the graded move list, JSON or an HTML table)",
+            openapi_extra=_public("arena games: json (the default) or html (the moves as a table); without it, "
+                                  "Accept: text/html asks for HTML. A world match's play-by-play is always text"))
 def log(id: str, request: Request) -> PlainTextResponse:
-    if arena_pages.is_arena(request.app.state.core, id):
-        return JSONResponse(arena_pages.log(request.app.state.core, id))
-    return PlainTextResponse(pages.log_text(request.app.state.core, id))
+    core, fmt = request.app.state.core, pages.page_format(request.query_params.get("format"))
+    if arena_pages.is_arena(core, id):
+        if _wants_html(request, fmt):
+            return HTMLResponse(arena_log_page(arena_pages.report(core, id)))
+        return JSONResponse(arena_pages.log(core, id))
+    return PlainTextResponse(pages.log_text(core, id))
 
 
 LIVE_EVERY_S = 1.0
@@ -97,7 +103,7 @@ def replay(id: str, request: Request):
     if arena_pages.is_arena(core, id):
         if fmt == "json":
             return JSONResponse(arena_pages.frames(core, id))
-        return HTMLResponse(arena_page(arena_pages.report(core, id), arena_pages.frames(core, id)))
+        return HTMLResponse(arena_replay_page(arena_pages.report(core, id), arena_pages.frames(core, id)))
     if fmt == "json":
         return JSONResponse(pages.replay_frames(core, id))
     pages.require_match(core, id)

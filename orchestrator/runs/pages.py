@@ -12,13 +12,14 @@ import numpy as np
 
 from analytics.archive.store import Archive
 from engine.actions import decode
-from engine.kernels.codes import (ACCEPT, ACTIONS, EVENT_KINDS, INVALID, MOVE, RAID, REASONS, RESOURCES, SNAPSHOT,
-                                  SPAWN, STARVE, TERRAINS)
+from engine.kernels.codes import (ACCEPT, ACTIONS, BUILD, CRAFT, DECLINE, EVENT_KINDS, INVALID, OFFER, RAID, REASONS,
+                                  RESOURCES, SAY, STARVE, TERRAINS)
 from engine.observe import GLYPHS
 from engine.scenario import build_match
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.play.world import field_meta, seat_specs
+from orchestrator.runs import world_frames
 from orchestrator.runs.lifecycle import IN_WORLD
 from orchestrator.seats.prompt import skills_record
 
@@ -174,22 +175,57 @@ def links(match_id: str) -> dict:
     return {"report": f"{base}/report?format=html", "log": f"{base}/log", "replay": f"{base}/replay"}
 
 
+# The timeline's kinds, in the order the page lists its filters.
+MOMENTS = ("raid", "trade", "offer", "decline", "build", "craft", "say", "starve")
+
+
+def _units(g: int) -> str:
+    return f"{g} unit" + ("" if g == 1 else "s")
+
+
+def _moment(k: int, cols: dict, r: int, names: list[str]) -> tuple[str, str] | None:
+    """(kind, words) of a row worth marking under the replay: applied actions that touch another
+    agent or build something, and starvation; None for the rest (moves, gathers, meals, waits)."""
+    who = _who(names, int(cols["agent"][r]))
+    if k == STARVE:
+        return "starve", f"{who} starved"
+    if not cols["ok"][r]:
+        return None
+    if k == RAID:
+        target, g = _who(names, int(cols["a"][r])), int(cols["g"][r])
+        if int(cols["f"][r]) != 1:
+            return "raid", f"{who} raided {target}: failed"
+        return "raid", (f"{who} raided {target}: took {_units(g)} worth {float(cols['v'][r]):.1f}" if g else
+                        f"{who} raided {target}: won, took nothing")
+    if k == ACCEPT:
+        return "trade", f"{who} accepted {_who(names, int(cols['f'][r]))}'s offer"
+    if k == DECLINE:
+        return "decline", f"{who} declined {_who(names, int(cols['f'][r]))}'s offer"
+    if k == OFFER:
+        give, want = RESOURCES[int(cols["b"][r])], RESOURCES[int(cols["d"][r])]
+        return "offer", (f"{who} offered {_who(names, int(cols['a'][r]))} {int(cols['c'][r])} {give} for "
+                         f"{int(cols['e'][r])} {want}")
+    if k == BUILD:
+        return "build", f"{who} built a shelter"
+    if k == CRAFT:
+        return "craft", f"{who} crafted a tool"
+    if k == SAY:
+        to = int(cols["a"][r])
+        return "say", f"{who} to {'everyone' if to < 0 else _who(names, to)}: \"{cols['text'][r] or ''}\""
+    return None
+
+
 def _timeline(cols: dict, names: list[str]) -> list[dict]:
-    """The moments worth marking under the replay: raids (won or failed), settled trades, starvation."""
+    """The moments worth marking under the replay (MOMENTS), in log order; a raid says whether it was won."""
     out = []
-    for r in np.nonzero(np.isin(cols["kind"], (RAID, ACCEPT, STARVE)))[0]:
+    for r in np.nonzero(np.isin(cols["kind"], (RAID, ACCEPT, DECLINE, OFFER, BUILD, CRAFT, SAY, STARVE)))[0]:
         k, i, t = int(cols["kind"][r]), int(cols["agent"][r]), int(cols["tick"][r])
-        if k == STARVE:
-            out.append({"tick": t, "agent": i, "kind": "starve", "text": f"{_who(names, i)} starved"})
-        elif cols["ok"][r] and k == RAID:
-            won = int(cols["f"][r]) == 1
-            target = _who(names, int(cols["a"][r]))
-            out.append({"tick": t, "agent": i, "kind": "raid", "won": won,
-                        "text": f"{names[i]} raided {target}: " + (f"took {int(cols['g'][r])} units worth "
-                                                                   f"{float(cols['v'][r]):.1f}" if won else "failed")})
-        elif cols["ok"][r] and k == ACCEPT:
-            out.append({"tick": t, "agent": i, "kind": "trade",
-                        "text": f"{names[i]} accepted {_who(names, int(cols['f'][r]))}'s offer"})
+        found = _moment(k, cols, r, names)
+        if found is None:
+            continue
+        kind, text = found
+        out.append({"tick": t, "agent": i, "kind": kind, "text": text,
+                    **({"won": int(cols["f"][r]) == 1} if kind == "raid" else {})})
     return out
 
 
@@ -199,48 +235,32 @@ def _field_view(field: list[dict]) -> list[dict]:
 
 
 def replay_frames(core: Core, match_id: str) -> dict:
-    """The map (regenerated from the recorded seeds: the engine is deterministic), each agent's
-    position per tick with its last snapshot (health, satiety, net worth), and the timeline's events.
-    A frame's agent is [x, y, alive, health, satiety, net worth]."""
+    """The map (regenerated from the recorded seeds: the engine is deterministic), each agent's state at
+    the end of every tick (orchestrator.runs.world_frames), the timeline's moments and how much of
+    the season was played. A frame's agent is [x, y, alive, health, satiety, net worth, wood, stone,
+    food, ore, relics, shelter, tool] (`holdings` names the last seven; empty when the frames come from
+    the log alone, which holds no inventories)."""
     row = _row(core, match_id)
     eff = json.loads(row["effective"])
     cols, meta = _events(core, match_id)
     playing = cols is None and row["status"] in IN_WORLD
+    season = {"season_ticks": eff["season_ticks"], "ticks_played": None, "stop_reason": row["stop_reason"]}
     if cols is None and not playing:
-        return {"match_id": match_id, "status": row["status"], "terrain": [], "agents": [], "frames": [],
-                "events": [], "links": links(match_id)}
+        return {"match_id": match_id, "status": row["status"], **season, "terrain": [], "agents": [],
+                "frames": [], "events": [], "moments": list(MOMENTS), "holdings": [], "links": links(match_id)}
     m = build_match(eff["season_ticks"], eff["env"], seat_specs(json.loads(row["roster"])))
     terrain = ["".join(GLYPHS[TERRAINS[t]] for t in line) for line in m.world.terrain]
+    legend = {v: k for k, v in GLYPHS.items()}
     if playing:  # not archived yet: the map (the engine is deterministic) and the field, for live positions
-        return {"match_id": match_id, "status": row["status"], "terrain": terrain,
-                "legend": {v: k for k, v in GLYPHS.items()}, "agents": _field_view(field_meta(m)), "frames": [],
-                "events": [], "links": links(match_id)}
-    n = len(meta["field"])
-    pos = np.zeros((n, 2), dtype=int)
-    alive = np.ones(n, dtype=bool)
-    state = np.zeros((n, 3))  # health, satiety, net worth as of the last snapshot
-    frames, tick = [], 0
-    kinds, agents = cols["kind"], cols["agent"]
-
-    def frame() -> dict:
-        return {"tick": tick, "agents": [[int(x), int(y), bool(a), float(h), float(s), round(float(w), 2)]
-                                         for (x, y), a, (h, s, w) in zip(pos, alive, state)]}
-    for r in range(len(kinds)):
-        t = int(cols["tick"][r])
-        if t != tick:
-            frames.append(frame())
-            tick = t
-        k = kinds[r]
-        if k == SPAWN:
-            pos[agents[r]] = (cols["a"][r], cols["b"][r])
-        elif k == MOVE and cols["ok"][r]:
-            pos[agents[r]] = (cols["f"][r], cols["g"][r])
-        elif k == STARVE:
-            alive[agents[r]] = False
-        elif k == SNAPSHOT:
-            state[agents[r]] = (cols["c"][r], cols["d"][r], cols["v"][r])
-    frames.append(frame())
+        return {"match_id": match_id, "status": row["status"], **season, "terrain": terrain, "legend": legend,
+                "agents": _field_view(field_meta(m)), "frames": [], "events": [], "moments": list(MOMENTS),
+                "holdings": [], "links": links(match_id)}
+    frames = world_frames.from_replay(m, cols)
+    holdings = list(world_frames.HOLDINGS) if frames is not None else []
+    if frames is None:
+        frames = world_frames.from_log(cols, len(meta["field"]))
     names = display_names(meta["field"])
-    return {"match_id": match_id, "status": row["status"], "terrain": terrain,
-            "legend": {v: k for k, v in GLYPHS.items()}, "agents": _field_view(meta["field"]),
-            "frames": frames, "events": _timeline(cols, names), "kinds": list(EVENT_KINDS), "links": links(match_id)}
+    return {"match_id": match_id, "status": row["status"], **season, "ticks_played": world_frames.ticks_played(cols),
+            "terrain": terrain, "legend": legend, "agents": _field_view(meta["field"]), "frames": frames,
+            "events": _timeline(cols, names), "moments": list(MOMENTS), "holdings": holdings,
+            "kinds": list(EVENT_KINDS), "links": links(match_id)}

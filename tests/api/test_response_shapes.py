@@ -119,6 +119,7 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
             k.call("get", "/api/matches/{id}/report", path=mid, expect=200)
             k.call("get", "/api/matches/{id}/report", path=mid, params={"format": "html"}, expect=200)
             k.call("get", "/api/matches/{id}/log", path=mid, expect=200)
+            k.call("get", "/api/matches/{id}/log", path=mid, params={"format": "html"}, expect=200)
             k.call("get", "/api/matches/{id}/replay", path=mid, expect=200)
             k.call("get", "/api/matches/{id}/replay", path=mid, params={"format": "json"}, expect=200)
             k.call("get", "/api/matches/{id}/live", path=mid, expect=200)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from analytics.archive.store import Archive
-from engine.kernels.codes import ACCEPT, RAID, STARVE
+from engine.kernels.codes import ACCEPT, BUILD, CRAFT, DECLINE, FINAL, OFFER, RAID, SAY, SNAPSHOT, STARVE, STOCK
 from tests.runs.conftest import account, local_body, wait_terminal
 
 LONG = "a seat with a name long enough to be cut"
@@ -50,9 +50,13 @@ def test_replay_has_a_legend_states_a_timeline_and_links(played, srv):
     assert len(set(labels)) == len(labels) == 6 and LONG in labels
     assert len({a["color"] for a in frames["agents"]}) == 6
     last = frames["frames"][-1]["agents"]
-    assert all(len(a) == 6 for a in last) and any(a[5] > 0 for a in last)  # x, y, alive, health, satiety, worth
-    marked = np.isin(cols["kind"], (RAID, ACCEPT)) & cols["ok"].astype(bool) | (cols["kind"] == STARVE)
+    # x, y, alive, health, satiety, worth, then the holdings
+    assert all(len(a) == 6 + len(frames["holdings"]) == 13 for a in last) and any(a[5] > 0 for a in last)
+    marked = (np.isin(cols["kind"], (RAID, ACCEPT, DECLINE, OFFER, BUILD, CRAFT, SAY)) & cols["ok"].astype(bool)
+              | (cols["kind"] == STARVE))
     assert len(frames["events"]) == int(marked.sum())
+    assert {e["kind"] for e in frames["events"]} <= set(frames["moments"])
+    assert all(("won" in e) == (e["kind"] == "raid") for e in frames["events"])
     assert all(e["text"].split(" ")[0] in " ".join(labels) for e in frames["events"])
     mid = run["match_id"]
     for html in (page, report):
@@ -73,3 +77,48 @@ def test_live_stream_sends_progress_and_ends_with_the_match(played, srv):
         assert body.startswith("event: progress\n") and "\nid: 120\n" in body  # FastAPI's SSE field order
         assert '"status": "finished", "tick": 120, "season_ticks": 120' in body
         assert anon.get("/api/matches/" + "0" * 32 + "/live").json()["error"] == "not_found"
+
+
+def test_replay_frames_hold_each_ticks_state_not_the_final_one(played, srv):
+    """Every frame is the state at the end of its tick: the log's snapshots (every 10th tick) and its
+    closing rows agree with the frames of those ticks, and an agent lives until the tick it starved."""
+    run, cols = played
+    with httpx.Client(base_url=srv.url) as anon:
+        d = anon.get(run["links"]["replay"], params={"format": "json"}).json()
+    assert (d["season_ticks"], d["ticks_played"], d["stop_reason"]) == (120, 120, "season_end")
+    by_tick = {f["tick"]: f["agents"] for f in d["frames"]}
+    assert sorted(by_tick) == list(range(121))  # one frame a tick, and the stop
+    snaps = np.nonzero(cols["kind"] == SNAPSHOT)[0]
+    assert len(snaps) > 0
+    for r in snaps:
+        a = by_tick[int(cols["tick"][r])][int(cols["agent"][r])]
+        assert a[:2] == [int(cols["a"][r]), int(cols["b"][r])] and a[2] is True
+        assert (a[3], a[4], a[5]) == (int(cols["c"][r]), int(cols["d"][r]), round(float(cols["v"][r]), 2))
+        assert a[11] + 2 * a[12] == int(cols["e"][r])  # shelter + 2 x tool
+    end = by_tick[120]
+    for r in np.nonzero(cols["kind"] == FINAL)[0]:
+        a = end[int(cols["agent"][r])]
+        assert (a[3], a[4], int(a[2]), a[11], a[12]) == tuple(int(cols[c][r]) for c in "abcde")
+    for r in np.nonzero(cols["kind"] == STOCK)[0]:
+        assert end[int(cols["agent"][r])][6:11] == [int(cols[c][r]) for c in "abcde"]
+    for e in (e for e in d["events"] if e["kind"] == "starve"):
+        assert by_tick[e["tick"] - 1][e["agent"]][2] is True and by_tick[e["tick"]][e["agent"]][2] is False
+    # holdings change over the season: the frames are not the final state repeated
+    assert any(by_tick[t][i][6:] != end[i][6:] for t in (30, 60, 90) for i in range(len(end)))
+
+
+def test_a_log_the_engine_no_longer_reproduces_gets_frames_from_its_own_rows():
+    from engine.kernels.codes import GATHER
+    from orchestrator.runs import world_frames
+    from tests.engine.conftest import make_match
+
+    seats = ("local/greedy-harvester", "local/honest-trader")
+    played = make_match(ticks=40, seats=seats)
+    played.run()
+    cols = played.columns()
+    assert len(world_frames.from_replay(make_match(ticks=40, seats=seats), cols)) == 41
+    gathers = np.nonzero((cols["kind"] == GATHER) & cols["ok"].astype(bool))[0]
+    cols["g"][gathers[0]] += 1  # as if the rules had changed since: the replay takes fewer units
+    assert world_frames.from_replay(make_match(ticks=40, seats=seats), cols) is None
+    frames = world_frames.from_log(cols, played.n)
+    assert frames[-1]["tick"] == 40 and all(len(a) == 6 for f in frames for a in f["agents"])
