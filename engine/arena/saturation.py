@@ -18,8 +18,11 @@ come sooner, takes some of them, and walking into a forced mate takes them all.
 - Mate allowed: the mover was not being mated and now is: 15, a blunder, whatever the score before
   (lichess calls it an inaccuracy below -999 cp and a mistake below -700: the saturation this rule is for).
 - Mate sooner: the mover was being mated in N and now is in M < N: 5, an inaccuracy, per move.
-- Material given away while worse (score before <= 0, no mate either side): the loss in centipawns,
-  uncapped, charged as lichess charges the same loss from a level position, 50 - win%(-loss).
+- Material given away where win% has saturated (score before at or below -500 cp, no mate either
+  side): the loss in centipawns, uncapped, charged as lichess charges the same loss from a level
+  position, 50 - win%(-loss). Beyond 500 cp the win% curve gives a centipawn less than half the
+  weight it has at 0 (its slope falls below half), and from there to the +-1000 cap it flattens to
+  nothing; nearer 0, lichess's own drop stands.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from chess.engine import Cp, Score
 from engine.arena import lichess
 
 MATE_SOONER = lichess.INACCURACY  # win% points per move by which a mate comes sooner
+SATURATED_CP = 500  # from here on win%'s slope is under half its slope at 0 cp
 
 
 def _mate_for(s: Score) -> bool:
@@ -50,9 +54,9 @@ def charge(before: Score, after: Score) -> tuple[float, str | None]:
     if _mated(before) and _mated(after) and after.mate() > before.mate():
         sooner = after.mate() - before.mate()
         return MATE_SOONER * sooner, f"mate {sooner} move{'s' if sooner > 1 else ''} sooner ({before} to {after})"
-    if not before.is_mate() and not after.is_mate() and before.score() <= 0:
+    if not before.is_mate() and not after.is_mate() and before.score() <= -SATURATED_CP:
         lost = before.score() - after.score()
         if lost > 0:
             return (lichess.win_percent(0) - lichess.win_percent(-lost),
-                    f"gave away {lost} cp while worse ({before} to {after})")
+                    f"gave away {lost} cp in a lost position ({before} to {after})")
     return 0.0, None
