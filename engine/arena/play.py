@@ -20,7 +20,8 @@ RETRIES = 2
 
 class Tools:
     """The oracles and engines one process reuses across games: Stockfish processes (opened on first
-    use: a pool of grading engines, one per core unless `grade_engines` says, and one playing engine)
+    use: a pool of grading engines, stockfish.Pool, sized by `grade_engines` or by the idle cores, and
+    one playing engine)
     and the Connect Four solver with its book and table."""
 
     def __init__(self, grade_engines: int | None = None):

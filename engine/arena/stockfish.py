@@ -44,11 +44,18 @@ def unavailable_message() -> str:
     return f"chess needs Stockfish: install it with `{INSTALL_LINE}` (or set STUDIO_STOCKFISH to its path)"
 
 
-def grade_engines() -> int:
-    """How many grading engines a process opens: STUDIO_GRADE_ENGINES, else one per core it may use."""
+def fixed_grade_engines() -> int | None:
+    """STUDIO_GRADE_ENGINES: how many grading engines a process keeps, when set."""
     env = os.environ.get("STUDIO_GRADE_ENGINES", "")
-    if env.isdigit() and int(env) > 0:
-        return int(env)
+    return int(env) if env.isdigit() and int(env) > 0 else None
+
+
+def grade_engines() -> int:
+    """The most grading engines a process opens: STUDIO_GRADE_ENGINES, else one per core it may use."""
+    return fixed_grade_engines() or cores()
+
+
+def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
@@ -120,58 +127,79 @@ class Engine:
 
 
 class Pool:
-    """Grading engines, one per core by default: each position goes to whichever engine is free.
+    """Grading engines, each position sent to whichever engine is free; results in position order.
 
-    Engines open on first use and stay open for the process's later games (starting one costs about
-    as much as grading a position or two). A thread per engine only waits on its engine's pipe, so the
-    search itself runs in the Stockfish processes, in parallel; results come back in position order.
+    A size given (here or in STUDIO_GRADE_ENGINES) is kept: that many engines, opened on first use and
+    kept for the process's later games. Without one, a grading uses one engine per core that is idle
+    at the time (the cores less the 1-minute load average, this process's own share counted back) and
+    closes the extra engines when it is done: a worker among many busy ones grades on one engine as
+    before and holds no idle processes, a lone game takes every core. A thread per engine only waits
+    on its pipe; the search runs in the Stockfish processes.
     """
 
     def __init__(self, size: int | None = None):
+        self.fixed = size is not None or fixed_grade_engines() is not None
         self.size = max(1, size or grade_engines())
         self._engines: list[Engine] = []
-        self._free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="stockfish")
 
-    def _take(self) -> Engine:
-        try:
-            return self._free.get_nowait()
-        except queue.Empty:
-            with self._lock:
-                if len(self._engines) < self.size:
-                    engine = Engine()
-                    self._engines.append(engine)
-                    return engine
-            return self._free.get()
+    def _wanted(self, positions: int) -> int:
+        if self.fixed:
+            return min(self.size, positions)
+        idle = int(cores() - os.getloadavg()[0] + 1)
+        return max(1, min(self.size, positions, idle))
 
-    def _score(self, board: chess.Board, nodes: int):
-        engine = self._take()
-        try:
-            return engine.score(board, nodes)
-        finally:
-            self._free.put(engine)
+    def _open(self, n: int) -> list[Engine]:
+        """The first n engines, opening the missing ones side by side."""
+        missing = n - len(self._engines)
+        if missing > 0:
+            self._engines += list(self._threads.map(lambda _: Engine(), range(missing)))
+        return self._engines[:n]
+
+    def start(self) -> None:
+        """Open every engine now rather than on first use."""
+        with self._lock:
+            self._open(self.size)
 
     def scores(self, boards: list[chess.Board], nodes: int = GRADE_NODES) -> list[tuple[chess.engine.Score, str | None]]:
-        return list(self._threads.map(lambda b: self._score(b, nodes), boards))
+        with self._lock:
+            free: queue.SimpleQueue[Engine] = queue.SimpleQueue()
+            for engine in self._open(self._wanted(len(boards))):
+                free.put(engine)
+
+            def one(board: chess.Board):
+                engine = free.get()
+                try:
+                    return engine.score(board, nodes)
+                finally:
+                    free.put(engine)
+            try:
+                return list(self._threads.map(one, boards))
+            finally:
+                if not self.fixed:
+                    self._close(self._engines[1:])
+                    del self._engines[1:]
 
     @property
     def version(self) -> str:
-        engine = self._take()
-        self._free.put(engine)
-        return engine.version
+        with self._lock:
+            return self._open(1)[0].version
 
     @property
     def pids(self) -> list[int]:
-        """The engine processes' ids (benchmarks read their CPU time)."""
-        with self._lock:
-            return [e.pid for e in self._engines]
+        """The open engine processes' ids (benchmarks read their CPU time)."""
+        return [e.pid for e in self._engines]
+
+    @staticmethod
+    def _close(engines: list[Engine]) -> None:
+        for e in engines:
+            e.close()
 
     def close(self) -> None:
-        self._threads.shutdown(wait=True)
         with self._lock:
-            for e in self._engines:
-                e.close()
+            self._threads.shutdown(wait=True)
+            self._close(self._engines)
             self._engines.clear()
 
     def __enter__(self):

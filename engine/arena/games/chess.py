@@ -167,7 +167,7 @@ def white_wins(entries: list[dict]) -> list[float]:
 class Chess(Game):
     id = "arena:chess"
     title = "Chess"
-    rubric = "arena-chess-1"
+    rubric = "arena-chess-2"
     moves_per_seat = PLY_CAP // 2
     scripted_ms = (5_000, 60_000)
     scripted = "local/stockfish-N (N 0..20) and local/random"
