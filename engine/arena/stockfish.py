@@ -101,11 +101,6 @@ class Engine:
     def scores(self, boards: list[chess.Board], nodes: int = GRADE_NODES) -> list[tuple[chess.engine.Score, str | None]]:
         return [self.score(b, nodes) for b in boards]
 
-    def evaluate(self, board: chess.Board, nodes: int = GRADE_NODES) -> tuple[int, str | None]:
-        """(centipawns from the side to move, capped as lichess caps them; best move in UCI)."""
-        score, best = self.score(board, nodes)
-        return capped(score), best
-
     def candidates(self, board: chess.Board, depth: int, multipv: int, nodes: int = PLAY_NODES):
         """[(cp from the side to move, move)] best first, up to multipv lines."""
         infos = self._engine.analyse(board, chess.engine.Limit(depth=depth, nodes=nodes), multipv=multipv,

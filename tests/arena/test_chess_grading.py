@@ -97,3 +97,13 @@ def test_game_accuracy_as_lila():
     series = [50.0] * 31 + [10.0] * 10
     w = lichess.weights(series)
     assert len(w) == 40 and w[0] == w[1] == 0.5 and max(w) == 12
+
+
+def test_a_draw_is_claimed_once_the_position_occurred_three_times_not_before():
+    game = Position()
+    for u in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]:
+        game.push(chess.Move.from_uci(u))
+    assert game.board.can_claim_threefold_repetition()  # ...Ng8 would repeat the start a third time
+    assert game.outcome() is None  # so the game goes on until it is played
+    game.push(chess.Move.from_uci("f6g8"))
+    assert game.outcome() == ("1/2-1/2", "threefold_repetition")

@@ -66,10 +66,17 @@ class Position:
         return entry
 
     def outcome(self) -> tuple[str, str] | None:
-        """(result from the first mover's side, termination) once the rules end the game."""
-        o = self.board.outcome(claim_draw=True)
+        """(result from the first mover's side, termination) once the rules end the game. A draw is
+        claimed for the players once a position has occurred three times or fifty moves have passed,
+        never because the side to move could reach one with its next move (python-chess's claim_draw
+        also counts those, and would end a game the side to move is winning)."""
+        o = self.board.outcome(claim_draw=False)
         if o is not None:
             return o.result(), TERMINATIONS.get(o.termination, o.termination.name.lower())
+        if self.board.is_repetition(3):
+            return "1/2-1/2", "threefold_repetition"
+        if self.board.is_fifty_moves():
+            return "1/2-1/2", "fifty_moves"
         if self.plies >= PLY_CAP:
             return "1/2-1/2", "ply_cap"
         return None
