@@ -49,11 +49,16 @@ class ChessMove(Closed):
     fen_before: str
     eval_before_cp: int
     eval_after_cp: int
+    score_before: str
+    score_after: str
     best_uci: str | None
+    best_san: str | None
     win_before: float
     win_after: float
+    drop: float
     accuracy: float
     label: str
+    note: str | None
 
 
 class ConnectFourMove(Closed):

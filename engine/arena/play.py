@@ -8,7 +8,7 @@ fails raises, and the exception ends the game unscored (the caller fails the run
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -20,23 +20,27 @@ RETRIES = 2
 
 class Tools:
     """The oracles and engines one process reuses across games: Stockfish processes (opened on first
-    use) and the Connect Four solver with its book and table."""
+    use: a pool of grading engines, stockfish.Pool, sized by `grade_engines` or by the idle cores, and
+    one playing engine)
+    and the Connect Four solver with its book and table."""
 
-    def __init__(self):
+    def __init__(self, grade_engines: int | None = None):
+        self.grade_engines = grade_engines
         self._engines: dict[str, object] = {}
 
-    def _engine(self, role: str):
-        if role not in self._engines:
-            from engine.arena.stockfish import Engine
-
-            self._engines[role] = Engine()
-        return self._engines[role]
-
     def grader(self):
-        return self._engine("grade")
+        if "grade" not in self._engines:
+            from engine.arena.stockfish import Pool
+
+            self._engines["grade"] = Pool(self.grade_engines)
+        return self._engines["grade"]
 
     def player_engine(self):
-        return self._engine("play")
+        if "play" not in self._engines:
+            from engine.arena.stockfish import Engine
+
+            self._engines["play"] = Engine()
+        return self._engines["play"]
 
     @functools.cache
     def solver(self):

@@ -41,7 +41,7 @@ def test_lichess_formulas():
     assert lichess.move_accuracy(100, 0) == 0
     # a 10-point drop: 103.1668 * exp(-0.4354) - 3.1669 + 1 = 64.6
     assert lichess.move_accuracy(60, 50) == pytest.approx(64.62, abs=0.05)
-    assert [lichess.label(60, 60 - d, False) for d in (4.9, 5, 10, 15)] == ["good", "inaccuracy", "mistake", "blunder"]
+    assert [lichess.label_of_drop(d) for d in (4.9, 5, 10, 15)] == [None, "inaccuracy", "mistake", "blunder"]
     white, black = lichess.game_accuracy([50, 50, 50, 50, 50])
     assert white == black == 100
     white, black = lichess.game_accuracy([50, 20, 20, 20, 20])  # white's first move gave away 30 points

@@ -20,7 +20,8 @@ def test_simulate_chess_moves_carry_the_log_fields(capsys):
                  "--seed", "7", "--json"]) == 0  # a short game: mate in 11 plies
     out = json.loads(capsys.readouterr().out)
     assert set(out["moves"][0]) == {"ply", "seat", "uci", "san", "fen_before", "eval_before_cp", "eval_after_cp",
-                                    "best_uci", "win_before", "win_after", "accuracy", "label"}
+                                    "score_before", "score_after", "best_uci", "best_san", "win_before", "win_after",
+                                    "drop", "accuracy", "label", "note"}
     assert out["results"]["game"]["pgn"].startswith("[Event")
 
 

@@ -155,7 +155,7 @@ def test_a_chess_game_is_graded_on_a_worker_and_its_page_serves_its_own_board(sr
     with srv.client(token) as c:
         body = wait_terminal(c, out["run"]["run_id"], timeout=300)
         results = body["results"]
-        assert body["run"]["status"] == "finished" and results["rubric"] == "arena-chess-1"
+        assert body["run"]["status"] == "finished" and results["rubric"] == "arena-chess-2"
         assert results["game"]["oracle"]["engine"] == "stockfish" and results["game"]["oracle"]["nodes"] == 100_000
         assert results["agents"][0]["status"] == "won" and results["game"]["termination"] == "checkmate"
         moves = c.get(body["run"]["links"]["log"]).json()["moves"]

@@ -6,10 +6,11 @@ import re
 
 import chess
 import chess.pgn
+from chess.engine import Cp, Mate, Score
 
-from engine.arena import lichess, policies
+from engine.arena import lichess, policies, saturation
 from engine.arena.game import Game
-from engine.arena.stockfish import GRADE_NODES, MATE_CP
+from engine.arena.stockfish import GRADE_NODES, capped
 
 PLY_CAP = 200
 DRAWN_BY_RULE = ("stalemate", "insufficient_material", "threefold_repetition", "fifty_moves")
@@ -65,10 +66,17 @@ class Position:
         return entry
 
     def outcome(self) -> tuple[str, str] | None:
-        """(result from the first mover's side, termination) once the rules end the game."""
-        o = self.board.outcome(claim_draw=True)
+        """(result from the first mover's side, termination) once the rules end the game. A draw is
+        claimed for the players once a position has occurred three times or fifty moves have passed,
+        never because the side to move could reach one with its next move (python-chess's claim_draw
+        also counts those, and would end a game the side to move is winning)."""
+        o = self.board.outcome(claim_draw=False)
         if o is not None:
             return o.result(), TERMINATIONS.get(o.termination, o.termination.name.lower())
+        if self.board.is_repetition(3):
+            return "1/2-1/2", "threefold_repetition"
+        if self.board.is_fifty_moves():
+            return "1/2-1/2", "fifty_moves"
         if self.plies >= PLY_CAP:
             return "1/2-1/2", "ply_cap"
         return None
@@ -105,32 +113,52 @@ class StockfishLevel:
         return best.uci()
 
 
-def grade(position: Position, termination: str, engine, nodes: int = GRADE_NODES) -> list[dict]:
-    """Log entries (without ply/seat) for every move: evaluations from the mover's side."""
-    board = chess.Board()
-    evals: list[tuple[int, str | None]] = []
-    for move in position.moves:
-        evals.append(engine.evaluate(board, nodes))
-        board.push(move)
+def _final_score(board: chess.Board, termination: str) -> Score | None:
+    """The last position's score from the side to move when the rules decide it, else None."""
     if board.is_checkmate():
-        evals.append((-MATE_CP, None))
-    elif termination in DRAWN_BY_RULE:
-        evals.append((0, None))
-    else:
-        evals.append(engine.evaluate(board, nodes))
-    out = []
+        return Mate(-0)
+    if termination in DRAWN_BY_RULE:
+        return Cp(0)
+    return None
+
+
+def grade(position: Position, termination: str, engine, nodes: int = GRADE_NODES) -> list[dict]:
+    """Log entries (without ply/seat) for every move, scores from the mover's side. `engine`: an
+    Engine or a Pool (stockfish.py); every position is searched on its own, so the grades are the
+    same whichever engine searches which position."""
+    boards = []
     board = chess.Board()
-    for i, move in enumerate(position.moves):
-        before, best = evals[i]
-        after = -evals[i + 1][0]
-        wb, wa = lichess.win_percent(before), lichess.win_percent(after)
-        out.append({"uci": move.uci(), "san": board.san(move), "fen_before": board.fen(),
-                    "eval_before_cp": before, "eval_after_cp": after, "best_uci": best,
-                    "win_before": round(wb, 2), "win_after": round(wa, 2),
-                    "accuracy": round(lichess.move_accuracy(wb, wa), 2),
-                    "label": lichess.label(wb, wa, move.uci() == best)})
+    for move in position.moves:
+        boards.append(board.copy())
         board.push(move)
+    final = _final_score(board, termination)
+    searched = engine.scores(boards + ([] if final is not None else [board.copy()]), nodes)
+    scores = [s for s, _ in searched] + ([final] if final is not None else [])
+    out = []
+    for i, (move, b) in enumerate(zip(position.moves, boards)):
+        before, best = scores[i], searched[i][1]
+        after = -scores[i + 1]
+        wb, wa = lichess.win_percent(capped(before)), lichess.win_percent(capped(after))
+        charged, note = saturation.charge(before, after)
+        drop = max(wb - wa, charged)
+        label = lichess.worst(lichess.advice(before, after), lichess.label_of_drop(charged))
+        out.append({"uci": move.uci(), "san": b.san(move), "fen_before": b.fen(),
+                    "eval_before_cp": capped(before), "eval_after_cp": capped(after),
+                    "score_before": str(before), "score_after": str(after),
+                    "best_uci": best, "best_san": b.san(chess.Move.from_uci(best)) if best else None,
+                    "win_before": round(wb, 2), "win_after": round(wa, 2),
+                    "drop": round(max(0.0, drop), 2), "accuracy": round(lichess.accuracy_of_drop(drop), 2),
+                    "label": label or ("best" if move.uci() == best else "good"),
+                    "note": note if charged > 0 and charged >= wb - wa else None})
     return out
+
+
+def best_san(entry: dict) -> str | None:
+    """The engine's move in SAN; logs graded before `best_san` was written carry UCI and the FEN."""
+    if "best_san" in entry or not entry.get("best_uci"):
+        return entry.get("best_san")
+    board = chess.Board(entry["fen_before"])
+    return board.san(chess.Move.from_uci(entry["best_uci"]))
 
 
 def white_wins(entries: list[dict]) -> list[float]:
@@ -146,7 +174,7 @@ def white_wins(entries: list[dict]) -> list[float]:
 class Chess(Game):
     id = "arena:chess"
     title = "Chess"
-    rubric = "arena-chess-1"
+    rubric = "arena-chess-2"
     moves_per_seat = PLY_CAP // 2
     scripted_ms = (5_000, 60_000)
     scripted = "local/stockfish-N (N 0..20) and local/random"
@@ -189,7 +217,8 @@ class Chess(Game):
         return {"pgn": position.pgn(names[0], names[1], result)}
 
     def dimensions(self, moves: list[dict], mine: list[dict], first: bool, counts: dict) -> dict:
-        acc = lichess.game_accuracy(white_wins(moves))[0 if first else 1]
+        acc = lichess.game_accuracy(white_wins(moves), [m["accuracy"] for m in moves],
+                                    [m["drop"] if m["note"] else 0.0 for m in moves])[0 if first else 1]
         accuracy = round(acc, 2) if acc is not None else 0.0
         acpl = round(sum(min(1000, max(0, m["eval_before_cp"] - m["eval_after_cp"])) for m in mine)
                      / len(mine), 1) if mine else 0.0
@@ -214,8 +243,9 @@ class Chess(Game):
         return out
 
     def move_words(self, move: dict) -> tuple[str, str]:
+        note = move.get("note")
         return (f"{(move['ply'] + 1) // 2}{'.' if move['ply'] % 2 else '...'} {move['san']}",
-                f"(accuracy {move['accuracy']:.0f}, best {move['best_uci'] or '-'})")
+                f"(accuracy {move['accuracy']:.0f}, best {best_san(move) or '-'}{'; ' + note if note else ''})")
 
 
 GAME = Chess()
