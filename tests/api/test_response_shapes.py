@@ -3,13 +3,13 @@ answers exactly what the document declares for its status and media type. The re
 closed (additionalProperties false), so a field the core adds without its model fails here."""
 from __future__ import annotations
 
-import time
 
 import pytest
 
 from orchestrator import auth, keys
 from orchestrator.accounts import create_account
 from orchestrator.runs import service
+from tests.waiting import until
 from tests.api.openapi_check import Checker
 from tests.runs.conftest import TERMINAL, start, wait_terminal
 from tests.seats.fake_provider import FakeProvider
@@ -134,10 +134,5 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
 
 def _match_of(c, run_id: str) -> str:
     """The run's match id, as soon as it has one (a live stream is watched while the match plays)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        run = c.get(f"/api/v1/runs/{run_id}").json()["run"]
-        if run["match_id"]:
-            return run["match_id"]
-        time.sleep(0.02)
-    raise AssertionError(f"run {run_id} got no match")
+    return until(lambda: c.get(f"/api/v1/runs/{run_id}").json()["run"]["match_id"], 60, every=0.02,
+                 what=f"run {run_id} getting a match")

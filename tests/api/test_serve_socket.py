@@ -12,16 +12,16 @@ def test_connections_on_the_pre_bound_socket_are_sent_without_delay():
     nodelay = []
 
     async def main():
+        accepted = asyncio.Event()
+
         def connected(reader, writer):
             nodelay.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
             writer.close()
+            accepted.set()
         server = await asyncio.start_server(connected, sock=sock)
         async with server:
             _, w = await asyncio.open_connection(*sock.getsockname()[:2])
-            for _ in range(100):
-                if nodelay:
-                    break
-                await asyncio.sleep(0.01)
+            await asyncio.wait_for(accepted.wait(), 10)
             w.close()
     asyncio.run(main())
     assert sock.proto == socket.IPPROTO_TCP

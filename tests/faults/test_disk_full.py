@@ -80,8 +80,8 @@ def test_an_archive_that_stays_full_fails_the_run_naming_the_cause(tmp_path, tmp
             until(lambda: (run := _status(c, rid))["status"] == "running" and run["live"]["tick"], 120)
             filler = fill(tmpfs)
             try:
-                until(lambda: _played(s.dispatcher, rid), 60, what="the run's worker ending it")
-                time.sleep(3)  # past the patience: the dispatcher gives its result up
+                # past the patience the dispatcher gives the result up, while the store still takes writes
+                until(lambda: _status(c, rid)["status"] == "failed", 60, what="the run failing")
             finally:
                 filler.unlink()
             run = until(lambda: (lambda r: r if r["status"] in TERMINAL else None)(_status(c, rid)), 60, every=0.1)

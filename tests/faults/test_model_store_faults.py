@@ -8,6 +8,7 @@ import threading
 import time
 
 from tests.faults.conftest import fill
+from tests.faults.test_disk_full import _played
 from tests.runs.conftest import CONFIG, start, wait_terminal
 from tests.runs.test_model_resume import SEATS, _run, _transcript
 from tests.runs.test_model_truth import FakeProvider, launch, self_hosted
@@ -20,7 +21,7 @@ def _fake():
     return server
 
 
-def _hold_the_write_lock(data_dir, seconds: float) -> threading.Thread:
+def _hold_the_write_lock(data_dir, release: threading.Event) -> threading.Thread:
     """Another process's writer: the store refuses every write past its busy wait while it holds on."""
     held = threading.Event()
 
@@ -28,7 +29,7 @@ def _hold_the_write_lock(data_dir, seconds: float) -> threading.Thread:
         c = sqlite3.connect(data_dir / "studio.db", isolation_level=None)
         c.execute("BEGIN IMMEDIATE")
         held.set()
-        time.sleep(seconds)
+        release.wait(120)
         c.execute("COMMIT")
         c.close()
     t = threading.Thread(target=hold, daemon=True)
@@ -63,8 +64,13 @@ def test_a_store_that_stays_held_fails_the_model_run_naming_why(tmp_path):
             with self_hosted(srv, fake.url + "/v1", price=(1.0, 1.0)) as c:
                 rid = launch(c, 400, SEATS)
                 until(lambda: (_run(c, rid)["live"] or {}).get("tick", 0) >= 3, 90, what="three ticks played")
-                # past SQLite's 10 s busy wait, itself past the run's 2 s patience: the recorder gives up
-                _hold_the_write_lock(tmp_path / "data", 12).join()
+                # held past SQLite's 10 s busy wait, itself past the run's 2 s patience: the recorder gives
+                # up and the worker hands back the failed run, which the store takes once it is free
+                release = threading.Event()
+                holder = _hold_the_write_lock(tmp_path / "data", release)
+                until(lambda: _played(srv.dispatcher, rid), 90, what="the worker giving the run up")
+                release.set()
+                holder.join()
                 run = wait_terminal(c, rid, timeout=120)["run"]
             assert run["status"] == "failed"
             message = run["error"]["message"]

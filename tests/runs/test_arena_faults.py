@@ -7,7 +7,6 @@ Real uvicorn, real Ray workers, the fake provider on 127.0.0.1 (tests/seats/fake
 """
 import json
 import secrets
-import time
 
 import pytest
 
@@ -15,6 +14,7 @@ from orchestrator import auth, keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
 from orchestrator.runs import service
+from tests.waiting import until
 from tests.runs.conftest import TERMINAL, wait_terminal
 from tests.seats.fake_provider import FakeProvider
 
@@ -56,13 +56,14 @@ def test_a_faulty_provider_fails_the_game_within_three_calls_naming_the_seat(srv
     token, rid = launch(srv, fake, model)
     with srv.client(token) as c:
         live = [] if counter == "timed_out" else None  # a hang lasts long enough to be seen from outside
-        while live is not None:
+
+        def ended_watching():
             run = c.get(f"/api/v1/runs/{rid}").json()["run"]
-            if run["status"] in TERMINAL:
-                break
             if run["status"] == "running":
                 live.append(run["roster"][0]["turns"][counter])
-            time.sleep(0.2)
+            return run["status"] in TERMINAL
+        if live is not None:
+            until(ended_watching, 90, every=0.2, what="the game's end")
         body = wait_terminal(c, rid, timeout=90)
         # no match was archived, and the owner still reads every call the seat was asked
         turns = c.get(f"/api/v1/runs/{rid}/transcript").json()["turns"]

@@ -5,13 +5,13 @@ never carries a model's words.
 Real uvicorn, real Ray workers, the fake provider on 127.0.0.1 (tests/seats/fake_provider.py).
 """
 import json
-import time
 
 import pytest
 
 from orchestrator import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
+from tests.waiting import until
 from tests.runs.conftest import wait_terminal
 from tests.seats.fake_provider import FakeProvider
 
@@ -76,12 +76,8 @@ def test_the_live_run_view_counts_faults_from_the_first_tick(srv, fake):
     fake.defaults["qwen2.5-7b"] = {"calls": [("gather", {})], "delay_ms": 200}
     with account(srv, fake) as c:
         rid = launch(c, [SEAT], ticks=40)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            run = c.get(f"/api/v1/runs/{rid}").json()["run"]
-            if run["status"] == "running" and (run["live"] or {}).get("tick", 0) >= 2:
-                break
-            time.sleep(0.05)
+        run = until(lambda: (lambda r: r if r["status"] == "running" and (r["live"] or {}).get("tick", 0) >= 2
+                             else None)(c.get(f"/api/v1/runs/{rid}").json()["run"]), 60, what="two ticks played")
         assert run["roster"][0]["turns"]["provider_errors"] == 1 and run["roster"][0]["turns"]["answered"] >= 1
         c.post(f"/api/v1/runs/{rid}/cancel")
         wait_terminal(c, rid)
