@@ -78,6 +78,23 @@ def method_for(metric: str, n: int) -> str:
     return table[listed[-1] if listed else min(table)]
 
 
+def choice_text(metric: str) -> str:
+    """CHOICE for one metric in words, e.g. "hedged-capital betting for 2-4 trials; ...; percentile
+    bootstrap from 30": the notebook shows this rather than restating the table."""
+    table = CHOICE[metric]
+    starts = sorted(table)
+    spans: list[list] = []  # [method, first n, last n or None]
+    for i, k in enumerate(starts):
+        first = 2 if i == 0 else k  # the first entry also serves the series shorter than it
+        last = starts[i + 1] - 1 if i + 1 < len(starts) else None
+        if spans and spans[-1][0] == table[k]:
+            spans[-1][2] = last
+        else:
+            spans.append([table[k], first, last])
+    return "; ".join(f"{METHOD_NAMES[m]} " + (f"from {a} trials" if b is None else f"for {a}-{b} trials")
+                     for m, a, b in spans)
+
+
 @dataclass(frozen=True)
 class Interval:
     """A point estimate with its two-sided interval."""
