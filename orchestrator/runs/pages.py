@@ -94,6 +94,19 @@ def _who(names: list[str], i: int) -> str:
     return names[i] if 0 <= i < len(names) else f"agent {i}"
 
 
+def _units(n: int) -> str:
+    return f"{n} unit{'' if n == 1 else 's'}"
+
+
+def _raid_outcome(f: int, g: int, v: float) -> str:
+    """A raid is won when it takes goods (world-rubric-3); one past the odds that takes nothing is not."""
+    if f != 1:
+        return "fails"
+    if g == 0:
+        return "gets through but takes nothing: not a win"
+    return f"wins: takes {_units(g)} worth {v:.1f}"
+
+
 def _describe(act: dict, cols: dict, r: int, names: list[str]) -> str:
     """What an applied action did, in words, from the row's outcome columns (docs/EVENTS.md)."""
     f, g, v = int(cols["f"][r]), int(cols["g"][r]), float(cols["v"][r])
@@ -116,9 +129,7 @@ def _describe(act: dict, cols: dict, r: int, names: list[str]) -> str:
     if name == "decline":
         return f"declines offer {act['offer_id']} from {_who(names, f)}"
     if name == "raid":
-        target = _who(names, act["target"])
-        return (f"raids {target} and wins: takes {g} units worth {v:.1f}" if f == 1 else
-                f"raids {target} and fails")
+        return f"raids {_who(names, act['target'])} and {_raid_outcome(f, g, v)}"
     if name == "say":
         return f"says to {_who(names, act['to']) if 'to' in act else 'everyone'}: \"{act['text']}\""
     if name == "wait":
@@ -182,11 +193,10 @@ def _timeline(cols: dict, names: list[str]) -> list[dict]:
         if k == STARVE:
             out.append({"tick": t, "agent": i, "kind": "starve", "text": f"{_who(names, i)} starved"})
         elif cols["ok"][r] and k == RAID:
-            won = int(cols["f"][r]) == 1
+            f, g = int(cols["f"][r]), int(cols["g"][r])
             target = _who(names, int(cols["a"][r]))
-            out.append({"tick": t, "agent": i, "kind": "raid", "won": won,
-                        "text": f"{names[i]} raided {target}: " + (f"took {int(cols['g'][r])} units worth "
-                                                                   f"{float(cols['v'][r]):.1f}" if won else "failed")})
+            out.append({"tick": t, "agent": i, "kind": "raid", "won": f == 1 and g > 0,
+                        "text": f"{names[i]} raided {target}: {_raid_outcome(f, g, float(cols['v'][r]))}"})
         elif cols["ok"][r] and k == ACCEPT:
             out.append({"tick": t, "agent": i, "kind": "trade",
                         "text": f"{names[i]} accepted {_who(names, int(cols['f'][r]))}'s offer"})
