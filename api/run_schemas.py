@@ -506,7 +506,8 @@ class Strength(Closed):
 
 
 class Board(Closed):
-    scenario_id: str
+    scenario_id: str | None  # null for a board of every scenario of one game
+    game: str  # world, arena:chess or arena:connect-four: a board never spans two
     by: Literal["model", "name"]
     n_matches: int
     n_resamples: int
