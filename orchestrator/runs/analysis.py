@@ -91,8 +91,6 @@ def leaderboard(core: Core, principal: Principal, *, scenario_id: Any = None, by
     if game is not None and game not in GAME_IDS:
         raise DomainError("bad_request", f"game: should be one of {', '.join(GAME_IDS)}")
     scenario_id = _str("scenario_id", scenario_id, required=game is None)
-    if scenario_id is not None and game is not None and game_of(scenario_id) != game:
-        raise DomainError("bad_request", f"scenario_id: {scenario_id} is not a scenario of game {game}")
     game = game or game_of(scenario_id)
     by = _str("by", by, required=False) or "model"
     if by not in ("model", "name"):
