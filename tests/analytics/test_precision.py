@@ -56,3 +56,16 @@ def test_precision_without_a_metric_keeps_the_t_formula():
     p = stats.precision_half_width(10, 10.0)
     assert p.method == "t" and p.half_width == pytest.approx(2.262157 * 10 / 10 ** 0.5, rel=1e-6)
     assert stats.precision_half_width(1, 10.0, metric="fitness_index").method == stats.SINGLE_RUN
+
+
+def test_the_console_estimate_reads_one_run_and_a_series():
+    """The console's estimate block formats half_width_95, which is null for one run."""
+    from api.console.pages import TEMPLATES
+
+    template = TEMPLATES.env.get_template("estimate.html")
+    base = {"agent_turns": 1, "usd": {"low": 0, "high": 0}, "spend_cap_usd": None, "seats": [],
+            "wall_clock_ms": {"low": 1, "high": 2}, "quota": {"agent_turns_remaining": None}}
+    one = template.render(est={**base, "trials": 1, "precision": _precision(1)})
+    assert "one run gives no interval: it may land ±19.6 points" in one
+    four = template.render(est={**base, "trials": 4, "precision": _precision(4)})
+    assert f"mean fitness within ±{_precision(4)['half_width_95']:.1f} points" in four
