@@ -145,7 +145,7 @@ def leaderboard(data, *, batch_id=None, run_ids=None, scenario_id=None, game: st
         raise ValueError(f"by must be one of {', '.join(BY)}")
     data = as_data(data)
     failed = data.failed_run_ids()
-    filters = dict(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors, game=game)
+    filters = {"batch_id": batch_id, "run_ids": run_ids, "scenario_id": scenario_id, "anchors": anchors, "game": game}
     games = data.games(**filters, exclude_runs=failed)
     if len(games) > 1:
         raise ValueError(f"the selected matches are of several games ({', '.join(games)}), whose players never "
@@ -162,6 +162,6 @@ def leaderboards(data, *, batch_id=None, run_ids=None, scenario_id=None, by: str
                  n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> dict[str, Leaderboard]:
     """One leaderboard per game the selection holds (game id -> board), failed runs left out."""
     data = as_data(data)
-    selected = dict(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors)
+    selected = {"batch_id": batch_id, "run_ids": run_ids, "scenario_id": scenario_id, "anchors": anchors}
     return {g: leaderboard(data, **selected, game=g, by=by, n_resamples=n_resamples, confidence=confidence, seed=seed)
             for g in data.games(**selected, exclude_runs=data.failed_run_ids())}

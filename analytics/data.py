@@ -100,7 +100,7 @@ def where(*, batch_id=None, run_ids=None, scenario_id=None, match_ids=None, anch
     return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), params
 
 
-def failed_left_out(data: "DataDir", failed: list[str], **filters) -> dict:
+def failed_left_out(data: DataDir, failed: list[str], **filters) -> dict:
     """How many of ``failed`` runs (and their matches) the selection (where's filters) would have held."""
     if not failed:
         return {"failed_runs": 0, "matches": 0, "note": None}

@@ -1,4 +1,6 @@
 """The estimate's precision figure: what the series summary's fitness interval will be at n trials."""
+from itertools import pairwise
+
 import numpy as np
 import pytest
 
@@ -15,7 +17,7 @@ def test_more_trials_never_look_less_precise_and_every_n_names_its_method():
     assert figures[0]["single_run_half_width_95"] == pytest.approx(1.959964 * REFERENCE_SD, abs=1e-3)
     widths = [f["half_width_95"] for f in figures[1:]]
     # every method the summary uses narrows with n, and each switch of method goes to a narrower one
-    assert all(b < a for a, b in zip(widths, widths[1:])), widths
+    assert all(b < a for a, b in pairwise(widths)), widths
     for n, f in zip(NS, figures):
         assert f["method"] == (stats.SINGLE_RUN if n == 1 else stats.method_for("fitness_index", n))
         assert f["reference_sd"] == REFERENCE_SD

@@ -24,7 +24,9 @@ def _label(scores: dict[int, int], column: int) -> str:
     """docs/ARENA.md's rule on bitbully's scores: optimal at the best score, blunder when the outcome
     class (win, draw, loss) drops, else inaccuracy."""
     best = max(scores.values())
-    sign = lambda s: (s > 0) - (s < 0)  # noqa: E731
+    def sign(s):
+        return (s > 0) - (s < 0)
+
     if scores[column] == best:
         return "optimal"
     return "blunder" if sign(scores[column]) < sign(best) else "inaccuracy"

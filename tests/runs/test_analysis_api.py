@@ -45,7 +45,7 @@ def test_leaderboard_ranks_the_models_of_a_scenario_over_rest_mcp_and_python(srv
 
 def test_leaderboard_of_one_game_over_every_scenario(srv, played):
     """game: a board of every scenario of one game (world, an arena game), never two games on one board."""
-    token, a, b = played
+    token = played[0]
     with srv.client(token) as c:
         by_scenario = c.get("/api/v1/leaderboard", params={"scenario_id": "svc:custom-base-v1", "resamples": 200})
         assert by_scenario.json()["leaderboard"]["game"] == "world"
