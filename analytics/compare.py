@@ -4,11 +4,13 @@ pandas columns, so no caller text ever becomes part of a SQL statement.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from analytics import stats
-from analytics.data import DIMENSIONS, STATS, as_data, plain, where
+from analytics.data import DIMENSIONS, STATS, as_data, failed_left_out, plain, where
 from analytics.ranking import Leaderboard, bradley_terry
 
 # Higher is better for all of these (won and survived are 0/1 per match).
@@ -130,15 +132,36 @@ def finishing_orders(rows: pd.DataFrame, by: str = "model") -> list[list[tuple]]
     return [list(zip(lab.tolist(), rk.tolist())) for lab, rk in zip(np.split(labels, cuts), np.split(ranks, cuts))]
 
 
-def leaderboard(data, *, batch_id=None, run_ids=None, scenario_id=None, by: str = "model", anchors: bool = True,
-                n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> Leaderboard:
+def leaderboard(data, *, batch_id=None, run_ids=None, scenario_id=None, game: str | None = None, by: str = "model",
+                anchors: bool = True, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> Leaderboard:
     """Bradley-Terry strengths from the finishing order inside each selected match, with
-    bootstrap intervals over matches; overlapping intervals form tie groups."""
+    bootstrap intervals over matches; overlapping intervals form tie groups.
+
+    One game at a time (``game``, one of analytics.data.GAME_IDS): world agents, chess engines and
+    Connect Four solvers never meet, so one board over several games ranks strangers; a selection
+    holding several is refused (``leaderboards`` gives one board each). Failed runs (the archive's run
+    views) are left out and counted in the board's ``note``."""
     if by not in BY:
         raise ValueError(f"by must be one of {', '.join(BY)}")
-    clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors)
-    rows = as_data(data).query(f"SELECT match_id, seat, name, model, rank FROM seats{clause}", params)
+    data = as_data(data)
+    failed = data.failed_run_ids()
+    filters = {"batch_id": batch_id, "run_ids": run_ids, "scenario_id": scenario_id, "anchors": anchors, "game": game}
+    games = data.games(**filters, exclude_runs=failed)
+    if len(games) > 1:
+        raise ValueError(f"the selected matches are of several games ({', '.join(games)}), whose players never "
+                         "meet: pick one with game=, or use leaderboards() for one board each")
+    clause, params = where(**filters, exclude_runs=failed)
+    rows = data.query(f"SELECT match_id, seat, name, model, rank FROM seats{clause}", params)
     if rows.empty:
         raise ValueError("no matches selected")
-    return bradley_terry(finishing_orders(rows, by), n_resamples=n_resamples, confidence=confidence, seed=seed)
+    board = bradley_terry(finishing_orders(rows, by), n_resamples=n_resamples, confidence=confidence, seed=seed)
+    return replace(board, note=failed_left_out(data, failed, **filters)["note"])
 
+
+def leaderboards(data, *, batch_id=None, run_ids=None, scenario_id=None, by: str = "model", anchors: bool = True,
+                 n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> dict[str, Leaderboard]:
+    """One leaderboard per game the selection holds (game id -> board), failed runs left out."""
+    data = as_data(data)
+    selected = {"batch_id": batch_id, "run_ids": run_ids, "scenario_id": scenario_id, "anchors": anchors}
+    return {g: leaderboard(data, **selected, game=g, by=by, n_resamples=n_resamples, confidence=confidence, seed=seed)
+            for g in data.games(**selected, exclude_runs=data.failed_run_ids())}

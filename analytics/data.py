@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from analytics.archive.format import from_ipc
 from analytics.archive.layout import COMPACT_GLOB, EVENTS_DIR, RUNS_DIR, SEATS_DIR, archive_dir, landed
+from engine.arena.games import GAMES as ARENA_GAMES
 from engine.rubric import DIMENSIONS, STATS
 _INT_COLS = "tick agent a b c d e f g".split()
 
@@ -56,10 +57,34 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def where(*, batch_id=None, run_ids=None, scenario_id=None, match_ids=None, anchors: bool = True) -> tuple[str, list]:
+# A seat row's game: an arena game's id (the registry's), else the world. Scores of different games are
+# different things (world fitness, chess accuracy, percent optimal Connect Four moves) and their
+# matches share no players, so summaries and leaderboards keep each game apart.
+WORLD = "world"
+GAME_IDS = (WORLD, *ARENA_GAMES)
+GAME_SQL = (f"(CASE WHEN scenario_id IN ({', '.join(_literal(g) for g in ARENA_GAMES)}) THEN scenario_id "
+            f"ELSE {_literal(WORLD)} END)")
+FAILED = "failed"  # a run that ended without a result to trust: left out of reports and leaderboards
+
+
+def game_of(scenario_id: str | None) -> str:
+    return scenario_id if scenario_id in ARENA_GAMES else WORLD
+
+
+def where(*, batch_id=None, run_ids=None, scenario_id=None, match_ids=None, anchors: bool = True,
+          game: str | None = None, exclude_runs=None) -> tuple[str, list]:
     """A WHERE clause over seats/runs columns and its bound values. Each filter is one value or a
-    list of values; column names are fixed here, only values come from the caller."""
+    list of values; column names are fixed here, only values come from the caller. ``game``: one of
+    GAME_IDS; ``exclude_runs``: run ids to leave out (DataDir.failed_run_ids)."""
     clauses, params = [], []
+    if game is not None:
+        if game not in GAME_IDS:
+            raise ValueError(f"unknown game {game!r}; one of {', '.join(GAME_IDS)}")
+        clauses.append(f"{GAME_SQL} = ?")
+        params.append(game)
+    if exclude_runs:
+        clauses.append("NOT list_contains(?, run_id)")
+        params.append([str(r) for r in exclude_runs])
     for column, value in (("batch_id", batch_id), ("run_id", run_ids), ("scenario_id", scenario_id),
                           ("match_id", match_ids)):
         if value is None:
@@ -73,6 +98,20 @@ def where(*, batch_id=None, run_ids=None, scenario_id=None, match_ids=None, anch
     if not anchors:
         clauses.append("NOT anchor")
     return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), params
+
+
+def failed_left_out(data: DataDir, failed: list[str], **filters) -> dict:
+    """How many of ``failed`` runs (and their matches) the selection (where's filters) would have held."""
+    if not failed:
+        return {"failed_runs": 0, "matches": 0, "note": None}
+    clause, params = where(**filters)
+    clause = f"{clause} AND" if clause else " WHERE"
+    counts = data.query(f"SELECT count(DISTINCT run_id) AS runs, count(DISTINCT match_id) AS matches "
+                        f"FROM seats{clause} list_contains(?, run_id)", [*params, list(failed)])
+    runs, matches = int(counts["runs"].iloc[0]), int(counts["matches"].iloc[0])
+    note = (f"{runs} failed run{'s' if runs != 1 else ''} ({matches} match{'es' if matches != 1 else ''}) left out"
+            if runs else None)
+    return {"failed_runs": runs, "matches": matches, "note": note}
 
 
 def _empty_select(columns: dict[str, str]) -> str:
@@ -155,6 +194,20 @@ class DataDir:
         clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, match_ids=match_ids,
                                anchors=anchors)
         return f"SELECT * FROM seats{clause} ORDER BY match_id, seat", params
+
+    def failed_run_ids(self) -> list[str]:
+        """Runs the archive's run views record as failed. A bare connection (the service's, whose
+        callers select ended runs themselves) has no run views: none."""
+        if self.path is None:
+            return []
+        return [r for (r,) in self._run("SELECT DISTINCT run_id FROM runs WHERE status = ? ORDER BY run_id",
+                                        [FAILED]).fetchall()]
+
+    def games(self, **filters) -> list[str]:
+        """The games the selected seat rows belong to, in GAME_IDS order (filters as where's)."""
+        clause, params = where(**filters)
+        found = {g for (g,) in self._run(f"SELECT DISTINCT {GAME_SQL} FROM seats{clause}", params).fetchall()}
+        return [g for g in GAME_IDS if g in found]
 
     def runs_df(self, *, batch_id=None, run_ids=None, scenario_id=None) -> pd.DataFrame:
         clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id)

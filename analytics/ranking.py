@@ -53,6 +53,7 @@ class Leaderboard:
     n_resamples: int
     confidence: float
     method: str
+    note: str | None = None  # what the selection left out (analytics.compare.leaderboard: failed runs)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([asdict(row) for row in self.rows])

@@ -14,6 +14,7 @@ gives the same interval (a report re-run must not move).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import asdict, dataclass
 from typing import Mapping
@@ -51,9 +52,14 @@ CHOICE: dict[str, dict[int, str]] = {
     "competitiveness": {3: "betting", 5: "betting", 10: "betting", 20: "bootstrap_t", 30: "t_clipped", 50: "percentile"},
     "exploration": {3: "betting", 5: "arcsine_t", 10: "t_clipped", 20: "t_clipped", 30: "bca", 50: "percentile"},
 }
-# Mean width of the chosen method over the t interval's, per n (median over the benchmark's
-# populations): the estimate's precision figure quotes the width the summary will show.
-WIDTH_VS_T: dict[str, dict[int, float]] = {"fitness_index": {3: 1.97, 5: 1.48, 10: 1.0, 20: 1.0, 30: 0.94, 50: 0.96}}
+# The estimate's precision figure (precision_half_width) for a bounded metric is the mean half-width
+# the summary's own method gives at n trials on this reference population: scores Beta-distributed
+# on the 0..100 scale with mean 50 and the reference spread (sd 10: Beta(12, 12) x 100), REFERENCE_SERIES
+# series per n. Trial j of every series is drawn from its own seeded generator, so a series of n + 1
+# trials extends the series of n and the figure moves with n alone, not with fresh noise.
+REFERENCE_MEAN = 50.0
+REFERENCE_SERIES = 1000
+SINGLE_RUN = "single_run_no_interval"  # the precision method of one trial: a single run has no interval
 # The paired difference of two 0..100 scores (-100..100): t cut to -100..100 held 94-96% coverage
 # for fitness_index at every n in benchmarks/coverage.py (one seat, two configurations, shared seeds).
 DIFFERENCE_METHOD = "t_clipped"
@@ -70,6 +76,23 @@ def method_for(metric: str, n: int) -> str:
         raise ValueError(f"no interval choice for {metric!r}; bounded metrics: {', '.join(BOUNDED)}")
     listed = [k for k in sorted(table) if k <= n]
     return table[listed[-1] if listed else min(table)]
+
+
+def choice_text(metric: str) -> str:
+    """CHOICE for one metric in words, e.g. "hedged-capital betting for 2-4 trials; ...; percentile
+    bootstrap from 30": the notebook shows this rather than restating the table."""
+    table = CHOICE[metric]
+    starts = sorted(table)
+    spans: list[list] = []  # [method, first n, last n or None]
+    for i, k in enumerate(starts):
+        first = 2 if i == 0 else k  # the first entry also serves the series shorter than it
+        last = starts[i + 1] - 1 if i + 1 < len(starts) else None
+        if spans and spans[-1][0] == table[k]:
+            spans[-1][2] = last
+        else:
+            spans.append([table[k], first, last])
+    return "; ".join(f"{METHOD_NAMES[m]} " + (f"from {a} trials" if b is None else f"for {a}-{b} trials")
+                     for m, a, b in spans)
 
 
 @dataclass(frozen=True)
@@ -103,13 +126,14 @@ class Comparison:
 
 @dataclass(frozen=True)
 class Precision:
-    """What N trials buy: the expected 95% half-width for a metric of spread ``reference_sd``."""
+    """What N trials buy: the expected 95% half-width of the mean for a metric of spread ``reference_sd``."""
 
     n: int
     reference_sd: float
-    half_width: float | None  # t(0.975, n-1) * sd / sqrt(n); None below 2 trials
+    half_width: float | None  # None for one trial: a single run has no interval
     relative: float | None  # half_width / sd, the figure in the shared notes' table
     single_run: float  # z(0.975) * sd: how far one run may land from the true mean
+    method: str  # the interval method the figure is the width of (a key of intervals.METHODS), or SINGLE_RUN
     confidence: float = 0.95
 
     def to_dict(self) -> dict:
@@ -234,13 +258,39 @@ def mean_interval(
     return Interval(float(np.mean(arr)), float(low), float(high), int(arr.size), "BCa bootstrap", confidence)
 
 
+def reference_series(n: int, reference_sd: float, series: int = REFERENCE_SERIES) -> np.ndarray:
+    """The reference population's series of n trials, shape (series, n): see REFERENCE_MEAN."""
+    if not 0 < reference_sd < REFERENCE_MEAN:
+        raise ValueError(f"a Beta population with mean {REFERENCE_MEAN:g} needs 0 < sd < {REFERENCE_MEAN:g}, "
+                         f"got {reference_sd}")
+    p, v = REFERENCE_MEAN / SCALE[1], (reference_sd / SCALE[1]) ** 2
+    k = p * (1 - p) / v - 1  # Beta(p k, (1 - p) k) has mean p and variance v
+    cols = [np.random.default_rng([DEFAULT_SEED, j]).beta(p * k, (1 - p) * k, series) for j in range(n)]
+    return SCALE[0] + (SCALE[1] - SCALE[0]) * np.stack(cols, axis=1)
+
+
+@functools.lru_cache(maxsize=512)
+def _expected_half_width(metric: str, n: int, reference_sd: float, confidence: float) -> tuple[str, float]:
+    """(method, mean half-width) of the interval bounded_interval gives at n trials, over the reference
+    series: the same function, resamples and seed as the summary's."""
+    method = method_for(metric, n)
+    x = reference_series(n, reference_sd)
+    fn = intervals.METHODS[method]
+    if method in intervals.BOOTSTRAP:
+        low, high = fn(x, confidence, *SCALE, n_resamples=DEFAULT_RESAMPLES, rng=np.random.default_rng(DEFAULT_SEED))
+    else:
+        low, high = fn(x, confidence, *SCALE)
+    return method, float(np.mean(high - low) / 2)
+
+
 def precision_half_width(n: int, reference_sd: float, confidence: float = 0.95, *,
                          metric: str | None = None) -> Precision:
     """Half-width of the mean's interval that ``n`` trials buy for a metric whose
     spread between runs is ``reference_sd`` (e.g. measured on an earlier series).
 
-    The t formula; with ``metric`` in WIDTH_VS_T it is scaled by how much wider (or narrower)
-    the method the summary uses for that metric came out than t in benchmarks/coverage.py."""
+    With ``metric`` one of BOUNDED: the mean half-width of the interval the summary computes for it at
+    n trials (CHOICE's method), on the reference population (REFERENCE_MEAN) of that spread, computed
+    once per n. Without: the t formula, t(q, n-1) * sd / sqrt(n). One trial has no interval."""
     _check_confidence(confidence)
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
@@ -249,14 +299,14 @@ def precision_half_width(n: int, reference_sd: float, confidence: float = 0.95, 
     q = (1.0 + confidence) / 2.0
     single_run = float(scipy.stats.norm.ppf(q) * reference_sd)
     if n < 2:
-        # t with zero degrees of freedom does not exist: one run gives no error bar.
-        return Precision(n, float(reference_sd), None, None, single_run, confidence)
+        # t with zero degrees of freedom does not exist, nor does any bound from one score.
+        return Precision(n, float(reference_sd), None, None, single_run, SINGLE_RUN, confidence)
+    if metric is not None:
+        method, half = _expected_half_width(metric, n, float(reference_sd), float(confidence))
+        relative = half / reference_sd if reference_sd else None
+        return Precision(n, float(reference_sd), half, relative, single_run, method, confidence)
     factor = float(scipy.stats.t.ppf(q, n - 1) / np.sqrt(n))
-    ratios = WIDTH_VS_T.get(metric) if metric is not None else None
-    if ratios:
-        listed = [k for k in sorted(ratios) if k <= n]
-        factor *= ratios[listed[-1] if listed else min(ratios)]
-    return Precision(n, float(reference_sd), factor * reference_sd, factor, single_run, confidence)
+    return Precision(n, float(reference_sd), factor * reference_sd, factor, single_run, "t", confidence)
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> Interval:

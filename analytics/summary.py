@@ -36,9 +36,11 @@ def _score(rows: pd.DataFrame, metric: str, confidence: float) -> dict:
     return _interval(stats.mean_interval(rows[metric].to_numpy(float), confidence, metric=metric), SCORE_DIGITS)
 
 
-def _seat_rows(data, *, batch_id=None, run_ids=None, scenario_id=None, anchors=True) -> pd.DataFrame:
+def _seat_rows(data, *, batch_id=None, run_ids=None, scenario_id=None, anchors=True, game=None,
+               exclude_runs=None) -> pd.DataFrame:
     """The seat rows of a series, only the columns a summary reads (all a bare seats table needs)."""
-    clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors)
+    clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors, game=game,
+                           exclude_runs=exclude_runs)
     # The column list is this module's constant; only the filter values are bound.
     return as_data(data).query(f"SELECT {', '.join(SUMMARY_COLUMNS)} FROM seats{clause} ORDER BY match_id, seat",
                                params)
@@ -71,14 +73,18 @@ def _group_summary(rows: pd.DataFrame, confidence: float) -> dict:
 
 
 def series_summary(data, batch_id: str | None = None, *, run_ids=None, scenario_id: str | None = None,
-                   by: str = "seat", anchors: bool = True, confidence: float = 0.95) -> dict:
+                   by: str = "seat", anchors: bool = True, confidence: float = 0.95, game: str | None = None,
+                   exclude_runs=None) -> dict:
     """Summary of the selected seat rows, one entry per seat (by="seat": seat index, name, model,
     anchor) or per model (by="model", for runs with different rosters). ``data``: a DataDir, a data
     dir path, or a DuckDB connection with a ``seats`` view/table (the service's); ``batch_id`` selects
-    one series, ``run_ids`` or ``scenario_id`` other rows."""
+    one series, ``run_ids`` or ``scenario_id`` other rows. ``game`` keeps one game's rows
+    (analytics.data.GAME_IDS: a model's chess accuracy never averages with its world fitness);
+    ``exclude_runs`` leaves runs out (the report's failed ones)."""
     if by not in GROUPINGS:
         raise ValueError(f"by must be one of {sorted(GROUPINGS)}, got {by!r}")
-    rows = _seat_rows(data, batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors)
+    rows = _seat_rows(data, batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors, game=game,
+                      exclude_runs=exclude_runs)
     keys = list(GROUPINGS[by])
     groups = []
     if len(rows):

@@ -110,12 +110,13 @@ def arena_page(rep: dict, frames: dict) -> str:
     data = json.dumps({"game": rep["scenario_id"], "board": game.board, "frames": frames["frames"],
                        "dx": dx}).replace("</", "<\\/")
     moves = "".join(_move_item(m, game) for m in rep["moves"])
+    legend = f"<p id='legend' style='max-width:40em'>{escape(game.legend)}</p>" if game.legend else ""
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}"
             f"<link rel='stylesheet' href='/arena/assets/cm-chessboard/assets/chessboard.css'></head><body>{head}"
             f"<div style='display:flex;gap:2em'><div><div id='board' style='width:400px'></div><p><button id='start'>|&lt;</button> "
             f"<button id='prev'>&lt;</button> <span id='ply'></span> <button id='next'>&gt;</button> "
             f"<button id='end'>&gt;|</button></p><p>{caption}</p>{svg}</div>"
-            f"<ul id='moves' style='list-style:none'>{moves}</ul></div>"
+            f"<div><ul id='moves' style='list-style:none'>{moves}</ul>{legend}</div></div>"
             f"<script type='application/json' id='data'>{data}</script><script type='module'>{_JS}</script></body></html>")
 
 

@@ -295,11 +295,12 @@ class EstimateQueue(Closed):
 
 
 class Precision(Closed):
-    """The 95% half-width of the series' mean fitness_index at the reference spread, against one run's."""
+    """The expected 95% half-width of the series' mean fitness_index at the reference spread (null for one
+    run, which has no interval), against how far one run may land; method: the interval the summary uses."""
     reference_sd: float
-    half_width_95: float
+    half_width_95: float | None
     single_run_half_width_95: float
-    method: str | None
+    method: str
 
 
 class EstimateBatch(Closed):
@@ -505,7 +506,8 @@ class Strength(Closed):
 
 
 class Board(Closed):
-    scenario_id: str
+    scenario_id: str | None  # null for a board of every scenario of one game
+    game: str  # world, arena:chess or arena:connect-four: a board never spans two
     by: Literal["model", "name"]
     n_matches: int
     n_resamples: int

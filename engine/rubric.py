@@ -12,7 +12,7 @@ import numpy as np
 from engine.kernels import tally as T
 from engine.rules import WORLD
 
-RUBRIC_VERSION = "world-rubric-2"
+RUBRIC_VERSION = "world-rubric-3"
 
 DIMENSIONS = ("survival", "economy", "social", "competitiveness", "exploration")
 WEIGHTS = {"survival": 0.30, "economy": 0.25, "social": 0.15, "competitiveness": 0.15, "exploration": 0.15}

@@ -214,7 +214,10 @@ QUERY = {  # list_runs: GET /api/v1/runs's query parameters, typed as JSON
     "cursor": {"type": "string", "description": "next_cursor of the previous page"},
 }
 LEADERBOARD_QUERY = {
-    "scenario_id": {"type": "string", "description": "the scenario whose ended runs are ranked (required)"},
+    "scenario_id": {"type": "string", "description": "the scenario whose ended runs are ranked (required unless "
+                    "game is given)"},
+    "game": {"type": "string", "enum": list(analysis.GAME_IDS), "description": "rank every scenario of one game: world or "
+             "an arena game (default: the scenario's game)"},
     "by": {"type": "string", "enum": ["model", "name"]},
     "resamples": {"type": "integer", "minimum": 100, "maximum": analysis.MAX_RESAMPLES},
 }
@@ -229,10 +232,11 @@ COMPARE_QUERY = {
 TOOLS = TOOLS + (
     ToolSpec("get_leaderboard", "Leaderboard of a scenario", "Bradley-Terry strengths from the finishing order of "
              "every ended run of yours on one scenario, with 95% bootstrap intervals; overlapping intervals share a "
-             "tie group. {leaderboard {scenario_id, by, n_matches, n_resamples, method, rows [{label, provider, "
+             "tie group. {leaderboard {scenario_id, game, by, n_matches, n_resamples, method, rows [{label, provider, "
              "model, estimate, low, high, n, rank, group, tied_with_leader}]}}; a model is its provider and model id "
-             "(label provider:model; local/* seats and anchors keep their id). Arguments: scenario_id, by (model or "
-             "name), resamples (100-2000, default 1000). Needs runs:read. REST: GET /api/v1/leaderboard.",
+             "(label provider:model; local/* seats and anchors keep their id). A board is one game's: world, "
+             "arena:chess or arena:connect-four. Arguments: scenario_id, or game to rank every scenario of one game, "
+             "by (model or name), resamples (100-2000, default 1000). Needs runs:read. REST: GET /api/v1/leaderboard.",
              service.READ, False, "query", analysis.leaderboard, query=LEADERBOARD_QUERY),
     ToolSpec("compare_batches", "Compare two series", "One seat of series batch_a against a seat of series batch_b, "
              "paired on the map and spawn seeds both played (launch batch_b with paired_with: batch_a so every trial "

@@ -21,15 +21,18 @@ def _param(name: str, schema: dict, description: str, required: bool = False) ->
 
 
 @router.get("/leaderboard", responses=responses({200: LeaderboardAnswer}), openapi_extra={"parameters": [
-    _param("scenario_id", {"type": "string", "minLength": 1}, "the scenario whose ended runs are ranked", True),
+    _param("scenario_id", {"type": "string", "minLength": 1},
+           "the scenario whose ended runs are ranked; required unless game is given"),
+    _param("game", {"enum": list(analysis.GAME_IDS)}, "rank every scenario of one game (world or an arena game); "
+           "default: the scenario's game"),
     _param("by", {"enum": ["model", "name"]}, "rank models (provider and model) or seat names; default model"),
     _param("resamples", {"type": "integer", "minimum": 100, "maximum": analysis.MAX_RESAMPLES},
            "bootstrap resamples for the intervals, default 1000")]},
-    summary="Bradley-Terry leaderboard of a scenario over your ended runs")
+    summary="Bradley-Terry leaderboard of a scenario, or of one game, over your ended runs")
 def leaderboard(c: Reader, request: Request):
     q = request.query_params
     return analysis.leaderboard(c.core, c.principal, scenario_id=q.get("scenario_id"), by=q.get("by"),
-                                resamples=q.get("resamples"))
+                                resamples=q.get("resamples"), game=q.get("game"))
 
 
 @router.get("/compare", responses=responses({200: ComparisonAnswer}), openapi_extra={"parameters": [

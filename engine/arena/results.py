@@ -7,16 +7,21 @@ from engine.rubric import grade
 ENDS = {"resignation": "by resignation", "forfeit": "by forfeit", "cancelled": "when cancelled"}  # any game's
 
 
+BLUNDER_PRONE = 2  # blunders in one game that make a seat Blunder-prone
+
+
 def archetype(status: str, fitness: float, blunders: int) -> str:
+    """First rule that holds (docs/ARENA.md): the word agrees with the blunder count, so a seat that
+    never blundered is never Blunder-prone, however low its fitness."""
     if status == "forfeit":
         return "Rule-breaker"
+    if blunders >= BLUNDER_PRONE:
+        return "Blunder-prone"
     if fitness >= 90 and blunders == 0:
         return "Precise"
     if fitness >= 75:
         return "Solid"
-    if fitness >= 50:
-        return "Erratic"
-    return "Blunder-prone"
+    return "Erratic"
 
 
 def _status(result: str, first: bool, termination: str, forfeited: bool) -> str:

@@ -78,12 +78,15 @@ def tally(n_agents, tick, agent, kind, ok, a, b, c, d, f, g, v):
                 cnt[i, C_VOIDED] += 1
         elif k == RAID:
             j = a[r]
-            if f[r] == 1:
+            if f[r] == 1 and g[r] > 0:
                 cnt[i, C_RAIDS_WON] += 1
                 cnt[j, C_RAIDED] += 1
             else:
+                # world-rubric-3: a raid that got through but took nothing (g units) is no win either;
+                # only one the target's odds stopped (f 0) counts as repelled
                 cnt[i, C_RAIDS_LOST] += 1
-                cnt[j, C_REPELLED] += 1
+                if f[r] == 0:
+                    cnt[j, C_REPELLED] += 1
         elif k == FINAL:
             cnt[i, C_HEALTH] = a[r]
             cnt[i, C_ALIVE] = c[r]

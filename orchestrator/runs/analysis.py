@@ -16,7 +16,7 @@ import duckdb
 
 from analytics.archive.store import Archive
 from analytics.compare import BY, METRICS, compare_configs, leaderboard as bt_leaderboard
-from analytics.data import as_data
+from analytics.data import GAME_IDS, as_data, game_of
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -81,20 +81,27 @@ def _series(core: Core, principal: Principal, name: str, batch_id: Any) -> str:
 
 
 def leaderboard(core: Core, principal: Principal, *, scenario_id: Any = None, by: Any = None,
-                resamples: Any = None) -> dict:
+                resamples: Any = None, game: Any = None) -> dict:
     """Bradley-Terry strengths of the models (or seat names) that played the account's ended runs of
-    one scenario, with bootstrap intervals; overlapping intervals share a tie group."""
+    one scenario, or of every scenario of one game (`game`: world or an arena game's id; the games'
+    players never meet, so a board never spans two), with bootstrap intervals; overlapping intervals
+    share a tie group."""
     require(principal, "runs:read")
-    scenario_id = _str("scenario_id", scenario_id)
+    game = _str("game", game, required=False)
+    if game is not None and game not in GAME_IDS:
+        raise DomainError("bad_request", f"game: should be one of {', '.join(GAME_IDS)}")
+    scenario_id = _str("scenario_id", scenario_id, required=game is None)
+    game = game or game_of(scenario_id)
     by = _str("by", by, required=False) or "model"
     if by not in ("model", "name"):
         raise DomainError("bad_request", "by: should be model or name")
     resamples = _int("resamples", resamples, 100, MAX_RESAMPLES, 1000)
-    con = _source(core, _matches(core, principal, scenario_id=scenario_id))
-    out = {"scenario_id": scenario_id, "by": by, "n_matches": 0, "n_resamples": resamples, "confidence": 0.95,
-           "method": None, "rows": []}
+    where = {"scenario_id": scenario_id} if scenario_id is not None else {}
+    con = _source(core, _matches(core, principal, **where))
+    out = {"scenario_id": scenario_id, "game": game, "by": by, "n_matches": 0, "n_resamples": resamples,
+           "confidence": 0.95, "method": None, "rows": []}
     try:
-        board = bt_leaderboard(con, scenario_id=scenario_id, by=by, n_resamples=resamples)
+        board = bt_leaderboard(con, scenario_id=scenario_id, game=game, by=by, n_resamples=resamples)
     except ValueError:  # no ended match of this scenario yet: an empty board, not an error
         return {"leaderboard": out}
     ids = {r[0]: (r[1], r[2]) for r in con.execute("SELECT DISTINCT model, provider, model_id FROM seats").fetchall()}

@@ -95,6 +95,19 @@ def _who(names: list[str], i: int) -> str:
     return names[i] if 0 <= i < len(names) else f"agent {i}"
 
 
+def _units(n: int) -> str:
+    return f"{n} unit{'' if n == 1 else 's'}"
+
+
+def _raid_outcome(f: int, g: int, v: float) -> str:
+    """A raid is won when it takes goods (world-rubric-3); one past the odds that takes nothing is not."""
+    if f != 1:
+        return "fails"
+    if g == 0:
+        return "gets through but takes nothing: not a win"
+    return f"wins: takes {_units(g)} worth {v:.1f}"
+
+
 def _describe(act: dict, cols: dict, r: int, names: list[str]) -> str:
     """What an applied action did, in words, from the row's outcome columns (docs/EVENTS.md)."""
     f, g, v = int(cols["f"][r]), int(cols["g"][r]), float(cols["v"][r])
@@ -117,9 +130,7 @@ def _describe(act: dict, cols: dict, r: int, names: list[str]) -> str:
     if name == "decline":
         return f"declines offer {act['offer_id']} from {_who(names, f)}"
     if name == "raid":
-        target = _who(names, act["target"])
-        return (f"raids {target} and wins: takes {g} units worth {v:.1f}" if f == 1 else
-                f"raids {target} and fails")
+        return f"raids {_who(names, act['target'])} and {_raid_outcome(f, g, v)}"
     if name == "say":
         return f"says to {_who(names, act['to']) if 'to' in act else 'everyone'}: \"{act['text']}\""
     if name == "wait":
@@ -192,11 +203,8 @@ def _moment(k: int, cols: dict, r: int, names: list[str]) -> tuple[str, str] | N
     if not cols["ok"][r]:
         return None
     if k == RAID:
-        target, g = _who(names, int(cols["a"][r])), int(cols["g"][r])
-        if int(cols["f"][r]) != 1:
-            return "raid", f"{who} raided {target}: failed"
-        return "raid", (f"{who} raided {target}: took {_units(g)} worth {float(cols['v'][r]):.1f}" if g else
-                        f"{who} raided {target}: won, took nothing")
+        target = _who(names, int(cols["a"][r]))
+        return "raid", f"{who} raided {target}: {_raid_outcome(int(cols['f'][r]), int(cols['g'][r]), float(cols['v'][r]))}"
     if k == ACCEPT:
         return "trade", f"{who} accepted {_who(names, int(cols['f'][r]))}'s offer"
     if k == DECLINE:
@@ -225,7 +233,7 @@ def _timeline(cols: dict, names: list[str]) -> list[dict]:
             continue
         kind, text = found
         out.append({"tick": t, "agent": i, "kind": kind, "text": text,
-                    **({"won": int(cols["f"][r]) == 1} if kind == "raid" else {})})
+                    **({"won": int(cols["f"][r]) == 1 and int(cols["g"][r]) > 0} if kind == "raid" else {})})
     return out
 
 

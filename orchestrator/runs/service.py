@@ -5,7 +5,7 @@ import json
 import re
 from typing import Any
 
-from analytics.stats import method_for, precision_half_width
+from analytics.stats import precision_half_width
 from orchestrator.seats.prices import PriceTable
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
@@ -29,12 +29,13 @@ def _warming(core: Core) -> bool:
 
 
 def _precision(trials: int) -> dict:
-    # the fitness_index interval the batch summary will show, at the reference spread
-    p = precision_half_width(max(trials, 2), REFERENCE_SD, metric="fitness_index")
+    # the expected half-width of the fitness_index interval the series summary will compute at this many
+    # trials, at the reference spread (analytics.stats.precision_half_width); one run has none
+    p = precision_half_width(trials, REFERENCE_SD, metric="fitness_index")
     return {"reference_sd": REFERENCE_SD,
-            "half_width_95": round(p.half_width, 4) if trials > 1 else round(p.single_run, 4),
+            "half_width_95": None if p.half_width is None else round(p.half_width, 4),
             "single_run_half_width_95": round(p.single_run, 4),
-            "method": method_for("fitness_index", trials) if trials > 1 else None}
+            "method": p.method}
 
 
 def _check_room(c, principal: Principal, adm: Admission, history_limit: int, now_ms: int) -> dict:

@@ -88,3 +88,19 @@ def test_finishing_orders_are_each_matchs_models_and_ranks_ties_included():
     rows = pd.DataFrame({"match_id": ["m2", "m1", "m1", "m2", "m1"], "seat": [1, 2, 0, 0, 1],
                          "model": ["x", "z", "x", "y", "y"], "rank": [1, 2, 1, 1, 2]})
     assert finishing_orders(rows) == [[("x", 1.0), ("y", 2.0), ("z", 2.0)], [("y", 1.0), ("x", 1.0)]]
+
+
+def test_leaderboard_is_one_games_and_leaves_failed_runs_out(mixed_dir):
+    from analytics.compare import leaderboards
+
+    with pytest.raises(ValueError, match="several games \\(world, arena:connect-four\\)"):
+        leaderboard(mixed_dir, n_resamples=20)
+    c4 = leaderboard(mixed_dir, game="arena:connect-four", n_resamples=20)
+    assert {r.model for r in c4.rows} == {"local/solver", "local/random"} and c4.n_matches == 6
+    assert c4.rows[0].model == "local/solver" and c4.note is None
+    boards = leaderboards(mixed_dir, n_resamples=20)
+    assert list(boards) == ["world", "arena:connect-four"]
+    assert boards["world"].n_matches == 8 and boards["world"].note == "1 failed run (1 match) left out"
+    assert "local/solver" not in {r.model for r in boards["world"].rows}
+    with pytest.raises(ValueError, match="unknown game 'go'"):
+        leaderboard(mixed_dir, game="go")

@@ -115,10 +115,13 @@ def test_paired_difference_of_scores_stays_within_minus_100_100():
     assert got.method == stats.METHOD_NAMES[stats.DIFFERENCE_METHOD]
 
 
-def test_precision_for_fitness_follows_the_measured_width_ratio():
-    plain = stats.precision_half_width(10, 10.0)
-    scaled = stats.precision_half_width(10, 10.0, metric="fitness_index")
-    assert scaled.half_width == pytest.approx(plain.half_width * stats.WIDTH_VS_T["fitness_index"][10])
+def test_precision_for_fitness_is_the_chosen_methods_width_on_the_reference_series():
+    n = 10
+    x = stats.reference_series(n, 10.0)
+    low, high = intervals.METHODS[stats.method_for("fitness_index", n)](x)
+    got = stats.precision_half_width(n, 10.0, metric="fitness_index")
+    assert got.method == stats.method_for("fitness_index", n)
+    assert got.half_width == pytest.approx(float(np.mean(high - low)) / 2, rel=1e-12)
 
 
 def test_bootstrap_t_follows_its_definition_on_one_row():

@@ -2,17 +2,38 @@
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
+
+from analytics import stats
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "analysis.ipynb"
 
 
-def test_example_notebook_runs_without_errors(tmp_path):
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     # Runs in a temp dir so nothing it might write lands in the repository.
-    NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
-    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    path = tmp_path_factory.mktemp("notebook")
+    NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(path)}}).execute()
+    return nb
+
+
+def test_example_notebook_runs_without_errors(executed):
+    outputs = [o for cell in executed.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) >= 5  # forest, profile, leaderboard, satiety, wealth
     assert any("scorecards, all equal to the stored ones" in str(o.get("data", {})) for o in outputs)
+
+
+def test_notebook_states_the_interval_methods_the_summary_uses(executed):
+    """Its text named "Student t below 30 trials, BCa from 30" while summaries use CHOICE's bounded methods:
+    the method list is now printed from analytics.stats.CHOICE, and the summary table shows each method."""
+    prose = " ".join(c.source for c in executed.cells if c.cell_type == "markdown")
+    assert "Student t below 30" not in prose and "its t interval" not in prose
+    shown = [str(o.get("data", {})) for c in executed.cells if c.cell_type == "code" for o in c.outputs]
+    assert any(stats.choice_text("fitness_index") in s for s in shown)
+    # the series play 12 seeds: the summary's fitness intervals are CHOICE's 12-trial method
+    twelve = stats.METHOD_NAMES[stats.method_for("fitness_index", 12)]
+    assert any(twelve in s and "interval" in s for s in shown)

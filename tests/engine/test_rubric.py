@@ -106,6 +106,30 @@ def test_trade_counts_for_both_sides_in_social():
     assert "close_trade" in a["achievements"]
 
 
+def test_a_raid_that_takes_nothing_is_not_won():
+    """world-rubric-3: a raid past the odds that takes no goods is no win (it counted as one: 18 of a
+    series' "76 raids won" took "0 units worth 0.0"), nor is it repelled by its target."""
+    from engine.kernels.codes import RAID
+
+    m = external_match(n=2, ticks=24)
+    place(m, 0, 3, 3)
+    place(m, 1, 4, 3)
+    m.agents.inv[1, 0] = 9  # wood: raids take a third until under 3 are left, then nothing
+    while not m.done:
+        m.submit({0: [{"action": "raid", "target": 1}]})
+    cols = m.columns()
+    raid = (cols["kind"] == RAID) & (cols["ok"] == 1) & (cols["agent"] == 0)
+    through, took = raid & (cols["f"] == 1), raid & (cols["g"] > 0)
+    assert (through & ~took).any() and took.any()  # both kinds happened
+    raider, target = m.results()["agents"]
+    assert raider["stats"]["raids_won"] == int(took.sum())
+    assert raider["stats"]["raids_won"] + raider["stats"]["raids_lost"] == int(raid.sum())
+    assert target["stats"]["raids_repelled"] == int((raid & (cols["f"] == 0)).sum())
+    assert raider["dimensions"]["competitiveness"] == pytest.approx(
+        60 * (raider["stats"]["net_worth"] >= target["stats"]["net_worth"])
+        + 40 * min(int(took.sum()), 10) / 10, abs=0.01)
+
+
 def test_a_stopped_match_grants_no_season_survival():
     m = make_match(ticks=300, seats=("local/honest-trader",))
     m.run(until=40)

@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from analytics.stats import WIDTH_VS_T, method_for
+from analytics.stats import SINGLE_RUN, method_for, precision_half_width
 from orchestrator.accounts import set_account
 from tests.runs.conftest import ALL_SCOPES, CONFIG, account, local_body, start
 
@@ -133,14 +133,19 @@ def test_estimate_reports_the_launch(idle):
         assert [s["funding"] for s in b["seats"]] == ["free", "free"]
         assert b["quota"]["agent_turns_remaining"] is None
         assert b["precision"]["reference_sd"] == 10.0
-        # the t half-width times how wide the summary's fitness interval came out against t at 10 trials
-        ratio = WIDTH_VS_T["fitness_index"][10]
-        assert b["precision"]["half_width_95"] == pytest.approx(2.262157 * 10 / 10 ** 0.5 * ratio, abs=1e-3)
-        assert b["precision"]["method"] == method_for("fitness_index", 10)
+        # the mean half-width of the summary's own fitness interval at 10 trials, at the reference spread
+        figure = precision_half_width(10, 10.0, metric="fitness_index")
+        assert b["precision"]["half_width_95"] == pytest.approx(figure.half_width, abs=1e-4)
+        assert b["precision"]["method"] == method_for("fitness_index", 10) == figure.method
         assert b["precision"]["single_run_half_width_95"] == pytest.approx(19.5996, abs=1e-3)
         assert b["wall_clock_ms"]["low"] <= b["wall_clock_ms"]["high"]
         low = c.post("/api/v1/runs/estimate", json=local_body(max_spend_usd=0)).json()["batch"]
         assert low["spend_cap_usd"] == 0.05  # clamped into the plan's range
+        # one run: no interval, and the method says so; more trials narrow it
+        assert low["precision"]["half_width_95"] is None and low["precision"]["method"] == SINGLE_RUN
+        widths = [c.post("/api/v1/runs/estimate", json=local_body(trials=n, season_ticks=10)).json()["batch"]
+                  ["precision"]["half_width_95"] for n in (2, 4, 10)]
+        assert widths[0] > widths[1] > widths[2]
 
 
 def test_fifty_concurrent_launches_never_overflow(idle):

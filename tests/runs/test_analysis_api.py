@@ -43,6 +43,25 @@ def test_leaderboard_ranks_the_models_of_a_scenario_over_rest_mcp_and_python(srv
         assert other["leaderboard"]["n_matches"] == 0 and other["leaderboard"]["rows"] == []
 
 
+def test_leaderboard_of_one_game_over_every_scenario(srv, played):
+    """game: a board of every scenario of one game (world, an arena game), never two games on one board."""
+    token = played[0]
+    with srv.client(token) as c:
+        by_scenario = c.get("/api/v1/leaderboard", params={"scenario_id": "svc:custom-base-v1", "resamples": 200})
+        assert by_scenario.json()["leaderboard"]["game"] == "world"
+        world = c.get("/api/v1/leaderboard", params={"game": "world", "resamples": 200}).json()["leaderboard"]
+        assert world["scenario_id"] is None and world["game"] == "world"
+        assert world["rows"] == by_scenario.json()["leaderboard"]["rows"]  # the account played one world scenario
+        chess = c.get("/api/v1/leaderboard", params={"game": "arena:chess"}).json()["leaderboard"]
+        assert chess["n_matches"] == 0 and chess["rows"] == []  # world matches never count for chess
+        assert Studio(srv.data_dir, token).get_leaderboard(game="world", resamples=200) == {"leaderboard": world}
+        # a world scenario holds no chess matches: an empty board, as for a scenario never played
+        mismatch = c.get("/api/v1/leaderboard", params={"scenario_id": "svc:custom-base-v1", "game": "arena:chess"})
+        assert mismatch.json()["leaderboard"]["rows"] == [] and mismatch.json()["leaderboard"]["game"] == "arena:chess"
+        r = c.get("/api/v1/leaderboard", params={"game": "go"})
+        assert r.status_code == 400 and r.json()["error"] == "bad_request", r.json()
+
+
 def test_compare_pairs_two_series_on_their_seeds(srv, played):
     token, a, b = played
     with srv.client(token) as c:

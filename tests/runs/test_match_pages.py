@@ -35,7 +35,13 @@ def test_play_by_play_names_agents_and_says_what_happened(played, srv):
     assert field == (f"# field: {LONG}, twin #1, twin #2, aggressive-raider #1 (anchor), greedy-harvester #1 (anchor), "
                      "greedy-harvester #2 (anchor)")
     raids = int(((cols["kind"] == RAID) & cols["ok"].astype(bool)).sum())
-    assert len(re.findall(r" raids .+ and (wins: takes \d+ units worth [\d.]+|fails)$", text, re.M)) == raids
+    outcome = r" raids .+ and (wins: takes (1 unit|\d+ units) worth [\d.]+|gets through but takes nothing: not a win|fails)$"
+    assert len(re.findall(outcome, text, re.M)) == raids
+    assert " 1 units" not in text
+    # a raid past the odds that took nothing is not told as a win (world-rubric-3)
+    through = (cols["kind"] == RAID) & cols["ok"].astype(bool) & (cols["f"] == 1)
+    assert len(re.findall(r" and wins: takes ", text)) == int((through & (cols["g"] > 0)).sum())
+    assert text.count(" takes nothing: not a win") == int((through & (cols["g"] == 0)).sum())
     assert raids > 0  # three raiders for 120 ticks: the outcome wording is exercised
     assert text.count(" gathers ") == int(((cols["kind"] == 2) & cols["ok"].astype(bool)).sum())
 

@@ -98,6 +98,40 @@ def grade(position: Position, solver) -> list[dict]:
     return out
 
 
+def _lets_four_through(ply: int) -> int:
+    """The score of a move at this ply (1-based) after which the opponent completes four at once:
+    22 minus the opponent's discs then, as Pons counts."""
+    return -((c4.CELLS - (ply - 1)) // 2)
+
+
+def note(move: dict) -> str:
+    """What a graded move did, in words the label alone does not carry: a position already lost, the
+    outcome thrown away, a win slowed or a loss hastened, a four let through at once."""
+    scores, mine = move["scores"], move["scores"][move["column"] - 1]
+    best = max(s for s in scores if s is not None)
+    words = []
+    if best < 0:
+        words.append("position already lost: every column loses"
+                     + ("" if mine == best else ", and this one sooner than it had to"))
+    elif _sign(mine) < _sign(best):
+        words.append({(1, 0): "throws the win away: a draw now", (1, -1): "throws the win away: lost now",
+                      (0, -1): "throws the draw away: lost now"}[_sign(best), _sign(mine)])
+    elif mine < best:
+        words.append("still wins, but later than it could")
+    if mine == _lets_four_through(move["ply"]):
+        words.append("lets four in a row through at once")
+    return "; ".join(words)
+
+
+LEGEND = ("Column scores: for each move, the solver's score of every column 1 to 7 for the side about to "
+          "move, in the position before it moved (Pascal Pons' scale): positive, playing there wins, the "
+          "larger the sooner (22 minus the winner's discs when four are made); 0, it draws with best play; "
+          "negative, it loses, the more negative the sooner; - a full column. A move is optimal when its "
+          "column has the best score, a blunder when it drops the outcome (a win to a draw or a loss, a "
+          "draw to a loss), else an inaccuracy (the same outcome, a slower win or a quicker loss). When "
+          "every score is negative the position was already lost: no column saves it, and the move says so.")
+
+
 def first_outcome(move: dict) -> int:
     """The first mover's solved outcome after this move: 1 a win, 0 a draw, -1 a loss."""
     sign = _sign(move["scores"][move["column"] - 1])
@@ -118,6 +152,7 @@ class ConnectFour(Game):
     board = "grid"
     ends = {"four_in_row": "with four in a row", "board_full": "on a full board"}
     fitness = "optimal_rate"
+    legend = LEGEND
 
     def new(self) -> Position:
         return Position()
@@ -159,7 +194,9 @@ class ConnectFour(Game):
 
     def move_words(self, move: dict) -> tuple[str, str]:
         scores = " ".join("-" if s is None else str(s) for s in move["scores"])
-        return f"{move['ply']}. seat {move['seat']}: column {move['column']}", f"(scores {scores})"
+        words = note(move)
+        return (f"{move['ply']}. seat {move['seat']}: column {move['column']}",
+                (f"{words} " if words else "") + f"(column scores {scores})")
 
 
 GAME = ConnectFour()
