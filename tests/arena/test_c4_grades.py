@@ -76,7 +76,7 @@ def test_the_page_says_when_a_position_was_already_lost_and_explains_the_column_
     else:
         pytest.fail("none of the 20 games lets a four through from a lost position")
     game = connect_four.GAME
-    rep = {"name": "g", "scenario_id": C4, "status": "finished", "seed": 1, "results": out["results"],
+    rep = {"match_id": "m-c4", "name": "g", "scenario_id": C4, "status": "finished", "seed": 1, "results": out["results"],
            "moves": out["moves"], "graph": game.graph(out["moves"])}
     page = arena_page(rep, {"frames": game.frames(out["moves"])})
     m = hits[0]

@@ -124,6 +124,8 @@ def test_a_run_page_names_what_it_plays_and_warns_per_seat_while_live(page, play
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     with FakeProvider() as fake:
         fake.script("faulty-7b", {"status": 400})  # one provider error, then answers
+        # slowly enough that the season is still playing when the page is read, on any machine
+        fake.defaults["faulty-7b"] = {"calls": [("gather", {})], "delay_ms": 50}
         keys.set_key(playing.core, provider="openai-compatible", key="k-local", email=email,
                      base_url=fake.url + "/v1")
         errors = _js_errors(page)
