@@ -184,8 +184,8 @@ class TopModel(Closed):
     model: str
 
 
-class AgentResult(Closed):
-    """One agent's scorecard in the world (engine/rubric.py)."""
+class Scorecard(Closed):
+    """What every seat's scorecard holds, in the world and in arena games."""
     seat: int
     name: str
     model: str
@@ -194,12 +194,16 @@ class AgentResult(Closed):
     grade: str
     archetype: str
     status: str
+    epilogue: str
+    replied: bool = None  # model seats: false when the provider never answered a turn
+
+
+class AgentResult(Scorecard):
+    """One agent's scorecard in the world (engine/rubric.py)."""
     crafter_score: float
     dimensions: Dimensions
-    epilogue: str
     achievements: list[str]
     stats: AgentStats
-    replied: bool = None  # model seats: false when the provider never answered a turn
 
 
 class Results(Closed):
@@ -227,20 +231,10 @@ class ConnectFourDimensions(Closed):
     legal_rate: float
 
 
-class ArenaAgentResult(Closed):
-    seat: int
-    name: str
-    model: str
-    rank: int
-    fitness_index: float
-    grade: str
-    archetype: str
-    status: str
+class ArenaAgentResult(Scorecard):
     crafter_score: None
     dimensions: Union[ChessDimensions, ConnectFourDimensions]
-    epilogue: str
     side: str
-    replied: bool = None
 
 
 class Oracle(Closed):
