@@ -10,7 +10,7 @@ import re
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
-from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch
+from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, turn_timeout
 from orchestrator import listing, scenarios
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
@@ -84,7 +84,7 @@ def _run_body(form) -> dict:
             seat["skills"] = skills
         roster.append(seat)
     body["roster"] = roster
-    return body
+    return turn_timeout(form, body)
 
 
 @router.get("/console/runs/new")
