@@ -15,6 +15,7 @@ from typing import Callable
 
 from engine.arena.game import Game
 from engine.arena.play import Tools, play as play_game
+from orchestrator.agents.player import AgentArenaSeat
 from orchestrator.play.arena_seats import ArenaSeat
 from orchestrator.play.head import Head
 from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc
@@ -29,13 +30,14 @@ def tools() -> Tools:
 
 
 def model_seats(job: Job, head: Head, loop: asyncio.AbstractEventLoop) -> dict[int, ArenaSeat]:
-    """The seats a model plays (every seat not `local`), keyed by seat index."""
+    """The seats a model or an agent plays (every seat not `local`), keyed by seat index."""
     model = {i: s for i, s in enumerate(job.seats) if s["provider"] != "local"}
     if not model:
         return {}
     creds = head.credentials()
-    return {i: ArenaSeat(i, s, credential=creds.get(i) or Credential(None), turn_timeout_ms=job.env["turn_timeout_ms"],
-                         loop=loop) for i, s in model.items()}
+    return {i: AgentArenaSeat(i, s, job=job, loop=loop) if s["provider"] == "agent" else
+            ArenaSeat(i, s, credential=creds.get(i) or Credential(None), turn_timeout_ms=job.env["turn_timeout_ms"],
+                      loop=loop) for i, s in model.items()}
 
 
 def _reporter(head: Head, seats: dict[int, ArenaSeat], on_tick: Callable[[int], None]) -> Callable[[int], None]:

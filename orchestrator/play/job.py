@@ -25,6 +25,7 @@ class Job:
     tick_ms: float = 0.0        # operator's pace for scripted matches (config [runs] min_tick_ms); 0: flat out
     account_id: str | None = None  # whose stored keys the model seats use (decrypted where they play)
     head_node: str = ""         # the Ray node the dispatcher runs on: a worker there hands back uncompressed
+    agents: str = ""            # the head's exchange of agent turns, by name ("" without agent seats)
 
     @property
     def scenario_id(self) -> str:

@@ -10,6 +10,7 @@ from typing import Callable
 from engine import rubric
 from engine.match import AgentSpec
 from engine.scenario import build_match, local_policy
+from orchestrator.agents.player import AgentSeat
 from orchestrator.play.head import Head
 from orchestrator.recorder import Unrecorded
 from orchestrator.play.job import Job, Outcome, events_ipc, failed, internal_error, seats_ipc, transcript_ipc
@@ -21,12 +22,12 @@ CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~
 
 
 def model_seats(head: Head) -> ModelSeats:
-    """The seat layer for a world job with model seats: keys from the head, usage and every turn
-    recorded by it, and the turns it recorded before a fault replayed (a resumed run)."""
+    """The seat layer for a world job with model or agent seats: keys from the head, usage and every
+    turn recorded by it, and the turns it recorded before a fault replayed (a resumed run)."""
     if not head.reports:
-        return ModelSeats(head.credentials())
+        return ModelSeats(head.credentials(), agent_seat=AgentSeat.of)
     return ModelSeats(head.credentials(), report=head.report_async, record=head.record_turn_async,
-                      recorded=head.recorded())
+                      recorded=head.recorded(), agent_seat=AgentSeat.of)
 
 
 def mark_silent(results: dict, turns: dict[int, dict]) -> None:

@@ -25,6 +25,7 @@ from analytics.archive.store import Archive
 from orchestrator import datadir
 from orchestrator.core import Core
 from orchestrator.play import Job
+from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
@@ -74,6 +75,7 @@ class Dispatcher:
         self._node = ""               # this process's Ray node (workers there hand back uncompressed)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
+        self.agents = Exchanges(core.config)  # agent seats' open turns (orchestrator.agents.exchange)
 
     @property
     def warming(self) -> bool:
@@ -131,6 +133,7 @@ class Dispatcher:
         if self.recorder is not None:
             ray.kill(self.recorder)
         self.recorder = None
+        self.agents.stop()
         self.inflight, self.by_run = {}, {}
         self.workers, self.model_workers = [], []
         self.core.dispatcher = None
@@ -291,14 +294,15 @@ class Dispatcher:
 
     def _job(self, row) -> Job:
         eff = json.loads(row["effective"])
+        seats = json.loads(row["roster"])
         # A job carries no path of the head: its worker may be on a node that cannot see it. Model seats
         # get their keys from the recorder actor, the match goes back in the result.
         return Job(run_id=row["id"], match_id=secrets.token_hex(16),  # unlisted pages: the id is the only key
-                   data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
+                   data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=seats,
                    meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                          "config_hash": eff["hash"], "batch_id": row["batch_id"]},
                    spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
-                   head_node=self._node)
+                   head_node=self._node, agents=self.agents.for_seats(seats))
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too

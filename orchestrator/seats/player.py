@@ -264,11 +264,14 @@ class ModelSeats:
 
     report: an async callable (tick, {seat: {usage, turns}}) awaited after every tick played and once
     more when the season ends however it ends (orchestrator.recorder writes it to the store).
+    agent_seat: builds the player of a seat with provider "agent" (orchestrator.agents.player.AgentSeat.of).
     After play(), `transcript` holds every turn's row and `turns` every seat's counts."""
 
     def __init__(self, credentials: dict[int, Credential], *, prices: PriceTable | None = None,
-                 memory_turns: int = MEMORY_TURNS, report=None, record=None, recorded: dict | None = None):
+                 memory_turns: int = MEMORY_TURNS, report=None, record=None, recorded: dict | None = None,
+                 agent_seat=None):
         self.credentials, self.prices, self.memory_turns = credentials, prices, memory_turns
+        self.agent_seat = agent_seat  # (index, job, match, record=, recorded=) -> the player of an agent seat
         self.report, self.record = report, record
         self.recorded = recorded or {"turns": [], "seats": {}}
         self.transcript: list[dict] = []
@@ -287,14 +290,19 @@ class ModelSeats:
         async with contextlib.AsyncExitStack() as stack:
             players = {}
             for i in match.external:
-                cred = self.credentials.get(i) or Credential(None)
-                # one pool per seat (providers.new_client)
-                client = await stack.enter_async_context(new_client(private_ok=cred.private_ok))
-                players[i] = p = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
-                                            turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
-                                            prices=prices, memory_turns=self.memory_turns,
-                                            usd_per_mtok=cred.usd_per_mtok, record=self.record,
-                                            recorded=again.get(i))
+                if job.seats[i].get("provider") == "agent":  # the account's own program (orchestrator.agents)
+                    players[i] = p = self.agent_seat(i, job, match, record=self.record, recorded=again.get(i))
+                    # however the season ends, the agent's waiting calls hear that it did
+                    stack.push_async_callback(lambda p=p: p.ended(match.tick - 1 if match.tick else None))
+                else:
+                    cred = self.credentials.get(i) or Credential(None)
+                    # one pool per seat (providers.new_client)
+                    client = await stack.enter_async_context(new_client(private_ok=cred.private_ok))
+                    players[i] = p = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
+                                                turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
+                                                prices=prices, memory_turns=self.memory_turns,
+                                                usd_per_mtok=cred.usd_per_mtok, record=self.record,
+                                                recorded=again.get(i))
                 totals = self.recorded["seats"].get(i) or self.recorded["seats"].get(str(i))
                 if totals:  # a resumed run: what was metered before the fault, never billed again
                     p.usage, p.turns = dict(totals["usage"]), dict(totals["turns"])
