@@ -7,6 +7,8 @@ The page's script sends JSON (the REST body, parsed by the API's own body reader
 CSRF token in a header, where the console's HTML forms carry it in a field."""
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
@@ -22,6 +24,7 @@ from orchestrator.seats.actions import tool_specs
 
 router = APIRouter(include_in_schema=False)
 CSRF_HEADER = "x-csrf-token"
+FIRST_TURN_S = 1.0
 
 
 def world_actions() -> list[dict]:
@@ -43,17 +46,31 @@ def _board(scenario_id: str) -> str | None:
     return game.board if game else None
 
 
+async def _first_turn(user, run_id: str, seat: str) -> dict | None:
+    """The turn as the page opens, through the turn's own checks (the run on this account, the seat an
+    agent seat), which come before any wait. The exchange that holds the turns may still be starting
+    (a server's first agent run): then None, the page opens as waiting and its script asks on."""
+    asked = asyncio.ensure_future(turns.get_turn(user.core, user.principal, run_id, seat))
+    done, _ = await asyncio.wait({asked}, timeout=FIRST_TURN_S)
+    if done:
+        return asked.result()
+    asked.cancel()
+    return None
+
+
 @router.get("/console/runs/{run_id}/seats/{seat}")
 async def play_page(user: ConsoleUser, run_id: str, seat: str):
-    try:  # the turn's own checks: the run on this account, the seat an agent seat
-        turn = await turns.get_turn(user.core, user.principal, run_id, seat)
+    try:
+        turn = await _first_turn(user, run_id, seat)
         got = runs_service.get_run(user.core, user.principal, run_id)
     except DomainError as e:
         return dead_end(user, e)
     run = got["run"]
     board = _board(run["scenario_id"])
-    return user.page("play.html", run=run, seat=turn["seat"], entry=run["roster"][turn["seat"]], turn=turn,
-                     board=board, actions=None if board else world_actions())
+    index = int(seat)  # an agent seat's index, as the checks found
+    return user.page("play.html", run=run, seat=index, entry=run["roster"][index], turn=turn, board=board,
+                     actions_per_turn=run["effective"]["env"].get("actions_per_turn", 1),
+                     actions=None if board else world_actions())
 
 
 @router.get("/console/runs/{run_id}/seats/{seat}/turn")

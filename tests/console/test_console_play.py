@@ -62,7 +62,8 @@ def test_the_pickers_offer_an_agent_seat_checked_by_the_service(page, playing):
     page.get_by_label("Turn timeout (ms)").fill("100")
     expect(page.get_by_test_id("estimate-error")).to_contain_text("turn_timeout_ms")
     page.get_by_label("Turn timeout (ms)").fill("60000")
-    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
+    # the server's first estimate that passes admission builds the world once: seconds on a busy machine
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns", timeout=30_000)
 
 
 def test_a_person_plays_connect_four_against_the_solver_to_the_end(page, playing):
@@ -74,7 +75,7 @@ def test_a_person_plays_connect_four_against_the_solver_to_the_end(page, playing
     page.get_by_label("Seat 0 provider").fill("agent")
     page.get_by_label("Seat 0 model").fill("human baseline")
     page.get_by_label("Seat 1 model").fill("local/solver")
-    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns", timeout=30_000)
     with page.expect_navigation():
         page.get_by_role("button", name="Launch game").click()
     run_id = _run_id(page)
@@ -115,7 +116,7 @@ def test_a_person_plays_a_short_world_season_through_the_form(page, playing, bro
     page.get_by_label("Seat 0 model").fill("me")
     page.get_by_label("Seat 1 model").fill("local/honest-trader")
     page.get_by_label("Turn timeout (ms)").fill("60000")
-    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns", timeout=30_000)
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
     run_id = _run_id(page)
