@@ -7,6 +7,7 @@ the core, which is what makes every refusal identical to REST's.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from typing import Any
@@ -119,6 +120,8 @@ def build_server(core: Core, version: str) -> Server:
         try:
             # Service functions are synchronous (SQLite, the write lock, cancel's wait): off the event loop.
             body = await anyio.to_thread.run_sync(_call, core, params.name, dict(params.arguments or {}), header)
+            if inspect.isawaitable(body):  # an agent seat's turn: awaited here, so a long-poll holds no thread
+                body = await body
         except DomainError as e:
             # As REST's handler: 401/403 count against the client address and become 429 past its ceiling.
             return refused(core.address_limiter.refuse(address, e))
