@@ -36,7 +36,8 @@ INSTRUCTIONS = (
     "list_library) -> estimate_run -> launch_run -> get_run every few seconds until run.status is finished, "
     "failed or cancelled -> read results (null until the match archives, usually seconds after it finishes). "
     "Seats with model local/honest-trader, local/greedy-harvester, local/aggressive-raider or local/random are "
-    "scripted, free and need no provider key. Authenticate with the Authorization: Bearer header or an api_key "
+    "scripted, free and need no provider key; a seat with provider agent is played by your own program through "
+    "get_seat_turn and submit_seat_actions. Authenticate with the Authorization: Bearer header or an api_key "
     "argument on any tool. A refused call is a tool error whose text is {\"error\": code, \"message\": ...}; the "
     "message names the field or limit and what to send instead."
 )
