@@ -15,13 +15,21 @@ refused. Three ways to reach a data dir:
   `read_only=True` refuses every tool that writes, for analysis next to a live service.
 - `Studio(data_dir, token, play=True)`: also plays runs here; only one process may play a data dir,
   so this is refused with a clear message while `studio serve` runs on it.
+
+`play_seat(run_id, seat, policy)` plays an agent seat (CONTRACT.md section 13) with a function of the
+turn; its turns reach the process that plays the run, so use it on `Studio.connect(...)` or on a
+Studio opened with play=True (docs/AGENTS.md).
 """
 from __future__ import annotations
 
+import asyncio
+import inspect
 import itertools
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 from api.mcp.tools import BY_NAME, invoke
 from orchestrator import auth
@@ -63,6 +71,24 @@ class _Tools:
                 raise TimeoutError(f"run {run_id} is still {body['run']['status']} after {timeout_s} s")
             time.sleep(poll_s)
 
+    def play_seat(self, run_id: str, seat: int, policy: Callable[[dict], list], *, wait_ms: int = 20_000) -> dict:
+        """Play an agent seat (provider "agent") until its run ends: for each open turn, `policy(turn)`
+        returns the actions to submit (the turn is get_seat_turn's answer: observation {text, state},
+        tick, deadline_ms, actions_per_turn, directions). A turn whose deadline passed while the policy
+        thought is skipped (that tick played with the seat waiting). Returns wait()'s {run, results}."""
+        while True:
+            turn = self.call("get_seat_turn", run_id=run_id, seat=seat, wait_ms=wait_ms)
+            if turn["status"] == "ended":
+                return self.wait(run_id)
+            if turn["status"] != "your_turn":
+                continue
+            actions = policy(turn)
+            try:
+                self.call("submit_seat_actions", run_id=run_id, seat=seat, tick=turn["tick"], actions=actions)
+            except DomainError as e:
+                if e.code != "turn_closed":
+                    raise
+
     def close(self) -> None:
         pass
 
@@ -99,12 +125,31 @@ class Studio(_Tools):
         principal = auth.authenticate(self.core, self.token)
         if spec.scope is not None:
             auth.require(principal, spec.scope, write=spec.write)
-        return invoke(spec, self.core, principal, args)
+        return _resolved(invoke(spec, self.core, principal, args))
+
+    def play_seat(self, run_id: str, seat: int, policy: Callable[[dict], list], *, wait_ms: int = 20_000) -> dict:
+        if self._dispatcher is None:  # the turns open in the process that plays the run, not here
+            raise RuntimeError("play_seat needs the process that plays the run: use Studio.connect(url, token) "
+                               "to play through a running server, or open this Studio with play=True")
+        return super().play_seat(run_id, seat, policy, wait_ms=wait_ms)
 
     def close(self) -> None:
         if self._dispatcher is not None:
             self._dispatcher.stop()
             self._dispatcher = None
+
+
+def _resolved(result):
+    """A tool's answer; an agent seat's turn tools answer a coroutine, run here to its end (on a loop
+    of its own when this thread already runs one, as a notebook's does)."""
+    if not inspect.isawaitable(result):
+        return result
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(result)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, result).result()
 
 
 def _start_dispatcher(core: Core, ray_address: str | None, workers: int | None):

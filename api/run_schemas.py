@@ -476,6 +476,7 @@ class Turn(Closed):
     error: str | None
     refusal: str | None = None  # the model refused: its refusal text
     truncated: bool = None      # the reply was cut by its token ceiling
+    submitted_by: str | None = None  # an agent seat's turn: "token:<prefix>" or "console:<handle>"
 
 
 class Transcript(Closed):

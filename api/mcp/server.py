@@ -7,6 +7,7 @@ the core, which is what makes every refusal identical to REST's.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from typing import Any
@@ -35,7 +36,8 @@ INSTRUCTIONS = (
     "list_library) -> estimate_run -> launch_run -> get_run every few seconds until run.status is finished, "
     "failed or cancelled -> read results (null until the match archives, usually seconds after it finishes). "
     "Seats with model local/honest-trader, local/greedy-harvester, local/aggressive-raider or local/random are "
-    "scripted, free and need no provider key. Authenticate with the Authorization: Bearer header or an api_key "
+    "scripted, free and need no provider key; a seat with provider agent is played by your own program through "
+    "get_seat_turn and submit_seat_actions. Authenticate with the Authorization: Bearer header or an api_key "
     "argument on any tool. A refused call is a tool error whose text is {\"error\": code, \"message\": ...}; the "
     "message names the field or limit and what to send instead."
 )
@@ -119,6 +121,8 @@ def build_server(core: Core, version: str) -> Server:
         try:
             # Service functions are synchronous (SQLite, the write lock, cancel's wait): off the event loop.
             body = await anyio.to_thread.run_sync(_call, core, params.name, dict(params.arguments or {}), header)
+            if inspect.isawaitable(body):  # an agent seat's turn: awaited here, so a long-poll holds no thread
+                body = await body
         except DomainError as e:
             # As REST's handler: 401/403 count against the client address and become 429 past its ceiling.
             return refused(core.address_limiter.refuse(address, e))

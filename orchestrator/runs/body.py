@@ -66,7 +66,7 @@ HINTS = {**ENV_HINTS,
          "instructions": f"send a string of at most {MAX_INSTRUCTIONS} characters",
          "reasoning": "send off, low, medium or high", "format": "send tools or json",
          "temperature": "send a number from 0 to 2", "max_tokens": "send a positive integer",
-         "provider": "send one of " + ", ".join(PROVIDERS)}
+         "provider": "send one of " + ", ".join(PROVIDERS) + " (agent: a seat your own program plays)"}
 
 
 def check_run_body(raw: Any) -> dict:

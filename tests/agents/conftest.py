@@ -9,7 +9,7 @@ import pytest
 
 from tests.runs.conftest import CONFIG, Server, account, start
 
-ABSENT_S = 8
+ABSENT_S = 15
 AGENT_CONFIG = CONFIG + f"[runs]\nagent_absent_s = {ABSENT_S}\n"
 
 

@@ -102,7 +102,16 @@ async def test_real_results_of_every_tool_hold_to_its_output_schema(playing, fak
         core = playing.app.state.core
         arena = service.arena_launch(core, auth.authenticate(core, token), {
             "scenario_id": "arena:connect-four", "roster": [{"model": "local/solver"}, {"model": "local/random"}]})
-        for run_id in (run["run_id"], arena["run"]["run_id"], *a["run_ids"], *b["run_ids"]):
+        agent = (await tool("launch_run", {"scenario_id": WORLD, "season_ticks": 10, "roster": [
+            {"provider": "agent", "model": "outputs-agent"}, {"model": "local/random"}]}))["run"]
+        while True:  # an agent seat played to the end over the two turn tools
+            turn = await tool("get_seat_turn", {"run_id": agent["run_id"], "seat": 0, "wait_ms": 5000})
+            if turn["status"] == "ended":
+                break
+            if turn["status"] == "your_turn":
+                await tool("submit_seat_actions", {"run_id": agent["run_id"], "seat": 0, "tick": turn["tick"],
+                                                   "actions": [{"action": "gather"}]})
+        for run_id in (run["run_id"], arena["run"]["run_id"], *a["run_ids"], *b["run_ids"], agent["run_id"]):
             results.setdefault("get_run", []).append(await _ended(client, run_id))
         await tool("list_runs", {"limit": 2})
         await tool("get_transcript", {"id": run["run_id"], "limit": 3})
