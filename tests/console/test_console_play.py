@@ -108,6 +108,37 @@ def test_a_person_plays_connect_four_against_the_solver_to_the_end(page, playing
     expect(page.get_by_test_id("result-row").filter(has_text="human baseline")).to_contain_text("lost")
 
 
+def test_a_person_moves_on_the_chess_board_then_resigns(page, playing):
+    email = "chess-human@example.org"
+    accounts.create_account(playing.core, email, plan="lab", verified=True)
+    sign_in_by_link(page, playing, email)
+    page.goto(playing.url + "/console/arena")
+    page.get_by_label("Chess").check()
+    page.get_by_label("Seat 0 provider").fill("agent")
+    page.get_by_label("Seat 0 model").fill("me")
+    page.get_by_label("Seat 1 model").fill("local/random")
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns", timeout=30_000)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Launch game").click()
+    run_id = _run_id(page)
+    page.get_by_test_id("play-link").click()
+    for src, dst in (("e2", "e4"), ("g1", "f3")):  # a click on the piece, then on its square
+        assert _wait_for_turn(page) == "open"
+        expect(page.get_by_test_id("observation")).to_contain_text("Legal moves")
+        ply = page.get_by_test_id("turn-tick").inner_text()
+        page.locator(f'#board [data-square="{src}"]').first.click()
+        page.locator(f'#board [data-square="{dst}"]').first.click()
+        expect(page.get_by_test_id("play-notice")).to_contain_text(f"Sent 1 action for ply {ply};")
+    assert _wait_for_turn(page) == "open"
+    page.once("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Resign").click()
+    expect(page.get_by_test_id("game-result")).to_contain_text("0-1", timeout=60_000)
+    expect(page.get_by_test_id("game-result")).to_contain_text("resign")
+    turns = get_transcript(playing.core, _principal(page, playing), run_id, seat="0", cursor=None, limit="10")["turns"]
+    assert [json.loads(t["reply"])["actions"] for t in turns] == [
+        [{"move": "e2e4"}], [{"move": "g1f3"}], [{"action": "resign"}]]
+
+
 def test_a_person_plays_a_short_world_season_through_the_form(page, playing, browser):
     email = "baseline@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)

@@ -26,18 +26,25 @@ function countdown() {
   el.textContent = `${Math.max(0, Math.round((turn.deadline_ms - Date.now()) / 1000))} s`;
 }
 
-function show(view) {
+async function show(view) {
   turn = view;
-  $('[data-testid="turn-status"]').textContent = open() ? STATUS.your_turn : STATUS[view.status === "your_turn" ? "waiting" : view.status];
   $('[data-testid="turn-tick"]').textContent = view.tick === null ? "" :
     (D.board ? `${view.tick}` : `${view.tick} of ${view.season_ticks}`);
   if (view.directions) { $("#directions").hidden = false; $('[data-testid="directions"]').textContent = view.directions; }
   if (view.observation) {
     $('[data-testid="observation"]').textContent = view.observation.text;
     $('[data-testid="state"]').textContent = JSON.stringify(view.observation.state, null, 2);
-    if (board) board.show(view.observation.state);
+    if (board) await board.show(view.observation.state);  // drawn before a move can start on it
+    if (turn !== view) return;  // a newer view came while this one was drawn
   }
-  document.body.dataset.turn = open() ? "open" : view.status;
+  controls();
+}
+
+function controls() {
+  // what the person may do now: act while the turn is open and unanswered, else wait
+  const status = open() ? "your_turn" : turn.status === "your_turn" ? "waiting" : turn.status;
+  $('[data-testid="turn-status"]').textContent = STATUS[status] || status;
+  document.body.dataset.turn = open() ? "open" : turn.status;
   document.querySelectorAll("#play button, #play select, #play input").forEach((el) => { el.disabled = !open(); });
   if (board) board.enable(open());
   countdown();
@@ -45,7 +52,7 @@ function show(view) {
 
 function done() {
   answered = true;
-  show(turn);
+  controls();
   if (over) over();
 }
 
@@ -64,6 +71,8 @@ async function ask(wait) {
 async function submit(actions) {
   if (!open()) return;
   const tick = turn.tick;
+  answered = true;  // one answer a turn: the controls wait while it is on its way
+  controls();
   say("Sending ...");
   const res = await fetch(`${base}/actions`, {method: "POST", redirect: "manual",
     headers: {"content-type": "application/json", "x-csrf-token": D.csrf},
@@ -72,9 +81,14 @@ async function submit(actions) {
   if (res.ok) {
     say(`Sent ${body.received} action${body.received === 1 ? "" : "s"} for ${D.board ? "ply" : "tick"} ${tick}; waiting for the next turn.`);
     done();
-  } else {
+  } else if (body.error === "turn_closed") {
     say(body.message, true);
-    if (body.error === "turn_closed") done();  // that turn is gone: ask for the next one
+    done();  // that turn is gone: ask for the next one
+  } else {
+    say(body.message, true);  // the turn is still open: the person can answer again
+    answered = false;
+    if (board && turn.observation) await board.show(turn.observation.state);  // undo the move drawn
+    controls();
   }
 }
 
@@ -83,7 +97,7 @@ function turnOver() {
   // would only hear the same turn back
   return new Promise((resolve) => {
     const ms = turn.deadline_ms ? turn.deadline_ms - Date.now() + 250 : WAIT_MS;
-    const timer = setTimeout(() => { answered = true; show(turn); resolve(); }, Math.max(0, ms));
+    const timer = setTimeout(() => { answered = true; controls(); resolve(); }, Math.max(0, ms));
     over = () => { clearTimeout(timer); over = null; resolve(); };
   });
 }
@@ -103,7 +117,7 @@ async function play(first) {
   for (;;) {
     if (view) {
       answered = false;
-      show(view);
+      await show(view);
       if (view.status === "ended") {
         $("#play").hidden = true;
         say("The run has ended.");
@@ -153,10 +167,10 @@ function worldForm() {
 // --- the boards ----------------------------------------------------------------------------------
 
 async function chessBoard(el) {
-  const {Chessboard, COLOR, INPUT_EVENT_TYPE} = await import("/arena/assets/cm-chessboard/src/Chessboard.js");
-  const cb = new Chessboard(el, {position: "start", assetsUrl: "/arena/assets/cm-chessboard/assets/",
+  const {Chessboard, COLOR, FEN, INPUT_EVENT_TYPE} = await import("/arena/assets/cm-chessboard/src/Chessboard.js");
+  const cb = new Chessboard(el, {position: FEN.start, assetsUrl: "/arena/assets/cm-chessboard/assets/",
                                 style: {pieces: {file: "pieces/standard.svg"}}});
-  let state = null, on = false;
+  let state = null, on = false, side = COLOR.white;
   function move(from, to) {
     const legal = (state && state.legal_uci) || [];
     return legal.find((m) => m === from + to) || legal.find((m) => m === from + to + "q") || null;
@@ -172,10 +186,11 @@ async function chessBoard(el) {
   };
   const legalFrom = (sq) => ((state && state.legal_uci) || []).some((m) => m.startsWith(sq));
   return {
-    show(s) {
+    async show(s) {
       state = s;
-      cb.setPosition(s.fen, false);
-      cb.setOrientation(s.you === "black" ? COLOR.black : COLOR.white);
+      const you = s.you === "black" ? COLOR.black : COLOR.white;
+      if (you !== side) { side = you; await cb.setOrientation(you); }
+      await cb.setPosition(s.fen, false);
     },
     enable(yes) {
       on = yes;
