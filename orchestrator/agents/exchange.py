@@ -153,8 +153,8 @@ class Exchange:
         """The match ended (tick: the last played, or None): waiting calls answer `ended`."""
         self.ended[run_id] = (tick, time.monotonic())
         for d in self.runs.pop(run_id, {}).values():
-            if d.answer is not None and not d.answer.done():
-                d.answer.cancel()
+            if d.answer is not None and not d.answer.done():  # a turn its worker gave up (a cancel): closed
+                d.answer.set_result({"missed": True, "in_touch": True})
             d.seen.set()
             d.wake()
 
