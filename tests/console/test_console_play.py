@@ -3,7 +3,10 @@ solver to the end by clicking columns, a short world season through the action f
 account and the public pages see. A real server playing runs (Ray), Debian's Chromium."""
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 from playwright.sync_api import Page, expect
@@ -237,5 +240,43 @@ def test_only_an_agent_seat_opens_and_a_submission_needs_the_csrf_token(page, pl
         assert r.status == 409 and r.json()["error"] == "turn_closed"
         r = page.request.get(f"{playing.url}/console/runs/{run_id}/seats/0/turn?wait_ms=30001")
         assert r.status == 400 and r.json()["error"] == "bad_request"
+    finally:
+        runs_service.cancel(playing.core, p, run_id)
+
+
+def test_waiting_pages_hold_no_server_thread(page, playing):
+    """More long-polls than the server's thread pool (40) wait at once, and a route served from that
+    pool still answers at once: a page waiting for its turn holds a coroutine, not a thread."""
+    email = "waiters@example.org"
+    accounts.create_account(playing.core, email, plan="lab", verified=True)
+    sign_in_by_link(page, playing, email)
+    p = _principal(page, playing)
+    # seat 1's agent never comes, so tick 0 waits for it (up to the absence limit) after seat 0 answers
+    run_id = runs_service.launch(playing.core, p, {
+        "scenario_id": "svc:custom-base-v1", "season_ticks": 10, "env": {"turn_timeout_ms": 5000},
+        "roster": [{"provider": "agent", "model": "a"}, {"provider": "agent", "model": "b"},
+                   {"model": "local/honest-trader"}]})["run"]["run_id"]
+    try:
+        page.goto(f"{playing.url}/console/runs/{run_id}/seats/0")
+        assert _wait_for_turn(page) == "open"
+        page.get_by_role("button", name="Submit actions").click()
+        expect(page.get_by_test_id("play-notice")).to_contain_text("Sent 0 actions")
+        cookie = {c["name"]: c["value"] for c in page.context.cookies()}
+
+        async def crowd():
+            limits = httpx.Limits(max_connections=200)
+            async with httpx.AsyncClient(base_url=playing.url, cookies=cookie, timeout=30, limits=limits) as c:
+                polls = [asyncio.create_task(c.get(f"/console/runs/{run_id}/seats/0/turn?wait_ms=4000"))
+                         for _ in range(48)]
+                await asyncio.sleep(1.0)
+                t0 = time.monotonic()
+                sync_route = await c.get("/api/matches/no-such-match/report")  # a def route: the thread pool's
+                took = time.monotonic() - t0
+                return sync_route, took, await asyncio.gather(*polls)
+
+        with ThreadPoolExecutor(1) as pool:  # Playwright's own loop runs on this thread
+            sync_route, took, answers = pool.submit(asyncio.run, crowd()).result()
+        assert sync_route.status_code == 404 and took < 2.0, took
+        assert all(r.status_code == 200 and r.json()["status"] == "waiting" for r in answers)
     finally:
         runs_service.cancel(playing.core, p, run_id)
