@@ -57,3 +57,18 @@ def marked(core: Core, run_id: str, seats: list[int] | None = None, limit: int =
     if seats is not None:
         rows = [r for r in rows if r["seat"] in seats]
     return sorted(rows, key=lambda r: (-r["regret"], r["tick"], r["seat"]))[:limit]
+
+
+def public(core: Core, row) -> dict | None:
+    """What the public match report shows of a done grading: per graded seat its summary and its
+    regret tick by tick (numbers only: no actions, no reply), or None."""
+    if row["grading_status"] != "done":
+        return None
+    names = {s["seat"]: s["name"] for s in json.loads(row["roster"])}
+    seats = []
+    for r in core.store.all("SELECT seat, summary FROM decision_seats WHERE run_id = ? ORDER BY seat", (row["id"],)):
+        regret = [[t["tick"], t["regret"]] for t in (json.loads(x["turn"]) for x in core.store.all(
+            "SELECT turn FROM decision_turns WHERE run_id = ? AND seat = ? ORDER BY tick", (row["id"], r["seat"])))]
+        seats.append({"seat": r["seat"], "name": names.get(r["seat"], ""), **json.loads(r["summary"]),
+                      "regret": regret})
+    return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS, "seats": seats}
