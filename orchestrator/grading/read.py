@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pyarrow as pa
+
 from analytics.grading import GRADER, HORIZON, ROLLOUTS
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
@@ -72,3 +74,17 @@ def public(core: Core, row) -> dict | None:
         seats.append({"seat": r["seat"], "name": names.get(r["seat"], ""), **json.loads(r["summary"]),
                       "regret": regret})
     return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS, "seats": seats}
+
+
+def graded_seats(core: Core, match_ids: list[str]) -> pa.Table:
+    """(match_id, seat, accuracy) of every graded seat of these matches: the series summary's
+    `decisions` table."""
+    rows = []
+    for k in range(0, len(match_ids), 500):  # SQLite's bound-parameter ceiling
+        part = match_ids[k:k + 500]
+        rows += core.store.all(
+            "SELECT r.match_id, d.seat, json_extract(d.summary, '$.accuracy') AS accuracy FROM decision_seats d "
+            f"JOIN runs r ON r.id = d.run_id WHERE r.match_id IN ({','.join('?' * len(part))})", tuple(part))
+    return pa.table({"match_id": pa.array([r["match_id"] for r in rows], pa.string()),
+                     "seat": pa.array([r["seat"] for r in rows], pa.int32()),
+                     "accuracy": pa.array([r["accuracy"] for r in rows], pa.float64())})

@@ -139,3 +139,24 @@ def test_a_bad_grading_value_is_refused_naming_the_field(srv, lab, value):
     assert got.json()["error"] == "bad_request" and "grading" in got.json()["message"]
     est = lab.post("/api/v1/runs/estimate", json=local_body(grading=value))
     assert est.status_code == 400 and est.json()["error"] == "bad_request"
+
+
+def test_the_series_summary_carries_decision_accuracy_with_its_interval(srv, lab):
+    out = lab.post("/api/v1/runs", json=local_body(grading="all", trials=2, **SHORT)).json()
+    for rid in out["batch"]["run_ids"]:
+        wait_terminal(lab, rid)
+        _graded(lab, rid)
+    seats = lab.get(f"/api/v1/batches/{out['batch']['batch_id']}").json()["batch"]["summary"]["seats"]
+    for s in seats:
+        acc = s["decision_accuracy"]
+        assert acc["n"] == 2 and acc["method"] and acc["confidence"] == 0.95
+        assert acc["low"] <= acc["estimate"] <= acc["high"]
+        assert 0 <= acc["estimate"] <= 100
+
+
+def test_a_series_graded_off_has_no_decision_accuracy(srv, lab):
+    out = lab.post("/api/v1/runs", json=local_body(grading="off", trials=2, **SHORT)).json()
+    for rid in out["batch"]["run_ids"]:
+        wait_terminal(lab, rid)
+    seats = lab.get(f"/api/v1/batches/{out['batch']['batch_id']}").json()["batch"]["summary"]["seats"]
+    assert seats and all(s["decision_accuracy"] is None for s in seats)
