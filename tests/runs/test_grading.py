@@ -160,3 +160,36 @@ def test_a_series_graded_off_has_no_decision_accuracy(srv, lab):
         wait_terminal(lab, rid)
     seats = lab.get(f"/api/v1/batches/{out['batch']['batch_id']}").json()["batch"]["summary"]["seats"]
     assert seats and all(s["decision_accuracy"] is None for s in seats)
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_get_decisions_answers_the_rest_body(srv, graded_run):
+    from tests.mcp.conftest import call, connect, ok
+
+    rid = graded_run["run_id"]
+    with srv.client(graded_run["token"]) as c:
+        rest = c.get(f"/api/v1/runs/{rid}/decisions", params={"seat": 1, "limit": 4}).json()
+    async with connect(srv.url, graded_run["token"]) as client:
+        assert await ok(client, "get_decisions", {"id": rid, "seat": 1, "limit": 4}) == rest
+        refused, body = await call(client, "get_decisions", {"id": rid, "seat": 9})
+        assert refused and body["error"] == "bad_request"
+    async with connect(srv.url, account(srv.core)) as client:
+        refused, body = await call(client, "get_decisions", {"id": rid})
+        assert refused and body["error"] == "unknown_run"
+
+
+def test_python_get_decisions_is_the_same_service_call(srv, graded_run):
+    from api.python import Studio
+
+    rid = graded_run["run_id"]
+    studio = Studio(srv.data_dir, graded_run["token"], read_only=True)
+    try:
+        with srv.client(graded_run["token"]) as c:
+            assert studio.get_decisions(id=rid, limit=3) == c.get(f"/api/v1/runs/{rid}/decisions?limit=3").json()
+    finally:
+        studio.close()
