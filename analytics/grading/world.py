@@ -79,7 +79,7 @@ def _actions(turn: np.ndarray, messages: list[str]) -> list[dict]:
     return out or [{"action": "wait"}]
 
 
-def _grade(ro: Rollouts, tick: int, seat: int, base, messages: list[str]) -> dict:
+def _grade(ro: Rollouts, tick: int, seat: int, base, messages: list[str], rollouts: int) -> dict:
     apt = ro.apt
     chosen = ro.snap.actions[tick, seat]
     wait = np.zeros((apt, 6), dtype=np.int64)
@@ -91,7 +91,7 @@ def _grade(ro: Rollouts, tick: int, seat: int, base, messages: list[str]) -> dic
         if k not in keys:
             keys.add(k)
             cands.append(turn)
-    values = ro.values(tick, seat, np.stack(cands), ROLLOUTS, base, REFERENCE).mean(axis=1)
+    values = ro.values(tick, seat, np.stack(cands), rollouts, base, REFERENCE).mean(axis=1)
     best = int(np.argmax(values))
     if values[best] <= values[0]:
         best = 0  # ties go to the turn taken
@@ -101,30 +101,31 @@ def _grade(ro: Rollouts, tick: int, seat: int, base, messages: list[str]) -> dic
             "regret": round(regret, 3), "accuracy": round(accuracy(regret), 2), "label": label(regret)}
 
 
-def grade_match(events, meta: dict | None, seats, *, rollout_seed: int | None = None,
-                decisions=None) -> dict:
+def grade_match(events, meta: dict | None, seats, *, rollout_seed: int | None = None, decisions=None,
+                horizon: int = HORIZON, rollouts: int = ROLLOUTS) -> dict:
     """Grade `seats` of one finished world match from its event log (an archive events table or its
     columns) and meta (field, seed, spawn_seed, season_ticks, and resources when the scenario
     changed them; read from the table's metadata when None). decisions: a list of (tick, seat)
     to grade instead of all of them. Returns {grader, horizon_ticks, rollouts, seats: {seat:
     summary | None}, turns: [row]}; raises engine.rollouts.RebuildError for a log that cannot be
-    rebuilt."""
+    rebuilt. horizon and rollouts other than the grader's are for measuring it (benchmarks/)."""
     cols = _columns(events)
     meta = _meta(events, meta)
     seats = [int(s) for s in seats]
     todo = sorted(decisions) if decisions is not None else decisions_of(cols, seats)
     config = config_of(meta, cols)
     snap = rebuild(config, cols, sorted({t for t, _ in todo}), sorted({s for _, s in todo}))
-    ro = Rollouts(snap, HORIZON)
+    ro = Rollouts(snap, horizon)
     base = rollout_base(config.seed, config.spawn_seed, rollout_seed or 0)
     messages = messages_from_columns(cols)
-    turns = [_grade(ro, t, s, base, messages) for t, s in todo]
-    return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS,
+    turns = [_grade(ro, t, s, base, messages, rollouts) for t, s in todo]
+    return {"grader": GRADER, "horizon_ticks": horizon, "rollouts": rollouts,
             "seats": summarize(turns, seats), "turns": turns}
 
 
 def merge(parts: list[dict], seats) -> dict:
     """One match's grading from parts graded separately (each over some of its decisions)."""
     turns = sorted((t for p in parts for t in p["turns"]), key=lambda t: (t["tick"], t["seat"]))
-    return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS,
+    first = parts[0] if parts else {"horizon_ticks": HORIZON, "rollouts": ROLLOUTS}
+    return {"grader": GRADER, "horizon_ticks": first["horizon_ticks"], "rollouts": first["rollouts"],
             "seats": summarize(turns, [int(s) for s in seats]), "turns": turns}

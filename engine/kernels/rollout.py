@@ -16,7 +16,8 @@ from engine.kernels.codes import (
 from engine.kernels.common import worth
 from engine.kernels.jit import hot
 from engine.kernels.rng import _salted
-from engine.kernels.step import play_ticks
+from engine.kernels.spatial import build_cells, build_masks
+from engine.kernels.step import play_tick, play_ticks
 
 K_TRADES, K_SETTLED, K_VOIDED, K_WON, K_REPELLED, K_RELICS = range(6)
 N_K = 6
@@ -171,30 +172,32 @@ def rollouts(terrain, tiles0, ag0, offers0, ocount0, next_oid, ext0, seat, cands
     """out[c, r]: seat's standing at t_end after it plays cands[c] (int64[apt, 6]) at tick t, in rollout r.
 
     Tick t: the other seats play their logged turns (ext0), anchors their policies. From t + 1 every
-    seat (EXTERNAL in the rebuilt tables) plays scripted policy `ref`. Rollout r's streams (world and
-    every agent) are drawn from base, t and r before tick t, the same for every candidate (common
-    random numbers: candidates differ by their own consequences, not by luck). k0, partners0 and
-    seen0 are the seat's counts before tick t."""
+    seat (EXTERNAL in the rebuilt tables) plays scripted policy `ref`. Every stream (the world's and
+    each agent's) is drawn afresh before each tick from base, the tick and r, the same for every
+    candidate: common random numbers tick by tick, so two candidates' rollouts see the same turn
+    orders and dice however differently they went, and differ by their own consequences, not by luck.
+    k0, partners0 and seen0 are the seat's counts before tick t."""
     n = ag0.shape[0]
     apt = ext0.shape[1]
+    build_masks(terrain, masks)
     for r in range(n_roll):
-        stream = _salted(_salted(base, np.uint64(t)), np.uint64(r))
         for c in range(n_cands):
             _load(tiles0, ag0, offers0, ocount0, next_oid, tiles, ag, offers, ocount, meta)
-            for q in range(n + 1):
-                rng[q] = _salted(stream, np.uint64(q))
+            build_cells(ag, cells)
             _copy3(ext, ext0)
             for s in range(apt):
                 for q in range(6):
                     ext[seat, s, q] = cands[c, s, q]
-            play_ticks(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, t + 1, apt, ext, order, act,
-                       masks, cells, P)
-            if t + 1 < t_end:
-                for j in range(n):
-                    if ag0[j, A_POLICY] == EXTERNAL:
-                        ag[j, A_POLICY] = ref
-                play_ticks(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t + 1, t_end, apt, ext,
-                           order, act, masks, cells, P)
+            for tau in range(t, t_end):
+                if tau == t + 1:
+                    for j in range(n):
+                        if ag0[j, A_POLICY] == EXTERNAL:
+                            ag[j, A_POLICY] = ref
+                stream = _salted(_salted(base, np.uint64(tau)), np.uint64(r))
+                for q in range(n + 1):
+                    rng[q] = _salted(stream, np.uint64(q))
+                play_tick(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, tau, apt, ext, order, act,
+                          masks, cells, P)
             for q in range(k0.shape[0]):
                 k[q] = k0[q]
             for q in range(n):
@@ -202,4 +205,3 @@ def rollouts(terrain, tiles0, ag0, offers0, ocount0, next_oid, ext0, seat, cands
             _copy2(seen, seen0)
             count_rows(logi, 0, meta[META_ROWS], seat, k, partners, seen, radius)
             out[c, r] = standing(ag, seat, t_end, k, partners, seen, P, R)
-
