@@ -106,7 +106,7 @@ async def test_real_results_of_every_tool_hold_to_its_output_schema(playing, fak
             results.setdefault("get_run", []).append(await _ended(client, run_id))
         await tool("list_runs", {"limit": 2})
         await tool("get_transcript", {"id": run["run_id"], "limit": 3})
-        deadline = time.monotonic() + 120  # the model seat's grading (auto), after the run ended
+        deadline = time.monotonic() + 300  # the model seat's grading (auto), after the run ended
         while (await ok(client, "get_decisions", {"id": run["run_id"]}))["status"] != "done":
             assert time.monotonic() < deadline, "the grading did not finish"
             await anyio.sleep(0.2)

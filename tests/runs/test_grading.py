@@ -12,7 +12,7 @@ from tests.waiting import until
 SHORT = {"season_ticks": 20, "env": {"anchors": []}}
 
 
-def _graded(c, run_id: str, timeout: float = 120) -> dict:
+def _graded(c, run_id: str, timeout: float = 300) -> dict:
     def done():
         body = c.get(f"/api/v1/runs/{run_id}").json()
         g = body["run"]["grading"]

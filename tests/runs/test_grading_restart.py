@@ -27,7 +27,7 @@ def test_a_restart_mid_grading_grades_what_is_missing_and_the_same_grades_come_b
     with srv.client(account(srv.core)) as c:
         rid = c.post("/api/v1/runs", json=local_body(grading="all", **SHORT)).json()["run"]["run_id"]
         wait_terminal(c, rid)
-        until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 120, what="the first grading")
+        until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 300, what="the first grading")
         before = _rows(srv.core, rid)
         # as a process that stopped mid-grading leaves it: running, half its grades stored
         with srv.core.store.write() as w:
@@ -35,7 +35,7 @@ def test_a_restart_mid_grading_grades_what_is_missing_and_the_same_grades_come_b
             w.execute("UPDATE runs SET grading_status = 'running', graded = 0 WHERE id = ?", (rid,))
         grader = Grader(srv.core, Archive.of(srv.data_dir, srv.core.config), tasks=2).start()
         try:
-            until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 120, what="the resumed grading")
+            until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 300, what="the resumed grading")
         finally:
             grader.stop()
         g = _grading(srv.core, rid)
@@ -48,11 +48,11 @@ def test_a_grading_whose_match_cannot_be_read_gives_up_after_its_starts(srv):
     with srv.client(account(srv.core)) as c:
         rid = c.post("/api/v1/runs", json=local_body(grading="all", **SHORT)).json()["run"]["run_id"]
         wait_terminal(c, rid)
-        until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 120, what="the first grading")
+        until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 300, what="the first grading")
         with srv.core.store.write() as w:  # its match gone from the archive: every count task fails
             w.execute("DELETE FROM decision_turns WHERE run_id = ?", (rid,))
             w.execute("UPDATE runs SET grading_status = 'pending', graded = 0, grading_starts = 0, "
                       "match_id = ? WHERE id = ?", ("0" * 32, rid))
-        until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 120, what="the grading to give up")
+        until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 300, what="the grading to give up")
         g = _grading(srv.core, rid)
         assert g["grading_starts"] == MAX_STARTS and g["graded"] == 0
