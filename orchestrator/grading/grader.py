@@ -80,7 +80,10 @@ class Grader:
         if self._thread is not None:
             self._thread.join(timeout=10)
         for ref in list(self.refs):
-            ray.cancel(ref, force=True)
+            try:
+                ray.cancel(ref, force=True)
+            except (RayError, ValueError):  # finished meanwhile, or its worker is gone already
+                pass
 
     def _loop(self) -> None:
         while not self._stop.is_set():
