@@ -8,9 +8,9 @@ GRADER = "world-rollouts-1"
 
 # regret is in fitness points (the rubric's 0..100 scale) at the rollout horizon
 ACCURACY_SCALE = 1.0      # accuracy = 100 exp(-regret / ACCURACY_SCALE)
-INACCURACY = 0.25         # labels from these regrets on (each includes its floor)
-MISTAKE = 0.6
-BLUNDER = 1.5
+INACCURACY = 0.2          # labels from these regrets on (each includes its floor)
+MISTAKE = 0.4
+BLUNDER = 2.0
 LABELS = ((BLUNDER, "blunder"), (MISTAKE, "mistake"), (INACCURACY, "inaccuracy"))
 
 

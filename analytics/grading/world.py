@@ -21,8 +21,8 @@ from engine.kernels.codes import INVALID, N_ACTIONS, NO_ACTION, POLICIES, STARVE
 from engine.replay import messages_from_columns
 from engine.rollouts import Rollouts, config_of, rebuild, rollout_base, stop_of
 
-HORIZON = 30          # ticks played from the decision on (fewer at the season's end)
-ROLLOUTS = 8          # seeded rollouts per candidate
+HORIZON = 20          # ticks played from the decision on (fewer at the season's end)
+ROLLOUTS = 96          # seeded rollouts per candidate
 REFERENCE = "honest-trader"  # the policy every roster seat plays after the decision's tick
 CANDIDATE_POLICIES = POLICIES[:3]  # honest-trader, greedy-harvester, aggressive-raider
 
@@ -95,10 +95,10 @@ def _grade(ro: Rollouts, tick: int, seat: int, base, messages: list[str], rollou
     best = int(np.argmax(values))
     if values[best] <= values[0]:
         best = 0  # ties go to the turn taken
-    regret = float(values[best] - values[0])
+    regret = round(float(values[best] - values[0]), 3)  # accuracy and label follow the published regret
     return {"tick": tick, "seat": seat, "chosen": _actions(chosen, messages), "value": round(float(values[0]), 3),
             "best": _actions(cands[best], messages), "best_value": round(float(values[best]), 3),
-            "regret": round(regret, 3), "accuracy": round(accuracy(regret), 2), "label": label(regret)}
+            "regret": regret, "accuracy": round(accuracy(regret), 2), "label": label(regret)}
 
 
 def grade_match(events, meta: dict | None, seats, *, rollout_seed: int | None = None, decisions=None,
