@@ -205,6 +205,31 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
     """,
+    # Decision grading (CONTRACT.md section 14, orchestrator/grading): the run body's mode, the
+    # grading's status (NULL: nothing to grade), decisions graded of the total counted once the match
+    # is read, and how often it was started (a bounded retry). One row per graded decision and one
+    # summary per graded seat, written as the workers' parts come back.
+    """
+    ALTER TABLE runs ADD COLUMN grading TEXT;
+    ALTER TABLE runs ADD COLUMN grading_status TEXT;
+    ALTER TABLE runs ADD COLUMN graded INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN grading_total INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN grading_starts INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX runs_grading ON runs(grading_status) WHERE grading_status IN ('pending', 'running');
+    CREATE TABLE decision_turns (
+        run_id TEXT NOT NULL,
+        tick INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        turn TEXT NOT NULL,
+        PRIMARY KEY (run_id, tick, seat)
+    ) WITHOUT ROWID;
+    CREATE TABLE decision_seats (
+        run_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        PRIMARY KEY (run_id, seat)
+    ) WITHOUT ROWID;
+    """,
 ]
 
 

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, turn_timeout
 from orchestrator import listing, scenarios
 from orchestrator.errors import DomainError
+from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
 from orchestrator.runs.series import get_series
@@ -119,7 +120,8 @@ async def run_page(user: ConsoleUser, run_id: str):
         return user.page("run_live.html", status=STOP_POLLING if run["status"] in ENDED else 200,
                          run=run, results=got["results"])
     scenario = next((c["name"] for c in _scenario_choices(user) if c["id"] == run["scenario_id"]), None)
-    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario)
+    marks = decisions.marked(user.core, run_id) if run["grading"] and run["grading"]["status"] == "done" else []
+    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario, marks=marks)
 
 
 @router.get("/console/runs/{run_id}/events")

@@ -19,6 +19,7 @@ from orchestrator.auth import Principal
 from orchestrator.agents import turns
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.grading import read as decisions
 from orchestrator.me import me
 from orchestrator.runs import analysis, series, service, transcript, usage
 from orchestrator.runs.body import PROVIDERS, RunBody
@@ -78,7 +79,8 @@ _RUN_ARGS = (
     "season_ticks (10-2000 within the plan's ticks_per_run), env (per-run overrides, same fields as a scenario's "
     "env), max_spend_usd (a stop, clamped into the plan's range), trials (above 1 launches a series), seed_mode "
     "vary|pinned (series only), paired_with (a series only: the batch_id of an earlier series whose seeds it "
-    "replays trial by trial, so the two compare pairwise). Agent turns = seats x season_ticks x trials, against "
+    "replays trial by trial, so the two compare pairwise), grading auto|all|off (which seats' decisions are "
+    "graded after a world match: auto grades model and agent seats, all local seats too). Agent turns = seats x season_ticks x trials, against "
     "the month's allowance.")
 _RUN_VIEW = ("A run view holds run_id, match_id, name, status, scenario_id, scenario_hash, batch_id, times (_ms), "
              "live ({tick, season_ticks} while running), links ({match, log, replay} public pages once a match "
@@ -184,6 +186,14 @@ TOOLS: tuple[ToolSpec, ...] = (
              "Optional: seat (roster index) for one seat's turns, limit 1-500 (default 100), cursor (next_cursor of "
              "the previous page). Archived when the match ends. Needs runs:read. REST: GET "
              "/api/v1/runs/:id/transcript.", service.READ, False, "id_query", transcript.get_transcript,
+             id_text="the run's id (run_...)"),
+    ToolSpec("get_decisions", "A run's graded decisions", "Every graded decision of a world run's seats, for its "
+             "owner: {grader, horizon_ticks, rollouts, status (the run's grading status: pending, running, done, off, "
+             "or null when nothing is graded), turns: [{tick, seat, chosen [actions], value, best [actions], "
+             "best_value, regret, accuracy 0-100, label (inaccuracy, mistake, blunder or null)}], next_cursor}, in "
+             "tick then seat order. Filled in after the match, when its grading is done. Optional: seat (roster "
+             "index), limit 1-500 (default 100), cursor (next_cursor of the previous page). Needs runs:read. REST: "
+             "GET /api/v1/runs/:id/decisions.", service.READ, False, "id_query", decisions.get_decisions,
              id_text="the run's id (run_...)"),
     ToolSpec("cancel_run", "Cancel a run", "Cancel a run: queued runs are cancelled at once; a launching run is "
              "refused with run_launching (retry in a few seconds); a running run stops at the next tick boundary and "
@@ -303,6 +313,7 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "update_skill": schemas.SkillOne, "delete_skill": schemas.Deleted, "list_library": schemas.LibraryList,
     "list_anchors": schemas.AnchorListing, "estimate_run": run_schemas.Estimate, "launch_run": run_schemas.Launched,
     "list_runs": run_schemas.RunList, "get_run": run_schemas.RunOne, "get_transcript": run_schemas.Transcript,
+    "get_decisions": run_schemas.Decisions,
     "cancel_run": run_schemas.Cancelled, "get_batch": run_schemas.BatchOne, "get_usage": run_schemas.Usage,
     "get_leaderboard": run_schemas.LeaderboardAnswer, "compare_batches": run_schemas.ComparisonAnswer,
     "export_batch": run_schemas.CsvExport,

@@ -8,7 +8,8 @@ from fastapi.responses import JSONResponse
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
-from api.run_schemas import BatchOne, Cancelled, Estimate, Launched, RunList, RunOne, Transcript, Usage
+from api.run_schemas import BatchOne, Cancelled, Decisions, Estimate, Launched, RunList, RunOne, Transcript, Usage
+from orchestrator.grading import read as decisions
 from orchestrator.runs import series, service, transcript, usage
 from orchestrator.runs.body import RunBody
 
@@ -77,6 +78,14 @@ def get_transcript(id: str, c: Reader, request: Request):
     q = request.query_params
     return transcript.get_transcript(c.core, c.principal, id, seat=q.get("seat"), cursor=q.get("cursor"),
                                      limit=q.get("limit"))
+
+
+@router.get("/runs/{id}/decisions", responses=responses({200: Decisions}), openapi_extra=TRANSCRIPT_PARAMS,
+            summary="Every graded decision of the run's seats: the turn taken, the best candidate, regret, label")
+def get_decisions(id: str, c: Reader, request: Request):
+    q = request.query_params
+    return decisions.get_decisions(c.core, c.principal, id, seat=q.get("seat"), cursor=q.get("cursor"),
+                                   limit=q.get("limit"))
 
 
 @router.post("/runs/{id}/cancel", responses=responses({200: Cancelled}), summary="Cancel a run")

@@ -24,6 +24,7 @@ from analytics.archive.format import from_ipc
 from analytics.archive.store import Archive
 from orchestrator import datadir
 from orchestrator.core import Core
+from orchestrator.grading.grader import Grader
 from orchestrator.play import Job
 from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
@@ -106,6 +107,7 @@ class Dispatcher:
         self._starting = [w.pid.remote() for w in self.workers]  # answered once a worker is warm
         self.reconcile()
         self.archiver.sweep()
+        self.grader = Grader(self.core, self.archive).start()  # grades ended runs' decisions on the workers
         self.core.dispatcher = self
         self._thread = threading.Thread(target=self._loop, name="studio-dispatcher", daemon=True)
         self._thread.start()
@@ -121,6 +123,7 @@ class Dispatcher:
         if self._thread:
             self._thread.join(timeout=10)
         self._drain()
+        self.grader.stop()
         for w in self.workers + self.model_workers:
             ray.kill(w)
         try:

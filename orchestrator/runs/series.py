@@ -10,6 +10,7 @@ from analytics.summary import series_summary
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.grading.read import graded_seats
 from orchestrator.runs import lifecycle
 
 
@@ -18,6 +19,7 @@ def summary_source(core: Core, match_ids: list[str], batch_id: str | None = None
     the whole archive, and no dependence on the export of ended runs having caught up."""
     con = duckdb.connect()
     con.register("seats", Archive.of(core.data_dir, core.config).seats({m: batch_id for m in match_ids}))
+    con.register("decisions", graded_seats(core, match_ids))  # decision accuracy per graded seat
     return con
 
 

@@ -113,6 +113,10 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
             k.call("get", "/api/v1/runs/{id}", path={"id": rid}, expect=200)
         k.call("get", "/api/v1/runs", params={"limit": 2}, expect=200)
         k.call("get", "/api/v1/runs/{id}/transcript", path={"id": model["run_id"]}, params={"limit": 3}, expect=200)
+        until(lambda: c.get(f"/api/v1/runs/{model['run_id']}").json()["run"]["grading"]["status"] == "done", 300,
+              what="the model seat's grading")  # its decisions, and the results that carry them
+        k.call("get", "/api/v1/runs/{id}/decisions", path={"id": model["run_id"]}, params={"limit": 3}, expect=200)
+        k.call("get", "/api/v1/runs/{id}", path={"id": model["run_id"]}, expect=200)
         k.call("post", "/api/v1/runs/{id}/cancel", path={"id": model["run_id"]}, expect=200)
         k.call("get", "/api/v1/batches/{id}", path={"id": a["batch_id"]}, expect=200)
         k.call("get", "/api/v1/usage", expect=200)

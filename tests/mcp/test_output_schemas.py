@@ -115,6 +115,12 @@ async def test_real_results_of_every_tool_hold_to_its_output_schema(playing, fak
             results.setdefault("get_run", []).append(await _ended(client, run_id))
         await tool("list_runs", {"limit": 2})
         await tool("get_transcript", {"id": run["run_id"], "limit": 3})
+        deadline = time.monotonic() + 300  # the model seat's grading (auto), after the run ended
+        while (await ok(client, "get_decisions", {"id": run["run_id"]}))["status"] != "done":
+            assert time.monotonic() < deadline, "the grading did not finish"
+            await anyio.sleep(0.2)
+        await tool("get_decisions", {"id": run["run_id"], "limit": 3})
+        results["get_run"].append(await ok(client, "get_run", {"id": run["run_id"]}))  # results with decisions
         await tool("cancel_run", {"id": run["run_id"]})
         await tool("get_batch", {"id": a["batch_id"]})
         await tool("get_leaderboard", {"scenario_id": scenario["id"], "resamples": 100})
@@ -124,6 +130,7 @@ async def test_real_results_of_every_tool_hold_to_its_output_schema(playing, fak
         await tool("delete_scenario", {"id": scenario["id"]})
     assert set(results) == TOOLS
     assert results["get_transcript"][0]["turns"]  # a model seat's turns, not an empty page
+    assert results["get_decisions"][0]["turns"]  # its graded decisions
     assert {r["results"]["rubric"] for r in results["get_run"]} >= {RUBRIC_VERSION, "arena-connect-four-1"}
     for name, bodies in results.items():
         validator = Draft202012Validator(schemas[name])

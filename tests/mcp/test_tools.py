@@ -145,6 +145,9 @@ async def test_every_tool_answers_the_rest_body(idle):
         transcript = await t.same("get_transcript", {"id": rid, "seat": 1, "limit": 5}, "GET",
                                   f"/api/v1/runs/{rid}/transcript?seat=1&limit=5")
         assert transcript == {"turns": [], "next_cursor": None}  # queued, and scripted seats: no model turns
+        graded = await t.same("get_decisions", {"id": rid, "seat": 1, "limit": 5}, "GET",
+                              f"/api/v1/runs/{rid}/decisions?seat=1&limit=5")
+        assert (graded["status"], graded["turns"]) == (None, [])  # auto: local seats are not graded
         series = await t.tool("launch_run", {**body, "trials": 2})
         bid = series["batch"]["batch_id"]
         await t.same("get_batch", {"id": bid}, "GET", f"/api/v1/batches/{bid}")
