@@ -358,7 +358,8 @@ def invoke(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict
         ident = _take_id(args)
         return spec.call(core, principal, ident, _sized(args))
     if spec.shape == "id_query":
-        return spec.call(core, principal, *_id_query(spec, args))
+        ident, query = _id_query(spec, args)
+        return spec.call(core, principal, ident, **query)
     return spec.call(core, principal, **_query(args, spec.query or QUERY))
 
 

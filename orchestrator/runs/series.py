@@ -21,6 +21,7 @@ from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs import lifecycle, summaries
 
+BATCH_PREFIX = "bat_"  # SPEC.md's prefix of a series' id
 MAX_WAIT_MS = 30_000  # as the seat turn's long-poll (CONTRACT.md section 13)
 # How often a waiting read looks at the store itself: changes this process is not told about (a run
 # claimed or begun, a cancel or a dispatcher in another process) show within this.
@@ -160,10 +161,15 @@ async def _follow(core: Core, principal: Principal, batch_id: str, wait_ms: Any)
     state = read_state(core, principal, batch_id)
     if wait and not state.ended:
         state = await changed(core, state, wait)
+    return state, await summary_of(core, state)
+
+
+async def summary_of(core: Core, state: State) -> summaries.Kept:
+    """The summary of the state's scored runs: the kept one on the event loop, else computed in a thread."""
     kept = summaries.cached(core, state.batch["id"], state.scored)
     if kept is None:
         kept = await asyncio.to_thread(summaries.summary, core, state.batch["id"], state.scored)
-    return state, kept
+    return kept
 
 
 async def changed(core: Core, state: State, wait_ms: int) -> State:
