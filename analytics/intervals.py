@@ -58,10 +58,8 @@ def boot_means(x, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     x = _rows(x)
     n = x.shape[1]
     idx = rng.integers(0, n, (n_resamples, n))
-    # bincount over flat (resample, index) cells: the same integer counts as np.add.at, without its
-    # unbuffered per-element loop
-    cells = (np.arange(n_resamples)[:, None] * n + idx).ravel()
-    counts = np.bincount(cells, minlength=n_resamples * n).reshape(n_resamples, n).astype(float)
+    counts = np.zeros((n_resamples, n))
+    np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
     return x @ counts.T / n
 
 
