@@ -35,7 +35,8 @@ from api.mcp.tools import BY_NAME, invoke
 from orchestrator import auth
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.lifecycle import TERMINAL
+from orchestrator.runs.lifecycle import ACTIVE, TERMINAL
+from orchestrator.runs.series import BATCH_PREFIX, MAX_WAIT_MS
 
 
 class DataDirBusy(RuntimeError):
@@ -49,6 +50,8 @@ class ReadOnly(RuntimeError):
 class _Tools:
     """Tool names as methods, and waiting for a run; subclasses say how one call is made."""
 
+    wait_cap_ms = MAX_WAIT_MS  # the longest get_batch long-poll one call asks for
+
     def call(self, tool: str, **args) -> dict:
         raise NotImplementedError
 
@@ -61,7 +64,10 @@ class _Tools:
         return list(super().__dir__()) + list(BY_NAME)
 
     def wait(self, run_id: str, timeout_s: float = 600, poll_s: float = 0.2) -> dict:
-        """Poll get_run until the run ends; returns {run, results}."""
+        """Until the run ends, polling get_run; returns {run, results}. A series' batch_id (bat_...) is
+        waited for by wait_series."""
+        if run_id.startswith(BATCH_PREFIX):
+            return self.wait_series(run_id, timeout_s)
         deadline = time.monotonic() + timeout_s
         while True:
             body = self.call("get_run", id=run_id)
@@ -88,6 +94,19 @@ class _Tools:
             except DomainError as e:
                 if e.code != "turn_closed":
                     raise
+
+    def wait_series(self, batch_id: str, timeout_s: float = 600) -> dict:
+        """Until no run of the series is left to play, following it through get_batch's long-poll (one
+        call per change of the series, not one per run); returns {batch} with its final summary."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left_ms = int((deadline - time.monotonic()) * 1000)
+            body = self.call("get_batch", id=batch_id, wait_ms=min(max(left_ms, 0), self.wait_cap_ms))
+            if body["batch"]["status"] not in ACTIVE:
+                return body
+            if left_ms <= 0:
+                raise TimeoutError(f"series {batch_id} is still {body['batch']['status']} after {timeout_s} s "
+                                   f"({body['batch']['counts']})")
 
     def close(self) -> None:
         pass
@@ -175,6 +194,7 @@ class RemoteStudio(_Tools):
 
         self.url = url.rstrip("/")
         self.token = token
+        self.wait_cap_ms = min(MAX_WAIT_MS, int(timeout_s * 500))  # a long-poll answers well within the timeout
         self._ids = itertools.count(1)
         self._http = httpx.Client(timeout=timeout_s, headers={
             "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",

@@ -230,6 +230,20 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, seat)
     ) WITHOUT ROWID;
     """,
+    # A series read (GET /batches/:id) without recomputing its summary (orchestrator.runs.summaries):
+    # the summary kept per series with the digest of the scored matches it covers (version) and their
+    # number (a process holding fewer never replaces it); and the series' runs, statuses and match ids
+    # in trial order from one index, without reading the runs' rows
+    """
+    CREATE TABLE batch_summaries (
+        batch_id TEXT PRIMARY KEY REFERENCES batches(id),
+        version TEXT NOT NULL,
+        matches INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        computed_at_ms INTEGER NOT NULL
+    );
+    CREATE INDEX runs_batch_state ON runs(batch_id, trial, status, id, match_id, grading_status);
+    """,
 ]
 
 

@@ -18,7 +18,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from api.errors import failure
-from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke, output_schema
+from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke, invoke_follow, output_schema
 from orchestrator import auth, listing
 from orchestrator.auth import Principal
 from orchestrator.core import Core
@@ -91,13 +91,22 @@ def principal_for(core: Core, api_key: Any, header: Principal | None) -> Princip
     return header
 
 
-def _call(core: Core, name: str, args: dict, header: Principal | None) -> dict:
-    """What one REST request does: token, then scope (and plan for writes), then the service function."""
-    spec = BY_NAME[name]
+def _allowed(core: Core, spec: ToolSpec, args: dict, header: Principal | None) -> Principal:
+    """What one REST request checks first: token, then scope (and plan for writes)."""
     principal = principal_for(core, args.pop("api_key", _UNSET), header)
     if spec.scope is not None:
         auth.require(principal, spec.scope, write=spec.write)
-    return invoke(spec, core, principal, args)
+    return principal
+
+
+def _call(core: Core, name: str, args: dict, header: Principal | None) -> dict:
+    spec = BY_NAME[name]
+    return invoke(spec, core, _allowed(core, spec, args, header), args)
+
+
+async def _follow(core: Core, spec: ToolSpec, args: dict, header: Principal | None) -> dict:
+    # on the event loop, as REST's route: indexed reads, then a wait that holds no thread
+    return await invoke_follow(spec, core, _allowed(core, spec, args, header), args)
 
 
 def _request_facts(ctx) -> tuple[str | None, Principal | None]:
@@ -118,11 +127,15 @@ def build_server(core: Core, version: str) -> Server:
         if params.name not in BY_NAME:
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool '{params.name}'; tools/list names them")
         address, header = _request_facts(ctx)
+        spec = BY_NAME[params.name]
         try:
-            # Service functions are synchronous (SQLite, the write lock, cancel's wait): off the event loop.
-            body = await anyio.to_thread.run_sync(_call, core, params.name, dict(params.arguments or {}), header)
-            if inspect.isawaitable(body):  # an agent seat's turn: awaited here, so a long-poll holds no thread
-                body = await body
+            if spec.follow is not None:
+                body = await _follow(core, spec, dict(params.arguments or {}), header)
+            else:
+                # Service functions are synchronous (SQLite, the write lock, cancel's wait): off the event loop.
+                body = await anyio.to_thread.run_sync(_call, core, params.name, dict(params.arguments or {}), header)
+                if inspect.isawaitable(body):  # an agent seat's turn: awaited here, so a long-poll holds no thread
+                    body = await body
         except DomainError as e:
             # As REST's handler: 401/403 count against the client address and become 429 past its ceiling.
             return refused(core.address_limiter.refuse(address, e))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel
 
@@ -51,6 +51,8 @@ class ToolSpec:
     query: dict | None = None  # shape query: the REST query parameters, typed as JSON (default list_runs')
     # shapes seat_query and seat_body (an agent seat's turn): call returns a coroutine, awaited by the
     # transport, so a long-poll holds no thread
+    # A tool that may wait (a long-poll): the coroutine twin of `call`, awaited on the server's event loop
+    follow: Callable[..., Awaitable[dict]] | None = None
 
 
 def _create_scenario(core: Core, principal: Principal, body: Any) -> dict:
@@ -87,6 +89,12 @@ _RUN_VIEW = ("A run view holds run_id, match_id, name, status, scenario_id, scen
              "exists), error ({error, message} when failed), effective (as-played season_ticks, env and seeds with "
              "their sources, hash), roster (each seat resolved, with funding and usage), spend, agent_turns, "
              "stop_reason.")
+
+BATCH_QUERY = {  # get_batch: GET /api/v1/batches/:id's query parameter
+    "wait_ms": {"type": "integer", "minimum": 0, "maximum": series.MAX_WAIT_MS,
+                "description": "wait up to this long for a run of the series to change status (default 0)"},
+}
+
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("whoami", "Who am I", "The account behind this token: user, plan (id, name, status), api_access (read "
@@ -202,10 +210,13 @@ TOOLS: tuple[ToolSpec, ...] = (
              service.WRITE, True, "id", service.cancel, id_text="the run's id (run_...)", read_only=False,
              destructive=True),
     ToolSpec("get_batch", "Get a series", "A series launched with trials > 1: {batch {batch_id, status, trials, "
-             "seed_mode, run_ids, summary}}, where summary gives per seat the mean fitness_index with its 95% "
-             "interval and n, and the same for each dimension. Unknown ids answer unknown_run. Needs runs:read. "
-             "REST: GET /api/v1/batches/:id.", service.READ, False, "id", series.get_series,
-             id_text="the series' batch_id (bat_...), from launch_run"),
+             "seed_mode, run_ids, counts (runs per status), summary}}, where summary gives per seat the mean "
+             "fitness_index with its 95% interval and n, and the same for each dimension. Optional wait_ms "
+             f"(0-{series.MAX_WAIT_MS}): answer once a run of the series changes status, or after wait_ms, at once when "
+             "no run is left to play; follow a whole series with it instead of polling each run. Unknown ids answer "
+             "unknown_run. Needs runs:read. REST: GET /api/v1/batches/:id.", service.READ, False, "id_query",
+             series.get_series, id_text="the series' batch_id (bat_...), from launch_run", query=BATCH_QUERY,
+             follow=series.follow_series),
     ToolSpec("get_usage", "Usage and allowances", "Spend by month, by model and per run, split by who paid (account "
              "keys or platform), and the allowances: agent_turns {used, held, remaining}, queued_runs, spend_cap_usd, "
              "access_tokens, requests_per_minute. Needs runs:read. REST: GET /api/v1/usage.", service.READ, False,
@@ -335,7 +346,8 @@ def input_schema(spec: ToolSpec) -> dict:
         schema = copy.deepcopy(spec.model.model_json_schema())
         schema.pop("title", None)
     else:
-        query = {"query": spec.query or QUERY, "id_query": TRANSCRIPT_QUERY, "seat_query": spec.query}.get(spec.shape, {})
+        query = {"query": spec.query or QUERY, "id_query": spec.query or TRANSCRIPT_QUERY,
+                 "seat_query": spec.query}.get(spec.shape, {})
         schema = {"type": "object", "properties": copy.deepcopy(query), "additionalProperties": False}
     props = schema.setdefault("properties", {})
     if spec.shape in ("seat_query", "seat_body"):
@@ -402,9 +414,8 @@ def invoke(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict
         ident = _take_id(args)
         return spec.call(core, principal, ident, _sized(args))
     if spec.shape == "id_query":
-        ident = _take_id(args)
-        _no_more({k: v for k, v in args.items() if k not in TRANSCRIPT_QUERY}, ("id", *TRANSCRIPT_QUERY))
-        return spec.call(core, principal, ident, **args)
+        ident, query = _id_query(spec, args)
+        return spec.call(core, principal, ident, **query)
     if spec.shape in ("seat_query", "seat_body"):  # a coroutine: the transport awaits it
         run_id, seat = _take_id(args, "run_id"), _take(args, "seat")
         if spec.shape == "seat_body":
@@ -412,3 +423,16 @@ def invoke(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict
         _no_more({k: v for k, v in args.items() if k != "wait_ms"}, tuple(SEAT_TURN_QUERY))
         return spec.call(core, principal, run_id, seat, wait_ms=args.get("wait_ms"))
     return spec.call(core, principal, **_query(args, spec.query or QUERY))
+
+
+def _id_query(spec: ToolSpec, args: dict) -> tuple[str, dict]:
+    ident = _take_id(args)
+    query = spec.query or TRANSCRIPT_QUERY
+    _no_more({k: v for k, v in args.items() if k not in query}, ("id", *query))
+    return ident, args
+
+
+async def invoke_follow(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict:
+    """invoke() for a tool that may wait: its coroutine twin, on the caller's event loop."""
+    ident, query = _id_query(spec, args)
+    return await spec.follow(core, principal, ident, **query)
