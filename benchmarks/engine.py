@@ -36,7 +36,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from benchmarks.figures import spread, target  # noqa: E402
+from benchmarks.figures import spread, target
 
 CONFIGS = ((24, 300), (256, 300))
 MATCHES = {24: 40, 256: 4}  # seasons per timed repeat (distinct seeds), about 0.1 s each
@@ -101,7 +101,8 @@ def side(tree: str, cache: str | None, quick: bool, repeats: int) -> dict:
     if cache:  # the variable this repo's kernels read first, and Numba's own for older trees
         env.update(STUDIO_NUMBA_CACHE=cache, NUMBA_CACHE_DIR=cache)
     cmd = [sys.executable, os.path.abspath(__file__), "--child", tree, "--repeats", str(repeats)]
-    out = subprocess.run(cmd + (["--quick"] if quick else []), env=env, capture_output=True, text=True, cwd=tree)
+    out = subprocess.run(cmd + (["--quick"] if quick else []), env=env, capture_output=True, text=True, cwd=tree,
+                         check=False)
     if out.returncode != 0:
         raise SystemExit(f"engine.py: the measurement on {tree} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout)
@@ -132,12 +133,12 @@ def paired(base: str, pairs: int, repeats: int, quick: bool, configs) -> dict:
             a_runs.append(side(tree, cache, quick, repeats))
             b_runs.append(side(ROOT, None, quick, repeats))
     finally:
-        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree], capture_output=True)
-        subprocess.run(["git", "-C", ROOT, "worktree", "prune"], capture_output=True)
+        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree], capture_output=True, check=False)
+        subprocess.run(["git", "-C", ROOT, "worktree", "prune"], capture_output=True, check=False)
         shutil.rmtree(tmp, ignore_errors=True)
     return {"sha": sha, "a": a_runs, "b": b_runs,
             "engine_differs": subprocess.run(["git", "-C", ROOT, "diff", "--quiet", sha, "--", "engine",
-                                              "analytics/scorecards.py"]).returncode != 0}
+                                              "analytics/scorecards.py"], check=False).returncode != 0}
 
 
 def middle(run: dict, key: str) -> dict:
