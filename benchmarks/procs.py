@@ -3,8 +3,9 @@
 A Sampler walks the tree under one root process (`studio serve`: its Ray, whose raylet starts the
 workers, lives below it) every `every` seconds on a thread, and keeps for each process the CPU it
 had used when last seen (utime + stime), its title (Ray renames its workers `ray::<Class>.<method>`)
-and the tree's summed resident memory. A process that exits inside a window keeps the CPU it was
-last seen with, so at most one sampling interval of its work is missed.
+and the tree's summed resident memory (RSS, and PSS, which counts a page shared by several
+processes once). A process that exits inside a window keeps the CPU it was last seen with, so at
+most one sampling interval of its work is missed.
 """
 from __future__ import annotations
 
@@ -37,10 +38,10 @@ def title(pid: int) -> str:
     return raw.replace(b"\0", b" ").decode(errors="replace").strip()
 
 
-def kb(pid: int, key: str) -> int:
-    """A /proc/<pid>/status field in kB (VmRSS, VmHWM); 0 once gone."""
+def kb(pid: int, key: str, file: str = "status") -> int:
+    """A field in kB of /proc/<pid>/status (VmRSS, VmHWM) or smaps_rollup (Pss); 0 once gone."""
     try:
-        with open(f"/proc/{pid}/status") as f:
+        with open(f"/proc/{pid}/{file}") as f:
             for line in f:
                 if line.startswith(key + ":"):
                     return int(line.split()[1])
@@ -96,6 +97,7 @@ class Mark:
     cpu: dict[int, float]
     at: float
     peak_rss_kb: int = 0
+    peak_pss_kb: int = 0  # shared pages (libraries, Ray's object store) counted once, split among sharers
 
 
 @dataclass
@@ -110,9 +112,9 @@ class Sampler:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="proc-sampler", daemon=True)
 
-    def sample(self) -> int:
-        """Reads the tree once; its summed RSS in kB."""
-        rss = 0
+    def sample(self) -> tuple[int, int]:
+        """Reads the tree once; its summed RSS and PSS in kB."""
+        rss = pss = 0
         seen = {}
         for pid in tree(self.root):
             s = stat(f"/proc/{pid}/stat")
@@ -123,11 +125,13 @@ class Sampler:
                 t = self.procs[pid].title
             seen[pid] = Proc(t, s[2])
             rss += kb(pid, "VmRSS")
+            pss += kb(pid, "Pss", "smaps_rollup")
         with self._lock:
             self.procs.update(seen)
             for m in self.marks:
                 m.peak_rss_kb = max(m.peak_rss_kb, rss)
-        return rss
+                m.peak_pss_kb = max(m.peak_pss_kb, pss)
+        return rss, pss
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):
@@ -144,9 +148,9 @@ class Sampler:
 
     def mark(self, peak: bool = False) -> Mark:
         """peak: follow the summed RSS's peak from now on (until drop)."""
-        rss = self.sample()
+        rss, pss = self.sample()
         with self._lock:
-            m = Mark({pid: p.cpu_s for pid, p in self.procs.items()}, time.monotonic(), rss)
+            m = Mark({pid: p.cpu_s for pid, p in self.procs.items()}, time.monotonic(), rss, pss)
             if peak:
                 self.marks.append(m)
         return m

@@ -370,6 +370,8 @@ def model_phase(phase: dict, url: str, token: str, provider: Provider, sampler: 
         "most_playing_at_once": at_once(ended),
         "peak_rss_mb_sampled": {"value": round(start.peak_rss_kb / 1024), "unit": "MB",
                                 "note": "summed RSS of the service's processes, every 0.25 s"},
+        "peak_pss_mb_sampled": {"value": round(start.peak_pss_kb / 1024), "unit": "MB",
+                                "note": "the same with shared pages counted once (proportional set size)"},
         "rss_hwm_mb_summed": {"value": round(hwm / 1024), "unit": "MB", "note": "each live process's VmHWM "
                               "(its peak since it started), summed, after the phase"},
         "cpu_ms_per_turn_by_group": {**by_group(procs, head, max(turns, 1)), "unit": "ms of CPU per model turn"},
