@@ -36,7 +36,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from benchmarks.figures import spread, target
+from benchmarks.lib.figures import spread, target
 
 CONFIGS = ((24, 300), (256, 300))
 MATCHES = {24: 40, 256: 4}  # seasons per timed repeat (distinct seeds), about 0.1 s each

@@ -3,7 +3,7 @@ one JSON object.
 
 `studio serve` runs in its own process as users run it (a private local Ray below it, one scripted
 worker per core) on a fresh data dir in one temporary directory, removed at the end with Ray's
-session files. CPU is read from /proc for every process under `studio serve` (benchmarks/procs.py):
+session files. CPU is read from /proc for every process under `studio serve` (benchmarks/lib/procs.py):
 utime + stime, sampled every 0.25 s, so the service is measured without being instrumented.
 
 Scripted runs: after an untimed warm-up series, `--series` series of `--trials` runs of the base
@@ -50,8 +50,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.figures import spread, target
-from benchmarks.procs import Sampler, cores, threads
+from benchmarks.lib.figures import spread, target
+from benchmarks.lib.procs import Sampler, cores, threads
 
 SERIES_MAX = 50  # the Lab plan's trials per series
 CONFIG = """[plans.lab]
@@ -288,7 +288,7 @@ class Provider:
         return self._url
 
     def cpu_s(self) -> float:
-        from benchmarks.procs import stat
+        from benchmarks.lib.procs import stat
 
         s = stat(f"/proc/{self.proc.pid}/stat")
         return s[2] if s else 0.0
