@@ -67,7 +67,7 @@ def test_engine_and_scale_scripts_print_the_shared_json_shape():
     assert by_group["head"] > 0 and by_group["workers"] > 0 and by_group["ray_system"] >= 0
     assert scripted["cpu_ms_per_run_all_processes"]["value"] >= by_group["head"] + by_group["workers"] - 0.01
     assert scripted["head_ceiling_runs_per_s"]["value"] == round(1000 / by_group["head"], 1)
-    assert scripted["engine_alone"]["cpu_ms_per_run"] > 0 and scripted["batch_reads"]["reads"] >= s["setup"]["series"]
+    assert scripted["engine_alone"]["cpu_ms_per_run"] > 0 and scripted["client_reads"]["reads"] >= s["setup"]["series"]
     assert len(s["figures"]["model"]) == len(s["setup"]["model_phases"]) == 2
     for phase in s["figures"]["model"]:
         assert phase["status_counts"] == {"finished": phase["runs"]}, phase["first_error"]
