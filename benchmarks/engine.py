@@ -5,13 +5,14 @@ end. The same measurement then runs alternately on the base (A) and on this work
 A, B..., each in a fresh process with its tree's own kernel cache (so the two trees never load or
 overwrite each other's machine code), which compiles or loads every kernel (engine.warm), plays
 the seeded seasons once untimed, then times the same seeded seasons `--repeats` times. The base's
-kernel cache lives beside this tree's (`<cache root>-ab-base`), so a base compiles once, not every run. A timed
-repeat builds (map generation, spawns, tables) and plays a set of seasons with distinct seeds to
-the season's end. Drift of a shared machine hits both sides of a pair alike, so the verdict is on
-the per-pair ratio B / A: within noise when its median is at least 0.95, or when the pairs' ratios
-span 1. The absolute rates (living agent-steps/s) are information; the 12 M and 8 M goals are
-retired (issue 28). Only living agent-steps count: an agent that starved stops counting at its
-death tick. One core: the kernels are single-threaded (NUMBA_NUM_THREADS=1), no affinity is forced.
+cache lives beside this tree's (`<cache root>-ab-base`): a base compiles once, not on every run.
+A timed repeat builds (map generation, spawns, tables) and plays a set of seasons with distinct
+seeds to the season's end. Drift of a shared machine hits both sides of a pair alike, so the
+verdict is on the per-pair ratio B / A: within noise when its median is at least 0.95, or when the
+pairs' ratios span 1. The absolute rates (living agent-steps/s) are information; the 12 M and 8 M
+goals are retired (issue 28). Only living agent-steps count: an agent that starved stops counting
+at its death tick. One core: the kernels are single-threaded (NUMBA_NUM_THREADS=1), no affinity
+is forced.
 
 `--crafter` adds the comparison with Crafter's random policy on this tree, as before: as many
 single-agent worlds as agents, each built and stepped for the same number of ticks, interleaved
@@ -129,7 +130,7 @@ def paired(base: str, pairs: int, repeats: int, quick: bool, configs) -> dict:
                 os.utime(os.path.join(d, f), (stamp, stamp))
         cache = f"{cache_root()}-ab-base"
         a_runs, b_runs = [], []
-        for k in range(pairs):
+        for _ in range(pairs):
             a_runs.append(side(tree, cache, quick, repeats))
             b_runs.append(side(ROOT, None, quick, repeats))
     finally:
