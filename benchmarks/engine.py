@@ -1,18 +1,20 @@
 """Engine speed guarded against regressions: a paired A/B of this working tree against a base commit.
 
 The base ref (`--base`, default HEAD~1) is checked out into a temporary git worktree, removed at the
-end. The same measurement then runs alternately on the base (A) and on this working tree (B): A, B,
-A, B..., each in a fresh process with its tree's own kernel cache (so the two trees never load or
-overwrite each other's machine code), which compiles or loads every kernel (engine.warm), plays
-the seeded seasons once untimed, then times the same seeded seasons `--repeats` times. The base's
-cache lives beside this tree's (`<cache root>-ab-base`): a base compiles once, not on every run.
-A timed repeat builds (map generation, spawns, tables) and plays a set of seasons with distinct
-seeds to the season's end. Drift of a shared machine hits both sides of a pair alike, so the
-verdict is on the per-pair ratio B / A: within noise when its median is at least 0.95, or when the
-pairs' ratios span 1. The absolute rates (living agent-steps/s) are information; the 12 M and 8 M
-goals are retired (issue 28). Only living agent-steps count: an agent that starved stops counting
-at its death tick. One core: the kernels are single-threaded (NUMBA_NUM_THREADS=1), no affinity
-is forced.
+end. The same measurement then runs alternately on the base (A) and on this working tree (B), the
+order swapped every pair (A B, B A, A B, ...) so a steady drift favours neither side. Each run is a
+fresh process with its tree's own kernel cache (so the two trees never load or overwrite each
+other's machine code), which compiles or loads every kernel (engine.warm), plays the seeded
+seasons once untimed, then times the same seeded seasons `--repeats` times. The base's cache lives
+beside this tree's (`<cache root>-ab-base`): a base's kernels compile once, not on every run. A timed
+repeat builds (map generation, spawns, tables) and plays a set of seasons with distinct seeds to
+the season's end. The verdict is on CPU time, which a busy machine inflates far less than wall
+time (time spent descheduled is not in it), and on pairs: drift hits both sides of a pair alike.
+The per-pair ratio B / A of living agent-steps per CPU second is within noise when its median is
+at least 0.95, or when the pairs' ratios span 1. The absolute rates (per CPU second and per wall
+second) are information; the 12 M and 8 M goals are retired (issue 28). Only living agent-steps count: an agent that starved stops counting at
+its death tick. One core: the kernels are single-threaded (NUMBA_NUM_THREADS=1), no affinity is
+forced.
 
 `--crafter` adds the comparison with Crafter's random policy on this tree, as before: as many
 single-agent worlds as agents, each built and stepped for the same number of ticks, interleaved
@@ -23,6 +25,7 @@ with the engine's repeats. `studio simulate` in a fresh process is timed unless 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -76,7 +79,7 @@ def engine_once(n: int, ticks: int, seed: int) -> dict:
         events += m.rows
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     return {"wall_s": wall, "cpu_s": cpu, "living_steps": steps, "all_steps": MATCHES[n] * n * ticks,
-            "events": events / MATCHES[n], "rate": steps / wall}
+            "events": events / MATCHES[n], "rate": steps / wall, "cpu_rate": steps / cpu}
 
 
 # -- one side of a pair, in its own process ---------------------------------------------------------
@@ -121,18 +124,24 @@ def paired(base: str, pairs: int, repeats: int, quick: bool, configs) -> dict:
     tree = os.path.join(tmp, "base")
     git("worktree", "add", "--detach", tree, sha)
     try:
-        # Numba trusts a cached kernel only while its source file keeps the mtime it was compiled from;
-        # a fresh checkout's files get new ones. Stamped with the commit's time, the base's kernels
-        # compile once per base commit, into a cache root of their own (this tree keeps its usual one).
-        stamp = int(git("show", "-s", "--format=%ct", sha))
+        # Numba trusts a cached kernel only while its source file keeps the mtime (and size) it was
+        # compiled from; a fresh checkout's files get new ones. Stamped with a time derived from their
+        # content, the base's kernels compile once per distinct source, whichever commit brings it,
+        # into a cache root of their own (this tree keeps its usual one).
         for d, _, files in os.walk(tree):
             for f in files:
-                os.utime(os.path.join(d, f), (stamp, stamp))
+                path = os.path.join(d, f)
+                with open(path, "rb") as fh:
+                    stamp = 1_000_000_000 + int(hashlib.sha256(fh.read()).hexdigest()[:7], 16)
+                os.utime(path, (stamp, stamp))
         cache = f"{cache_root()}-ab-base"
         a_runs, b_runs = [], []
-        for _ in range(pairs):
-            a_runs.append(side(tree, cache, quick, repeats))
-            b_runs.append(side(ROOT, None, quick, repeats))
+        for k in range(pairs):  # A B, B A, A B, ...: a drift that runs one way all along cancels too
+            for which in ((0, 1) if k % 2 == 0 else (1, 0)):
+                if which == 0:
+                    a_runs.append(side(tree, cache, quick, repeats))
+                else:
+                    b_runs.append(side(ROOT, None, quick, repeats))
     finally:
         subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree], capture_output=True, check=False)
         subprocess.run(["git", "-C", ROOT, "worktree", "prune"], capture_output=True, check=False)
@@ -143,14 +152,15 @@ def paired(base: str, pairs: int, repeats: int, quick: bool, configs) -> dict:
 
 
 def middle(run: dict, key: str) -> dict:
-    """A process's median repeat by rate (the lower middle one of an even count)."""
-    return sorted(run[key], key=lambda x: x["rate"])[(len(run[key]) - 1) // 2]
+    """A process's median repeat by CPU rate (the lower middle one of an even count)."""
+    return sorted(run[key], key=lambda x: x["cpu_rate"])[(len(run[key]) - 1) // 2]
 
 
 def side_figures(runs: list[dict], key: str) -> dict:
     """One side's absolute figures: each process's median repeat, then min / median / max over processes."""
     per = [middle(r, key) for r in runs]
     return {
+        "living_agent_steps_per_cpu_s": spread([x["cpu_rate"] for x in per], "agent-steps per CPU second", 0),
         "living_agent_steps_per_s": spread([x["rate"] for x in per], "agent-steps/s", 0),
         "wall_s": spread([x["wall_s"] for x in per], "s", 5),
         "cpu_share_of_one_core": spread([x["cpu_s"] / x["wall_s"] for x in per], "share", 3),
@@ -250,14 +260,15 @@ def main() -> None:
     figures, targets = {}, []
     for n, ticks in configs:
         key = f"{n}x{ticks}"
-        ratios = [middle(b, key)["rate"] / middle(a, key)["rate"] for a, b in zip(ab["a"], ab["b"])]
+        ratios = [middle(b, key)["cpu_rate"] / middle(a, key)["cpu_rate"] for a, b in zip(ab["a"], ab["b"])]
         same = all(x[key][0]["living_steps"] == y[key][0]["living_steps"] and x[key][0]["events"] == y[key][0]["events"]
                    for x, y in zip(ab["a"], ab["b"]))
         figures[key] = {
             "base": side_figures(ab["a"], key),
             "this_tree": side_figures(ab["b"], key),
             "paired_ratio": {**spread(ratios, "ratio", 3), "pairs": [round(r, 3) for r in ratios],
-                             "note": "this tree's rate over the base's, per pair of processes run back to back"},
+                             "note": "this tree's living agent-steps per CPU second over the base's, per pair "
+                                     "of processes run back to back"},
             "same_play": same,
         }
         med = statistics.median(ratios)
@@ -283,7 +294,7 @@ def main() -> None:
         "base": {"ref": args.base, "commit": ab["sha"][:12], "engine_differs": ab["engine_differs"]},
         "this_tree": {"commit": git("rev-parse", "--short=12", "HEAD"),
                       "uncommitted_changes": bool(git("status", "--porcelain", "--untracked-files=no"))},
-        "pairs": pairs, "repeats_per_process": repeats, "order": "A, B, A, B, ... (A the base, B this tree)",
+        "pairs": pairs, "repeats_per_process": repeats, "order": "A B, B A, A B, ... (A the base, B this tree)",
         "seasons_per_repeat": {f"{n}x{t}": MATCHES[n] for n, t in configs},
         "units": {"wall_s": "wall seconds per repeat: MATCHES seasons, each built and played",
                   "per process": "each process's median repeat; min / median / max over the processes"},

@@ -53,7 +53,7 @@ def test_engine_and_scale_scripts_print_the_shared_json_shape():
     check_shape(e, "engine")
     ab = e["figures"]["24x300"]
     assert len(ab["paired_ratio"]["pairs"]) == 2 and all(r > 0 for r in ab["paired_ratio"]["pairs"])
-    assert ab["this_tree"]["living_agent_steps_per_s"]["median"] > 0 and ab["base"]["events"]["median"] > 0
+    assert ab["this_tree"]["living_agent_steps_per_cpu_s"]["median"] > 0 and ab["base"]["events"]["median"] > 0
     assert len(e["base"]["commit"]) == 12
     if not e["base"]["engine_differs"]:  # the same engine in two checkouts plays the same seasons
         assert ab["same_play"] is True
