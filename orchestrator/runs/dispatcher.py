@@ -30,6 +30,7 @@ from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
+from orchestrator.runs.summarizer import Summarizer
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_worker
 
 log = logging.getLogger("studio.dispatcher")
@@ -108,6 +109,7 @@ class Dispatcher:
         self.reconcile()
         self.archiver.sweep()
         self.grader = Grader(self.core, self.archive).start()  # grades ended runs' decisions on the workers
+        self.summaries = Summarizer(self.core, self.archive)  # series' summaries, computed on the workers
         self.core.dispatcher = self
         self._thread = threading.Thread(target=self._loop, name="studio-dispatcher", daemon=True)
         self._thread.start()
@@ -124,6 +126,7 @@ class Dispatcher:
             self._thread.join(timeout=10)
         self._drain()
         self.grader.stop()
+        self.summaries.stop()
         for w in self.workers + self.model_workers:
             ray.kill(w)
         try:

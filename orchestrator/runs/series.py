@@ -3,16 +3,20 @@ with `wait_ms` to wait for the series to change (a long-poll).
 
 A read costs one lookup of the series and one index-only read of its runs (`runs_batch_state`). The
 summary is computed once per change of the series' scored runs and kept (orchestrator.runs.summaries),
-not recomputed per read.
+not recomputed per read. In a process with a dispatcher it is computed by a task on a worker
+(orchestrator.runs.summarizer), never here: a read of a series still playing answers the newest kept
+summary (it may lag the counts by the change being computed) and asks for the new one; a read of a
+series that has ended waits for its final summary.
 """
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 import time
 from collections import Counter
-from contextlib import nullcontext
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +30,11 @@ MAX_WAIT_MS = 30_000  # as the seat turn's long-poll (CONTRACT.md section 13)
 # How often a waiting read looks at the store itself: changes this process is not told about (a run
 # claimed or begun, a cancel or a dispatcher in another process) show within this.
 CHECK_S = 0.25
+# How long a read of an ended series waits for a worker's task to compute its final summary before
+# computing it itself (a worker process may have to start first).
+SUMMARY_WAIT_S = 60.0
 _DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit() also takes '²', which int() refuses
+log = logging.getLogger("studio.summaries")
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,7 @@ class State:
     statuses: tuple[str, ...]
     scored: tuple[str, ...]  # match ids of the runs that ended with a match, in trial order
     graded: tuple[str, ...] = ()  # those of them whose decision grading is done (the summary carries it)
+    kept: str | None = None  # the version of the series' kept summary (summaries.version)
 
     @property
     def counts(self) -> Counter:
@@ -49,8 +58,9 @@ class State:
 
     @property
     def key(self) -> tuple:
-        """What a waiting read compares: a run changed status, or the summary's source changed."""
-        return self.statuses, self.scored, self.graded
+        """What a waiting read compares: a run changed status, the summary's source changed, or a new
+        summary was kept."""
+        return self.statuses, self.scored, self.graded, self.kept
 
 
 def wait_ms_of(value: Any) -> int:
@@ -68,9 +78,11 @@ def _state(core: Core, batch) -> State:
     rows = core.store.all("SELECT id, status, match_id, grading_status FROM runs WHERE batch_id = ? ORDER BY trial",
                           (batch["id"],))
     scored = [r for r in rows if r["match_id"] and r["status"] in lifecycle.SCORED]
+    kept = core.store.one("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch["id"],))
     return State(batch, tuple(r["id"] for r in rows), tuple(r["status"] for r in rows),
                  tuple(r["match_id"] for r in scored),
-                 tuple(r["match_id"] for r in scored if r["grading_status"] == "done"))
+                 tuple(r["match_id"] for r in scored if r["grading_status"] == "done"),
+                 kept["version"] if kept is not None else None)
 
 
 def read_state(core: Core, principal: Principal, batch_id: str) -> State:
@@ -99,20 +111,31 @@ def view_json(state: State, kept: summaries.Kept) -> bytes:
     return f'{{"batch":{summaries.encode(_head(state))[:-1]},"summary":{kept.text}}}}}'.encode()
 
 
-def _ends(core: Core):
-    """This process's dispatcher's end signal, when it plays the data dir."""
-    d = getattr(core, "dispatcher", None)
-    return getattr(d, "ends", None)
+def _summarizer(core: Core):
+    """This process's dispatcher's summarizer, when it plays the data dir."""
+    return getattr(getattr(core, "dispatcher", None), "summaries", None)
 
 
-def _hears(state: State, wake):
-    """A listener for lifecycle.Ends that wakes a waiter when a run of this series ended here."""
-    ids = frozenset(state.run_ids)
+@contextmanager
+def _listening(core: Core, state: State, wake):
+    """Wakes a waiter when a run of this series ended here (this process's dispatcher's end signal) or
+    a new summary of it was kept."""
+    ids, batch_id = frozenset(state.run_ids), state.batch["id"]
 
-    def heard(run_ids) -> None:
+    def ended(run_ids) -> None:
         if not ids.isdisjoint(run_ids):
             wake()
-    return heard
+
+    def kept(of: str) -> None:
+        if of == batch_id:
+            wake()
+    with ExitStack() as stack:
+        d = getattr(core, "dispatcher", None)
+        if getattr(d, "ends", None) is not None:
+            stack.enter_context(d.ends.listening(ended))
+        if _summarizer(core) is not None:
+            stack.enter_context(_summarizer(core).listening(kept))
+        yield
 
 
 def _changed(core: Core, state: State, wait_ms: int):
@@ -136,8 +159,7 @@ def get_series(core: Core, principal: Principal, batch_id: str, wait_ms: Any = N
     state = read_state(core, principal, batch_id)
     if wait and not state.ended:
         woken = threading.Event()
-        ends = _ends(core)
-        with ends.listening(_hears(state, woken.set)) if ends else nullcontext():
+        with _listening(core, state, woken.set):
             steps = _changed(core, state, wait)
             try:
                 while True:
@@ -145,12 +167,26 @@ def get_series(core: Core, principal: Principal, batch_id: str, wait_ms: Any = N
                     woken.clear()  # before the store is read again: a later wake-up is not lost
             except StopIteration as done:
                 state = done.value
-    return view(state, summaries.summary(core, state.batch["id"], state.scored, state.graded))
+    return view(state, _summary(core, state))
+
+
+def _summary(core: Core, state: State) -> summaries.Kept:
+    """summary_of for threads: an ended series' final summary may be waited for, SUMMARY_WAIT_S at most."""
+    kept, done = _kept_or_asked(core, state)
+    if kept is not None:
+        return kept
+    if done is not None:
+        try:
+            return done.result(timeout=SUMMARY_WAIT_S)
+        except Exception as e:
+            _computing_here(state, e)
+    return summaries.summary(core, state.batch["id"], state.scored, state.graded)
 
 
 async def follow_series(core: Core, principal: Principal, batch_id: str, wait_ms: Any = None) -> dict:
     """get_series on the event loop: waiting holds no thread (woken by this process's dispatcher as runs
-    of the series end, else by the store check), and only a summary to compute goes to a thread."""
+    of the series end or their summary is kept, else by the store check), nor does waiting for a
+    worker's summary; only a summary computed here goes to a thread."""
     return view(*await _follow(core, principal, batch_id, wait_ms))
 
 
@@ -169,19 +205,44 @@ async def _follow(core: Core, principal: Principal, batch_id: str, wait_ms: Any)
 
 
 async def summary_of(core: Core, state: State) -> summaries.Kept:
-    """The summary of the state's scored runs: the kept one on the event loop, else computed in a thread."""
-    kept = summaries.cached(core, state.batch["id"], state.scored, state.graded)
-    if kept is None:
-        kept = await asyncio.to_thread(summaries.summary, core, state.batch["id"], state.scored, state.graded)
-    return kept
+    """The summary a read of this state answers: the kept one of its scored runs; else, with a
+    dispatcher, the newest kept one while the series plays, or the task's (awaited, no thread held)
+    once it has ended; else computed in a thread."""
+    kept, done = _kept_or_asked(core, state)
+    if kept is not None:
+        return kept
+    if done is not None:
+        try:  # shielded: a waiter that gives up never cancels the summary others wait for
+            return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(done)), SUMMARY_WAIT_S)
+        except Exception as e:
+            _computing_here(state, e)
+    return await asyncio.to_thread(summaries.summary, core, state.batch["id"], state.scored, state.graded)
+
+
+def _kept_or_asked(core: Core, state: State):
+    """(summary to answer, None), or (None, the future of the summary to wait for) from this process's
+    summarizer, or (None, None): no summarizer, compute it here."""
+    batch_id = state.batch["id"]
+    kept = summaries.cached(core, batch_id, state.scored, state.graded)
+    summarizer = _summarizer(core)
+    if kept is not None or summarizer is None:
+        return kept, None
+    done = summarizer.ask(batch_id, state.scored, state.graded)
+    if not state.ended:
+        kept = summaries.newest(core, batch_id)
+    return kept, (done if kept is None else None)
+
+
+def _computing_here(state: State, e: BaseException) -> None:
+    log.warning("series %s: its summary did not come from a worker (%s: %s); computing it here", state.batch["id"],
+                type(e).__name__, e)
 
 
 async def changed(core: Core, state: State, wait_ms: int) -> State:
     """The series' state once it differs from `state`, or after wait_ms: on the event loop."""
     loop = asyncio.get_running_loop()
     woken = asyncio.Event()
-    ends = _ends(core)
-    with ends.listening(_hears(state, lambda: loop.call_soon_threadsafe(woken.set))) if ends else nullcontext():
+    with _listening(core, state, lambda: loop.call_soon_threadsafe(woken.set)):
         steps = _changed(core, state, wait_ms)
         try:
             while True:

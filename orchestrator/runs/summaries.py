@@ -5,6 +5,9 @@ process's memory, so a read of a series that did not change costs no parse eithe
 The version a summary is kept under is a digest of the match ids it was computed from: a series'
 scored runs only ever grow (an ended run never changes), so the same set means the same rows and the
 same summary, and a run that ends changes it.
+
+Computed here only when this process has no dispatcher (a read-only process, a notebook); with one,
+a worker's task computes it (orchestrator.runs.summarizer) and reads take the kept one.
 """
 from __future__ import annotations
 
@@ -13,27 +16,16 @@ import json
 import logging
 import sqlite3
 import threading
-from typing import NamedTuple
-
-import duckdb
 
 from analytics.archive.store import Archive
-from analytics.summary import series_summary
 from orchestrator.core import Core
 from orchestrator.grading.read import graded_seats
+from orchestrator.runs.summary_text import Kept, compute, encode, source
 from orchestrator.store import unavailable
 
 log = logging.getLogger("studio.summaries")
 
 MEMO_SERIES = 256  # parsed summaries held per process, the series read most recently
-
-
-class Kept(NamedTuple):
-    """A summary and its JSON text as REST sends it (Starlette's JSONResponse encoding), so a read of a
-    series that did not change encodes none of its intervals either. The dict is shared between reads:
-    callers do not change it."""
-    summary: dict
-    text: str
 
 
 _memo: dict[tuple[str, str], tuple[str, Kept]] = {}
@@ -51,14 +43,7 @@ def version(scored, graded=()) -> str:
 def summary_source(core: Core, match_ids: list[str], batch_id: str | None = None):
     """An in-memory DuckDB table of exactly this series' seat rows (landed or compacted): no glob over
     the whole archive, and no dependence on the export of ended runs having caught up."""
-    con = duckdb.connect()
-    con.register("seats", Archive.of(core.data_dir, core.config).seats({m: batch_id for m in match_ids}))
-    con.register("decisions", graded_seats(core, match_ids))  # decision accuracy per graded seat
-    return con
-
-
-def encode(body) -> str:
-    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return source(Archive.of(core.data_dir, core.config), match_ids, batch_id, graded_seats(core, match_ids))
 
 
 def _remember(key: tuple[str, str], v: str, kept: Kept) -> None:
@@ -70,16 +55,33 @@ def _remember(key: tuple[str, str], v: str, kept: Kept) -> None:
 
 def cached(core: Core, batch_id: str, scored, graded=()) -> Kept | None:
     """The kept summary of the series over exactly these scored matches, or None when there is none."""
-    v, key = version(scored, graded), (str(core.data_dir), batch_id)
-    hit = _memo.get(key)
+    v = version(scored, graded)
+    hit = _memo.get((str(core.data_dir), batch_id))
     if hit is not None and hit[0] == v:
         return hit[1]
-    row = core.store.one("SELECT version, summary FROM batch_summaries WHERE batch_id = ?", (batch_id,))
-    if row is None or row["version"] != v:
+    got = _newest(core, batch_id)
+    return got[1] if got is not None and got[0] == v else None
+
+
+def newest(core: Core, batch_id: str) -> Kept | None:
+    """The series' most recently kept summary, whatever runs it covers, or None when none is kept."""
+    got = _newest(core, batch_id)
+    return got[1] if got is not None else None
+
+
+def _newest(core: Core, batch_id: str) -> tuple[str, Kept] | None:
+    """(version, summary) as kept in the store; its text is read and parsed once per version."""
+    row = core.store.one("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch_id,))
+    if row is None:
         return None
+    key = (str(core.data_dir), batch_id)
+    hit = _memo.get(key)
+    if hit is not None and hit[0] == row["version"]:
+        return hit
+    row = core.store.one("SELECT version, summary FROM batch_summaries WHERE batch_id = ?", (batch_id,))
     kept = Kept(json.loads(row["summary"]), row["summary"])
-    _remember(key, v, kept)
-    return kept
+    _remember(key, row["version"], kept)
+    return row["version"], kept
 
 
 def summary(core: Core, batch_id: str, scored, graded=()) -> Kept:
@@ -92,11 +94,15 @@ def summary(core: Core, batch_id: str, scored, graded=()) -> Kept:
         if got is not None:
             return got
         scored = list(scored)
-        fresh = series_summary(summary_source(core, scored, batch_id), batch_id)
-        kept = Kept(fresh, encode(fresh))
-        if fresh["matches"] == len(scored):  # every scored match's rows were there to read
-            _keep(core, batch_id, version(scored, graded), kept)
+        kept = compute(Archive.of(core.data_dir, core.config), batch_id, scored, graded_seats(core, scored))
+        keep(core, batch_id, scored, graded, kept)
         return kept
+
+
+def keep(core: Core, batch_id: str, scored, graded, kept: Kept) -> None:
+    """Kept under its version, when every scored match's rows were there to read."""
+    if kept.summary["matches"] == len(scored):
+        _keep(core, batch_id, version(scored, graded), kept)
 
 
 def _keep(core: Core, batch_id: str, v: str, kept: Kept) -> None:

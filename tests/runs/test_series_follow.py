@@ -1,9 +1,11 @@
 """Following a whole series through its batch read: the summary kept per change of its scored runs (the
-same as a fresh one, never recomputed by a read that changed nothing), the `wait_ms` long-poll over REST
-and MCP, and Studio.wait on a series. Real servers playing runs on the session's Ray."""
+same as a fresh one, never recomputed by a read that changed nothing, computed by a worker's task and
+not by the server's process when it has a dispatcher), the `wait_ms` long-poll over REST and MCP, and
+Studio.wait on a series. Real servers playing runs on the session's Ray."""
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 
@@ -12,7 +14,7 @@ import pytest
 from analytics.summary import series_summary
 from api.python import Studio
 from orchestrator import auth
-from orchestrator.runs import series, summaries
+from orchestrator.runs import series, summaries, summary_text
 from tests.mcp.conftest import connect
 from tests.runs.conftest import CONFIG, account, local_body, start
 from tests.waiting import until
@@ -52,24 +54,67 @@ def _followed(c, batch_id: str) -> list[dict]:
     return seen
 
 
-def test_the_kept_summary_is_a_fresh_one_after_every_landed_run(paced):
+def _counted(monkeypatch) -> list:
+    """Every summary computed in this process (the server's, in-process) from now on."""
+    computed = []
+    real = summary_text.series_summary
+    monkeypatch.setattr(summary_text, "series_summary", lambda *a, **k: computed.append(a) or real(*a, **k))
+    return computed
+
+
+def _ended(core, batch_id: str) -> None:
+    """Until no run of the series is left to play, read from the store: no batch read asks for a summary."""
+    until(lambda: all(r["status"] in ("finished", "failed", "cancelled") for r in core.store.all(
+        "SELECT status FROM runs WHERE batch_id = ?", (batch_id,))), 120, what="the series' end")
+
+
+def test_a_followed_series_summaries_come_from_the_workers(paced, monkeypatch):
     srv = paced  # paced runs go one per worker call: they land one by one
+    computed = _counted(monkeypatch)
     token = account(srv.core)
     with srv.client(token) as c:
         batch_id = c.post("/api/v1/runs", json=local_body(trials=6, season_ticks=30)).json()["batch"]["batch_id"]
         seen = _followed(c, batch_id)
+    assert computed == []  # no read computed one in the server's process, though the series changed under them
     assert seen[-1]["status"] == "finished" and seen[-1]["counts"] == {"finished": 6}
     assert len({b["summary"]["runs"] for b in seen}) >= 3  # the series was followed as its runs landed
+    kept_at = srv.core.store.one("SELECT computed_at_ms FROM batch_summaries WHERE batch_id = ?", (batch_id,))
     for b in seen:
         summary = b["summary"]
-        # the summary covers exactly the runs that had ended when the states were read
-        assert summary["runs"] == b["counts"].get("finished", 0) + b["counts"].get("cancelled", 0)
+        # while the series plays, the newest kept summary: of some of the runs that had ended, maybe not all
+        assert summary["runs"] <= b["counts"].get("finished", 0) + b["counts"].get("cancelled", 0)
         if summary["runs"]:
             assert summary == _fresh(srv.core, batch_id, summary["run_ids"])
-    kept = srv.core.store.one("SELECT version, matches, summary FROM batch_summaries WHERE batch_id = ?", (batch_id,))
+    assert seen[-1]["summary"]["runs"] == 6  # the final read waited for the summary of every run
+    assert seen[-1]["summary"] == _fresh(srv.core, batch_id, seen[-1]["run_ids"])
+    kept = srv.core.store.one("SELECT version, matches, summary, computed_at_ms FROM batch_summaries "
+                              "WHERE batch_id = ?", (batch_id,))
     matches = [r["match_id"] for r in srv.core.store.all("SELECT match_id FROM runs WHERE batch_id = ?", (batch_id,))]
     assert kept["matches"] == 6 and kept["version"] == summaries.version(matches)
-    assert json.loads(kept["summary"]) == seen[-1]["summary"]
+    assert json.loads(kept["summary"]) == seen[-1]["summary"] and kept["computed_at_ms"] == kept_at["computed_at_ms"]
+
+
+def test_an_ended_series_summary_is_computed_here_when_its_task_fails(srv, monkeypatch, caplog):
+    summarizer = srv.dispatcher.summaries
+    monkeypatch.setattr(summarizer, "uri", "nosuch://archive")  # no worker can open it: every task fails
+    computed = _counted(monkeypatch)
+    token = account(srv.core)
+    principal = auth.authenticate(srv.core, token)
+    with srv.client(token) as c, caplog.at_level(logging.WARNING, logger="studio.summaries"):
+        for read in ("rest", "thread"):
+            out = c.post("/api/v1/runs", json=local_body(trials=2, season_ticks=30)).json()["batch"]
+            _ended(srv.core, out["batch_id"])
+            caplog.clear()
+            if read == "rest":
+                final = _batch(c, out["batch_id"], wait_ms=30_000)
+            else:  # MCP's and Python's path, on the process that has the dispatcher
+                final = series.get_series(srv.app.state.core, principal, out["batch_id"])["batch"]
+                final = json.loads(json.dumps(final))
+            assert final["status"] == "finished" and final["summary"]["runs"] == 2
+            assert final["summary"] == _fresh(srv.core, out["batch_id"], out["run_ids"])
+            assert any("task computing its summary failed" in r.getMessage() for r in caplog.records), read
+            assert any("computing it here" in r.getMessage() for r in caplog.records), read
+    assert len(computed) == 2  # once per series, by the read that found its task failed
 
 
 def test_a_read_with_nothing_changed_computes_nothing(srv, monkeypatch):
@@ -77,8 +122,7 @@ def test_a_read_with_nothing_changed_computes_nothing(srv, monkeypatch):
     with srv.client(token) as c:
         batch_id = c.post("/api/v1/runs", json=local_body(trials=3, season_ticks=30)).json()["batch"]["batch_id"]
         final = _followed(c, batch_id)[-1]
-        computed = []
-        monkeypatch.setattr(summaries, "series_summary", lambda *a, **k: computed.append(a) or series_summary(*a, **k))
+        computed = _counted(monkeypatch)
         summaries._memo.clear()  # as after a restart: the store's kept summary serves, nothing is computed
         for _ in range(200):
             assert _batch(c, batch_id) == final
@@ -127,7 +171,14 @@ def test_the_long_poll_answers_at_w_or_as_soon_as_a_run_ends(paced):
         poller.join(40)
         assert answered["batch"]["counts"]["cancelled"] == 1
         assert answered["waited"] < 20 and answered["at"] - ended_at < 2.0, answered
-        assert answered["batch"]["summary"]["runs"] == 1  # the cancelled run's played ticks are scored
+        # the answer may carry the summary from before the end; the next long-poll answers the one of the
+        # cancelled run (its played ticks are scored) as soon as a worker's task has computed it
+        latest = answered["batch"]
+        if latest["summary"]["runs"] == 0:
+            t0 = time.monotonic()
+            latest = _batch(c, batch_id, wait_ms=30_000)
+            assert time.monotonic() - t0 < 20 and latest["counts"] == answered["batch"]["counts"]
+        assert latest["summary"]["runs"] == 1
         for run_id in run_ids:
             until(lambda: c.post(f"/api/v1/runs/{run_id}/cancel").status_code == 200, 30, every=0.5,
                   what="the cancel taken")

@@ -1,0 +1,170 @@
+"""The head's side of series summaries while it has a dispatcher: a read that finds a series' kept
+summary stale asks for the new one here, and a task on a worker computes it
+(orchestrator.runs.summary_task); this process only reads the graded seats, hands them over with the
+match ids, and keeps the text that comes back (orchestrator.runs.summaries).
+
+At most one task per series is out: a newer state asked for while one runs is computed after it (the
+newest asked, once), and whoever asked for an older state gets that newer summary. A series' scored
+and graded runs only grow, so of two states the one with more of both is the newer.
+
+One thread starts the tasks and keeps their results, so neither the event loop nor Ray's own threads
+ever touch the store or Ray on a summary's account.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from analytics.archive.store import Archive
+from orchestrator.core import Core
+from orchestrator.grading.read import graded_seats
+from orchestrator.runs import summaries
+from orchestrator.runs.summary_task import summarize
+from orchestrator.runs.summary_text import Kept
+from orchestrator.workers import cause
+
+log = logging.getLogger("studio.summaries")
+
+
+class Stopped(RuntimeError):
+    """The dispatcher stopped before the summary came back."""
+
+
+@dataclass
+class Ask:
+    """One summary to compute: the series' scored and graded match ids, and who waits for it."""
+    scored: tuple[str, ...]
+    graded: tuple[str, ...]
+    done: Future = field(default_factory=Future)
+
+    def __post_init__(self) -> None:
+        # running from the start: a waiter that gives up (cancels its wrapper) cannot cancel it for the others
+        self.done.set_running_or_notify_cancel()
+
+    def covers(self, scored, graded) -> bool:
+        return len(self.scored) >= len(scored) and len(self.graded) >= len(graded)
+
+
+@dataclass
+class Slot:
+    running: Ask | None = None
+    wanted: Ask | None = None  # asked while `running` is out; starts when it is back
+
+
+class Summarizer:
+    def __init__(self, core: Core, archive: Archive):
+        self.core = core
+        # the workers open the archive themselves: a local one by its absolute path
+        self.uri = str(archive.local_root) if archive.local_root is not None else archive.uri
+        self._slots: dict[str, Slot] = {}
+        self._lock = threading.Lock()
+        self._events: queue.SimpleQueue = queue.SimpleQueue()
+        self._listeners: list = []
+        self._stopped = False
+        self._thread = threading.Thread(target=self._loop, name="studio-summaries", daemon=True)
+        self._thread.start()
+
+    def ask(self, batch_id: str, scored, graded) -> Future:
+        """A future of the series' summary over at least these scored and graded matches (a Kept); it
+        fails when the task did (the caller computes it itself then)."""
+        scored, graded = tuple(scored), tuple(graded)
+        with self._lock:
+            if self._stopped:
+                ask = Ask(scored, graded)
+                ask.done.set_exception(Stopped("the dispatcher stopped"))
+                return ask.done
+            slot = self._slots.setdefault(batch_id, Slot())
+            if slot.running is None:
+                slot.running = Ask(scored, graded)
+                self._events.put(("start", batch_id, slot.running, None))
+                return slot.running.done
+            if slot.running.covers(scored, graded):
+                return slot.running.done
+            if slot.wanted is None:
+                slot.wanted = Ask(scored, graded)
+            elif not slot.wanted.covers(scored, graded):
+                slot.wanted.scored, slot.wanted.graded = scored, graded  # its waiters take the newer one
+            return slot.wanted.done
+
+    @contextmanager
+    def listening(self, heard) -> Iterator[None]:
+        """heard(batch_id) is called, on this summarizer's thread, each time a summary is kept; it must
+        return at once."""
+        with self._lock:
+            self._listeners.append(heard)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._listeners.remove(heard)
+
+    def stop(self) -> None:
+        """Tasks still out are left to finish; whoever waits on them is answered Stopped."""
+        with self._lock:
+            self._stopped = True
+            waiting = [a for s in self._slots.values() for a in (s.running, s.wanted) if a is not None]
+            self._slots.clear()
+        self._events.put(("stop", None, None, None))
+        self._thread.join(timeout=10)
+        for ask in waiting:
+            if not ask.done.done():
+                ask.done.set_exception(Stopped("the dispatcher stopped"))
+
+    # -- the thread ------------------------------------------------------------------------------
+    def _loop(self) -> None:
+        while True:
+            what, batch_id, ask, result = self._events.get()
+            if what == "stop":
+                return
+            try:
+                if what == "start":
+                    self._start(batch_id, ask)
+                else:
+                    self._back(batch_id, ask, result)
+            except Exception as e:  # one series' fault never stops the others' summaries
+                log.exception("series %s: its summary step failed", batch_id)
+                if not ask.done.done():
+                    ask.done.set_exception(e)
+                self._next(batch_id, ask)
+
+    def _start(self, batch_id: str, ask: Ask) -> None:
+        decisions = graded_seats(self.core, list(ask.scored))
+        ref = summarize.remote(self.uri, batch_id, list(ask.scored), decisions)
+        ref.future().add_done_callback(lambda f: self._events.put(("back", batch_id, ask, f)))
+
+    def _back(self, batch_id: str, ask: Ask, result: Future) -> None:
+        try:
+            text = result.result()
+        except Exception as e:
+            log.error("series %s: the task computing its summary failed: %s", batch_id, cause(e), exc_info=e)
+            ask.done.set_exception(e)
+        else:
+            kept = Kept(json.loads(text), text)
+            summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept)  # kept before anyone reads it
+            ask.done.set_result(kept)
+            with self._lock:
+                listeners = list(self._listeners)
+            for heard in listeners:
+                try:
+                    heard(batch_id)
+                except Exception:  # a listener's fault (its event loop gone) never stops the summaries
+                    log.exception("a listener for kept summaries failed")
+        self._next(batch_id, ask)
+
+    def _next(self, batch_id: str, ask: Ask) -> None:
+        """The series' wanted summary starts once the one out is back."""
+        with self._lock:
+            slot = self._slots.get(batch_id)
+            if slot is None or slot.running is not ask:
+                return
+            slot.running, slot.wanted = slot.wanted, None
+            if slot.running is None:
+                del self._slots[batch_id]
+            else:
+                self._events.put(("start", batch_id, slot.running, None))
