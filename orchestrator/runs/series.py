@@ -227,7 +227,7 @@ def _kept_or_asked(core: Core, state: State):
     summarizer = _summarizer(core)
     if kept is not None or summarizer is None:
         return kept, None
-    done = summarizer.ask(batch_id, state.scored, state.graded)
+    done = summarizer.ask(batch_id, state.scored, state.graded, final=state.ended)
     if not state.ended:
         kept = summaries.newest(core, batch_id)
     return kept, (done if kept is None else None)

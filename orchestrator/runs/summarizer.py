@@ -5,7 +5,10 @@ match ids, and keeps the text that comes back (orchestrator.runs.summaries).
 
 At most one task per series is out: a newer state asked for while one runs is computed after it (the
 newest asked, once), and whoever asked for an older state gets that newer summary. A series' scored
-and graded runs only grow, so of two states the one with more of both is the newer.
+and graded runs only grow, so of two states the one with more of both is the newer. While the series
+plays, its next task starts no sooner than PLAYING_EVERY_S after the last one came back: for a big
+series a summary costs a worker a good part of a second, and a follower sees the counts live anyway;
+a series' final summary (asked for once it has ended) starts as soon as nothing of it is out.
 
 One thread starts the tasks and keeps their results, so neither the event loop nor Ray's own threads
 ever touch the store or Ray on a summary's account.
@@ -16,6 +19,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +34,7 @@ from orchestrator.runs.summary_text import Kept
 from orchestrator.workers import cause
 
 log = logging.getLogger("studio.summaries")
+PLAYING_EVERY_S = 2.0
 
 
 class Stopped(RuntimeError):
@@ -41,6 +46,7 @@ class Ask:
     """One summary to compute: the series' scored and graded match ids, and who waits for it."""
     scored: tuple[str, ...]
     graded: tuple[str, ...]
+    final: bool = False  # the series has ended: nobody has the summary of its last state yet
     done: Future = field(default_factory=Future)
 
     def __post_init__(self) -> None:
@@ -54,7 +60,8 @@ class Ask:
 @dataclass
 class Slot:
     running: Ask | None = None
-    wanted: Ask | None = None  # asked while `running` is out; starts when it is back
+    wanted: Ask | None = None  # starts when nothing is out and it is due
+    not_before: float = 0.0    # (monotonic) when a playing series' next task is due
 
 
 class Summarizer:
@@ -70,9 +77,9 @@ class Summarizer:
         self._thread = threading.Thread(target=self._loop, name="studio-summaries", daemon=True)
         self._thread.start()
 
-    def ask(self, batch_id: str, scored, graded) -> Future:
+    def ask(self, batch_id: str, scored, graded, final: bool = False) -> Future:
         """A future of the series' summary over at least these scored and graded matches (a Kept); it
-        fails when the task did (the caller computes it itself then)."""
+        fails when the task did (the caller computes it itself then). final: the series has ended."""
         scored, graded = tuple(scored), tuple(graded)
         with self._lock:
             if self._stopped:
@@ -80,17 +87,16 @@ class Summarizer:
                 ask.done.set_exception(Stopped("the dispatcher stopped"))
                 return ask.done
             slot = self._slots.setdefault(batch_id, Slot())
-            if slot.running is None:
-                slot.running = Ask(scored, graded)
-                self._events.put(("start", batch_id, slot.running, None))
-                return slot.running.done
-            if slot.running.covers(scored, graded):
+            if slot.running is not None and slot.running.covers(scored, graded):
                 return slot.running.done
             if slot.wanted is None:
-                slot.wanted = Ask(scored, graded)
+                slot.wanted = Ask(scored, graded, final)
             elif not slot.wanted.covers(scored, graded):
                 slot.wanted.scored, slot.wanted.graded = scored, graded  # its waiters take the newer one
-            return slot.wanted.done
+            slot.wanted.final |= final
+            done = slot.wanted.done
+        self._events.put(("due", batch_id, None, None))
+        return done
 
     @contextmanager
     def listening(self, heard) -> Iterator[None]:
@@ -118,20 +124,48 @@ class Summarizer:
 
     # -- the thread ------------------------------------------------------------------------------
     def _loop(self) -> None:
+        wait = None
         while True:
-            what, batch_id, ask, result = self._events.get()
+            try:
+                what, batch_id, ask, result = self._events.get(timeout=wait)
+            except queue.Empty:
+                what = None
             if what == "stop":
                 return
-            try:
-                if what == "start":
-                    self._start(batch_id, ask)
-                else:
+            if what == "back":
+                try:
                     self._back(batch_id, ask, result)
-            except Exception as e:  # one series' fault never stops the others' summaries
-                log.exception("series %s: its summary step failed", batch_id)
-                if not ask.done.done():
-                    ask.done.set_exception(e)
+                except Exception as e:  # one series' fault never stops the others' summaries
+                    log.exception("series %s: keeping its summary failed", batch_id)
+                    if not ask.done.done():
+                        ask.done.set_exception(e)
                 self._next(batch_id, ask)
+            wait = self._start_due()
+
+    def _start_due(self) -> float | None:
+        """Starts every wanted summary that is due; returns how long until the next one is."""
+        now, due, soonest = time.monotonic(), [], None
+        with self._lock:
+            for batch_id, slot in list(self._slots.items()):
+                if slot.running is not None:
+                    continue
+                if slot.wanted is None:
+                    if slot.not_before <= now:
+                        del self._slots[batch_id]
+                    continue
+                if slot.wanted.final or slot.not_before <= now:
+                    slot.running, slot.wanted = slot.wanted, None
+                    due.append((batch_id, slot.running))
+                else:
+                    soonest = min(soonest or slot.not_before, slot.not_before)
+        for batch_id, ask in due:
+            try:
+                self._start(batch_id, ask)
+            except Exception as e:
+                log.exception("series %s: starting its summary task failed", batch_id)
+                ask.done.set_exception(e)
+                self._next(batch_id, ask)
+        return None if soonest is None else max(0.0, soonest - now)
 
     def _start(self, batch_id: str, ask: Ask) -> None:
         decisions = graded_seats(self.core, list(ask.scored))
@@ -155,16 +189,10 @@ class Summarizer:
                     heard(batch_id)
                 except Exception:  # a listener's fault (its event loop gone) never stops the summaries
                     log.exception("a listener for kept summaries failed")
-        self._next(batch_id, ask)
 
     def _next(self, batch_id: str, ask: Ask) -> None:
-        """The series' wanted summary starts once the one out is back."""
+        """The series' task is back: the wanted one is due after the pause (at once if final)."""
         with self._lock:
             slot = self._slots.get(batch_id)
-            if slot is None or slot.running is not ask:
-                return
-            slot.running, slot.wanted = slot.wanted, None
-            if slot.running is None:
-                del self._slots[batch_id]
-            else:
-                self._events.put(("start", batch_id, slot.running, None))
+            if slot is not None and slot.running is ask:
+                slot.running, slot.not_before = None, time.monotonic() + PLAYING_EVERY_S

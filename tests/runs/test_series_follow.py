@@ -14,7 +14,7 @@ import pytest
 from analytics.summary import series_summary
 from api.python import Studio
 from orchestrator import auth
-from orchestrator.runs import series, summaries, summary_text
+from orchestrator.runs import series, summaries, summarizer, summary_text
 from tests.mcp.conftest import connect
 from tests.runs.conftest import CONFIG, account, local_body, start
 from tests.waiting import until
@@ -71,6 +71,7 @@ def _ended(core, batch_id: str) -> None:
 def test_a_followed_series_summaries_come_from_the_workers(paced, monkeypatch):
     srv = paced  # paced runs go one per worker call: they land one by one
     computed = _counted(monkeypatch)
+    monkeypatch.setattr(summarizer, "PLAYING_EVERY_S", 0.1)  # a summary per landed run, or nearly
     token = account(srv.core)
     with srv.client(token) as c:
         batch_id = c.post("/api/v1/runs", json=local_body(trials=6, season_ticks=30)).json()["batch"]["batch_id"]
