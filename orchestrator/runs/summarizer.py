@@ -1,6 +1,6 @@
 """The head's side of series summaries while it has a dispatcher: a read that finds a series' kept
-summary stale asks for the new one here, and a task on a worker computes it
-(orchestrator.runs.summary_task); this process only reads the graded seats, hands them over with the
+summary stale asks for the new one here, and a task of a worker's actor computes it
+(orchestrator.runs.summary_task: ACTORS of them, started with the first summary); this process only reads the graded seats, hands them over with the
 match ids, and keeps the text that comes back (orchestrator.runs.summaries).
 
 At most one task per series is out: a newer state asked for while one runs is computed after it (the
@@ -25,16 +25,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
+import ray
+
 from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.grading.read import graded_seats
 from orchestrator.runs import summaries
-from orchestrator.runs.summary_task import summarize
+from orchestrator.runs.summary_task import Summaries
 from orchestrator.runs.summary_text import Kept
 from orchestrator.workers import cause
 
 log = logging.getLogger("studio.summaries")
 PLAYING_EVERY_S = 2.0
+ACTORS = 2  # summaries computed at once, each by its own actor
 
 
 class Stopped(RuntimeError):
@@ -74,6 +77,8 @@ class Summarizer:
         self._events: queue.SimpleQueue = queue.SimpleQueue()
         self._listeners: list = []
         self._stopped = False
+        self._actors: list = []
+        self._out: dict[int, int] = {}  # tasks out per actor (by its index)
         self._thread = threading.Thread(target=self._loop, name="studio-summaries", daemon=True)
         self._thread.start()
 
@@ -118,6 +123,8 @@ class Summarizer:
             self._slots.clear()
         self._events.put(("stop", None, None, None))
         self._thread.join(timeout=10)
+        for actor in self._actors:
+            ray.kill(actor)
         for ask in waiting:
             if not ask.done.done():
                 ask.done.set_exception(Stopped("the dispatcher stopped"))
@@ -169,10 +176,17 @@ class Summarizer:
 
     def _start(self, batch_id: str, ask: Ask) -> None:
         decisions = graded_seats(self.core, list(ask.scored))
-        ref = summarize.remote(self.uri, batch_id, list(ask.scored), decisions)
-        ref.future().add_done_callback(lambda f: self._events.put(("back", batch_id, ask, f)))
+        if not self._actors:  # started with the first summary asked for
+            self._actors = [Summaries.remote() for _ in range(ACTORS)]
+            self._out = dict.fromkeys(range(ACTORS), 0)
+        k = min(self._out, key=self._out.get)
+        self._out[k] += 1
+        ref = self._actors[k].summarize.remote(self.uri, batch_id, list(ask.scored), decisions)
+        ref.future().add_done_callback(lambda f: self._events.put(("back", batch_id, ask, (k, f))))
 
-    def _back(self, batch_id: str, ask: Ask, result: Future) -> None:
+    def _back(self, batch_id: str, ask: Ask, back: tuple[int, Future]) -> None:
+        k, result = back
+        self._out[k] -= 1
         try:
             text = result.result()
         except Exception as e:

@@ -1,10 +1,12 @@
-"""The Ray task that computes a series' summary on a worker: it reads the series' seat rows from the
+"""The Ray actor that computes series' summaries on a worker: it reads a series' seat rows from the
 archive itself, so neither the rows nor the statistics cost the head anything; the head sends the
 match ids and the graded seats (the store stays on the head) and gets back the summary's JSON text.
 
-Scheduled as the grading tasks are (orchestrator.grading.work), in their worker processes: no CPU
-reserved (the scripted match workers hold every CPU), at the lower priority, so a playing match
-keeps its core.
+An actor, not a task: Ray ends an idle task worker past the CPU count within about a second, and a
+fresh one spends seconds importing the statistics stack before a summary that takes a fraction of
+that; the actor's process stays warm. Scheduled as the grading tasks are (orchestrator.grading.work):
+no CPU reserved (the scripted match workers hold every CPU), at the lower priority, so a playing
+match keeps its core.
 """
 from __future__ import annotations
 
@@ -16,9 +18,16 @@ from orchestrator.grading.work import _POOL, _lower_priority
 from orchestrator.runs.summary_text import compute
 
 
-# A read of a series racing its compaction may find a landed file gone between the listing and the
-# read: once more, it finds the compacted one.
-@ray.remote(num_cpus=0, scheduling_strategy="SPREAD", runtime_env=_POOL, max_retries=1, retry_exceptions=[OSError])
-def summarize(uri: str, batch_id: str, match_ids: list[str], decisions: pa.Table) -> str:
-    _lower_priority()
-    return compute(Archive(uri), batch_id, match_ids, decisions).text
+@ray.remote(num_cpus=0, scheduling_strategy="SPREAD", runtime_env=_POOL, max_restarts=-1)
+class Summaries:
+    def __init__(self) -> None:
+        _lower_priority()
+
+    def summarize(self, uri: str, batch_id: str, match_ids: list[str], decisions: pa.Table) -> str:
+        archive = Archive(uri)
+        try:
+            return compute(archive, batch_id, match_ids, decisions).text
+        except FileNotFoundError:
+            # the series' compaction removed a landed file between the listing and the read: once
+            # more, it finds the compacted one
+            return compute(archive, batch_id, match_ids, decisions).text
