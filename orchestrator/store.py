@@ -205,6 +205,10 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
     """,
+    # the manifest of an ended run's match as its lander wrote it (JSON: files and sizes, node, pid)
+    """
+    ALTER TABLE runs ADD COLUMN archived TEXT;
+    """,
 ]
 
 

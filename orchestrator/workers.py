@@ -15,12 +15,13 @@ import traceback
 import ray
 
 from orchestrator.play import Job, play_job, unplayed
+from orchestrator.play.job import for_head
 
 
-# A worker's result (the match's log as Arrow, about 1 MB at 24 agents x 300 ticks) goes straight back
-# to the dispatcher in the reply rather than through the shared-memory object store, Ray's path
-# above 100 KB: measured with `studio serve`, a single run read 7-10 ms sooner and a 50-trial series
-# played about 10% faster. Larger logs (hundreds of agents) still take the object store.
+# A worker's result goes straight back to the dispatcher in the reply rather than through the
+# shared-memory object store, Ray's path above 100 KB: measured with `studio serve`, a single run read
+# 7-10 ms sooner and a 50-trial series played about 10% faster. The result is a few KB when the worker
+# lands its match itself; a match's log (about 1 MB at 24 agents x 300 ticks) when it hands it back.
 INLINE_RESULT_BYTES = 8 * 1024 * 1024
 
 
@@ -78,7 +79,7 @@ class Player:
         j = Job(**job)
         if j.run_id in self._stop:  # cancelled while it waited behind another job: nothing is played
             self._stop.discard(j.run_id)
-            return vars(unplayed(j))
+            return for_head(unplayed(j), j)
         self._tick[j.run_id] = [0, int(time.time() * 1000)]
         j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())  # archived with the match
         try:
@@ -90,9 +91,8 @@ class Player:
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)
             self._frame.pop(j.run_id, None)
-        # its fields are plain containers Ray pickles as they are: asdict's deep copy of the results
-        # cost a tenth of a scripted match's time on the worker
-        return vars(outcome)
+        # the match's files land here when this node reaches the archive; the head gets the run's row
+        return for_head(outcome, j)
 
     @ray.method(concurrency_group="play")
     def play_many(self, jobs: list[dict], recorder=None) -> list[dict]:

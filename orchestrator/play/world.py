@@ -117,9 +117,7 @@ def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] =
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
     cols = match.columns()
-    # LZ4 only for bytes that cross a network: on the head's own node Ray's object store is shared
-    # memory, and compressing the log cost as much as playing it
-    compress = job.meta.get("node_id") != job.head_node
+    compress = job.compress
     events = events_ipc(job, cols, meta, match.messages, compress)
     results = rubric.score(cols, specs_from_meta(meta))
     turns, transcript = None, None

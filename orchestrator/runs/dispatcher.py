@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import sqlite3
 import threading
@@ -21,7 +22,7 @@ import ray
 from ray.exceptions import RayActorError, RayError
 
 from analytics.archive.format import from_ipc
-from analytics.archive.store import Archive
+from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
 from orchestrator.core import Core
 from orchestrator.play import Job
@@ -66,7 +67,7 @@ class Dispatcher:
         self._began: set = set()      # runs whose worker reported that it began playing them
         self.ends = lifecycle.Ends()  # set as a run's end lands in the store (a cancel waits on it)
         self.live_frames: dict = {}   # run_id -> where its agents stand (play.world.live_frame), while it plays
-        self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
+        self.archive = Archive.of(core.data_dir, core.config)  # workers land matches; the head those handed back
         self.archiver = Archiver(core, self.archive)
         self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
         self._play_lock = None
@@ -102,6 +103,7 @@ class Dispatcher:
         self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
         self._node = ray.get_runtime_context().get_node_id()
         self._starting = [w.pid.remote() for w in self.workers]  # answered once a worker is warm
+        self.archiver.on_ray(self._node)
         self.reconcile()
         self.archiver.sweep()
         self.core.dispatcher = self
@@ -193,7 +195,8 @@ class Dispatcher:
         queued, in order, and is retried until it lands: a result is never dropped because the disk
         was full for a moment. Steps are lifecycle transitions, so a replayed one changes nothing twice.
         land: files to put in the archive first (idempotent), retried likewise; if the archive refuses
-        them for RECORD_PATIENCE_S the runs (run_ids) fail, naming the cause."""
+        them for RECORD_PATIENCE_S the runs (run_ids) fail, naming the cause, and whatever of their
+        matches did land is removed."""
         self._pending.append([step, what, land, run_ids, None])
         self._flush()
 
@@ -221,8 +224,8 @@ class Dispatcher:
                 if isinstance(e, OSError) and run_ids and now - since >= patience_s(self.core):
                     # the archive stayed unwritable: these results cannot be kept, so their runs fail
                     why = unplayable(f"its match could not be archived for {now - since:.0f} s: {cause(e)}")
-                    self._pending[0] = [lambda c, ids=run_ids, m=why: [r for r in ids if lifecycle.fail(
-                        c, r, m, self.core.clock.now_ms())], f"fail {len(run_ids)} unarchived runs", None, (), None]
+                    self._pending[0] = [lambda c, ids=run_ids, m=why: self._unarchived(c, ids, m),
+                                        f"fail {len(run_ids)} unarchived runs", None, (), None]
                     continue
                 return False
             self._pending.pop(0)
@@ -230,6 +233,19 @@ class Dispatcher:
                 log.warning("the store takes writes again (%s)", what)
                 self._write_failing = False
         return True
+
+    def _unarchived(self, c, run_ids: tuple, message: str) -> list[str]:
+        """Runs whose matches the archive refused for the whole patience: failed, and any part of their
+        matches that did land removed (the store's rows are the record of which matches exist)."""
+        failed = [r for r in run_ids if lifecycle.fail(c, r, message, self.core.clock.now_ms())]
+        marks = ",".join("?" * len(failed))
+        for row in c.execute(f"SELECT match_id FROM runs WHERE id IN ({marks}) AND match_id IS NOT NULL",
+                             failed).fetchall() if failed else ():
+            try:
+                self.archive.remove_match(row["match_id"])
+            except OSError:
+                log.warning("match %s: its partly landed files stay until the orphan sweep", row["match_id"])
+        return failed
 
     def _free_slots(self, pool: list, per_worker: int) -> list:
         load: dict[int, int] = {}
@@ -291,14 +307,18 @@ class Dispatcher:
 
     def _job(self, row) -> Job:
         eff = json.loads(row["effective"])
-        # A job carries no path of the head: its worker may be on a node that cannot see it. Model seats
-        # get their keys from the recorder actor, the match goes back in the result.
+        # A job carries no path of the head's data dir: its worker may be on a node that cannot see it.
+        # Model seats get their keys from the recorder actor. The archive's location goes with the node
+        # that can write it: every node for a shared archive, the head's for a path on its disk (a worker
+        # elsewhere hands the match back), none for an archive of this process alone.
+        reach = self.archive.reach
         return Job(run_id=row["id"], match_id=secrets.token_hex(16),  # unlisted pages: the id is the only key
                    data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
                    meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                          "config_hash": eff["hash"], "batch_id": row["batch_id"]},
                    spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
-                   head_node=self._node)
+                   head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
+                   archive_node="" if reach == SHARED else self._node)
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too
@@ -349,40 +369,39 @@ class Dispatcher:
             self._starting.append(fresh.pid.remote())
 
     def _record(self, outcomes: list[dict]) -> None:
-        """Every ready outcome landed in the archive, then one store transaction and one export: a run
-        reads finished only once its match can be read."""
+        """Ready outcomes in one store transaction (lifecycle.ended_many) and one export. Their workers
+        landed the matches already; matches a worker handed back (its node cannot reach the archive, or
+        the archive refused them) are landed here first, in a write of their own: a run reads finished
+        only once its match can be read, and only those runs fail if the archive keeps refusing."""
         kept = {}  # a failed run's transcript with no match to archive it beside: kept with the run
-        files = []  # what goes in the archive before the store says the runs ended
         for o in outcomes:
-            if o.get("seats") is not None:
-                files.append((o["match_id"], o.get("events"), o["seats"], o.get("transcript"), o.get("game")))
-            elif o.get("transcript") is not None:
+            if o["seats"] is None and o["transcript"] is not None:
                 kept[o["run_id"]] = from_ipc(o["transcript"]).to_pylist()
-            o["events"] = o["seats"] = o["transcript"] = o["game"] = None
-        ids = [o["run_id"] for o in outcomes]
+                o["transcript"] = None
+        back = [o for o in outcomes if o["seats"] is not None]
 
         def land():
-            for f in files:
-                self.archive.land(*f)
+            for o in back:
+                if o["seats"] is None:  # landed by an earlier try
+                    continue
+                files = self.archive.land(o["match_id"], o["events"], o["seats"], o["transcript"], o["game"])
+                o["archived"] = json.dumps({"node_id": self._node, "pid": os.getpid(), "files": files})
+                o["events"] = o["seats"] = o["transcript"] = o["game"] = None
 
-        def step(c):
-            rows = {r["id"]: r for r in c.execute(
-                f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)).fetchall()}
-            for o in outcomes:
+        def step(c, these):
+            for o in these:
                 if o["status"] == "drained":  # stopped at a tick boundary for a shutdown: resumes later
                     lifecycle.resume(c, o["run_id"], counted=False)
-                    continue
-                if o["run_id"] in kept:
+                elif o["run_id"] in kept:
                     lifecycle.keep_transcript(c, o["run_id"], kept[o["run_id"]])
-                roster = json.loads(rows[o["run_id"]]["roster"])
-                for seat, usage, turns in zip(roster, o["usage"], o.get("turns") or [None] * len(roster)):
-                    seat["usage"] = usage
-                    if turns is not None:
-                        seat["turns"] = turns
-                        seat["replied"] = turns["answered"] > 0
-                lifecycle.ended(c, o["run_id"], o, json.dumps(roster), self.core.clock.now_ms())
-            return [o["run_id"] for o in outcomes if o["status"] != "drained"]
-        self._write(step, f"record {len(ids)} results", land if files else None, tuple(ids))
+            lifecycle.ended_many(c, [o for o in these if o["status"] != "drained"], self.core.clock.now_ms())
+            return [o["run_id"] for o in these if o["status"] != "drained"]
+        there = [o for o in outcomes if o["seats"] is None]
+        if there:
+            self._write(lambda c: step(c, there), f"record {len(there)} results")
+        if back:
+            self._write(lambda c: step(c, back), f"record {len(back)} results handed back", land,
+                        tuple(o["run_id"] for o in back))
 
     def _failed(self, c, run_id: str, message: str) -> list[str]:
         lifecycle.fail(c, run_id, message, self.core.clock.now_ms())
@@ -436,6 +455,7 @@ class Dispatcher:
         """Runs the store shows launching or running that no worker of this dispatcher holds (a
         result or a loss whose write was dropped): handled as a lost worker's runs. Skipped while
         writes are pending, since those may still end them."""
+        self.archiver.retry()
         if self._pending:
             return
 

@@ -197,19 +197,43 @@ def resume(c: sqlite3.Connection, run_id: str, counted: bool = True) -> bool:
 
 
 def ended(c: sqlite3.Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool:
-    """launching | running -> finished | cancelled | failed, with what the worker played and metered.
-    Its recorded turns go once the match, transcript included, is in the archive."""
-    settled = sum(u["agent_turns"] for u in o["usage"])
-    if o["match_id"] is not None:
-        c.execute("DELETE FROM run_turns WHERE run_id = ? AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND status IN "
-                  f"{_states(TRANSITIONS['ended'].leaves)})", (run_id, run_id))
-    return _move(c, "ended", run_id,
-                 "status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, turns_settled = ?, "
-                 "live_tick = ?, finished_at_ms = ?, error = ?, match_id = ?, "
-                 "started_at_ms = COALESCE(?, started_at_ms)",
-                 (o["status"], o["stop_reason"], json.dumps(o["results"]) if o["results"] else None, roster,
-                  o["spend_usd"], settled, o["match_ticks"], now_ms,
-                  json.dumps(o["error"]) if o["error"] else None, o["match_id"], o.get("started_at_ms")))
+    """launching | running -> finished | cancelled | failed, with what the worker played and metered
+    (o: an outcome as the play wing returns it; roster: the run's roster, usage in, as JSON)."""
+    row = {"run_id": run_id, "status": o["status"], "stop_reason": o["stop_reason"], "match_ticks": o["match_ticks"],
+           "match_id": o["match_id"], "results": json.dumps(o["results"]) if o["results"] else None,
+           "roster": roster, "spend_usd": o["spend_usd"], "turns_settled": sum(u["agent_turns"] for u in o["usage"]),
+           "error": json.dumps(o["error"]) if o["error"] else None, "started_at_ms": o.get("started_at_ms"),
+           "archived": o.get("archived")}
+    return bool(ended_many(c, [row], now_ms))
+
+
+_ENDED = ("status", "stop_reason", "results", "roster", "spend_usd", "turns_settled", "match_ticks", "error",
+          "match_id", "archived", "started_at_ms", "run_id")
+
+
+def ended_many(c: sqlite3.Connection, rows: list[dict], now_ms: int) -> set[str]:
+    """`ended` for many runs in one statement each, the dispatcher's per-chunk write. rows carry the
+    columns already serialised (orchestrator.play.job.for_head), so nothing is parsed here. A run's
+    recorded turns go once its match, transcript included, is in the archive. Returns the runs moved;
+    the others were no longer in the world (a replayed write) and are logged, as `_move` does."""
+    if not rows:
+        return set()
+    leaves = _states(TRANSITIONS["ended"].leaves)
+    ids = [r["run_id"] for r in rows]
+    marks = ",".join("?" * len(ids))
+    moving = {r[0] for r in c.execute(f"SELECT id FROM runs WHERE id IN ({marks}) AND status IN {leaves}", ids)}
+    for run_id in ids:
+        if run_id not in moving:
+            log.info("run %s: no transition to %s from a run not in the world", run_id, "/".join(TERMINAL))
+    rows = [r for r in rows if r["run_id"] in moving]
+    archived = [r["run_id"] for r in rows if r["match_id"] is not None]
+    if archived:
+        c.execute(f"DELETE FROM run_turns WHERE run_id IN ({','.join('?' * len(archived))})", archived)
+    c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
+                  "turns_settled = ?, live_tick = ?, error = ?, match_id = ?, archived = ?, "
+                  f"started_at_ms = COALESCE(?, started_at_ms), finished_at_ms = {int(now_ms)} WHERE id = ?",
+                  [tuple(r[k] for k in _ENDED) for r in rows])
+    return {r["run_id"] for r in rows}
 
 
 # agent turns the recorder metered into the roster while the run played (0 for scripted runs)
