@@ -137,7 +137,8 @@ ModelWorker = ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0,
 
 
 def model_worker():
-    return ModelWorker.remote()
+    # spread over the nodes: model matches (and the archive writes that end them) leave the head's node
+    return ModelWorker.options(scheduling_strategy="SPREAD").remote()
 
 
 def cause(e: BaseException) -> str:

@@ -85,9 +85,10 @@ class Service:
             self.proc.wait()
 
 
-def serve(data_dir: Path, ray_address: str, timeout: float = 180) -> Service:
+def serve(data_dir: Path, ray_address: str, timeout: float = 180, config: str = "") -> Service:
+    """config: more of config.toml (the archive's location, say)."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    (data_dir / "config.toml").write_text(CONFIG)
+    (data_dir / "config.toml").write_text(CONFIG + config)
     port = free_port()
     studio = Path(sys.executable).with_name("studio")
     proc = subprocess.Popen([str(studio), "serve", "--data-dir", str(data_dir), "--port", str(port),
