@@ -6,14 +6,15 @@ is settled again) and one of matches. Per-run files would cost the service a Par
 and leave analysts thousands of files to scan.
 
 Nothing on a request's path waits for it: the dispatcher hands ended runs to a thread, and whatever
-has queued up meanwhile goes in one file. The thread only decides: a compaction (reading every landed
-match of a series and writing its Parquet files) runs as a Ray task in another process, a `Compactor`
-actor holding no CPU, on another node than the service's when the archive is shared, on the service's
-node when the archive is a path on its disk. An actor rather than a plain task: a task would start a
-fresh Python process for most compactions (Ray ends idle workers beyond one per CPU within a second),
-and its imports cost more than the compaction. The service records nothing of it but a log line: the
-files are the record (a series' file exists, its landed files are gone), and a compaction that failed
-is run again by the next sweep.
+has queued up meanwhile goes in one file. The thread only decides and reads the store: the work on
+files (reading every landed match of a series and writing its Parquet files; building ended runs'
+views and writing them) runs as Ray tasks of a `Compactor` actor holding no CPU, in another process:
+on another node than the service's when the archive is shared, on the service's node when the archive
+is a path on its disk. An actor rather than plain tasks: a task would start a fresh Python process for
+most compactions (Ray ends idle workers beyond one per CPU within a second), and its imports cost more
+than the compaction. The service records nothing of it but a log line: the files are the record (a
+series' file exists, its landed files are gone), and a compaction that failed is run again by the
+next sweep.
 A cancel of a queued run, rarer, writes its row at once.
 """
 from __future__ import annotations
@@ -33,39 +34,48 @@ log = logging.getLogger("studio.export")
 ORPHAN_AGE_S = 3600.0
 
 
-def export(core, run_ids: list[str], store: Archive | None = None, name: str | None = None) -> None:
+def views(rows) -> list[dict]:
+    """Ended runs' rows as archive/runs/ keeps them: their views, with the account."""
+    out = []
+    for row in rows:
+        view = run_view(row)
+        view["account_id"] = row["account_id"]
+        out.append(view)
+    return out
+
+
+def export(core, run_ids: list[str], store: Archive | None = None, name: str | None = None, write=None) -> None:
     """Write the final views of these runs to archive/runs/ (named `name`, else after the first run);
-    a copy, so a failure is only logged."""
+    a copy, so a failure is only logged. write(rows, name): who builds and writes the views from the
+    rows (a Compactor), else this thread."""
     try:
         placeholders = ",".join("?" * len(run_ids))
-        views = []
-        for row in core.store.all(f"SELECT * FROM runs WHERE id IN ({placeholders})", tuple(run_ids)):
-            view = run_view(row)
-            view["account_id"] = row["account_id"]
-            views.append(view)
-        if views:
-            (store or Archive.of(core.data_dir, core.config)).write_runs(views, name)
+        rows = core.store.all(f"SELECT * FROM runs WHERE id IN ({placeholders})", tuple(run_ids))
+        if rows and write is not None:
+            write([dict(r) for r in rows], name)
+        elif rows:
+            (store or Archive.of(core.data_dir, core.config)).write_runs(views(rows), name)
     except Exception:  # the store stays the record; the export is a copy for notebooks
         log.exception("exporting %d ended runs failed", len(run_ids))
 
 
-def settle(core, store: Archive, ended: list, swept: list = (), compact=None) -> None:
+def settle(core, store: Archive, ended: list, swept: list = (), compact=None, write=None) -> None:
     """ended: runs (id, batch_id, match_id) that just ended; swept: runs whose matches a previous
     process landed and never compacted. Single runs that just ended are exported; every series of
     either list with no run left to play is exported and compacted whole (`compact(key, match_ids)`),
     and so is each single run's match. Landed files stay readable until then; a failed compaction is
     logged and retried by the next sweep. compact=None: views only (a process that does not play runs
-    must not compact what the playing process's archiver may be compacting)."""
+    must not compact what the playing process's archiver may be compacting). write: as `export`'s."""
     singles = [r["id"] for r in ended if not r["batch_id"]]
     if singles:
-        export(core, singles, store)
+        export(core, singles, store, write=write)
     try:
         for b in sorted({r["batch_id"] for r in [*ended, *swept] if r["batch_id"]}):
             runs = core.store.all("SELECT id, status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (b,))
             if not any(r["status"] in ACTIVE for r in runs):
                 if compact:
                     compact(b, [r["match_id"] for r in runs if r["match_id"]])
-                export(core, [r["id"] for r in runs], store, name=b)
+                export(core, [r["id"] for r in runs], store, name=b, write=write)
         for r in [*ended, *swept]:
             if compact and not r["batch_id"] and r["match_id"]:
                 compact(r["match_id"], [r["match_id"]])
@@ -86,7 +96,9 @@ def cancelled_in_queue(core, run_id: str) -> None:
 
 
 class Compactor:
-    """A Ray actor's body: compacts series in the archive at `uri` (Archiver places it)."""
+    """A Ray actor's body: compacts series in the archive at `uri`, and writes ended runs' views there
+    (Archiver places it). One actor runs its calls one at a time, in order: two compactions of one
+    series never overlap."""
 
     def __init__(self, uri: str):
         import pyarrow
@@ -97,6 +109,9 @@ class Compactor:
     def compact(self, key: str, match_ids: list[str]) -> str:
         self.archive.compact(key, match_ids)
         return key
+
+    def export(self, rows: list[dict], name: str | None) -> str:
+        return self.archive.write_runs(views(rows), name)
 
 
 class Archiver:
@@ -109,7 +124,7 @@ class Archiver:
         self._queue: queue.Queue = queue.Queue()
         self._head: str | None = None  # the service's Ray node, once Ray runs
         self._compactor = None         # the Compactor actor, once Ray runs
-        self._compacting: dict = {}    # ObjectRef -> key, compactions under way
+        self._compacting: dict = {}    # ObjectRef -> what: compactions and exports under way
         self._failed = False           # a compaction failed: the next sweep runs it again
         self._flushes: list = []       # flush() callers waiting for the compactions under way
         self._thread = threading.Thread(target=self._drain, name="studio-export", daemon=True)
@@ -167,10 +182,13 @@ class Archiver:
         if self._head is None:
             self.archive.compact(key, match_ids)
             return
-        if key in self._compacting.values():  # never two at once on one file: the sweep after this one runs it
-            self._failed = True
+        self._compacting[self._actor().compact.remote(key, match_ids)] = f"series {key}"
+
+    def _write(self, rows: list[dict], name: str | None) -> None:
+        if self._head is None:
+            self.archive.write_runs(views(rows), name)
             return
-        self._compacting[self._actor().compact.remote(key, match_ids)] = key
+        self._compacting[self._actor().export.remote(rows, name)] = f"the views of {name or rows[0]['id']}"
 
     def _where(self):
         """On the service's node for an archive on its disk; else on another node when there is one."""
@@ -191,12 +209,12 @@ class Archiver:
         refs = list(self._compacting)
         done = ray.wait(refs, num_returns=len(refs), timeout=wait_s)[0]
         for ref in done:
-            key = self._compacting.pop(ref)
+            what = self._compacting.pop(ref)
             try:
                 ray.get(ref)
-                log.debug("compacted %s", key)
+                log.debug("archived %s", what)
             except Exception as e:  # the landed files stay readable; the next sweep compacts them
-                log.warning("compacting %s failed (%s); the next sweep retries", key, e)
+                log.warning("archiving %s failed (%s); the next sweep retries", what, e)
                 self._failed = True
                 if isinstance(e, ray.exceptions.RayActorError):
                     self._compactor = None  # a new one next time, placed afresh
@@ -227,12 +245,11 @@ class Archiver:
             run_ids = list(dict.fromkeys(r for item in items if item and item[0] == "ended" for r in item[1]))
             sweeping = any(item and item[0] == "sweep" for item in items)
             if sweeping:
-                self._finished(wait_s=30)  # a sweep never compacts what a task is compacting
                 self._orphans()
             swept = self._rows("match_id", self.archive.landed()) if sweeping else []
             ended = self._rows("id", run_ids)
             if ended or swept:
-                settle(self.core, self.archive, ended, swept, self._compact)
+                settle(self.core, self.archive, ended, swept, self._compact, self._write)
             self._flushes += [item[1] for item in items if item and item[0] == "flush"]
             closing = None in items
             self._finished(wait_s=30 if self._flushes or closing else 0)

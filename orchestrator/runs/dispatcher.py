@@ -65,6 +65,10 @@ class Dispatcher:
         self._pending: list = []      # store writes not yet landed, oldest first
         self._write_failing = False
         self._began: set = set()      # runs whose worker reported that it began playing them
+        # per kind (scripted?): whether a claim may find queued runs; cleared when one found fewer than it
+        # asked for, set again by a launch (wake), a requeue, and every PROGRESS_EVERY_S: an idle claim is a
+        # write transaction, and the loop would make one every few milliseconds
+        self._maybe_queued = {True: True, False: True}
         self.ends = lifecycle.Ends()  # set as a run's end lands in the store (a cancel waits on it)
         self.live_frames: dict = {}   # run_id -> where its agents stand (play.world.live_frame), while it plays
         self.archive = Archive.of(core.data_dir, core.config)  # workers land matches; the head those handed back
@@ -159,6 +163,7 @@ class Dispatcher:
         self._flush()
 
     def wake(self) -> None:
+        self._maybe_queued = {True: True, False: True}
         self._wake.set()
 
     def request_cancel(self, run_id: str) -> None:
@@ -181,6 +186,7 @@ class Dispatcher:
                     self._wake.wait(0.5)
                     self._wake.clear()
                 if time.monotonic() - last_progress > PROGRESS_EVERY_S:
+                    self._maybe_queued = {True: True, False: True}  # runs queued by another process
                     self._progress()
                     last_progress = time.monotonic()
                 if time.monotonic() - last_sweep > SWEEP_EVERY_S:
@@ -256,14 +262,17 @@ class Dispatcher:
     def _submit_queued(self) -> None:
         for scripted, slots in ((True, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
                                 (False, self._free_slots(self.model_workers, MODEL_JOBS_PER_WORKER))):
-            if not slots:
+            if not slots or not self._maybe_queued[scripted]:
                 continue
+            self._maybe_queued[scripted] = False  # before the claim: a launch committed meanwhile sets it again
             with self.core.store.write() as c:
                 rows = lifecycle.claim(c, scripted, len(slots))
                 per_chunk = self._per_chunk(rows) if scripted else 1
                 series = tuple(sorted({r["batch_id"] for r in rows if r["batch_id"]}))
                 if per_chunk > 1 and len(rows) == len(slots) and series:  # more of these series may wait
                     rows += lifecycle.claim(c, scripted, len(slots) * (per_chunk - 1), series)
+            if len(rows) >= len(slots):  # it took all it asked for: more may wait
+                self._maybe_queued[scripted] = True
             if rows:
                 self._hand_over(chunked(rows, len(slots)), slots)
 
@@ -284,10 +293,11 @@ class Dispatcher:
                 back += [r["id"] for r in rows]
 
         def step(c):
-            for run_id, match_id in handed:
-                lifecycle.handed(c, run_id, match_id)
+            lifecycle.handed_many(c, handed)
             for run_id in back:
                 lifecycle.requeue(c, run_id)
+            if back:
+                self._maybe_queued = {True: True, False: True}
         self._write(step, f"hand over {len(handed)} runs")
 
     def _submit(self, rows: list, worker) -> list[str]:
@@ -413,6 +423,7 @@ class Dispatcher:
         counted: the loss counts towards a model run's MAX_RESUMES (a shutdown does not); scripted:
         scripted runs are handled too (a shutdown leaves them to the next start)."""
         ended = []
+        self._maybe_queued = {True: True, False: True}  # some may be queued again
         for row in lifecycle.in_world(c, run_ids):
             if row["scripted"] and not scripted:
                 continue

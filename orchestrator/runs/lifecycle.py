@@ -113,7 +113,29 @@ def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple =
 
 def handed(c: sqlite3.Connection, run_id: str, match_id: str) -> bool:
     """A claimed run is with a worker (maybe waiting behind another job): it keeps `launching`."""
-    return _move(c, "handed", run_id, "match_id = ?", (match_id,))
+    return bool(handed_many(c, [(run_id, match_id)]))
+
+
+def handed_many(c: sqlite3.Connection, pairs: list[tuple[str, str]]) -> set[str]:
+    """`handed` for a chunk's runs (run id, match id) in one statement; returns the runs moved."""
+    moving = _in(c, "handed", [run_id for run_id, _ in pairs])
+    c.executemany("UPDATE runs SET match_id = ? WHERE id = ?", [(m, r) for r, m in pairs if r in moving])
+    return moving
+
+
+def _in(c: sqlite3.Connection, name: str, run_ids: list[str]) -> set[str]:
+    """Which of these runs a set-based transition moves (those in the states it leaves); the others
+    are logged, as `_move` does. Inside the caller's write transaction, so nothing moves them meanwhile."""
+    if not run_ids:
+        return set()
+    t = TRANSITIONS[name]
+    rows = c.execute(f"SELECT id, status FROM runs WHERE id IN ({','.join('?' * len(run_ids))})", run_ids).fetchall()
+    now = {r["id"]: r["status"] for r in rows}
+    for run_id in run_ids:
+        if now.get(run_id) not in t.leaves:
+            log.info("run %s: no transition to %s from %s", run_id, "/".join(t.to) if t.to else name,
+                     now.get(run_id, "a missing run"))
+    return {r for r in run_ids if now.get(r) in t.leaves}
 
 
 def began(c: sqlite3.Connection, run_id: str, started_at_ms: int) -> bool:
@@ -216,15 +238,7 @@ def ended_many(c: sqlite3.Connection, rows: list[dict], now_ms: int) -> set[str]
     columns already serialised (orchestrator.play.job.for_head), so nothing is parsed here. A run's
     recorded turns go once its match, transcript included, is in the archive. Returns the runs moved;
     the others were no longer in the world (a replayed write) and are logged, as `_move` does."""
-    if not rows:
-        return set()
-    leaves = _states(TRANSITIONS["ended"].leaves)
-    ids = [r["run_id"] for r in rows]
-    marks = ",".join("?" * len(ids))
-    moving = {r[0] for r in c.execute(f"SELECT id FROM runs WHERE id IN ({marks}) AND status IN {leaves}", ids)}
-    for run_id in ids:
-        if run_id not in moving:
-            log.info("run %s: no transition to %s from a run not in the world", run_id, "/".join(TERMINAL))
+    moving = _in(c, "ended", [r["run_id"] for r in rows])
     rows = [r for r in rows if r["run_id"] in moving]
     archived = [r["run_id"] for r in rows if r["match_id"] is not None]
     if archived:

@@ -136,6 +136,21 @@ def wait_runs(c: httpx.Client, run_ids: list[str], timeout: float = 600) -> list
     return [done[r] for r in run_ids]
 
 
+def manifests(service: Service, run_ids: list[str]) -> dict[str, dict]:
+    """Each run's archive manifest as the service recorded it (the store's `archived` column): the
+    files its match left, and the node and process that wrote them."""
+    import json
+    import sqlite3
+
+    db = sqlite3.connect(service.data_dir / "studio.db")
+    try:
+        marks = ",".join("?" * len(run_ids))
+        return {r: json.loads(a) for r, a in db.execute(f"SELECT id, archived FROM runs WHERE id IN ({marks})",
+                                                         run_ids)}
+    finally:
+        db.close()
+
+
 def series_body(trials: int, ticks: int) -> dict:
     policies = ("honest-trader", "greedy-harvester", "aggressive-raider", "random")
     return {"scenario_id": "svc:custom-base-v1", "season_ticks": ticks, "trials": trials,

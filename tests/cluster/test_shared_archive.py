@@ -4,13 +4,12 @@ series' compaction, and reads the results back from the shared location like any
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 
 import pyarrow.parquet as pq
 import pytest
 
-from tests.cluster.harness import LoopbackCluster, serve, series_body, wait_runs
+from tests.cluster.harness import LoopbackCluster, manifests as _manifests, serve, series_body, wait_runs
 
 
 @pytest.fixture(scope="module")
@@ -28,17 +27,6 @@ def service(cluster, tmp_path_factory):
     s.archive = root / "archive"
     yield s
     s.stop()
-
-
-def _manifests(service, run_ids: list[str]) -> dict[str, dict]:
-    """Each run's manifest as the service recorded it (the store's `archived` column)."""
-    db = sqlite3.connect(service.data_dir / "studio.db")
-    try:
-        marks = ",".join("?" * len(run_ids))
-        return {r: json.loads(a) for r, a in db.execute(f"SELECT id, archived FROM runs WHERE id IN ({marks})",
-                                                         run_ids)}
-    finally:
-        db.close()
 
 
 def _wait_for(path, timeout: float = 60) -> bool:
@@ -95,7 +83,7 @@ def test_model_matches_on_the_worker_node_land_their_transcripts_there(cluster, 
         with service.client() as c:
             run_ids = []
             for _ in range(4):  # enough to reach every model worker, one per node
-                r = c.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 6,
+                r = c.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 10,
                                                  "roster": [{"model": "openai/gpt-4o-mini"}, {"model": "local/random"}]})
                 assert r.status_code == 201, r.text
                 run_ids.append(r.json()["run"]["run_id"])
@@ -103,11 +91,11 @@ def test_model_matches_on_the_worker_node_land_their_transcripts_there(cluster, 
             manifests = _manifests(service, run_ids)
             for body in bodies:
                 run = body["run"]
-                assert run["status"] == "finished" and body["results"]["match_ticks"] == 6, run["error"]
+                assert run["status"] == "finished" and body["results"]["match_ticks"] == 10, run["error"]
                 m = manifests[run["run_id"]]
                 assert m["pid"] != service.proc.pid
                 assert m["files"][f"transcripts/{run['match_id']}.arrow"] > 0
                 turns = c.get(f"/api/v1/runs/{run['run_id']}/transcript", params={"seat": 0}).json()["turns"]
-                assert len(turns) == 6 and turns[0]["actions"]
+                assert len(turns) == 10 and turns[0]["actions"]
                 assert (service.archive / "transcripts" / f"{run['match_id']}.arrow").exists()
             assert worker_node in {m["node_id"] for m in manifests.values()}
