@@ -1,9 +1,9 @@
 """Playing one arena game on a worker (CONTRACT.md section 11): scripted and model seats, grading by
 the game's oracle on the same worker, results in the world's shape.
 
-The worker writes no file: it hands the graded log (meta, the graded moves that are the public log,
-and the results) back as JSON and the per-seat rows as Arrow IPC; the head lands them in the archive
-(`arena/<match_id>.json`, and the same seat files as the world's, so analytics reads arena results too).
+The outcome carries the graded log (meta, the graded moves that are the public log, and the results)
+as JSON and the per-seat rows as Arrow IPC; they land in the archive (`arena/<match_id>.json`, and the
+same seat files as the world's, so analytics reads arena results too) as a world match's do (job.py).
 """
 from __future__ import annotations
 

@@ -134,9 +134,10 @@ class Archiver:
         """Ray runs: compactions go to a Compactor from now on (none for an archive of this process alone)."""
         if self.archive.reach != PROCESS:
             self._head = head_node
+            self._actor()  # started now: a series' files follow its last result as closely as in this thread
 
     def _actor(self):
-        """The Compactor, started on first use and again after it died; placed by `_where`."""
+        """The Compactor, started with Ray and again after it died; placed by `_where`."""
         import ray
 
         if self._compactor is None:
