@@ -250,7 +250,7 @@ class Dispatcher:
             try:
                 self.archive.remove_match(row["match_id"])
             except OSError:
-                log.warning("match %s: its partly landed files stay until the orphan sweep", row["match_id"])
+                log.warning("match %s: removing its partly landed files failed; they stay", row["match_id"])
         return failed
 
     def _free_slots(self, pool: list, per_worker: int) -> list:
