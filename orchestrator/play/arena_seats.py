@@ -70,7 +70,8 @@ def read_move(text: str, calls=()) -> str:
 
 
 class ArenaSeat:
-    """answer(position, feedback) for engine.arena.play; runs its provider calls on the caller's loop.
+    """answer(position, feedback) for engine.arena.play; runs its provider calls on `loop`: a loop of
+    the game's own, or a model worker's running loop, which the game's thread then waits on.
 
     on_fault, when set, is called with the ply after every faulted call, so the run view shows the
     fault before the ply is played (the play loop reports after each ply)."""
@@ -90,7 +91,7 @@ class ArenaSeat:
                               base_url=credential.base_url,
                               format=fmt, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
-                              seat=self.label)
+                              seat=self.label, max_concurrent=credential.max_concurrent)
         self.timeout_s = turn_timeout_ms / 1000
         self.prices = prices or PriceTable.shipped()
         self.usd_per_mtok = credential.usd_per_mtok
@@ -122,7 +123,7 @@ class ArenaSeat:
         while True:
             t0 = time.perf_counter()
             try:
-                reply = self.loop.run_until_complete(self._send(text))
+                reply = self._run(self._send(text))
             except ProviderError as e:
                 timed_out = isinstance(e, TurnTimeout)
                 self._missed(position.plies, t0, "timed_out" if timed_out else "provider_errors", e)
@@ -167,5 +168,10 @@ class ArenaSeat:
         except TimeoutError:
             raise TurnTimeout("the provider did not answer within the turn") from None
 
+    def _run(self, coro):
+        if self.loop.is_running():  # a worker's loop, busy with other matches: this game's thread waits
+            return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+        return self.loop.run_until_complete(coro)
+
     def close(self) -> None:
-        self.loop.run_until_complete(self.client.aclose())
+        self._run(self.client.aclose())

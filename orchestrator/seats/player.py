@@ -67,7 +67,8 @@ class SeatPlayer:
     def __init__(self, index: int, seat: dict, *, key: str | None, client: PooledClient,
                  base_url: str | None = None, turn_timeout_ms: int = 30000, actions_per_turn: int = 2,
                  prices: PriceTable | None = None, memory_turns: int = MEMORY_TURNS,
-                 usd_per_mtok: list[float] | None = None, record=None, recorded: dict[int, dict] | None = None):
+                 usd_per_mtok: list[float] | None = None, record=None, recorded: dict[int, dict] | None = None,
+                 max_concurrent: int | None = None):
         self.index, self.seat = index, seat
         self.provider = seat.get("provider") or "router"
         self.model = seat["model"]
@@ -80,7 +81,7 @@ class SeatPlayer:
                               base_url=base_url,
                               format=self.format, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
-                              seat=self.label)
+                              seat=self.label, max_concurrent=max_concurrent)
         self.turn_timeout_ms = int(turn_timeout_ms)
         self.actions_per_turn = int(actions_per_turn)
         self.prices = prices or PriceTable.shipped()
@@ -250,11 +251,13 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
 class Credential:
     """What a seat's client needs from the stored key: the plaintext, the base URL set with it, the
     key's own price [USD per M input, USD per M output] when it carries one, and whether its client may
-    connect to private addresses (orchestrator.keys.private_ok)."""
+    connect to private addresses (orchestrator.keys.private_ok), and the operator's cap on its
+    requests in flight (orchestrator.seats.limits; None: the default)."""
     key: str | None
     base_url: str | None = None
     usd_per_mtok: list[float] | None = None
     private_ok: bool = False
+    max_concurrent: int | None = None
 
 
 class ModelSeats:
@@ -294,7 +297,7 @@ class ModelSeats:
                                             turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
                                             prices=prices, memory_turns=self.memory_turns,
                                             usd_per_mtok=cred.usd_per_mtok, record=self.record,
-                                            recorded=again.get(i))
+                                            recorded=again.get(i), max_concurrent=cred.max_concurrent)
                 totals = self.recorded["seats"].get(i) or self.recorded["seats"].get(str(i))
                 if totals:  # a resumed run: what was metered before the fault, never billed again
                     p.usage, p.turns = dict(totals["usage"]), dict(totals["turns"])
