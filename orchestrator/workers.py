@@ -139,6 +139,10 @@ class ModelPlayer(Player):
     """A model worker's body: every job a coroutine on the actor's event loop (a world match with model
     seats plays there; an arena game on a thread whose provider calls come back to the loop)."""
 
+    def __init__(self):
+        super().__init__()
+        self._stopped: dict[str, asyncio.Event] = {}  # run id -> set by cancel, while it plays
+
     async def play_many(self, jobs: list[dict], recorder=None) -> list[dict]:
         """Player.play_many, the jobs at once."""
         return list(await asyncio.gather(*(self._play_one(job, recorder) for job in jobs)))
@@ -156,13 +160,15 @@ class ModelPlayer(Player):
             self._stop.discard(j.run_id)
             return vars(unplayed(j))
         self._tick[j.run_id] = [0, int(time.time() * 1000)]
+        self._stopped[j.run_id] = stopped = asyncio.Event()
         j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())
         try:
             outcome = await play_job_async(j, should_stop=lambda: j.run_id in self._stop,
                                            on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), recorder=recorder,
                                            on_frame=lambda f: self._frame.__setitem__(j.run_id, f),
-                                           should_drain=lambda: self._draining)
+                                           should_drain=lambda: self._draining, stopped=stopped)
         finally:
+            self._stopped.pop(j.run_id, None)
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)
             self._frame.pop(j.run_id, None)
@@ -170,6 +176,8 @@ class ModelPlayer(Player):
 
     async def cancel(self, run_id: str) -> None:
         self._stop.add(run_id)
+        if run_id in self._stopped:
+            self._stopped[run_id].set()
 
     async def drain(self) -> None:
         self._draining = True

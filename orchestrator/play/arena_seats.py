@@ -24,7 +24,7 @@ from typing import Callable
 from engine.arena.games import GAMES
 from orchestrator.seats.actions import REFUSAL, TRUNCATED
 from orchestrator.seats.faults import FaultStreak
-from orchestrator.seats.player import Credential, new_turns, new_usage
+from orchestrator.seats.player import Credential, new_turns, new_usage, shipped_prices
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.seats.providers import ProviderError, SeatFailed, TurnTimeout, make_chat, new_client
@@ -93,7 +93,7 @@ class ArenaSeat:
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
                               seat=self.label, max_concurrent=credential.max_concurrent)
         self.timeout_s = turn_timeout_ms / 1000
-        self.prices = prices or PriceTable.shipped()
+        self.prices = prices or shipped_prices()
         self.usd_per_mtok = credential.usd_per_mtok
         self.usage = new_usage()
         self.turns = new_turns()  # the world's counts; `invalid` is settled from the play loop, which judges legality

@@ -35,12 +35,15 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
 async def play_job_async(job: Job, should_stop: Callable[[], bool] = lambda: False,
                          on_tick: Callable[[int], None] = lambda t: None, recorder=None,
                          on_frame: Callable[[dict], None] | None = None,
-                         should_drain: Callable[[], bool] = lambda: False) -> Outcome:
-    """play_job as a coroutine, for a worker that plays many matches on one event loop."""
+                         should_drain: Callable[[], bool] = lambda: False,
+                         stopped: asyncio.Event | None = None) -> Outcome:
+    """play_job as a coroutine, for a worker that plays many matches on one event loop. stopped: an
+    event set together with should_stop, so a model match waiting on providers stops at once."""
     head = Head(job, recorder)
     game = GAMES.get(job.scenario_id)
     if game is not None:
         return await arena.play_async(game, job, head, should_stop, on_tick)
     if all(s["provider"] == "local" for s in job.seats):
         return await asyncio.to_thread(world.play, job, None, should_stop, on_tick, on_frame)
-    return await world.play_async(job, await world.model_seats(head), should_stop, on_tick, on_frame, should_drain)
+    return await world.play_async(job, await world.model_seats(head), should_stop, on_tick, on_frame, should_drain,
+                                  stopped)

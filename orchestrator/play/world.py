@@ -97,15 +97,15 @@ def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] =
 
 async def play_async(job: Job, players: ModelSeats, should_stop: Callable[[], bool] = lambda: False,
                      on_tick: Callable[[int], None] = lambda t: None, on_frame: Callable[[dict], None] | None = None,
-                     should_drain: Callable[[], bool] = lambda: False) -> Outcome:
-    """play() for a match with model seats, as a coroutine."""
+                     should_drain: Callable[[], bool] = lambda: False, stopped: asyncio.Event | None = None) -> Outcome:
+    """play() for a match with model seats, as a coroutine; stopped: set on a cancel (ModelSeats)."""
     started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     usage = job.usage()
     error = None
     try:
         stop, spend = await players.play_async(match, job, usage, should_stop, _framed(match, on_tick, on_frame),
-                                               should_drain)
+                                               should_drain, stopped)
     except (SeatFailed, Unrecorded) as e:  # a key rejected, a provider down, a store that stays full
         stop, error = "failed", e.envelope()
     except Exception as e:  # anything else: the run fails, and the turns already paid stay metered

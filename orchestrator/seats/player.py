@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import time
 from collections import deque
@@ -84,7 +85,7 @@ class SeatPlayer:
                               seat=self.label, max_concurrent=max_concurrent)
         self.turn_timeout_ms = int(turn_timeout_ms)
         self.actions_per_turn = int(actions_per_turn)
-        self.prices = prices or PriceTable.shipped()
+        self.prices = prices or shipped_prices()
         self.memory: deque = deque(maxlen=memory_turns)
         self.usage = new_usage()
         self.turns = new_turns()
@@ -276,14 +277,17 @@ class ModelSeats:
         self.recorded = recorded or {"turns": [], "seats": {}}
         self.transcript: list[dict] = []
         self.turns: dict[int, dict] = {}
+        self._stopped: asyncio.Future | None = None
 
     def play(self, match, job, usage: list[dict], should_stop, on_tick,
              should_drain=lambda: False) -> tuple[str, float]:
         return asyncio.run(self.play_async(match, job, usage, should_stop, on_tick, should_drain))
 
     async def play_async(self, match, job, usage: list[dict], should_stop, on_tick,
-                         should_drain=lambda: False) -> tuple[str, float]:
-        prices = self.prices or PriceTable.shipped()
+                         should_drain=lambda: False, stopped: asyncio.Event | None = None) -> tuple[str, float]:
+        """stopped: set when should_stop() turns true (a worker's cancel); a tick waiting on providers
+        then ends at once, where without it the tick looks at should_stop every CANCEL_POLL_S."""
+        prices = self.prices or shipped_prices()
         again: dict[int, dict[int, dict]] = {}  # seat -> tick -> a recorded turn to replay
         for t in self.recorded["turns"]:
             again.setdefault(t["seat"], {})[t["tick"]] = t
@@ -302,6 +306,8 @@ class ModelSeats:
                 if totals:  # a resumed run: what was metered before the fault, never billed again
                     p.usage, p.turns = dict(totals["usage"]), dict(totals["turns"])
                     usage[i].update(p.usage)
+            if stopped is not None:
+                self._stopped = stack.enter_context(_waiting(stopped))
             try:
                 return await self._season(match, job, players, usage, should_stop, on_tick, should_drain)
             finally:  # whatever ended the season, every seat's tokens so far are metered (they were paid)
@@ -321,7 +327,7 @@ class ModelSeats:
                 return "cancelled", spend
             if should_drain():  # the service stops: at this tick boundary every answered turn is recorded
                 return "drained", spend
-            report = await self._tick(match, players, should_stop)
+            report = await self._tick(match, players, should_stop, self._stopped)
             if report is None:  # cancelled while waiting on providers: that tick is not played
                 return "cancelled", spend
             for i, delta in report.usage.items():
@@ -347,9 +353,17 @@ class ModelSeats:
         return out
 
     @staticmethod
-    async def _tick(match, players, should_stop) -> TickReport | None:
+    async def _tick(match, players, should_stop, stopped: asyncio.Future | None = None) -> TickReport | None:
         """One tick, given up (None) as soon as a cancel arrives, not when the slowest provider answers."""
         task = asyncio.ensure_future(play_tick(match, players))
+        if stopped is not None:  # no polling: hundreds of matches on a loop would wake it constantly
+            await asyncio.wait((task, stopped), return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                return task.result()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return None
         while True:
             done, _ = await asyncio.wait((task,), timeout=CANCEL_POLL_S)
             if done:
@@ -362,3 +376,19 @@ class ModelSeats:
 
 
 CANCEL_POLL_S = 0.1  # how often a tick waiting on providers looks for a cancel
+
+
+@contextlib.contextmanager
+def _waiting(event: asyncio.Event):
+    """A future done once the event is set, for the whole season (one, not one per tick)."""
+    waiter = asyncio.ensure_future(event.wait())
+    try:
+        yield waiter
+    finally:
+        waiter.cancel()
+
+
+@functools.cache
+def shipped_prices() -> PriceTable:
+    """The shipped price table, read once per process: every match of a worker prices with it."""
+    return PriceTable.shipped()
