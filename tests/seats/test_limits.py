@@ -11,9 +11,11 @@ from orchestrator.seats import Credential, ModelSeats
 from orchestrator.seats.limits import DEFAULT_CAP, configured_cap, key_limit
 
 
-async def _match(fake, models: list[str], ticks: int, seed: int, cap, timeout_ms: int, after_s: float = 0.0):
-    """One match of model seats played to its end; (stop reason, every seat's turn counts)."""
-    await asyncio.sleep(after_s)
+async def _match(fake, models: list[str], ticks: int, seed: int, cap, timeout_ms: int, after_429: bool = False):
+    """One match of model seats played to its end; (stop reason, every seat's turn counts). after_429:
+    it starts once a refusal of the provider's has reached the key's limit."""
+    while after_429 and not key_limit("router", fake.url + "/v1", "k-good", cap).throttled:
+        await asyncio.sleep(0.01)
     roster = [{"model": m, "provider": "router"} for m in models]
     env = resolve_env({})
     env["seed"], env["spawn_seed"], env["turn_timeout_ms"] = seed, seed + 1, timeout_ms
@@ -21,8 +23,8 @@ async def _match(fake, models: list[str], ticks: int, seed: int, cap, timeout_ms
     match = build_match(ticks, env, seat_specs(models))
     creds = {i: Credential("k-good", fake.url + "/v1", private_ok=True, max_concurrent=cap) for i in range(len(models))}
     seats = ModelSeats(creds)
-    usage = job_usage = [{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0} for _ in models]
-    stop, _ = await seats.play_async(match, job, job_usage, lambda: False, lambda t: None)
+    usage = [{"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0} for _ in models]
+    stop, _ = await seats.play_async(match, job, usage, lambda: False, lambda t: None)
     assert usage[0]["agent_turns"] == ticks
     return stop, seats.turns
 
@@ -72,7 +74,7 @@ def test_a_retry_after_holds_every_request_to_the_key(fake):
 
     async def go():
         return await asyncio.gather(_match(fake, ["r/a", "r/b"], 2, 1, None, 5000),
-                                    _match(fake, ["r/late"], 1, 2, None, 5000, after_s=0.4))
+                                    _match(fake, ["r/late"], 1, 2, None, 5000, after_429=True))
     played = asyncio.run(go())
     _clean(played[:1], 2)
     _clean(played[1:], 1)
