@@ -30,7 +30,8 @@ from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
-from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_worker
+from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_nodes, \
+    model_worker
 
 log = logging.getLogger("studio.dispatcher")
 PROGRESS_EVERY_S = 0.5
@@ -39,7 +40,6 @@ RETRY_S = 0.5
 # A second job waits inside the actor, so the worker never idles while the dispatcher records the
 # first one; the run's started_at_ms is taken from the worker when it really starts playing.
 SCRIPTED_JOBS_PER_WORKER = 2
-MODEL_WORKERS = 2
 # A deep queue of a series' small scripted runs goes to the workers in chunks: one Ray call, one
 # reply and one store transaction for several runs, instead of one each (Ray's per-call handling on
 # both ends cost more than a 24-agent match). A chunk is bounded by its work, agents x ticks summed
@@ -58,6 +58,7 @@ class Dispatcher:
         self.n_workers = workers  # default: one per CPU of the cluster
         self.workers: list = []       # scripted matches, one CPU each
         self.model_workers: list = []  # matches with model seats, no CPU held
+        self.model_node: dict = {}     # id(model worker) -> the node it was placed on
         self.inflight: dict = {}      # ObjectRef -> (run ids of the chunk, worker)
         self.by_run: dict = {}        # run_id -> worker
         self._wake = threading.Event()
@@ -87,7 +88,7 @@ class Dispatcher:
         return bool(self._starting)
 
     def capacity(self, scripted: bool = True) -> int:
-        """How many runs of a kind play at once: one per scripted worker, several per model worker."""
+        """How many runs of a kind play at once: one per scripted worker, hundreds per model worker."""
         if scripted:
             return max(1, len(self.workers))
         return max(1, len(self.model_workers) * MODEL_JOBS_PER_WORKER)
@@ -102,7 +103,7 @@ class Dispatcher:
             raise
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
-        self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
+        self._grow_model_pool()
         self._node = ray.get_runtime_context().get_node_id()
         self._starting = [w.pid.remote() for w in self.workers]  # answered once a worker is warm
         self.reconcile()
@@ -138,7 +139,7 @@ class Dispatcher:
         self.recorder = None
         self.agents.stop()
         self.inflight, self.by_run = {}, {}
-        self.workers, self.model_workers = [], []
+        self.workers, self.model_workers, self.model_node = [], [], {}
         self.core.dispatcher = None
         self.archiver.close()
         if self._play_lock is not None:
@@ -165,6 +166,19 @@ class Dispatcher:
     def wake(self) -> None:
         self._wake.set()
 
+    def _grow_model_pool(self) -> None:
+        """Model workers per node by its CPUs (workers.model_nodes): on start, and for nodes that join."""
+        placed: dict = {}
+        for node in self.model_node.values():
+            placed[node] = placed.get(node, 0) + 1
+        for node in model_nodes():
+            if placed.get(node, 0) > 0:
+                placed[node] -= 1
+                continue
+            w = model_worker(node)
+            self.model_workers.append(w)
+            self.model_node[id(w)] = node
+
     def request_cancel(self, run_id: str) -> None:
         worker = self.by_run.get(run_id)
         if worker is not None:
@@ -188,6 +202,7 @@ class Dispatcher:
                     self._progress()
                     last_progress = time.monotonic()
                 if time.monotonic() - last_sweep > SWEEP_EVERY_S:
+                    self._grow_model_pool()
                     self._sweep()
                     last_sweep = time.monotonic()
             except Exception:  # never let one bad record stop every later run
@@ -238,10 +253,12 @@ class Dispatcher:
         return True
 
     def _free_slots(self, pool: list, per_worker: int) -> list:
+        """Free slots, the workers taken in turn: runs spread over the workers (and nodes)."""
         load: dict[int, int] = {}
         for _, w in self.inflight.values():  # a chunk takes one slot, however many runs it holds
             load[id(w)] = load.get(id(w), 0) + 1
-        return [w for w in pool for _ in range(per_worker - load.get(id(w), 0))]
+        free = [per_worker - load.get(id(w), 0) for w in pool]
+        return [w for k in range(max(free, default=0)) for w, n in zip(pool, free) if k < n]
 
     def _submit_queued(self) -> None:
         for scripted, slots in ((True, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
@@ -349,7 +366,10 @@ class Dispatcher:
     def _replace(self, worker) -> None:
         """A dead worker leaves its pool once (it may fail several jobs) and a new one of its kind joins."""
         if any(w is worker for w in self.model_workers):
-            self.model_workers = [w for w in self.model_workers if w is not worker] + [model_worker()]
+            node = self.model_node.pop(id(worker), None)
+            fresh = model_worker(node)
+            self.model_workers = [w for w in self.model_workers if w is not worker] + [fresh]
+            self.model_node[id(fresh)] = node
         elif any(w is worker for w in self.workers):
             fresh = MatchWorker.remote()
             self.workers = [w for w in self.workers if w is not worker] + [fresh]
