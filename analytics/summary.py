@@ -46,6 +46,26 @@ def _seat_rows(data, *, batch_id=None, run_ids=None, scenario_id=None, anchors=T
                                params)
 
 
+def _with_decisions(data, rows: pd.DataFrame) -> pd.DataFrame:
+    """Each seat row's mean decision accuracy (NaN where the seat was not graded), from the source's
+    ``decisions`` table (match_id, seat, accuracy: the service registers its graded seats) when it
+    has one."""
+    d = as_data(data)
+    has = len(rows) and d.query("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'decisions'")[
+        "n"].iloc[0]
+    if not has:
+        return rows.assign(decision_accuracy=float("nan"))
+    graded = d.query("SELECT match_id, seat, accuracy AS decision_accuracy FROM decisions")
+    return rows.merge(graded, on=["match_id", "seat"], how="left")
+
+
+def _decision_accuracy(rows: pd.DataFrame, confidence: float) -> dict | None:
+    """Mean decision accuracy over the graded matches, with its interval (the general method: no
+    coverage benchmark has chosen one for it yet); None for a seat never graded."""
+    graded = rows["decision_accuracy"].dropna().to_numpy(float)
+    return _interval(stats.mean_interval(graded, confidence), SCORE_DIGITS) if len(graded) else None
+
+
 def achievement_rates(achievements: pd.Series) -> dict[str, float]:
     """Percent of matches in which each achievement was unlocked, in rubric order."""
     n = len(achievements)
@@ -69,6 +89,7 @@ def _group_summary(rows: pd.DataFrame, confidence: float) -> dict:
         "mean_rank": _round(rows["rank"].mean(), SCORE_DIGITS) if n else None,
         "crafter_score": _round(rubric.crafter_score(list(rates.values())), SCORE_DIGITS) if n else None,
         "achievement_rates": {a: round(r, SCORE_DIGITS) for a, r in rates.items()},
+        "decision_accuracy": _decision_accuracy(rows, confidence),
     }
 
 
@@ -85,6 +106,7 @@ def series_summary(data, batch_id: str | None = None, *, run_ids=None, scenario_
         raise ValueError(f"by must be one of {sorted(GROUPINGS)}, got {by!r}")
     rows = _seat_rows(data, batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, anchors=anchors, game=game,
                       exclude_runs=exclude_runs)
+    rows = _with_decisions(data, rows)
     keys = list(GROUPINGS[by])
     groups = []
     if len(rows):

@@ -14,7 +14,8 @@ from api.headers import SecurityHeaders
 from api.limits import BodyLimit
 from api import mcp as mcp_surface
 from api.console import routes as console
-from api.routes import analysis, discovery, matches, runs, scenarios, skills
+from api.routes import agents, analysis, discovery, matches, runs, scenarios, skills
+from orchestrator.agents.turns import SeatActions
 from orchestrator.core import Core
 from orchestrator.runs.body import RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
@@ -71,9 +72,9 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
     app.add_middleware(BodyLimit)
     errors.install(app)
     app.add_middleware(SecurityHeaders)  # added last: outermost, so error answers carry the headers too
-    for module in (discovery, scenarios, skills, runs, analysis, matches):
+    for module in (discovery, scenarios, skills, runs, agents, analysis, matches):
         app.include_router(module.router)
-    openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody])
+    openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody, SeatActions])
     # The web console and Swagger UI use only assets served from here (no CDN): both work offline.
     app.mount("/console/static", StaticFiles(directory=Path(console.__file__).parent / "static"), name="console-static")
     console.install(app)

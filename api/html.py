@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
+from api.decisions_html import decisions_block
 from engine.rubric import DIMENSIONS
 
 STYLE = """<style>
@@ -78,4 +79,5 @@ def report_html(rep: dict) -> str:
     charts = "".join(_bars(entries, d, labels) for d in DIMENSIONS)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{STYLE}</head><body>{head}"
             f"<p>{res['rubric']}, {res['match_ticks']} ticks played, field of {res['field_size']}</p>"
-            f"<table><tr>{header}</tr>{rows}</table><div class='charts'>{charts}</div></body></html>")
+            f"<table><tr>{header}</tr>{rows}</table><div class='charts'>{charts}</div>"
+            f"{decisions_block(rep.get('decisions'), res['match_ticks'])}</body></html>")

@@ -24,6 +24,27 @@ class PublicSeat(Closed):
     instructions: bool
 
 
+class SeatDecisions(Closed):
+    """A graded seat on the public report: its decision summary and regret per tick, [tick, regret]."""
+    seat: int
+    name: str
+    grader: str
+    graded: int
+    accuracy: float
+    mean_regret: float
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    regret: list[list[float]]
+
+
+class PublicDecisions(Closed):
+    grader: str
+    horizon_ticks: int
+    rollouts: int
+    seats: list[SeatDecisions]
+
+
 class Report(Closed):
     match_id: str
     name: str
@@ -39,6 +60,7 @@ class Report(Closed):
     stop_reason: StopReason | None
     roster: list[PublicSeat]
     results: Results | None
+    decisions: PublicDecisions | None = None  # a done grading (CONTRACT.md section 14); never a reply
 
 
 class ChessMove(Closed):

@@ -15,19 +15,28 @@ refused. Three ways to reach a data dir:
   `read_only=True` refuses every tool that writes, for analysis next to a live service.
 - `Studio(data_dir, token, play=True)`: also plays runs here; only one process may play a data dir,
   so this is refused with a clear message while `studio serve` runs on it.
+
+`play_seat(run_id, seat, policy)` plays an agent seat (CONTRACT.md section 13) with a function of the
+turn; its turns reach the process that plays the run, so use it on `Studio.connect(...)` or on a
+Studio opened with play=True (docs/AGENTS.md).
 """
 from __future__ import annotations
 
+import asyncio
+import inspect
 import itertools
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 from api.mcp.tools import BY_NAME, invoke
 from orchestrator import auth
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.lifecycle import TERMINAL
+from orchestrator.runs.lifecycle import ACTIVE, TERMINAL
+from orchestrator.runs.series import BATCH_PREFIX, MAX_WAIT_MS
 
 
 class DataDirBusy(RuntimeError):
@@ -41,6 +50,8 @@ class ReadOnly(RuntimeError):
 class _Tools:
     """Tool names as methods, and waiting for a run; subclasses say how one call is made."""
 
+    wait_cap_ms = MAX_WAIT_MS  # the longest get_batch long-poll one call asks for
+
     def call(self, tool: str, **args) -> dict:
         raise NotImplementedError
 
@@ -53,7 +64,10 @@ class _Tools:
         return list(super().__dir__()) + list(BY_NAME)
 
     def wait(self, run_id: str, timeout_s: float = 600, poll_s: float = 0.2) -> dict:
-        """Poll get_run until the run ends; returns {run, results}."""
+        """Until the run ends, polling get_run; returns {run, results}. A series' batch_id (bat_...) is
+        waited for by wait_series."""
+        if run_id.startswith(BATCH_PREFIX):
+            return self.wait_series(run_id, timeout_s)
         deadline = time.monotonic() + timeout_s
         while True:
             body = self.call("get_run", id=run_id)
@@ -62,6 +76,37 @@ class _Tools:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} is still {body['run']['status']} after {timeout_s} s")
             time.sleep(poll_s)
+
+    def play_seat(self, run_id: str, seat: int, policy: Callable[[dict], list], *, wait_ms: int = 20_000) -> dict:
+        """Play an agent seat (provider "agent") until its run ends: for each open turn, `policy(turn)`
+        returns the actions to submit (the turn is get_seat_turn's answer: observation {text, state},
+        tick, deadline_ms, actions_per_turn, directions). A turn whose deadline passed while the policy
+        thought is skipped (that tick played with the seat waiting). Returns wait()'s {run, results}."""
+        while True:
+            turn = self.call("get_seat_turn", run_id=run_id, seat=seat, wait_ms=wait_ms)
+            if turn["status"] == "ended":
+                return self.wait(run_id)
+            if turn["status"] != "your_turn":
+                continue
+            actions = policy(turn)
+            try:
+                self.call("submit_seat_actions", run_id=run_id, seat=seat, tick=turn["tick"], actions=actions)
+            except DomainError as e:
+                if e.code != "turn_closed":
+                    raise
+
+    def wait_series(self, batch_id: str, timeout_s: float = 600) -> dict:
+        """Until no run of the series is left to play, following it through get_batch's long-poll (one
+        call per change of the series, not one per run); returns {batch} with its final summary."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left_ms = int((deadline - time.monotonic()) * 1000)
+            body = self.call("get_batch", id=batch_id, wait_ms=min(max(left_ms, 0), self.wait_cap_ms))
+            if body["batch"]["status"] not in ACTIVE:
+                return body
+            if left_ms <= 0:
+                raise TimeoutError(f"series {batch_id} is still {body['batch']['status']} after {timeout_s} s "
+                                   f"({body['batch']['counts']})")
 
     def close(self) -> None:
         pass
@@ -99,12 +144,31 @@ class Studio(_Tools):
         principal = auth.authenticate(self.core, self.token)
         if spec.scope is not None:
             auth.require(principal, spec.scope, write=spec.write)
-        return invoke(spec, self.core, principal, args)
+        return _resolved(invoke(spec, self.core, principal, args))
+
+    def play_seat(self, run_id: str, seat: int, policy: Callable[[dict], list], *, wait_ms: int = 20_000) -> dict:
+        if self._dispatcher is None:  # the turns open in the process that plays the run, not here
+            raise RuntimeError("play_seat needs the process that plays the run: use Studio.connect(url, token) "
+                               "to play through a running server, or open this Studio with play=True")
+        return super().play_seat(run_id, seat, policy, wait_ms=wait_ms)
 
     def close(self) -> None:
         if self._dispatcher is not None:
             self._dispatcher.stop()
             self._dispatcher = None
+
+
+def _resolved(result):
+    """A tool's answer; an agent seat's turn tools answer a coroutine, run here to its end (on a loop
+    of its own when this thread already runs one, as a notebook's does)."""
+    if not inspect.isawaitable(result):
+        return result
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(result)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, result).result()
 
 
 def _start_dispatcher(core: Core, ray_address: str | None, workers: int | None):
@@ -130,6 +194,7 @@ class RemoteStudio(_Tools):
 
         self.url = url.rstrip("/")
         self.token = token
+        self.wait_cap_ms = min(MAX_WAIT_MS, int(timeout_s * 500))  # a long-poll answers well within the timeout
         self._ids = itertools.count(1)
         self._http = httpx.Client(timeout=timeout_s, headers={
             "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",

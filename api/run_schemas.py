@@ -13,10 +13,12 @@ from api.schemas import Closed, ErrorEnvelope
 from engine.kernels.codes import STOP_REASONS
 from engine.rubric import DIMENSIONS, STATS
 from engine.rules import RESOURCES
+from orchestrator.grading.states import STATUSES as GRADING_STATUSES
 from orchestrator.runs.body import PROVIDERS, Seat
 from orchestrator.runs.lifecycle import STATUSES
 
 Status = Literal[STATUSES]
+GradingStatus = Literal[GRADING_STATUSES]
 StopReason = Literal[STOP_REASONS]
 Provider = Literal[PROVIDERS]
 Funding = Literal["account", "platform", "free"]
@@ -151,6 +153,14 @@ class RosterSeat(Closed):
     note: str = None      # local seats sent skills or instructions: why they are ignored
 
 
+class RunGrading(Closed):
+    """Decision grading's progress (CONTRACT.md section 14): total counts the match's decisions once
+    it is read (0 before); done with graded < total when some could not be graded."""
+    status: GradingStatus
+    graded: int
+    total: int
+
+
 class Run(Closed):
     run_id: str
     match_id: str | None
@@ -170,6 +180,7 @@ class Run(Closed):
     spend: RunSpend
     agent_turns: RunTurns
     stop_reason: StopReason | None
+    grading: RunGrading | None = None  # null: the run grades no decisions
 
 
 # --- results (SPEC.md "Results object", docs/RUBRIC.md; arena games CONTRACT.md section 11) -------
@@ -198,12 +209,24 @@ class Scorecard(Closed):
     replied: bool = None  # model seats: false when the provider never answered a turn
 
 
+class DecisionSummary(Closed):
+    """A graded seat's decisions (CONTRACT.md section 14, docs/RUBRIC.md)."""
+    grader: str
+    graded: int
+    accuracy: float
+    mean_regret: float
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+
+
 class AgentResult(Scorecard):
     """One agent's scorecard in the world (engine/rubric.py)."""
     crafter_score: float
     dimensions: Dimensions
     achievements: list[str]
     stats: AgentStats
+    decisions: DecisionSummary | None = None  # seats only: null until graded, or when not graded
 
 
 class Results(Closed):
@@ -368,6 +391,7 @@ class SeatSummary(Closed):
     mean_rank: float | None
     crafter_score: float | None
     achievement_rates: dict[str, float]
+    decision_accuracy: Interval | None = None  # graded seats: mean decision accuracy over graded matches
 
 
 class BatchSummary(Closed):
@@ -476,10 +500,33 @@ class Turn(Closed):
     error: str | None
     refusal: str | None = None  # the model refused: its refusal text
     truncated: bool = None      # the reply was cut by its token ceiling
+    submitted_by: str | None = None  # an agent seat's turn: "token:<prefix>" or "console:<handle>"
 
 
 class Transcript(Closed):
     turns: list[Turn]
+    next_cursor: str | None
+
+
+class DecisionTurn(Closed):
+    """One graded decision: the turn taken and the best candidate, their values at the horizon (0..100)."""
+    tick: int
+    seat: int
+    chosen: list[dict[str, Any]]
+    value: float
+    best: list[dict[str, Any]]
+    best_value: float
+    regret: float
+    accuracy: float
+    label: Literal["inaccuracy", "mistake", "blunder"] | None
+
+
+class Decisions(Closed):
+    grader: str
+    horizon_ticks: int
+    rollouts: int
+    status: GradingStatus | None
+    turns: list[DecisionTurn]
     next_cursor: str | None
 
 

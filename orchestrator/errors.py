@@ -36,6 +36,10 @@ STATUS: dict[str, int] = {
     "seed_not_allowed": 400,
     "unknown_run": 404,
     "run_launching": 409,
+    # CONTRACT.md section 13: agent seats' turns
+    "not_agent_seat": 400,
+    "bad_actions": 400,
+    "turn_closed": 409,
     "internal_error": 500,
     # CONTRACT.md section 15: a provider base URL an account may not store (web console)
     "bad_base_url": 400,

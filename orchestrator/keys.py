@@ -25,7 +25,9 @@ from orchestrator.core import Core
 from orchestrator.errors import AdminError
 
 PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6: keyed
-ROUTED = PROVIDERS + ("local",)  # every provider a seat may name; local plays scripted policies, no key
+# every provider a seat may name; local plays scripted policies, agent the account's own program
+# (CONTRACT.md section 13); neither needs a key
+ROUTED = PROVIDERS + ("local", "agent")
 NEEDS_BASE_URL = ("ollama", "openai-compatible")
 KEYLESS = ("ollama",)  # a local Ollama checks no key; one can still be stored for a proxy in front of it
 PLATFORM = "platform"

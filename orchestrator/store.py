@@ -205,6 +205,45 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
     """,
+    # Decision grading (CONTRACT.md section 14, orchestrator/grading): the run body's mode, the
+    # grading's status (NULL: nothing to grade), decisions graded of the total counted once the match
+    # is read, and how often it was started (a bounded retry). One row per graded decision and one
+    # summary per graded seat, written as the workers' parts come back.
+    """
+    ALTER TABLE runs ADD COLUMN grading TEXT;
+    ALTER TABLE runs ADD COLUMN grading_status TEXT;
+    ALTER TABLE runs ADD COLUMN graded INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN grading_total INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN grading_starts INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX runs_grading ON runs(grading_status) WHERE grading_status IN ('pending', 'running');
+    CREATE TABLE decision_turns (
+        run_id TEXT NOT NULL,
+        tick INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        turn TEXT NOT NULL,
+        PRIMARY KEY (run_id, tick, seat)
+    ) WITHOUT ROWID;
+    CREATE TABLE decision_seats (
+        run_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        PRIMARY KEY (run_id, seat)
+    ) WITHOUT ROWID;
+    """,
+    # A series read (GET /batches/:id) without recomputing its summary (orchestrator.runs.summaries):
+    # the summary kept per series with the digest of the scored matches it covers (version) and their
+    # number (a process holding fewer never replaces it); and the series' runs, statuses and match ids
+    # in trial order from one index, without reading the runs' rows
+    """
+    CREATE TABLE batch_summaries (
+        batch_id TEXT PRIMARY KEY REFERENCES batches(id),
+        version TEXT NOT NULL,
+        matches INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        computed_at_ms INTEGER NOT NULL
+    );
+    CREATE INDEX runs_batch_state ON runs(batch_id, trial, status, id, match_id, grading_status);
+    """,
     # the manifest of an ended run's match as its lander wrote it (JSON: files and sizes, node, pid)
     """
     ALTER TABLE runs ADD COLUMN archived TEXT;

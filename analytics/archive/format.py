@@ -152,6 +152,7 @@ TRANSCRIPT_SCHEMA = pa.schema([
     ("tick", pa.int32()), ("seat", pa.int16()), ("reply", pa.string()), ("actions", pa.string()),
     ("refused", pa.list_(pa.string())), ("latency_ms", pa.float64()), ("input_tokens", pa.int64()),
     ("output_tokens", pa.int64()), ("error", pa.string()), ("refusal", pa.string()), ("truncated", pa.bool_()),
+    ("submitted_by", pa.string()),  # an agent seat's turn: "token:<prefix>" or "console:<handle>"
 ])
 
 
@@ -170,4 +171,5 @@ def transcript_rows(table: pa.Table, *, seat: int | None = None, offset: int = 0
         r["actions"] = json.loads(r["actions"]) if r["actions"] else []
         r["truncated"] = bool(r.get("truncated"))  # rows archived before the field, and arena turns
         r.setdefault("refusal", None)
+        r.setdefault("submitted_by", None)  # rows archived before the field
     return rows[:limit], len(rows) > limit

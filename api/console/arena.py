@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
-from api.console.pages import Console, ConsoleUser, estimate, launch
+from api.console.pages import Console, ConsoleUser, estimate, launch, turn_timeout
 from engine.arena.games import GAMES
 from orchestrator.runs import service as runs_service
 
@@ -33,7 +33,7 @@ def _body(form) -> dict:
         if seat["model"]:
             roster.append({f: v for f, v in seat.items() if v})
     body["roster"] = roster
-    return body
+    return turn_timeout(form, body)
 
 
 def _picker(user: Console, status: int = 200, **ctx) -> HTMLResponse:

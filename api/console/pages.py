@@ -13,7 +13,7 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from orchestrator import auth, console_auth
+from orchestrator import auth, console_auth, keys
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
 from orchestrator.runs import lifecycle
@@ -24,6 +24,7 @@ TEMPLATES.env.filters["when"] = lambda ms: "never" if ms is None else datetime.f
     ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 TEMPLATES.env.globals["ENDED"] = lifecycle.TERMINAL
 TEMPLATES.env.filters["count_of"] = lambda n: f"{n:,}"
+TEMPLATES.env.globals["PROVIDERS"] = keys.ROUTED  # the roster pickers' choices, agent among them
 
 
 def usd(amount: float | None) -> str:
@@ -126,6 +127,15 @@ def dead_end(user: Console, e: DomainError) -> HTMLResponse:
 
 def optional_session(request: Request) -> console_auth.Session | None:
     return console_auth.session(request.app.state.core, request.cookies.get(COOKIE))
+
+
+def turn_timeout(form, body: dict) -> dict:
+    """A builder's turn timeout (ms) as the run body's env.turn_timeout_ms: a person playing an agent
+    seat needs longer than a model. Passed on as typed when it is not a number, so the service names it."""
+    value = (form.get("turn_timeout_ms") or "").strip()
+    if value:
+        body["env"] = {"turn_timeout_ms": int(value) if value.isdigit() else value}
+    return body
 
 
 async def estimate(user: Console, service: Callable, body_of: Callable[[dict], dict]) -> HTMLResponse:

@@ -3,6 +3,7 @@ events, cancelling, and a series' page with its forest plot."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import json
 import re
@@ -10,12 +11,13 @@ import re
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
-from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch
+from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, turn_timeout
 from orchestrator import listing, scenarios
 from orchestrator.errors import DomainError
+from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
-from orchestrator.runs.series import get_series
+from orchestrator.runs import series, summaries
 from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
 router = APIRouter(include_in_schema=False)
@@ -84,7 +86,7 @@ def _run_body(form) -> dict:
             seat["skills"] = skills
         roster.append(seat)
     body["roster"] = roster
-    return body
+    return turn_timeout(form, body)
 
 
 @router.get("/console/runs/new")
@@ -119,7 +121,8 @@ async def run_page(user: ConsoleUser, run_id: str):
         return user.page("run_live.html", status=STOP_POLLING if run["status"] in ENDED else 200,
                          run=run, results=got["results"])
     scenario = next((c["name"] for c in _scenario_choices(user) if c["id"] == run["scenario_id"]), None)
-    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario)
+    marks = decisions.marked(user.core, run_id) if run["grading"] and run["grading"]["status"] == "done" else []
+    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario, marks=marks)
 
 
 @router.get("/console/runs/{run_id}/events")
@@ -170,22 +173,60 @@ async def run_cancel(user: ConsoleUser, run_id: str):
 
 @router.get("/console/batches/{batch_id}")
 async def series_page(user: ConsoleUser, batch_id: str):
-    """A series: status, its runs, and each seat's mean fitness with its 95% interval, plotted by the
-    analytics package's own forest plot (SVG, inline)."""
+    """A series: status, runs per state, and each seat's mean fitness with its 95% interval, plotted by
+    the analytics package's own forest plot (SVG, inline); the page follows the series live."""
     try:
-        series = get_series(user.core, user.principal, batch_id)["batch"]
+        got = await series.follow_series(user.core, user.principal, batch_id)
     except DomainError as e:
         return dead_end(user, e)
-    svg = None
-    summary = series["summary"]
-    if summary and summary.get("seats"):
-        svg = await asyncio.to_thread(_forest_svg, summary)
-    return user.page("series.html", series=series, svg=svg)
+    got = got["batch"]
+    svg = await _plot(got["summary"])
+    if user.request.headers.get("hx-request"):  # the live block, polled
+        return user.page("series_live.html", status=200 if got["status"] in FOLLOWED else STOP_POLLING,
+                         series=got, svg=svg)
+    return user.page("series.html", series=got, svg=svg)
 
 
-def _forest_svg(summary: dict) -> str:
+@router.get("/console/batches/{batch_id}/events")
+async def series_events(user: ConsoleUser, batch_id: str):
+    """Server-sent events: the series' live block each time one of its runs changes status, through the
+    batch read's long-poll (one wait for the whole series); the page polls the block when EventSource
+    is not available."""
+    request, s = user.request, user.session
+    state = series.read_state(user.core, user.principal, batch_id)  # 404 before the stream opens
+
+    async def stream():
+        nonlocal state
+        while True:
+            got = series.view(state, await series.summary_of(user.core, state))["batch"]
+            html = TEMPLATES.get_template("series_live.html").render(series=got, svg=await _plot(got["summary"]), s=s)
+            yield "event: series\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
+            while True:
+                if state.ended or await request.is_disconnected():
+                    return
+                before = state.key
+                state = await series.changed(user.core, state, SSE_WAIT_MS)
+                if state.key != before:
+                    break
+    return StreamingResponse(_then_end(stream()), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+FOLLOWED = ("queued", "running")  # a series' statuses while a run of it is left to play
+SSE_WAIT_MS = 5_000  # a stream looks whether its page went away at least this often
+
+
+async def _plot(summary: dict) -> str | None:
+    if not (summary and summary.get("seats")):
+        return None
+    return await asyncio.to_thread(_forest_svg, summaries.encode(summary))
+
+
+@functools.lru_cache(maxsize=32)
+def _forest_svg(summary_text: str) -> str:
+    """The plot of one summary (by its JSON text): drawn once, however many pages and polls show it."""
     from analytics.figures import seat_forest  # matplotlib: loaded on the first series page, not at start
-    fig = seat_forest(summary)
+    fig = seat_forest(json.loads(summary_text))
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()

@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from api.console.pages import ConsoleUser, dead_end
 from orchestrator.errors import DomainError
+from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.transcript import get_transcript
 
@@ -31,6 +32,8 @@ async def transcript_page(user: ConsoleUser, run_id: str, seat: str | None = Non
         got = get_transcript(user.core, user.principal, run_id, seat=seat, cursor=cursor, limit="100")
     except DomainError as e:
         return dead_end(user, e)
-    turns = [dict(t, actions=_actions(t.get("actions"))) for t in got["turns"]]
+    grades = decisions.labels(user.core, run_id, [(t["tick"], t["seat"]) for t in got["turns"]])
+    turns = [dict(t, actions=_actions(t.get("actions")), grade=grades.get((t["tick"], t["seat"])))
+             for t in got["turns"]]
     return user.page("transcript.html", run=run, seat=None if seat is None else int(seat),
                      turns=turns, next_cursor=got["next_cursor"])

@@ -7,6 +7,7 @@ the core, which is what makes every refusal identical to REST's.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from typing import Any
@@ -17,7 +18,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from api.errors import failure
-from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke, output_schema
+from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke, invoke_follow, output_schema
 from orchestrator import auth, listing
 from orchestrator.auth import Principal
 from orchestrator.core import Core
@@ -35,7 +36,8 @@ INSTRUCTIONS = (
     "list_library) -> estimate_run -> launch_run -> get_run every few seconds until run.status is finished, "
     "failed or cancelled -> read results (null until the match archives, usually seconds after it finishes). "
     "Seats with model local/honest-trader, local/greedy-harvester, local/aggressive-raider or local/random are "
-    "scripted, free and need no provider key. Authenticate with the Authorization: Bearer header or an api_key "
+    "scripted, free and need no provider key; a seat with provider agent is played by your own program through "
+    "get_seat_turn and submit_seat_actions. Authenticate with the Authorization: Bearer header or an api_key "
     "argument on any tool. A refused call is a tool error whose text is {\"error\": code, \"message\": ...}; the "
     "message names the field or limit and what to send instead."
 )
@@ -89,13 +91,22 @@ def principal_for(core: Core, api_key: Any, header: Principal | None) -> Princip
     return header
 
 
-def _call(core: Core, name: str, args: dict, header: Principal | None) -> dict:
-    """What one REST request does: token, then scope (and plan for writes), then the service function."""
-    spec = BY_NAME[name]
+def _allowed(core: Core, spec: ToolSpec, args: dict, header: Principal | None) -> Principal:
+    """What one REST request checks first: token, then scope (and plan for writes)."""
     principal = principal_for(core, args.pop("api_key", _UNSET), header)
     if spec.scope is not None:
         auth.require(principal, spec.scope, write=spec.write)
-    return invoke(spec, core, principal, args)
+    return principal
+
+
+def _call(core: Core, name: str, args: dict, header: Principal | None) -> dict:
+    spec = BY_NAME[name]
+    return invoke(spec, core, _allowed(core, spec, args, header), args)
+
+
+async def _follow(core: Core, spec: ToolSpec, args: dict, header: Principal | None) -> dict:
+    # on the event loop, as REST's route: indexed reads, then a wait that holds no thread
+    return await invoke_follow(spec, core, _allowed(core, spec, args, header), args)
 
 
 def _request_facts(ctx) -> tuple[str | None, Principal | None]:
@@ -116,9 +127,15 @@ def build_server(core: Core, version: str) -> Server:
         if params.name not in BY_NAME:
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool '{params.name}'; tools/list names them")
         address, header = _request_facts(ctx)
+        spec = BY_NAME[params.name]
         try:
-            # Service functions are synchronous (SQLite, the write lock, cancel's wait): off the event loop.
-            body = await anyio.to_thread.run_sync(_call, core, params.name, dict(params.arguments or {}), header)
+            if spec.follow is not None:
+                body = await _follow(core, spec, dict(params.arguments or {}), header)
+            else:
+                # Service functions are synchronous (SQLite, the write lock, cancel's wait): off the event loop.
+                body = await anyio.to_thread.run_sync(_call, core, params.name, dict(params.arguments or {}), header)
+                if inspect.isawaitable(body):  # an agent seat's turn: awaited here, so a long-poll holds no thread
+                    body = await body
         except DomainError as e:
             # As REST's handler: 401/403 count against the client address and become 429 past its ceiling.
             return refused(core.address_limiter.refuse(address, e))

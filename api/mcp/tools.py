@@ -7,17 +7,19 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel
 
 from api.limits import MAX_BODY_BYTES, too_large
-from api import run_schemas, schemas
+from api import run_schemas, schemas, turn_schemas
 from engine.rules import POLICIES
 from orchestrator import listing, scenarios, skills
 from orchestrator.auth import Principal
+from orchestrator.agents import turns
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.grading import read as decisions
 from orchestrator.me import me
 from orchestrator.runs import analysis, series, service, transcript, usage
 from orchestrator.runs.body import PROVIDERS, RunBody
@@ -31,8 +33,8 @@ LOCAL_SEATS = ", ".join(f"local/{p}" for p in POLICIES)
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """`shape` says how arguments split: none (api_key only), id, body, id_body, query (list_runs), or
-    id_query (get_transcript)."""
+    """`shape` says how arguments split: none (api_key only), id, body, id_body, query (list_runs),
+    id_query (get_transcript), seat_query (get_seat_turn) or seat_body (submit_seat_actions)."""
     name: str
     title: str
     description: str
@@ -47,6 +49,10 @@ class ToolSpec:
     idempotent: bool = True
     open_world: bool = False   # launch_run reaches model providers outside the service
     query: dict | None = None  # shape query: the REST query parameters, typed as JSON (default list_runs')
+    # shapes seat_query and seat_body (an agent seat's turn): call returns a coroutine, awaited by the
+    # transport, so a long-poll holds no thread
+    # A tool that may wait (a long-poll): the coroutine twin of `call`, awaited on the server's event loop
+    follow: Callable[..., Awaitable[dict]] | None = None
 
 
 def _create_scenario(core: Core, principal: Principal, body: Any) -> dict:
@@ -68,18 +74,27 @@ _RUN_ARGS = (
     "Arguments (the run body): scenario_id (required: a library id svc:... from list_library, or a saved usc_... "
     "id); roster (required: one object per seat with model (required), provider, name, reasoning off|low|medium|"
     "high, temperature 0-2, max_tokens, format tools|json, skills (up to 4 ids from list_skills), instructions (up "
-    f"to 4000 characters)). Seats {LOCAL_SEATS} are scripted, free and need no provider key; other models run on "
+    f"to 4000 characters)). Seats {LOCAL_SEATS} are scripted, free and need no provider key; a seat with provider "
+    "agent is played by your own program (model: its label, 1-80 characters; play it with get_seat_turn and "
+    "submit_seat_actions); other models run on "
     f"the account's key for their provider ({', '.join(PROVIDERS)}; router by default). Optional: name (up to 80), "
     "season_ticks (10-2000 within the plan's ticks_per_run), env (per-run overrides, same fields as a scenario's "
     "env), max_spend_usd (a stop, clamped into the plan's range), trials (above 1 launches a series), seed_mode "
     "vary|pinned (series only), paired_with (a series only: the batch_id of an earlier series whose seeds it "
-    "replays trial by trial, so the two compare pairwise). Agent turns = seats x season_ticks x trials, against "
+    "replays trial by trial, so the two compare pairwise), grading auto|all|off (which seats' decisions are "
+    "graded after a world match: auto grades model and agent seats, all local seats too). Agent turns = seats x season_ticks x trials, against "
     "the month's allowance.")
 _RUN_VIEW = ("A run view holds run_id, match_id, name, status, scenario_id, scenario_hash, batch_id, times (_ms), "
              "live ({tick, season_ticks} while running), links ({match, log, replay} public pages once a match "
              "exists), error ({error, message} when failed), effective (as-played season_ticks, env and seeds with "
              "their sources, hash), roster (each seat resolved, with funding and usage), spend, agent_turns, "
              "stop_reason.")
+
+BATCH_QUERY = {  # get_batch: GET /api/v1/batches/:id's query parameter
+    "wait_ms": {"type": "integer", "minimum": 0, "maximum": series.MAX_WAIT_MS,
+                "description": "wait up to this long for a run of the series to change status (default 0)"},
+}
+
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("whoami", "Who am I", "The account behind this token: user, plan (id, name, status), api_access (read "
@@ -180,6 +195,14 @@ TOOLS: tuple[ToolSpec, ...] = (
              "the previous page). Archived when the match ends. Needs runs:read. REST: GET "
              "/api/v1/runs/:id/transcript.", service.READ, False, "id_query", transcript.get_transcript,
              id_text="the run's id (run_...)"),
+    ToolSpec("get_decisions", "A run's graded decisions", "Every graded decision of a world run's seats, for its "
+             "owner: {grader, horizon_ticks, rollouts, status (the run's grading status: pending, running, done, off, "
+             "or null when nothing is graded), turns: [{tick, seat, chosen [actions], value, best [actions], "
+             "best_value, regret, accuracy 0-100, label (inaccuracy, mistake, blunder or null)}], next_cursor}, in "
+             "tick then seat order. Filled in after the match, when its grading is done. Optional: seat (roster "
+             "index), limit 1-500 (default 100), cursor (next_cursor of the previous page). Needs runs:read. REST: "
+             "GET /api/v1/runs/:id/decisions.", service.READ, False, "id_query", decisions.get_decisions,
+             id_text="the run's id (run_...)"),
     ToolSpec("cancel_run", "Cancel a run", "Cancel a run: queued runs are cancelled at once; a launching run is "
              "refused with run_launching (retry in a few seconds); a running run stops at the next tick boundary and "
              "what played is archived and scored; a run that already ended answers cancelled false, unchanged. "
@@ -187,10 +210,13 @@ TOOLS: tuple[ToolSpec, ...] = (
              service.WRITE, True, "id", service.cancel, id_text="the run's id (run_...)", read_only=False,
              destructive=True),
     ToolSpec("get_batch", "Get a series", "A series launched with trials > 1: {batch {batch_id, status, trials, "
-             "seed_mode, run_ids, summary}}, where summary gives per seat the mean fitness_index with its 95% "
-             "interval and n, and the same for each dimension. Unknown ids answer unknown_run. Needs runs:read. "
-             "REST: GET /api/v1/batches/:id.", service.READ, False, "id", series.get_series,
-             id_text="the series' batch_id (bat_...), from launch_run"),
+             "seed_mode, run_ids, counts (runs per status), summary}}, where summary gives per seat the mean "
+             "fitness_index with its 95% interval and n, and the same for each dimension. Optional wait_ms "
+             f"(0-{series.MAX_WAIT_MS}): answer once a run of the series changes status, or after wait_ms, at once when "
+             "no run is left to play; follow a whole series with it instead of polling each run. Unknown ids answer "
+             "unknown_run. Needs runs:read. REST: GET /api/v1/batches/:id.", service.READ, False, "id_query",
+             series.get_series, id_text="the series' batch_id (bat_...), from launch_run", query=BATCH_QUERY,
+             follow=series.follow_series),
     ToolSpec("get_usage", "Usage and allowances", "Spend by month, by model and per run, split by who paid (account "
              "keys or platform), and the allowances: agent_turns {used, held, remaining}, queued_runs, spend_cap_usd, "
              "access_tokens, requests_per_minute. Needs runs:read. REST: GET /api/v1/usage.", service.READ, False,
@@ -250,6 +276,36 @@ TOOLS = TOOLS + (
              "Needs runs:read.", service.READ, False, "id", analysis.export_csv,
              id_text="the series' batch_id (bat_...), from launch_run"),
 )
+_TURN_TEXT = ("{run_id, seat, status (waiting: the run is queued, launching or between ticks; your_turn; ended), "
+              "tick, season_ticks, deadline_ms (epoch ms, set only while your_turn), actions_per_turn, observation "
+              "{text (what a model seat's prompt shows), state (the same facts as JSON; arena games: chess fen and "
+              "legal_uci, Connect Four grid and playable_columns)}, directions (the seat's skills and instructions, "
+              "or null)}")
+SEAT_TURN_QUERY = {
+    "run_id": {"type": "string", "description": "the run's id (run_...)"},
+    "seat": {"type": "integer", "minimum": 0, "description": "the agent seat's roster index"},
+    "wait_ms": {"type": "integer", "minimum": 0, "maximum": turns.MAX_WAIT_MS,
+                "description": "how long to wait for the turn to open or the run to end (default 0)"},
+}
+TOOLS = TOOLS + (
+    ToolSpec("get_seat_turn", "An agent seat's turn", "The open turn of a seat with provider \"agent\" (a seat your own "
+             "program plays): " + _TURN_TEXT + ". With wait_ms it answers as soon as the turn opens or the run ends. "
+             "Answer a your_turn with submit_seat_actions before deadline_ms; a tick plays as soon as every seat has "
+             "acted. An agent seat that has not asked for its turn within 120 s of the run starting fails the run "
+             "(agent_absent). Refusals: unknown_run, not_agent_seat, bad_request (wait_ms outside 0-30000). Needs "
+             "runs:write. REST: GET /api/v1/runs/:id/seats/:seat/turn?wait_ms=W.", service.WRITE, True,
+             "seat_query", turns.get_turn, read_only=False, query=SEAT_TURN_QUERY),
+    ToolSpec("submit_seat_actions", "Answer an agent seat's turn", "Answer the open turn of an agent seat: run_id, "
+             "seat, tick (the open turn's) and actions, exactly as a json-format model seat writes them (world: "
+             "[{\"action\": \"move\", \"direction\": \"north\"}, ...] up to actions_per_turn; chess [{\"move\": "
+             "\"e2e4\"}]; Connect Four [{\"column\": 4}]; or [{\"action\": \"resign\"}]). Answers {ok, tick, "
+             "received}; the engine judges the actions when the tick plays and refusals show in the next "
+             "observation. Refusals: unknown_run, not_agent_seat, bad_request (tick or actions missing), bad_actions "
+             "(not a list of objects, or more than actions_per_turn), turn_closed (tick is not the open turn; the "
+             "message says which is). Needs runs:write. REST: POST /api/v1/runs/:id/seats/:seat/actions.",
+             service.WRITE, True, "seat_body", turns.submit_actions, model=turns.SeatActions, read_only=False,
+             idempotent=False),
+)
 BY_NAME = {t.name: t for t in TOOLS}
 
 
@@ -268,9 +324,11 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "update_skill": schemas.SkillOne, "delete_skill": schemas.Deleted, "list_library": schemas.LibraryList,
     "list_anchors": schemas.AnchorListing, "estimate_run": run_schemas.Estimate, "launch_run": run_schemas.Launched,
     "list_runs": run_schemas.RunList, "get_run": run_schemas.RunOne, "get_transcript": run_schemas.Transcript,
+    "get_decisions": run_schemas.Decisions,
     "cancel_run": run_schemas.Cancelled, "get_batch": run_schemas.BatchOne, "get_usage": run_schemas.Usage,
     "get_leaderboard": run_schemas.LeaderboardAnswer, "compare_batches": run_schemas.ComparisonAnswer,
     "export_batch": run_schemas.CsvExport,
+    "get_seat_turn": turn_schemas.SeatTurn, "submit_seat_actions": turn_schemas.ActionsReceived,
 }
 
 
@@ -288,9 +346,14 @@ def input_schema(spec: ToolSpec) -> dict:
         schema = copy.deepcopy(spec.model.model_json_schema())
         schema.pop("title", None)
     else:
-        query = {"query": spec.query or QUERY, "id_query": TRANSCRIPT_QUERY}.get(spec.shape, {})
+        query = {"query": spec.query or QUERY, "id_query": spec.query or TRANSCRIPT_QUERY,
+                 "seat_query": spec.query}.get(spec.shape, {})
         schema = {"type": "object", "properties": copy.deepcopy(query), "additionalProperties": False}
     props = schema.setdefault("properties", {})
+    if spec.shape in ("seat_query", "seat_body"):
+        seat = {k: dict(SEAT_TURN_QUERY[k]) for k in ("run_id", "seat")}
+        schema["properties"] = props = {**seat, **{k: v for k, v in props.items() if k not in seat}}
+        schema["required"] = ["run_id", "seat", *schema.get("required", [])]
     if spec.id_text:
         schema["properties"] = props = {"id": {"type": "string", "description": spec.id_text}, **props}
         schema["required"] = ["id", *schema.get("required", [])]
@@ -300,13 +363,17 @@ def input_schema(spec: ToolSpec) -> dict:
 
 # --- splitting raw arguments into what the service function takes ---------------------------------
 
-def _take_id(args: dict) -> str:
-    if "id" not in args or args["id"] is None:
-        raise DomainError("bad_request", "id is required")
-    value = args.pop("id")
+def _take_id(args: dict, name: str = "id") -> str:
+    value = _take(args, name)
     if not isinstance(value, str):
-        raise DomainError("bad_request", "id: should be a string")
+        raise DomainError("bad_request", f"{name}: should be a string")
     return value
+
+
+def _take(args: dict, name: str):
+    if args.get(name) is None:
+        raise DomainError("bad_request", f"{name} is required")
+    return args.pop(name)
 
 
 def _no_more(args: dict, allowed: tuple[str, ...]) -> None:
@@ -347,7 +414,25 @@ def invoke(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict
         ident = _take_id(args)
         return spec.call(core, principal, ident, _sized(args))
     if spec.shape == "id_query":
-        ident = _take_id(args)
-        _no_more({k: v for k, v in args.items() if k not in TRANSCRIPT_QUERY}, ("id", *TRANSCRIPT_QUERY))
-        return spec.call(core, principal, ident, **args)
+        ident, query = _id_query(spec, args)
+        return spec.call(core, principal, ident, **query)
+    if spec.shape in ("seat_query", "seat_body"):  # a coroutine: the transport awaits it
+        run_id, seat = _take_id(args, "run_id"), _take(args, "seat")
+        if spec.shape == "seat_body":
+            return spec.call(core, principal, run_id, seat, _sized(args))
+        _no_more({k: v for k, v in args.items() if k != "wait_ms"}, tuple(SEAT_TURN_QUERY))
+        return spec.call(core, principal, run_id, seat, wait_ms=args.get("wait_ms"))
     return spec.call(core, principal, **_query(args, spec.query or QUERY))
+
+
+def _id_query(spec: ToolSpec, args: dict) -> tuple[str, dict]:
+    ident = _take_id(args)
+    query = spec.query or TRANSCRIPT_QUERY
+    _no_more({k: v for k, v in args.items() if k not in query}, ("id", *query))
+    return ident, args
+
+
+async def invoke_follow(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict:
+    """invoke() for a tool that may wait: its coroutine twin, on the caller's event loop."""
+    ident, query = _id_query(spec, args)
+    return await spec.follow(core, principal, ident, **query)

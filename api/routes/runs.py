@@ -4,18 +4,21 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
-from api.run_schemas import BatchOne, Cancelled, Estimate, Launched, RunList, RunOne, Transcript, Usage
+from api.run_schemas import BatchOne, Cancelled, Decisions, Estimate, Launched, RunList, RunOne, Transcript, Usage
+from orchestrator.grading import read as decisions
 from orchestrator.runs import series, service, transcript, usage
 from orchestrator.runs.body import RunBody
 
 # Writes are sync (launch and cancel wait on the write lock, cancel on the worker too), and so are reads
-# that open archive files or compute summaries. Reading a run or a page of runs is one indexed SQLite
+# that open archive files. Reading a run or a page of runs is one indexed SQLite
 # read: async, on the event loop, it skips FastAPI's two threadpool hops (the endpoint's, then the
-# return value's validation), measured 0.4-0.9 ms of a 2-4 ms poll, interleaved A/B.
+# return value's validation), measured 0.4-0.9 ms of a 2-4 ms poll, interleaved A/B. The reads clients
+# poll answer a JSONResponse of their body, which is plain JSON already: FastAPI's jsonable_encoder
+# would otherwise walk every field of every roster seat and result on each poll.
 router = APIRouter(prefix="/api/v1")
 Reader = Annotated[Caller, Depends(caller(service.READ))]
 Writer = Annotated[Caller, Depends(caller(service.WRITE, write=True))]
@@ -60,15 +63,16 @@ LIST_PARAMS = {"parameters": [
 
 @router.get("/runs", responses=responses({200: RunList}), openapi_extra=LIST_PARAMS,
             summary="List runs, newest first")
-async def list_runs(c: Reader, request: Request):
+async def list_runs(c: Reader, request: Request) -> JSONResponse:
     q = request.query_params
-    return service.list_runs(c.core, c.principal, status=q.get("status"), scenario_id=q.get("scenario_id"),
-                             batch_id=q.get("batch_id"), limit=q.get("limit"), cursor=q.get("cursor"))
+    return JSONResponse(service.list_runs(c.core, c.principal, status=q.get("status"),
+                                          scenario_id=q.get("scenario_id"), batch_id=q.get("batch_id"),
+                                          limit=q.get("limit"), cursor=q.get("cursor")))
 
 
 @router.get("/runs/{id}", responses=responses({200: RunOne}), summary="A run and its results (null until archived)")
-async def get_run(id: str, c: Reader):
-    return service.get_run(c.core, c.principal, id)
+async def get_run(id: str, c: Reader) -> JSONResponse:
+    return JSONResponse(service.get_run(c.core, c.principal, id))
 
 
 @router.get("/runs/{id}/transcript", responses=responses({200: Transcript}), openapi_extra=TRANSCRIPT_PARAMS,
@@ -79,14 +83,35 @@ def get_transcript(id: str, c: Reader, request: Request):
                                      limit=q.get("limit"))
 
 
+@router.get("/runs/{id}/decisions", responses=responses({200: Decisions}), openapi_extra=TRANSCRIPT_PARAMS,
+            summary="Every graded decision of the run's seats: the turn taken, the best candidate, regret, label")
+def get_decisions(id: str, c: Reader, request: Request):
+    q = request.query_params
+    return decisions.get_decisions(c.core, c.principal, id, seat=q.get("seat"), cursor=q.get("cursor"),
+                                   limit=q.get("limit"))
+
+
 @router.post("/runs/{id}/cancel", responses=responses({200: Cancelled}), summary="Cancel a run")
 def cancel(id: str, c: Writer):
     return service.cancel(c.core, c.principal, id)
 
 
-@router.get("/batches/{id}", responses=responses({200: BatchOne}), summary="A series: its runs and per-seat summary")
-def get_batch(id: str, c: Reader):
-    return series.get_series(c.core, c.principal, id)
+BATCH_PARAMS = {"parameters": [
+    _param("wait_ms", {"type": "integer", "minimum": 0, "maximum": series.MAX_WAIT_MS},
+           "a long-poll (this service's addition): answer once a run of the series changes status, or after "
+           "wait_ms, at once when no run is left to play; default 0"),
+]}
+
+
+# Async: the series' state is one index-only read and its summary is kept, so the read stays on the event
+# loop; a long-poll holds no thread, and a summary to compute (a run of the series ended) goes to one.
+# The body goes out as it is: FastAPI's encoder would walk every interval of the summary on each read, and
+# the summary's JSON text is kept with it.
+@router.get("/batches/{id}", responses=responses({200: BatchOne}), openapi_extra=BATCH_PARAMS,
+            summary="A series: its runs, their states and per-seat summary; wait_ms to wait for a change")
+async def get_batch(id: str, c: Reader, request: Request) -> Response:
+    return Response(await series.follow_series_json(c.core, c.principal, id, request.query_params.get("wait_ms")),
+                    media_type="application/json")
 
 
 @router.get("/usage", responses=responses({200: Usage}), summary="Spend by month, model and run; allowances")

@@ -268,6 +268,34 @@ def end_of_tick(ag, offers, ocount, logi, logv, meta, t, P):
                      ag[i, A_SATIETY], ag[i, A_SHELTER] + 2 * ag[i, A_TOOL], 0, 0, worth(ag, i, P))
 
 
+@inlined
+def play_tick(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, apt, ext, order, act, masks, cells, P):
+    """Tick t: a fresh turn order from the world stream, every living agent's actions slot by slot, then
+    the end-of-tick rules. masks and cells must be current (play_ticks builds them)."""
+    n = ag.shape[0]
+    for k in range(n):
+        order[k] = k
+    for k in range(n - 1, 0, -1):
+        j = randint(rng, 0, k + 1)
+        tmp = order[k]
+        order[k] = order[j]
+        order[j] = tmp
+    for slot in range(apt):
+        for k in range(n):
+            i = order[k]
+            if ag[i, A_ALIVE] == 0:
+                continue
+            if ag[i, A_POLICY] == EXTERNAL:
+                for q in range(6):
+                    act[q] = ext[i, slot, q]
+            else:
+                decide(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
+            x, y = ag[i, A_X], ag[i, A_Y]  # a move mid-tick must reach the cells before the next search
+            apply_action(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, i, act, P)
+            move_cell(cells, i, x, y, ag[i, A_X], ag[i, A_Y])
+    end_of_tick(ag, offers, ocount, logi, logv, meta, t, P)
+
+
 @hot
 def play_ticks(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t0, t1, apt, ext, order, act, masks, cells,
                P):
@@ -277,28 +305,7 @@ def play_ticks(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t0, t1
 
     Turn order is a fresh permutation each tick from the world stream, so no seat always moves first.
     """
-    n = ag.shape[0]
     build_masks(terrain, masks)
     build_cells(ag, cells)
     for t in range(t0, t1):
-        for k in range(n):
-            order[k] = k
-        for k in range(n - 1, 0, -1):
-            j = randint(rng, 0, k + 1)
-            tmp = order[k]
-            order[k] = order[j]
-            order[j] = tmp
-        for slot in range(apt):
-            for k in range(n):
-                i = order[k]
-                if ag[i, A_ALIVE] == 0:
-                    continue
-                if ag[i, A_POLICY] == EXTERNAL:
-                    for q in range(6):
-                        act[q] = ext[i, slot, q]
-                else:
-                    decide(terrain, masks, cells, tiles, ag, offers, ocount, rng, t, i, P, act)
-                x, y = ag[i, A_X], ag[i, A_Y]  # a move mid-tick must reach the cells before the next search
-                apply_action(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, i, act, P)
-                move_cell(cells, i, x, y, ag[i, A_X], ag[i, A_Y])
-        end_of_tick(ag, offers, ocount, logi, logv, meta, t, P)
+        play_tick(terrain, tiles, ag, offers, ocount, logi, logv, meta, rng, t, apt, ext, order, act, masks, cells, P)

@@ -11,10 +11,12 @@ import asyncio
 import functools
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from engine.arena.game import Game
 from engine.arena.play import Tools, play as play_game
+from orchestrator.agents.player import AgentArenaSeat
 from orchestrator.play.arena_seats import ArenaSeat
 from orchestrator.play.head import Head
 from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc
@@ -29,13 +31,14 @@ def tools() -> Tools:
 
 
 def model_seats(job: Job, head: Head, loop: asyncio.AbstractEventLoop) -> dict[int, ArenaSeat]:
-    """The seats a model plays (every seat not `local`), keyed by seat index."""
+    """The seats a model or an agent plays (every seat not `local`), keyed by seat index."""
     model = {i: s for i, s in enumerate(job.seats) if s["provider"] != "local"}
     if not model:
         return {}
     creds = head.credentials()
-    return {i: ArenaSeat(i, s, credential=creds.get(i) or Credential(None), turn_timeout_ms=job.env["turn_timeout_ms"],
-                         loop=loop) for i, s in model.items()}
+    return {i: AgentArenaSeat(i, s, job=job, loop=loop) if s["provider"] == "agent" else
+            ArenaSeat(i, s, credential=creds.get(i) or Credential(None), turn_timeout_ms=job.env["turn_timeout_ms"],
+                      loop=loop) for i, s in model.items()}
 
 
 def _reporter(head: Head, seats: dict[int, ArenaSeat], on_tick: Callable[[int], None]) -> Callable[[int], None]:
@@ -56,11 +59,32 @@ def _reporter(head: Head, seats: dict[int, ArenaSeat], on_tick: Callable[[int], 
     return on_ply
 
 
+# Games playing at once on one model worker, each on a thread: the game loop (engine.arena.play) asks
+# its seats one answer at a time and grades with Stockfish, so it is not a coroutine.
+GAME_THREADS = 64
+
+
+@functools.cache
+def _games() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(GAME_THREADS, thread_name_prefix="arena-game")
+
+
+async def play_async(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lambda: False,
+                     on_tick: Callable[[int], None] = lambda t: None) -> Outcome:
+    """play() on a thread of its own; its model seats' provider calls run on this (the caller's) loop,
+    beside every other match of the worker."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_games(), functools.partial(play, game, job, head, should_stop, on_tick, loop))
+
+
 def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lambda: False,
-         on_tick: Callable[[int], None] = lambda t: None) -> Outcome:
+         on_tick: Callable[[int], None] = lambda t: None, loop: asyncio.AbstractEventLoop | None = None) -> Outcome:
+    """Play and grade one game. loop: where the model seats' provider calls run (a running loop in
+    another thread); by default a loop of the game's own."""
     started = int(time.time() * 1000)
     usage = job.usage()
-    loop = asyncio.new_event_loop()
+    own_loop = loop is None
+    loop = asyncio.new_event_loop() if own_loop else loop
     seats: dict[int, ArenaSeat] = {}
     try:
         seats = model_seats(job, head, loop)
@@ -77,7 +101,8 @@ def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lam
     finally:
         for s in seats.values():
             s.close()
-        loop.close()
+        if own_loop:
+            loop.close()
     _settle(usage, seats, out["turns"])
     results = out["results"]
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, seed=job.env["seed"],

@@ -37,6 +37,7 @@ class Job:
     head_node: str = ""         # the Ray node the dispatcher runs on: a worker there hands back uncompressed
     archive: str = ""           # the archive's location, where the worker lands the match itself; "" hands it back
     archive_node: str = ""      # the one Ray node that can write `archive` (a path on its disk); "" every node
+    agents: str = ""            # the head's exchange of agent turns, by name ("" without agent seats)
 
     @property
     def scenario_id(self) -> str:

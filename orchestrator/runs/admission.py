@@ -15,6 +15,7 @@ from typing import Any
 from engine.rules import SEED_MAX
 from engine.scenario import draw_seed, seat_names
 from orchestrator import skills as skill_service
+from orchestrator.agents import roster as agent_roster
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -84,6 +85,9 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
     names = seat_names([s["model"] for s in roster], [s.get("name") for s in roster])  # as the engine names them
     for k, seat in enumerate(roster):
         provider = kind.provider(k, seat)
+        agent = provider == agent_roster.AGENT
+        if agent:
+            agent_roster.check(seat_label(k, seat), seat)
         skills = []
         for sid in seat.get("skills") or []:
             try:
@@ -100,8 +104,8 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
             raise DomainError("bad_roster", f"{seat_label(k, seat)}: skills plus instructions make "
                               f"{total} characters; at most {MAX_DIRECTIONS} are allowed")
         name = names[k]
-        fmt = seat.get("format") or "tools"
-        max_tokens = seat.get("max_tokens") or (None if provider == "local" else
+        fmt = agent_roster.FORMAT if agent else seat.get("format") or "tools"
+        max_tokens = seat.get("max_tokens") or (None if provider in ("local", agent_roster.AGENT) else
                                                 DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"])
         problem = max_tokens and request_problem(provider, seat, max_tokens)  # what the provider would refuse
         if problem:

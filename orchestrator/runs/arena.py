@@ -22,6 +22,7 @@ TURN_TIMEOUT_MS = 60_000
 class Arena:
     in_chunks = False  # a game costs its oracle's search, not agents x ticks, and varies too much to chunk
     resumable = False  # an arena game that lost its worker fails keeping what was metered (no replay yet)
+    grades_decisions = False  # a game keeps its own oracle; no decision grading
 
     def __init__(self, game: Game):
         self.game = game

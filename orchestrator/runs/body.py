@@ -46,11 +46,14 @@ class RunBody(StrictModel):
     # a series that plays the same seeds, trial by trial, as an earlier series of the account, so two
     # configurations (or a seat with and without a skill) compare pairwise (analytics.compare)
     paired_with: Annotated[str, Field(min_length=1, max_length=100)] = None
+    # which seats' decisions are graded after the match (CONTRACT.md section 14, orchestrator/grading)
+    grading: Literal["auto", "all", "off"] = None
 
 
 CODES = {"scenario_id": "bad_scenario", "roster": "bad_roster", "name": "bad_request",
          "season_ticks": "bad_season_ticks", "env": "bad_env", "max_spend_usd": "bad_spend_cap",
-         "trials": "bad_trials", "seed_mode": "bad_request", "paired_with": "bad_request"}
+         "trials": "bad_trials", "seed_mode": "bad_request", "paired_with": "bad_request",
+         "grading": "bad_request"}
 HINTS = {**ENV_HINTS,
          "scenario_id": "send a library id (svc:...) or a saved scenario id (usc_...)",
          "roster": "send a non-empty array of seats, each {model, provider?, name?, reasoning?, temperature?, "
@@ -62,11 +65,12 @@ HINTS = {**ENV_HINTS,
          "trials": "send a positive integer: 1 for a single run, more for a series",
          "seed_mode": "send vary or pinned",
          "paired_with": "send the batch_id of an earlier series of yours",
+         "grading": "send auto (model and agent seats), all (local seats too) or off",
          "skills": f"send at most {MAX_SKILLS} skill ids (builtin:... or usk_...)",
          "instructions": f"send a string of at most {MAX_INSTRUCTIONS} characters",
          "reasoning": "send off, low, medium or high", "format": "send tools or json",
          "temperature": "send a number from 0 to 2", "max_tokens": "send a positive integer",
-         "provider": "send one of " + ", ".join(PROVIDERS)}
+         "provider": "send one of " + ", ".join(PROVIDERS) + " (agent: a seat your own program plays)"}
 
 
 def check_run_body(raw: Any) -> dict:

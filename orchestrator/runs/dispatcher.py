@@ -25,11 +25,14 @@ from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
 from orchestrator.core import Core
+from orchestrator.grading.grader import Grader
 from orchestrator.play import Job
+from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
-from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_worker
+from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_nodes, \
+    model_worker
 
 log = logging.getLogger("studio.dispatcher")
 PROGRESS_EVERY_S = 0.5
@@ -38,7 +41,6 @@ RETRY_S = 0.5
 # A second job waits inside the actor, so the worker never idles while the dispatcher records the
 # first one; the run's started_at_ms is taken from the worker when it really starts playing.
 SCRIPTED_JOBS_PER_WORKER = 2
-MODEL_WORKERS = 2
 # A deep queue of a series' small scripted runs goes to the workers in chunks: one Ray call, one
 # reply and one store transaction for several runs, instead of one each (Ray's per-call handling on
 # both ends cost more than a 24-agent match). A chunk is bounded by its work, agents x ticks summed
@@ -57,6 +59,7 @@ class Dispatcher:
         self.n_workers = workers  # default: one per CPU of the cluster
         self.workers: list = []       # scripted matches, one CPU each
         self.model_workers: list = []  # matches with model seats, no CPU held
+        self.model_node: dict = {}     # id(model worker) -> the node it was placed on
         self.inflight: dict = {}      # ObjectRef -> (run ids of the chunk, worker)
         self.by_run: dict = {}        # run_id -> worker
         self._wake = threading.Event()
@@ -79,6 +82,7 @@ class Dispatcher:
         self._node = ""               # this process's Ray node (workers there hand back uncompressed)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
+        self.agents = Exchanges(core.config)  # agent seats' open turns (orchestrator.agents.exchange)
 
     @property
     def warming(self) -> bool:
@@ -89,7 +93,7 @@ class Dispatcher:
         return bool(self._starting)
 
     def capacity(self, scripted: bool = True) -> int:
-        """How many runs of a kind play at once: one per scripted worker, several per model worker."""
+        """How many runs of a kind play at once: one per scripted worker, hundreds per model worker."""
         if scripted:
             return max(1, len(self.workers))
         return max(1, len(self.model_workers) * MODEL_JOBS_PER_WORKER)
@@ -104,12 +108,13 @@ class Dispatcher:
             raise
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
-        self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
+        self._grow_model_pool()
         self._node = ray.get_runtime_context().get_node_id()
         self._starting = [w.pid.remote() for w in self.workers]  # answered once a worker is warm
         self.archiver.on_ray(self._node)
         self.reconcile()
         self.archiver.sweep()
+        self.grader = Grader(self.core, self.archive).start()  # grades ended runs' decisions on the workers
         self.core.dispatcher = self
         self._thread = threading.Thread(target=self._loop, name="studio-dispatcher", daemon=True)
         self._thread.start()
@@ -125,6 +130,7 @@ class Dispatcher:
         if self._thread:
             self._thread.join(timeout=10)
         self._drain()
+        self.grader.stop()
         for w in self.workers + self.model_workers:
             ray.kill(w)
         try:
@@ -137,8 +143,9 @@ class Dispatcher:
         if self.recorder is not None:
             ray.kill(self.recorder)
         self.recorder = None
+        self.agents.stop()
         self.inflight, self.by_run = {}, {}
-        self.workers, self.model_workers = [], []
+        self.workers, self.model_workers, self.model_node = [], [], {}
         self.core.dispatcher = None
         self.archiver.close()
         if self._play_lock is not None:
@@ -166,6 +173,19 @@ class Dispatcher:
         self._maybe_queued = {True: True, False: True}
         self._wake.set()
 
+    def _grow_model_pool(self) -> None:
+        """Model workers per node by its CPUs (workers.model_nodes): on start, and for nodes that join."""
+        placed: dict = {}
+        for node in self.model_node.values():
+            placed[node] = placed.get(node, 0) + 1
+        for node in model_nodes():
+            if placed.get(node, 0) > 0:
+                placed[node] -= 1
+                continue
+            w = model_worker(node)
+            self.model_workers.append(w)
+            self.model_node[id(w)] = node
+
     def request_cancel(self, run_id: str) -> None:
         worker = self.by_run.get(run_id)
         if worker is not None:
@@ -190,6 +210,7 @@ class Dispatcher:
                     self._progress()
                     last_progress = time.monotonic()
                 if time.monotonic() - last_sweep > SWEEP_EVERY_S:
+                    self._grow_model_pool()
                     self._sweep()
                     last_sweep = time.monotonic()
             except Exception:  # never let one bad record stop every later run
@@ -254,10 +275,12 @@ class Dispatcher:
         return failed
 
     def _free_slots(self, pool: list, per_worker: int) -> list:
+        """Free slots, the workers taken in turn: runs spread over the workers (and nodes)."""
         load: dict[int, int] = {}
         for _, w in self.inflight.values():  # a chunk takes one slot, however many runs it holds
             load[id(w)] = load.get(id(w), 0) + 1
-        return [w for w in pool for _ in range(per_worker - load.get(id(w), 0))]
+        free = [per_worker - load.get(id(w), 0) for w in pool]
+        return [w for k in range(max(free, default=0)) for w, n in zip(pool, free) if k < n]
 
     def _submit_queued(self) -> None:
         for scripted, slots in ((True, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
@@ -317,18 +340,19 @@ class Dispatcher:
 
     def _job(self, row) -> Job:
         eff = json.loads(row["effective"])
+        seats = json.loads(row["roster"])
         # A job carries no path of the head's data dir: its worker may be on a node that cannot see it.
         # Model seats get their keys from the recorder actor. The archive's location goes with the node
         # that can write it: every node for a shared archive, the head's for a path on its disk (a worker
         # elsewhere hands the match back), none for an archive of this process alone.
         reach = self.archive.reach
         return Job(run_id=row["id"], match_id=secrets.token_hex(16),  # unlisted pages: the id is the only key
-                   data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=json.loads(row["roster"]),
+                   data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=seats,
                    meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                          "config_hash": eff["hash"], "batch_id": row["batch_id"]},
                    spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
                    head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
-                   archive_node="" if reach == SHARED else self._node)
+                   archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats))
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too
@@ -372,7 +396,10 @@ class Dispatcher:
     def _replace(self, worker) -> None:
         """A dead worker leaves its pool once (it may fail several jobs) and a new one of its kind joins."""
         if any(w is worker for w in self.model_workers):
-            self.model_workers = [w for w in self.model_workers if w is not worker] + [model_worker()]
+            node = self.model_node.pop(id(worker), None)
+            fresh = model_worker(node)
+            self.model_workers = [w for w in self.model_workers if w is not worker] + [fresh]
+            self.model_node[id(fresh)] = node
         elif any(w is worker for w in self.workers):
             fresh = MatchWorker.remote()
             self.workers = [w for w in self.workers if w is not worker] + [fresh]

@@ -342,11 +342,25 @@ def series_status(counts: Counter) -> str:
 
 class Ends:
     """Signals for callers waiting until a run's end is committed to the store (a cancel waiting for
-    the worker to stop): the dispatcher calls `landed` with the runs each of its writes ended."""
+    the worker to stop, a read of a series waiting for it to change): the dispatcher calls `landed`
+    with the runs each of its writes ended."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._waiting: dict[str, list[threading.Event]] = {}
+        self._listeners: list = []
+
+    @contextmanager
+    def listening(self, heard) -> Iterator[None]:
+        """heard(run_ids) is called, on the dispatcher's thread, with the runs of each write that ended
+        some; it must return at once (set an event, schedule a wake-up)."""
+        with self._lock:
+            self._listeners.append(heard)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._listeners.remove(heard)
 
     @contextmanager
     def watch(self, run_id: str) -> Iterator[threading.Event]:
@@ -366,7 +380,14 @@ class Ends:
                     self._waiting.pop(run_id, None)
 
     def landed(self, run_ids) -> None:
+        run_ids = list(run_ids)
         with self._lock:
             for run_id in run_ids:
                 for ended in self._waiting.get(run_id, ()):
                     ended.set()
+            listeners = list(self._listeners)
+        for heard in listeners:
+            try:
+                heard(run_ids)
+            except Exception:  # a listener's fault (its event loop gone) never stops the dispatcher
+                log.exception("a listener for run ends failed")

@@ -18,9 +18,11 @@ from engine.observe import GLYPHS
 from engine.scenario import build_match
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.grading.read import public as public_decisions
 from orchestrator.play.world import field_meta, seat_specs
 from orchestrator.runs import world_frames
 from orchestrator.runs.lifecycle import IN_WORLD
+from orchestrator.runs.views import results_of
 from orchestrator.seats.prompt import skills_record
 
 
@@ -71,7 +73,8 @@ def report(core: Core, match_id: str) -> dict:
             "seed": eff["seed"], "spawn_seed": eff["spawn_seed"], "started_at_ms": row["started_at_ms"],
             "finished_at_ms": row["finished_at_ms"], "stop_reason": row["stop_reason"],
             "roster": [_public_seat(s) for s in json.loads(row["roster"])],
-            "results": json.loads(row["results"]) if row["results"] else None}
+            "results": results_of(row),  # the run view's results, decisions included
+            "decisions": public_decisions(core, row)}
 
 
 def _events(core: Core, match_id: str):

@@ -7,6 +7,7 @@ orchestrator.seats (funding, prices); this module feeds them what the account ho
 from __future__ import annotations
 
 from orchestrator import keys
+from orchestrator.agents import roster as agent_roster
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.seats import prompt
@@ -21,6 +22,8 @@ def compose_directions(skills: list[dict], instructions: str | None) -> str:
 
 
 def scaffold(provider: str, fmt: str, directions: str) -> str:
+    if provider == agent_roster.AGENT:
+        return agent_roster.scaffold(directions)
     if provider == "local":  # scripted policies read no prompt, but the seat still records what it carried
         tag = prompt.scaffold(fmt, directions).partition("+")[2]
         return LOCAL_SCAFFOLD + (f"+{tag}" if tag else "")

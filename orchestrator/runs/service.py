@@ -10,6 +10,7 @@ from orchestrator.seats.prices import PriceTable
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
 from orchestrator.runs import archiving, ledger, lifecycle
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
@@ -86,6 +87,7 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
     run_ids = [new_id("run_") for _ in range(adm.trials)]
     now = core.clock.now_ms()
     per_run_turns = len(adm.seats) * adm.season_ticks
+    grading = launch_state(adm.scenario.kind, adm.seats, adm.body.get("grading"))
     with core.store.write() as c:
         _check_room(c, principal, adm, _history_limit(core), now)
         if batch_id:
@@ -96,11 +98,11 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
             name = adm.name if not batch_id else f"{adm.name} (trial {k + 1}/{adm.trials})"
             c.execute(
                 "INSERT INTO runs (id, account_id, launch_id, batch_id, trial, name, status, scenario_id, "
-                "scenario_hash, scripted, effective, roster, cap_usd, turns_reserved, created_at_ms) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)",
+                "scenario_hash, scripted, effective, roster, cap_usd, turns_reserved, created_at_ms, grading, "
+                "grading_status) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, principal.account_id, batch_id or run_id, batch_id, k, name, adm.scenario.id,
                  adm.scenario.hash, int(adm.scripted), json.dumps(eff), json.dumps(adm.seats), adm.spend_cap_usd,
-                 per_run_turns, now))
+                 per_run_turns, now, *grading))
     d = getattr(core, "dispatcher", None)
     if d is not None:
         d.wake()

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from orchestrator.grading import plan as grading
+
 
 def links(match_id: str | None) -> dict | None:
     if not match_id:
@@ -34,8 +36,15 @@ def run_view(row: sqlite3.Row) -> dict:
         "spend": {"usd": round(row["spend_usd"], 6), "cap_usd": row["cap_usd"]},
         "agent_turns": {"reserved": row["turns_reserved"], "settled": row["turns_settled"]},
         "stop_reason": row["stop_reason"],
+        "grading": grading.view(row),
     }
 
 
 def results_of(row: sqlite3.Row) -> dict | None:
-    return json.loads(row["results"]) if row["results"] else None
+    if not row["results"]:
+        return None
+    results = json.loads(row["results"])
+    if "game" not in results:  # a world seat's decision grades, null until its grading is done
+        for entry in results["agents"]:
+            entry.setdefault("decisions", None)
+    return results

@@ -37,6 +37,7 @@ class Scenario:
 class World:
     in_chunks = True  # a deep queue of its small scripted runs goes to the workers in chunks
     resumable = True  # a model run that lost its worker replays its recorded turns and plays on
+    grades_decisions = True  # its seats' decisions are graded after the match (orchestrator.grading)
 
     def scenario(self, core: Core, principal: Principal, scenario_id: str, console: bool) -> Scenario:
         d = library.definition(scenario_id)

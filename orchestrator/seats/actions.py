@@ -156,6 +156,12 @@ def from_text(text: str) -> list[dict | Refused]:
     if not isinstance(value, list):
         excerpt = (text or "").strip().replace("\n", " ")[:80]
         return [Refused("unknown_action", "malformed reply", f"expected {{\"actions\": [...]}}, got {excerpt!r}")]
+    return from_list(value)
+
+
+def from_list(value: list) -> list[dict | Refused]:
+    """The action objects of a json-format reply (or an agent seat's submission) -> actions. An empty
+    list is a chosen wait."""
     if not value:
         return [dict(CHOSEN_WAIT)]
     return [(a if known(a.get("action")) else unknown(a.get("action"))) if isinstance(a, dict)

@@ -41,7 +41,7 @@ def seat_funding(index: int, seat: dict, *, account_keys, sponsors, email_verifi
     provider, _ = resolve_provider(index, seat)
     model = seat.get("model")
     label = seat_label(index, seat)
-    if provider == "local":
+    if provider in ("local", "agent"):  # a scripted policy, or the account's own program: no key
         return "free"
     if provider in _held(account_keys):
         return "account"

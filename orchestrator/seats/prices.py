@@ -67,7 +67,7 @@ class PriceTable:
     def lookup(self, provider: str | None, model: str) -> tuple[float, float, str]:
         """(USD per M input, USD per M output, source: table, fallback or free)."""
         provider = provider or "router"
-        if provider == "local" or provider in self.free_providers:
+        if provider in ("local", "agent") or provider in self.free_providers:  # an agent pays its own inference
             return 0.0, 0.0, "free"
         name = self._match(provider, model)
         return (*self.models[name], "table") if name else (*self.fallback, "fallback")

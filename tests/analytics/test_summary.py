@@ -3,6 +3,7 @@ import json
 
 import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as st
 
@@ -106,3 +107,21 @@ def test_runs_of_different_rosters_summarise_per_model(archive_dir):
                         "anchor/random": 2, "anchor/greedy-harvester": 2}
     with pytest.raises(ValueError):
         series_summary(archive_dir, by="colour")
+
+
+def test_decision_accuracy_is_the_mean_of_graded_matches_with_its_t_interval(archive_dir):
+    """A source with a `decisions` table (the service registers its graded seats): seat 0 graded in
+    five matches of bat_b, seat 1 in none; seat 0's interval is Student t's on exactly those five."""
+    rows = direct_seats(archive_dir)
+    matches = sorted(rows[rows["batch_id"] == "bat_b"]["match_id"].unique())[:5]
+    acc = np.array([61.5, 72.0, 55.25, 80.0, 67.75])
+    con = duckdb.connect()
+    con.register("seats", rows[rows["batch_id"] == "bat_b"])
+    con.register("decisions", pd.DataFrame({"match_id": matches, "seat": [0] * 5, "accuracy": acc}))
+    seats = {s["seat"]: s for s in series_summary(con, "bat_b")["seats"]}
+    got = seats[0]["decision_accuracy"]
+    lo, hi = st.t.interval(0.95, acc.size - 1, loc=acc.mean(), scale=st.sem(acc))
+    assert got["n"] == 5 and got["estimate"] == round(acc.mean(), 2)
+    assert (got["low"], got["high"]) == (round(lo, 2), round(hi, 2))
+    assert seats[1]["decision_accuracy"] is None
+    assert series_summary(archive_dir, "bat_b")["seats"][0]["decision_accuracy"] is None  # no decisions table

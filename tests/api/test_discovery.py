@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from orchestrator.validation import PLAIN_TEXT
 from tests.api.util import bearer
@@ -15,6 +16,8 @@ SPEC_TABLE = [
     "POST /api/v1/runs/estimate", "POST /api/v1/runs", "GET /api/v1/runs", "GET /api/v1/runs/:id",
     # CONTRACT.md section 2: the endpoints SPEC.md names without shape, then the public match pages
     "GET /api/v1/runs/:id/transcript", "POST /api/v1/runs/:id/cancel", "GET /api/v1/batches/:id", "GET /api/v1/usage",
+    # CONTRACT.md section 13: an agent seat's turns
+    "GET /api/v1/runs/:id/seats/:seat/turn", "POST /api/v1/runs/:id/seats/:seat/actions",
     # leaderboards, paired comparisons and exports (analysis)
     "GET /api/v1/leaderboard", "GET /api/v1/compare", "GET /api/v1/batches/:id/export",
     "GET /api/matches/:id/report", "GET /api/matches/:id/log",
@@ -39,7 +42,7 @@ def test_openapi_document_is_3_1_and_covers_every_endpoint(client):
     doc = r.json()
     assert doc["openapi"] == "3.1.0"
     assert doc["info"]["title"] and doc["info"]["version"]
-    operations = {f"{m.upper()} {p.replace('{id}', ':id')}" for p, ops in doc["paths"].items() for m in ops}
+    operations = {m.upper() + " " + re.sub(r"{(\w+)}", r":\1", p) for p, ops in doc["paths"].items() for m in ops}
     assert operations == set(SPEC_TABLE) - {"GET /api/v1/openapi.json"}
     assert "422" not in json.dumps(doc["paths"])  # never 422
     body = doc["paths"]["/api/v1/scenarios"]["post"]["requestBody"]["content"]["application/json"]["schema"]

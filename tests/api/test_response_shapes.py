@@ -97,6 +97,15 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
             "scenario_id": "arena:connect-four", "roster": [{"model": "local/solver"}, {"model": "local/random"}]})
 
         k.call("get", "/api/matches/{id}/live", path={"id": _match_of(c, launched["run_id"])}, expect=200)
+        # an agent seat played through its two turn endpoints (CONTRACT.md section 13)
+        agent = c.post("/api/v1/runs", json={"scenario_id": WORLD, "season_ticks": 10, "roster": [
+            {"provider": "agent", "model": "shapes-agent"}, {"model": "local/random"}]}).json()["run"]
+        seat = {"id": agent["run_id"], "seat": 0}
+        while (turn := k.call("get", "/api/v1/runs/{id}/seats/{seat}/turn", path=seat, params={"wait_ms": 5000},
+                              expect=200).json())["status"] != "ended":
+            if turn["status"] == "your_turn":
+                k.call("post", "/api/v1/runs/{id}/seats/{seat}/actions", path=seat,
+                       json={"tick": turn["tick"], "actions": [{"action": "gather"}]}, expect=200)
         runs = [launched["run_id"], arena["run"]["run_id"], *a["run_ids"], *b["run_ids"]]
         ended = {rid: _ended(c, rid) for rid in runs}
         model, game = ended[launched["run_id"]]["run"], ended[arena["run"]["run_id"]]["run"]
@@ -104,6 +113,10 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
             k.call("get", "/api/v1/runs/{id}", path={"id": rid}, expect=200)
         k.call("get", "/api/v1/runs", params={"limit": 2}, expect=200)
         k.call("get", "/api/v1/runs/{id}/transcript", path={"id": model["run_id"]}, params={"limit": 3}, expect=200)
+        until(lambda: c.get(f"/api/v1/runs/{model['run_id']}").json()["run"]["grading"]["status"] == "done", 300,
+              what="the model seat's grading")  # its decisions, and the results that carry them
+        k.call("get", "/api/v1/runs/{id}/decisions", path={"id": model["run_id"]}, params={"limit": 3}, expect=200)
+        k.call("get", "/api/v1/runs/{id}", path={"id": model["run_id"]}, expect=200)
         k.call("post", "/api/v1/runs/{id}/cancel", path={"id": model["run_id"]}, expect=200)
         k.call("get", "/api/v1/batches/{id}", path={"id": a["batch_id"]}, expect=200)
         k.call("get", "/api/v1/usage", expect=200)

@@ -115,11 +115,9 @@ def test_series_page_plots_per_seat_intervals(page, playing):
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
     page.get_by_test_id("series-link").click()
-    for _ in range(60):
-        if page.get_by_test_id("series-status").inner_text() == "finished":
-            break
-        page.wait_for_timeout(1000)
-        page.reload()
+    # the page follows the series itself (the batch read's long-poll over SSE, polling as fallback)
+    expect(page.get_by_test_id("series-status")).to_have_text("finished", timeout=90_000)
+    expect(page.get_by_test_id("series-counts")).to_have_text("3 finished")
     expect(page.get_by_test_id("series-plot").locator("svg")).to_be_visible()
     assert page.get_by_test_id("series-seat").count() >= 2
     expect(page.get_by_test_id("series-seat").first).to_contain_text("seat 0 · ")

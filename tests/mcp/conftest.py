@@ -21,12 +21,14 @@ from tests.runs.conftest import Server, start
 TOOLS = {"whoami", "get_scenario_schema", "validate_scenario", "create_scenario", "estimate_run", "launch_run",
          "get_usage", "list_skills", "get_skill", "create_skill", "update_skill", "delete_skill", "list_scenarios",
          "get_scenario", "update_scenario", "delete_scenario", "list_runs", "get_run", "cancel_run", "get_batch",
-         "list_library", "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript"}
+         "list_library", "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript",
+         "get_seat_turn", "submit_seat_actions",  # CONTRACT.md section 13
+         "get_decisions"}  # section 14
 READ_ONLY = {"whoami", "get_scenario_schema", "validate_scenario", "estimate_run", "get_usage", "list_skills",
              "get_skill", "list_scenarios", "get_scenario", "list_runs", "get_run", "get_batch", "list_library",
-             "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript"}
+             "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript", "get_decisions"}
 WITH_ID = {"get_scenario", "update_scenario", "delete_scenario", "get_skill", "update_skill", "delete_skill",
-           "get_run", "cancel_run", "get_batch", "export_batch", "get_transcript"}
+           "get_run", "cancel_run", "get_batch", "export_batch", "get_transcript", "get_decisions"}
 
 # Starter is squeezed so every allowance can be reached with one or two calls; lab and starter are
 # lifted past their per-minute ceilings (tests send many calls), free keeps its 60 for rate_limited.

@@ -102,10 +102,25 @@ async def test_real_results_of_every_tool_hold_to_its_output_schema(playing, fak
         core = playing.app.state.core
         arena = service.arena_launch(core, auth.authenticate(core, token), {
             "scenario_id": "arena:connect-four", "roster": [{"model": "local/solver"}, {"model": "local/random"}]})
-        for run_id in (run["run_id"], arena["run"]["run_id"], *a["run_ids"], *b["run_ids"]):
+        agent = (await tool("launch_run", {"scenario_id": WORLD, "season_ticks": 10, "roster": [
+            {"provider": "agent", "model": "outputs-agent"}, {"model": "local/random"}]}))["run"]
+        while True:  # an agent seat played to the end over the two turn tools
+            turn = await tool("get_seat_turn", {"run_id": agent["run_id"], "seat": 0, "wait_ms": 5000})
+            if turn["status"] == "ended":
+                break
+            if turn["status"] == "your_turn":
+                await tool("submit_seat_actions", {"run_id": agent["run_id"], "seat": 0, "tick": turn["tick"],
+                                                   "actions": [{"action": "gather"}]})
+        for run_id in (run["run_id"], arena["run"]["run_id"], *a["run_ids"], *b["run_ids"], agent["run_id"]):
             results.setdefault("get_run", []).append(await _ended(client, run_id))
         await tool("list_runs", {"limit": 2})
         await tool("get_transcript", {"id": run["run_id"], "limit": 3})
+        deadline = time.monotonic() + 300  # the model seat's grading (auto), after the run ended
+        while (await ok(client, "get_decisions", {"id": run["run_id"]}))["status"] != "done":
+            assert time.monotonic() < deadline, "the grading did not finish"
+            await anyio.sleep(0.2)
+        await tool("get_decisions", {"id": run["run_id"], "limit": 3})
+        results["get_run"].append(await ok(client, "get_run", {"id": run["run_id"]}))  # results with decisions
         await tool("cancel_run", {"id": run["run_id"]})
         await tool("get_batch", {"id": a["batch_id"]})
         await tool("get_leaderboard", {"scenario_id": scenario["id"], "resamples": 100})
@@ -115,6 +130,7 @@ async def test_real_results_of_every_tool_hold_to_its_output_schema(playing, fak
         await tool("delete_scenario", {"id": scenario["id"]})
     assert set(results) == TOOLS
     assert results["get_transcript"][0]["turns"]  # a model seat's turns, not an empty page
+    assert results["get_decisions"][0]["turns"]  # its graded decisions
     assert {r["results"]["rubric"] for r in results["get_run"]} >= {RUBRIC_VERSION, "arena-connect-four-1"}
     for name, bodies in results.items():
         validator = Draft202012Validator(schemas[name])

@@ -80,6 +80,13 @@ def _launching_run(server, w):
     return {"{run}": run_id}
 
 
+def _agent_run(server, w):
+    body = local_body(roster=[{"provider": "agent", "model": "parity-agent"}, {"model": "local/random"}])
+    r = rest(server, w.token, "POST", "/api/v1/runs", body)
+    assert r.status_code == 201, r.json()
+    return {"{run}": r.json()["run"]["run_id"]}
+
+
 def _frozen(server, w):
     accounts.set_account(server.core, w.email, frozen=True)
     return {}
@@ -197,6 +204,16 @@ CASES = [
     Case("unknown_run", "get_transcript", {"id": "run_nope"}, "GET", "/api/v1/runs/run_nope/transcript"),
     Case("run_launching", "cancel_run", {"id": "{run}"}, "POST", "/api/v1/runs/{run}/cancel",
          setup=_launching_run),
+    # CONTRACT.md section 13: an agent seat's turns (the run stays queued on the idle server)
+    Case("unknown_run", "get_seat_turn", {"run_id": "run_nope", "seat": 0}, "GET", "/api/v1/runs/run_nope/seats/0/turn"),
+    Case("not_agent_seat", "get_seat_turn", {"run_id": "{run}", "seat": 1}, "GET", "/api/v1/runs/{run}/seats/1/turn",
+         setup=_agent_run),
+    Case("bad_request", "get_seat_turn", {"run_id": "{run}", "seat": 0, "wait_ms": 30001}, "GET",
+         "/api/v1/runs/{run}/seats/0/turn?wait_ms=30001", setup=_agent_run),
+    Case("bad_actions", "submit_seat_actions", {"run_id": "{run}", "seat": 0, "tick": 0, "actions": ["wait"]}, "POST",
+         "/api/v1/runs/{run}/seats/0/actions", {"tick": 0, "actions": ["wait"]}, setup=_agent_run),
+    Case("turn_closed", "submit_seat_actions", {"run_id": "{run}", "seat": 0, "tick": 0, "actions": []}, "POST",
+         "/api/v1/runs/{run}/seats/0/actions", {"tick": 0, "actions": []}, setup=_agent_run),
 ]
 
 

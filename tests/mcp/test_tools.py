@@ -145,6 +145,9 @@ async def test_every_tool_answers_the_rest_body(idle):
         transcript = await t.same("get_transcript", {"id": rid, "seat": 1, "limit": 5}, "GET",
                                   f"/api/v1/runs/{rid}/transcript?seat=1&limit=5")
         assert transcript == {"turns": [], "next_cursor": None}  # queued, and scripted seats: no model turns
+        graded = await t.same("get_decisions", {"id": rid, "seat": 1, "limit": 5}, "GET",
+                              f"/api/v1/runs/{rid}/decisions?seat=1&limit=5")
+        assert (graded["status"], graded["turns"]) == (None, [])  # auto: local seats are not graded
         series = await t.tool("launch_run", {**body, "trials": 2})
         bid = series["batch"]["batch_id"]
         await t.same("get_batch", {"id": bid}, "GET", f"/api/v1/batches/{bid}")
@@ -158,6 +161,21 @@ async def test_every_tool_answers_the_rest_body(idle):
         await t.same("list_runs", {"status": "queued", "limit": 2}, "GET", "/api/v1/runs?status=queued&limit=2")
         page = await t.tool("list_runs", {"batch_id": bid, "limit": 1})
         assert page == t.get(f"/api/v1/runs?batch_id={bid}&limit=1") and page["next_cursor"]
+
+        agent = (await t.tool("launch_run", {"scenario_id": "svc:custom-base-v1", "season_ticks": 10, "roster": [
+            {"provider": "agent", "model": "twin-agent"}, {"model": "local/random"}]}))["run"]["run_id"]
+        turn = await t.same("get_seat_turn", {"run_id": agent, "seat": 0}, "GET", f"/api/v1/runs/{agent}/seats/0/turn")
+        assert turn["status"] == "waiting"  # queued: nobody plays runs on this server
+        t.called.add("submit_seat_actions")
+        answer = {"tick": 0, "actions": [{"action": "wait"}]}
+        r = rest(idle, token, "POST", f"/api/v1/runs/{agent}/seats/0/actions", answer)
+        assert await call(client, "submit_seat_actions", {"run_id": agent, "seat": 0, **answer}) == (True, r.json())
+        assert r.status_code == 409 and r.json()["error"] == "turn_closed"
+        for args, path in (({"run_id": agent, "seat": 1}, f"/api/v1/runs/{agent}/seats/1/turn"),
+                           ({"run_id": "run_nope", "seat": 0}, "/api/v1/runs/run_nope/seats/0/turn"),
+                           ({"run_id": agent, "seat": 0, "wait_ms": 30001}, f"/api/v1/runs/{agent}/seats/0/turn?wait_ms=30001")):
+            r = rest(idle, token, "GET", path)
+            assert await call(client, "get_seat_turn", args) == (True, r.json()) and r.status_code in (400, 404)
 
         cancelled = await t.tool("cancel_run", {"id": rid})  # queued: cancelled at once
         assert cancelled["cancelled"] is True and cancelled["run"] == t.get(f"/api/v1/runs/{rid}")["run"]

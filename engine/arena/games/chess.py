@@ -46,6 +46,12 @@ class Position:
                 f"Legal moves (SAN): {', '.join(sans)}\n"
                 "Answer with one move in UCI (e2e4) or SAN (e4), or `resign`.")
 
+    def state(self) -> dict:
+        """The facts of prompt() as JSON, for a seat that reads JSON (an agent seat)."""
+        return {"you": "white" if self.board.turn else "black", "fen": self.board.fen(), "legal_uci": self.legal(),
+                "legal_san": sorted(self.board.san(m) for m in self.board.legal_moves),
+                "moves_uci": [m.uci() for m in self.moves]}
+
     def parse(self, answer: str) -> tuple[chess.Move | None, str]:
         text = answer.strip().strip(".").strip()
         if not text:

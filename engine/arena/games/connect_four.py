@@ -39,6 +39,12 @@ class Position:
                 f"Playable columns: {', '.join(self.legal())}\n"
                 "Answer with one column number 1..7, or `resign`.")
 
+    def state(self) -> dict:
+        """The facts of prompt() as JSON, for a seat that reads JSON (an agent seat): grid rows top
+        first, 0 empty, 1 X (the first mover's disc), 2 O."""
+        return {"you": "X" if self.plies % 2 == 0 else "O", "grid": c4.grid(self.columns),
+                "playable_columns": [c + 1 for c in self.playable()], "moves": [c + 1 for c in self.columns]}
+
     def parse(self, answer: str) -> tuple[int | None, str]:
         text = answer.strip().strip(".").strip()
         if not re.fullmatch(r"[1-7]", text):

@@ -1,0 +1,246 @@
+// The play page of an agent seat: ask for the seat's turn (a long-poll the server answers as soon as the
+// turn opens or the run ends), show the observation and the time left, and send the person's actions as
+// the REST body {tick, actions}. The world's actions come from the form, a game's move from the board.
+const D = JSON.parse(document.getElementById("play-data").textContent);
+const $ = (sel) => document.querySelector(sel);
+const base = `/console/runs/${encodeURIComponent(D.run_id)}/seats/${D.seat}`;
+const WAIT_MS = 25000;
+const STATUS = {waiting: "waiting", your_turn: "your turn", ended: "ended"};
+
+let turn = null;         // the view being shown
+let answered = false;    // the shown turn's actions were accepted (or its deadline passed)
+let over = null;         // resolves the wait for the shown turn to be answered or to run out
+
+function say(text, error = false) {
+  $(error ? '[data-testid="play-error"]' : '[data-testid="play-notice"]').textContent = text;
+  if (!error) $('[data-testid="play-error"]').textContent = "";
+}
+
+function open() {
+  return turn && turn.status === "your_turn" && !answered;
+}
+
+function countdown() {
+  const el = $('[data-testid="deadline"]');
+  if (!open() || !turn.deadline_ms) { el.textContent = "-"; return; }
+  el.textContent = `${Math.max(0, Math.round((turn.deadline_ms - Date.now()) / 1000))} s`;
+}
+
+async function show(view) {
+  turn = view;
+  $('[data-testid="turn-tick"]').textContent = view.tick === null ? "" :
+    (D.board ? `${view.tick}` : `${view.tick} of ${view.season_ticks}`);
+  if (view.directions) { $("#directions").hidden = false; $('[data-testid="directions"]').textContent = view.directions; }
+  if (view.observation) {
+    $('[data-testid="observation"]').textContent = view.observation.text;
+    $('[data-testid="state"]').textContent = JSON.stringify(view.observation.state, null, 2);
+    if (board) await board.show(view.observation.state);  // drawn before a move can start on it
+    if (turn !== view) return;  // a newer view came while this one was drawn
+  }
+  controls();
+}
+
+function controls() {
+  // what the person may do now: act while the turn is open and unanswered, else wait
+  const status = open() ? "your_turn" : turn.status === "your_turn" ? "waiting" : turn.status;
+  $('[data-testid="turn-status"]').textContent = STATUS[status] || status;
+  document.body.dataset.turn = open() ? "open" : turn.status;
+  document.querySelectorAll("#play button, #play select, #play input").forEach((el) => { el.disabled = !open(); });
+  if (board) board.enable(open());
+  countdown();
+}
+
+function done() {
+  answered = true;
+  controls();
+  if (over) over();
+}
+
+async function answer(res) {
+  const text = await res.text();
+  try { return JSON.parse(text); } catch { return {error: "bad_answer", message: `the server answered ${res.status}; reload the page (you may need to sign in again)`}; }
+}
+
+async function ask(wait) {
+  const res = await fetch(`${base}/turn?wait_ms=${wait}`, {headers: {accept: "application/json"}, redirect: "manual"});
+  const body = await answer(res);
+  if (!res.ok) throw new Error(body.message);
+  return body;
+}
+
+async function submit(actions) {
+  if (!open()) return;
+  const tick = turn.tick;
+  answered = true;  // one answer a turn: the controls wait while it is on its way
+  controls();
+  say("Sending ...");
+  const res = await fetch(`${base}/actions`, {method: "POST", redirect: "manual",
+    headers: {"content-type": "application/json", "x-csrf-token": D.csrf},
+    body: JSON.stringify({tick, actions})});
+  const body = await answer(res);
+  if (res.ok) {
+    say(`Sent ${body.received} action${body.received === 1 ? "" : "s"} for ${D.board ? "ply" : "tick"} ${tick}; waiting for the next turn.`);
+    done();
+  } else if (body.error === "turn_closed") {
+    say(body.message, true);
+    done();  // that turn is gone: ask for the next one
+  } else {
+    say(body.message, true);  // the turn is still open: the person can answer again
+    answered = false;
+    if (board && turn.observation) await board.show(turn.observation.state);  // undo the move drawn
+    controls();
+  }
+}
+
+function turnOver() {
+  // the shown turn stays open until it is answered or its deadline passes; asking again before that
+  // would only hear the same turn back
+  return new Promise((resolve) => {
+    const ms = turn.deadline_ms ? turn.deadline_ms - Date.now() + 250 : WAIT_MS;
+    const timer = setTimeout(() => { answered = true; controls(); resolve(); }, Math.max(0, ms));
+    over = () => { clearTimeout(timer); over = null; resolve(); };
+  });
+}
+
+async function result() {
+  for (;;) {
+    const res = await fetch(`${base}/result`);
+    $("#result").innerHTML = await res.text();
+    const final = $("#result [data-final]");
+    if (!final || final.dataset.final === "yes") return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+async function play(first) {
+  let view = first, wait = WAIT_MS;
+  for (;;) {
+    if (view) {
+      answered = false;
+      await show(view);
+      if (view.status === "ended") {
+        $("#play").hidden = true;
+        say("The run has ended.");
+        await result();
+        return;
+      }
+      if (view.status === "your_turn") await turnOver();
+    }
+    try {
+      view = await ask(wait);
+    } catch (e) {
+      view = null;
+      say(e.message, true);
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  }
+}
+
+// --- the world's action form ---------------------------------------------------------------------
+
+function worldForm() {
+  const form = $("#actions");
+  if (!form) return;
+  form.querySelectorAll(".action-row").forEach((row) => {
+    const kind = row.querySelector(".action-kind");
+    kind.addEventListener("change", () => row.querySelectorAll(".action-fields").forEach((f) => {
+      f.hidden = f.dataset.action !== kind.value;
+    }));
+  });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const actions = [];
+    form.querySelectorAll(".action-row").forEach((row) => {
+      const name = row.querySelector(".action-kind").value;
+      if (!name) return;
+      const action = {action: name};
+      row.querySelector(`.action-fields[data-action="${name}"]`).querySelectorAll("[data-field]").forEach((el) => {
+        if (el.value === "") return;  // an optional field left out; a required one is refused by the engine
+        action[el.dataset.field] = el.dataset.kind === "number" && /^-?\d+$/.test(el.value) ? parseInt(el.value, 10) : el.value;
+      });
+      actions.push(action);
+    });
+    submit(actions);
+  });
+}
+
+// --- the boards ----------------------------------------------------------------------------------
+
+async function chessBoard(el) {
+  const {Chessboard, COLOR, FEN, INPUT_EVENT_TYPE} = await import("/arena/assets/cm-chessboard/src/Chessboard.js");
+  const cb = new Chessboard(el, {position: FEN.start, assetsUrl: "/arena/assets/cm-chessboard/assets/",
+                                style: {pieces: {file: "pieces/standard.svg"}}});
+  let state = null, on = false, side = COLOR.white;
+  function move(from, to) {
+    const legal = (state && state.legal_uci) || [];
+    return legal.find((m) => m === from + to) || legal.find((m) => m === from + to + "q") || null;
+  }
+  const handler = (event) => {
+    if (event.type === INPUT_EVENT_TYPE.moveInputStarted) return on && legalFrom(event.squareFrom);
+    if (event.type === INPUT_EVENT_TYPE.validateMoveInput) {
+      const uci = move(event.squareFrom, event.squareTo);
+      if (uci) submit([{move: uci}]);
+      return uci !== null;
+    }
+    return true;
+  };
+  const legalFrom = (sq) => ((state && state.legal_uci) || []).some((m) => m.startsWith(sq));
+  return {
+    async show(s) {
+      state = s;
+      const you = s.you === "black" ? COLOR.black : COLOR.white;
+      if (you !== side) { side = you; await cb.setOrientation(you); }
+      await cb.setPosition(s.fen, false);
+    },
+    enable(yes) {
+      on = yes;
+      cb.disableMoveInput();
+      if (yes && state) cb.enableMoveInput(handler, state.you === "black" ? COLOR.black : COLOR.white);
+    },
+  };
+}
+
+function connectFourBoard(el) {
+  // drawn as the arena's replay draws it (rows top first: 0 empty, 1 the first mover's disc, 2 the other)
+  let state = null, on = false;
+  function draw() {
+    const t = document.createElement("table");
+    t.className = "board c4-play";
+    const head = t.createTHead().insertRow();
+    for (let c = 1; c <= 7; c++) {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = "↓"; b.dataset.column = c;
+      b.setAttribute("aria-label", `Column ${c}`);
+      b.disabled = !on || !state.playable_columns.includes(c);
+      b.onclick = () => submit([{column: c}]);
+      head.insertCell().append(b);
+    }
+    const body = t.createTBody();
+    for (const row of state.grid) {
+      const tr = body.insertRow();
+      row.forEach((v, i) => {
+        const td = tr.insertCell(), disc = document.createElement("span");
+        td.className = "c4"; td.dataset.column = i + 1;
+        disc.className = "disc" + (v ? " p" + v : "");
+        td.append(disc);
+        td.onclick = () => { if (on && state.playable_columns.includes(i + 1)) submit([{column: i + 1}]); };
+      });
+    }
+    el.replaceChildren(t);
+    const you = document.createElement("p");
+    you.innerHTML = `You play <span class="disc p${state.you === "X" ? 1 : 2}"></span> (${state.you}).`;
+    el.append(you);
+  }
+  return {
+    show(s) { state = s; draw(); },
+    enable(yes) { on = yes; if (state) draw(); },
+  };
+}
+
+const boardEl = $("#board");
+const board = !boardEl ? null : D.board === "chess" ? await chessBoard(boardEl) : connectFourBoard(boardEl);
+const resign = $("#resign");
+if (resign) resign.addEventListener("click", () => { if (confirm("Resign this game?")) submit([{action: "resign"}]); });
+worldForm();
+setInterval(countdown, 500);
+play(D.turn);

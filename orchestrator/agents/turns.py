@@ -1,0 +1,158 @@
+"""An agent seat's turns, as its program (or a person in the console) reads and answers them
+(CONTRACT.md section 13). One path for every surface: REST, MCP, the Python surface and the console
+call these two coroutines, so each refusal has one code and one message.
+
+    view = await get_turn(core, principal, run_id, seat, wait_ms=W)
+        {run_id, seat, status: waiting | your_turn | ended, tick, season_ticks, deadline_ms,
+         actions_per_turn, observation: {text, state} | null, directions}
+    ack = await submit_actions(core, principal, run_id, seat, {"tick": T, "actions": [...]})
+        {ok: true, tick, received}
+
+Both need runs:write (they play the run) and the run's owner; the seat must be an agent seat. The
+long-poll waits on the exchange actor (orchestrator.agents.exchange) from the caller's coroutine: no
+thread is held while it waits. A process that plays no runs (no dispatcher here) has no exchange: its
+answers come from the store alone (waiting, or ended).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from orchestrator.agents.roster import is_agent
+from orchestrator.auth import Principal, require
+from orchestrator.core import Core
+from orchestrator.errors import DomainError
+from orchestrator.runs.lifecycle import TERMINAL
+from orchestrator.runs.service import WRITE, _row
+from orchestrator.seats.prompt import compose_directions
+from orchestrator.validation import StrictModel, parse
+
+MAX_WAIT_MS = 30_000
+STORE_POLL_S = 0.5  # without an exchange here, how often a long-poll looks at the run's status
+_DIGITS = re.compile(r"[0-9]{1,9}")
+
+
+class SeatActions(StrictModel):
+    """The body of POST /api/v1/runs/:id/seats/:seat/actions: the open turn's tick and the actions,
+    each as a json-format model seat writes one (world `{action, ...}`; chess `{move}`, Connect Four
+    `{column}`, or `{action: "resign"}`)."""
+    tick: Annotated[int, Field(ge=0)]
+    actions: Annotated[list[dict[str, Any]], Field(max_length=5)]
+
+
+CODES = {"tick": "bad_request", "actions": "bad_actions"}
+HINTS = {"tick": "send the tick of the seat's open turn (GET .../turn)",
+         "actions": "send an array of action objects, at most actions_per_turn of them"}
+
+
+def submitted_by(principal: Principal) -> str:
+    """Who sent a turn's actions, for the transcript: an access token by its prefix, or a person signed
+    in to the console by their handle."""
+    if principal.token_id.startswith("console:"):
+        return f"console:{principal.handle}"
+    return f"token:{principal.token_prefix}"
+
+
+def _number(value: Any, name: str, lo: int, hi: int, code: str) -> int:
+    if isinstance(value, str) and _DIGITS.fullmatch(value):  # from a path or query string
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise DomainError(code, f"{name}: send an integer from {lo} to {hi}")
+    return value
+
+
+def _agent_seat(row, seat: Any) -> tuple[int, dict]:
+    roster = json.loads(row["roster"])
+    try:
+        index = _number(seat, "seat", 0, max(0, len(roster) - 1), "not_agent_seat")
+    except DomainError:
+        index = None
+    if index is None or index >= len(roster) or not is_agent(roster[index]):
+        agents = [str(s["seat"]) for s in roster if is_agent(s)]
+        raise DomainError("not_agent_seat", f"seat {str(seat)[:20]} of run {row['id']} is not an agent seat; "
+                          + (f"its agent seats: {', '.join(agents)}" if agents else "the run has no agent seat"))
+    return index, roster[index]
+
+
+def _exchange(core: Core):
+    dispatcher = getattr(core, "dispatcher", None)
+    return None if dispatcher is None else dispatcher.agents.handle()
+
+
+def _view(row, index: int, seat: dict, status: str) -> dict:
+    eff = json.loads(row["effective"])
+    played = row["live_tick"]
+    return {"run_id": row["id"], "seat": index, "status": status,
+            "tick": (played - 1 if played else None) if status == "ended" else played,
+            "season_ticks": eff["season_ticks"], "deadline_ms": None,
+            # the world resolves actions_per_turn; an arena game takes one move a turn
+            "actions_per_turn": eff["env"].get("actions_per_turn", 1), "observation": None,
+            "directions": compose_directions(seat.get("skills") or [], seat.get("instructions")) or None}
+
+
+async def get_turn(core: Core, principal: Principal, run_id: str, seat: Any, *, wait_ms: Any = None) -> dict:
+    """The seat's turn: as soon as it opens, the run ends, or wait_ms (0..30000, default 0) passes."""
+    require(principal, WRITE, write=True)
+    row = _row(core, principal, run_id)
+    index, entry = _agent_seat(row, seat)
+    wait = 0 if wait_ms is None else _number(wait_ms, "wait_ms", 0, MAX_WAIT_MS, "bad_request")
+    if row["status"] in TERMINAL:
+        return _view(row, index, entry, "ended")
+    exchange = _exchange(core)
+    if exchange is None:
+        return await _from_store(core, principal, run_id, index, entry, wait)
+    got = await exchange.ask.remote(run_id, index, wait)
+    row = _row(core, principal, run_id)  # the live tick now, or the end the worker has just reported
+    if got["status"] == "your_turn":
+        return {**_view(row, index, entry, "your_turn"), **{k: got[k] for k in (
+            "tick", "season_ticks", "deadline_ms", "actions_per_turn", "observation", "directions")}}
+    if got["status"] == "ended" or row["status"] in TERMINAL:
+        view = _view(row, index, entry, "ended")
+        if row["status"] not in TERMINAL:  # the match has ended; its run is being recorded
+            view["tick"] = got.get("tick")
+        return view
+    return _view(row, index, entry, "waiting")
+
+
+async def _from_store(core: Core, principal: Principal, run_id: str, index: int, entry: dict, wait: int) -> dict:
+    """No exchange in this process: no turn opens here, so wait for the run's end only."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + wait / 1000
+    while True:
+        row = _row(core, principal, run_id)
+        if row["status"] in TERMINAL:
+            return _view(row, index, entry, "ended")
+        left = until - loop.time()
+        if left <= 0:
+            return _view(row, index, entry, "waiting")
+        await asyncio.sleep(min(STORE_POLL_S, left))
+
+
+async def submit_actions(core: Core, principal: Principal, run_id: str, seat: Any, raw: Any) -> dict:
+    """Hand the seat's actions for its open turn to the match: {ok, tick, received}. The engine judges
+    them when the tick plays; refusals show in the next observation and in the transcript."""
+    require(principal, WRITE, write=True)
+    row = _row(core, principal, run_id)
+    index, _ = _agent_seat(row, seat)
+    body = parse(SeatActions, raw, codes=CODES, hints=HINTS).model_dump()
+    allowed = json.loads(row["effective"])["env"].get("actions_per_turn", 1)
+    if len(body["actions"]) > allowed:
+        raise DomainError("bad_actions", f"actions: {len(body['actions'])} sent, but this run allows "
+                          f"{allowed} per turn; send at most {allowed}")
+    if row["status"] in TERMINAL:
+        raise DomainError("turn_closed", f"tick {body['tick']} is not open: the run has ended ({row['status']}); "
+                          "no turn is open")
+    exchange = _exchange(core)
+    if exchange is None or row["status"] == "queued":
+        why = "the run is queued" if row["status"] == "queued" else "this process plays no runs"
+        raise DomainError("turn_closed", f"tick {body['tick']} is not open: no turn of this seat is open ({why}); "
+                          "ask for the turn with wait_ms and answer it when it opens")
+    reply = json.dumps(raw, ensure_ascii=False, separators=(",", ":"))
+    got = await exchange.submit.remote(run_id, index, body["tick"], body["actions"], reply, submitted_by(principal))
+    if "closed" in got:
+        raise DomainError("turn_closed", got["closed"])
+    return got

@@ -1,0 +1,214 @@
+"""The head's side of grading: a thread that finds ended runs whose grading is pending, hands their
+decisions to Ray tasks on the workers (orchestrator.grading.work) in parts, and records each part as
+it comes back. Nothing here is on the run's own path: a run is finished, and its results are read,
+before its grading starts.
+
+One run's grading: a `count` task reads the match and lists its decisions; those not already stored
+(a grading started before, by this process or one that stopped) are split into parts
+(plan.parts), at most TASKS of all runs' parts out at once; every part's rows are stored as they
+arrive (`graded` counts them); when the last part is back the seat summaries are stored and the
+run's results gain them. A task that fails sends the grading back to pending to start again, at
+most states.MAX_STARTS times; after that it ends done with what it graded (graded < total) and the
+log names the failure.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import ray
+from ray.exceptions import RayError
+
+from analytics.archive.store import Archive
+from analytics.grading import summarize
+from orchestrator.core import Core
+from orchestrator.grading import plan, states, work
+from orchestrator.runs.lifecycle import TERMINAL
+from orchestrator.workers import cause, cluster_cpus
+
+log = logging.getLogger("studio.grading")
+POLL_S = 0.5     # how often ended runs are looked for, and results waited on
+RETRY_S = 2.0    # a failed grading starts again no sooner than this
+
+
+@dataclass
+class Grading:
+    """One run's grading while this process holds it."""
+    run_id: str
+    match_id: str
+    key: str | None          # the series' batch_id the match is compacted under, if any
+    env: dict
+    seats: list[int]
+    out: int = 0             # tasks not yet back
+    failed: list = field(default_factory=list)  # why its tasks failed
+
+
+class Grader:
+    def __init__(self, core: Core, archive: Archive, tasks: int | None = None):
+        self.core = core
+        # the workers open the archive themselves: a local one by its absolute path
+        self.uri = str(archive.local_root) if archive.local_root is not None else archive.uri
+        self.tasks = tasks
+        self.held: dict[str, Grading] = {}
+        self.refs: dict = {}              # ObjectRef -> (run id, "count" | "grade")
+        self.waiting: deque = deque()     # (run id, part) for a free task slot
+        self.unsaved: list = []           # store writes the store refused, retried in order
+        self.not_before: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> "Grader":
+        """Ray must be up. Runs a previous process left running are taken up again."""
+        if self.tasks is None:
+            self.tasks = int((self.core.config.get("grading") or {}).get("tasks", cluster_cpus()))
+        with self.core.store.write() as c:
+            n = states.restart_all(c)
+        if n:
+            log.warning("%d gradings were running when the last process stopped; they start again", n)
+        self._thread = threading.Thread(target=self._loop, name="studio-grading", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop handing out tasks; what is out is left (its runs stay running until the next start)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        for ref in list(self.refs):
+            try:
+                ray.cancel(ref, force=True)
+            except (RayError, ValueError):  # finished meanwhile, or its worker is gone already
+                pass
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self._flush():
+                    self._take_ended()
+                    self._submit()
+                self._collect()
+            except Exception:  # one bad grading must not stop the others
+                log.exception("grading step failed")
+                self._stop.wait(POLL_S)
+
+    # -- store writes --------------------------------------------------------------------------
+    def _write(self, step, what: str) -> None:
+        self.unsaved.append((step, what))
+        self._flush()
+
+    def _flush(self) -> bool:
+        while self.unsaved:
+            step, what = self.unsaved[0]
+            try:
+                with self.core.store.write() as c:
+                    step(c)
+            except sqlite3.Error as e:
+                log.warning("the store refused a grading write (%s: %s); retrying", what, e)
+                return False
+            self.unsaved.pop(0)
+        return True
+
+    # -- starting ------------------------------------------------------------------------------
+    def _take_ended(self) -> None:
+        marks = ",".join("?" * len(TERMINAL))
+        rows = self.core.store.all(
+            "SELECT id, status, match_id, batch_id, roster, effective, grading, results IS NOT NULL AS scored, "
+            f"grading_status, grading_starts FROM runs WHERE grading_status IN {states._states(states.OPEN)} "
+            f"AND status IN ({marks})", TERMINAL)
+        now = time.monotonic()
+        for r in rows:
+            if r["id"] in self.held or r["grading_status"] != "pending" or self.not_before.get(r["id"], 0) > now:
+                continue
+            if not r["scored"] or r["match_id"] is None:
+                self._write(lambda c, i=r["id"]: states.move(c, "nothing", i), f"nothing to grade in {r['id']}")
+                continue
+            seats = plan.graded_seats(json.loads(r["roster"]), r["grading"])
+            g = Grading(r["id"], r["match_id"], r["batch_id"], json.loads(r["effective"])["env"], seats)
+            with self.core.store.write() as c:
+                if not states.move(c, "start", g.run_id, "grading_starts = grading_starts + 1"):
+                    continue
+            self.held[g.run_id] = g
+            g.out = 1
+            self.refs[work.count.remote(self.uri, g.match_id, g.key, g.seats)] = (g.run_id, "count")
+
+    def _counted(self, g: Grading, decisions: list) -> None:
+        decisions = [tuple(d) for d in decisions]
+        stored = {(r["tick"], r["seat"]) for r in self.core.store.all(
+            "SELECT tick, seat FROM decision_turns WHERE run_id = ?", (g.run_id,))}
+        todo = [d for d in decisions if d not in stored]
+        graded = len(decisions) - len(todo)
+        self._write(lambda c: states.move(c, "counted", g.run_id, "grading_total = ?, graded = ?",
+                                          (len(decisions), graded)), f"count {g.run_id}")
+        for part in plan.parts(todo, self.tasks):
+            self.waiting.append((g.run_id, part))
+            g.out += 1
+
+    def _submit(self) -> None:
+        while self.waiting and len(self.refs) < self.tasks:
+            run_id, part = self.waiting.popleft()
+            g = self.held[run_id]
+            self.refs[work.grade.remote(self.uri, g.match_id, g.key, g.env, g.seats, part)] = (run_id, "grade")
+
+    # -- results -------------------------------------------------------------------------------
+    def _collect(self) -> None:
+        if not self.refs:
+            self._stop.wait(POLL_S)
+            return
+        ready, _ = ray.wait(list(self.refs), num_returns=1, timeout=POLL_S)
+        for ref in ready:
+            run_id, what = self.refs.pop(ref)
+            g = self.held[run_id]
+            g.out -= 1
+            try:
+                got = ray.get(ref)
+            except RayError as e:
+                log.error("run %s: a grading task (%s) failed: %s", run_id, what, cause(e), exc_info=e)
+                g.failed.append(cause(e))
+                got = None
+            if got is not None and what == "count":
+                self._counted(g, got)
+            elif got:
+                self._write(lambda c, rows=got: _store_rows(c, run_id, rows), f"grades of {run_id}")
+            if g.out == 0:
+                self._settle(g)
+
+    def _settle(self, g: Grading) -> None:
+        del self.held[g.run_id]
+        if g.failed:
+            starts = self.core.store.one("SELECT grading_starts FROM runs WHERE id = ?", (g.run_id,))["grading_starts"]
+            if starts < states.MAX_STARTS:
+                self.not_before[g.run_id] = time.monotonic() + RETRY_S
+                self._write(lambda c: states.move(c, "retry", g.run_id), f"retry grading {g.run_id}")
+                return
+            log.error("run %s: grading gave up after %d starts (%s); what was graded is kept", g.run_id, starts,
+                      "; ".join(g.failed))
+        self.not_before.pop(g.run_id, None)
+        self._write(lambda c: _finish(c, g.run_id, g.seats), f"finish grading {g.run_id}")
+
+
+def _store_rows(c: sqlite3.Connection, run_id: str, rows: list[dict]) -> None:
+    c.executemany("INSERT OR REPLACE INTO decision_turns (run_id, tick, seat, turn) VALUES (?, ?, ?, ?)",
+                  [(run_id, r["tick"], r["seat"], json.dumps(r)) for r in rows])
+    states.move(c, "part", run_id, "graded = (SELECT COUNT(*) FROM decision_turns WHERE run_id = ?)", (run_id,))
+
+
+def _finish(c: sqlite3.Connection, run_id: str, seats: list[int]) -> None:
+    """Seat summaries from every stored row; the run's results gain them (`decisions`, null for a seat
+    not graded); the grading is done."""
+    turns = [json.loads(r[0]) for r in c.execute("SELECT turn FROM decision_turns WHERE run_id = ? ORDER BY tick, seat",
+                                                 (run_id,))]
+    summaries = summarize(turns, seats)
+    c.executemany("INSERT OR REPLACE INTO decision_seats (run_id, seat, summary) VALUES (?, ?, ?)",
+                  [(run_id, s, json.dumps(v)) for s, v in summaries.items() if v is not None])
+    row = c.execute("SELECT results FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if row is not None and row[0]:
+        results = json.loads(row[0])
+        for entry in results["agents"]:
+            entry["decisions"] = summaries.get(entry["seat"])
+        c.execute("UPDATE runs SET results = ? WHERE id = ?", (json.dumps(results), run_id))
+    states.move(c, "done", run_id, "graded = (SELECT COUNT(*) FROM decision_turns WHERE run_id = ?)", (run_id,))

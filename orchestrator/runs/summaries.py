@@ -1,0 +1,116 @@
+"""A series' summary, computed once per change of its scored runs and kept: in the store (table
+batch_summaries), so every process on the data dir and the next start read it, and parsed in this
+process's memory, so a read of a series that did not change costs no parse either.
+
+The version a summary is kept under is a digest of the match ids it was computed from: a series'
+scored runs only ever grow (an ended run never changes), so the same set means the same rows and the
+same summary, and a run that ends changes it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from typing import NamedTuple
+
+import duckdb
+
+from analytics.archive.store import Archive
+from analytics.summary import series_summary
+from orchestrator.core import Core
+from orchestrator.grading.read import graded_seats
+from orchestrator.store import unavailable
+
+log = logging.getLogger("studio.summaries")
+
+MEMO_SERIES = 256  # parsed summaries held per process, the series read most recently
+
+
+class Kept(NamedTuple):
+    """A summary and its JSON text as REST sends it (Starlette's JSONResponse encoding), so a read of a
+    series that did not change encodes none of its intervals either. The dict is shared between reads:
+    callers do not change it."""
+    summary: dict
+    text: str
+
+
+_memo: dict[tuple[str, str], tuple[str, Kept]] = {}
+# One summary computed at a time: two reads of a series that just changed compute it once, and the
+# computation is CPU-bound (a second one in parallel would only share the same cores).
+_computing = threading.Lock()
+
+
+def version(scored, graded=()) -> str:
+    """Scored matches, and those whose decision grading is done (their accuracies join the summary then)."""
+    text = "\n".join(sorted(scored)) + "\ngraded\n" + "\n".join(sorted(graded))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def summary_source(core: Core, match_ids: list[str], batch_id: str | None = None):
+    """An in-memory DuckDB table of exactly this series' seat rows (landed or compacted): no glob over
+    the whole archive, and no dependence on the export of ended runs having caught up."""
+    con = duckdb.connect()
+    con.register("seats", Archive.of(core.data_dir, core.config).seats({m: batch_id for m in match_ids}))
+    con.register("decisions", graded_seats(core, match_ids))  # decision accuracy per graded seat
+    return con
+
+
+def encode(body) -> str:
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _remember(key: tuple[str, str], v: str, kept: Kept) -> None:
+    _memo.pop(key, None)
+    _memo[key] = (v, kept)
+    while len(_memo) > MEMO_SERIES:
+        _memo.pop(next(iter(_memo)), None)  # the oldest entry: dicts keep insertion order
+
+
+def cached(core: Core, batch_id: str, scored, graded=()) -> Kept | None:
+    """The kept summary of the series over exactly these scored matches, or None when there is none."""
+    v, key = version(scored, graded), (str(core.data_dir), batch_id)
+    hit = _memo.get(key)
+    if hit is not None and hit[0] == v:
+        return hit[1]
+    row = core.store.one("SELECT version, summary FROM batch_summaries WHERE batch_id = ?", (batch_id,))
+    if row is None or row["version"] != v:
+        return None
+    kept = Kept(json.loads(row["summary"]), row["summary"])
+    _remember(key, v, kept)
+    return kept
+
+
+def summary(core: Core, batch_id: str, scored, graded=()) -> Kept:
+    """The series' summary over these scored matches: the kept one, else computed and kept."""
+    got = cached(core, batch_id, scored, graded)
+    if got is not None:
+        return got
+    with _computing:
+        got = cached(core, batch_id, scored, graded)  # another read may have computed it meanwhile
+        if got is not None:
+            return got
+        scored = list(scored)
+        fresh = series_summary(summary_source(core, scored, batch_id), batch_id)
+        kept = Kept(fresh, encode(fresh))
+        if fresh["matches"] == len(scored):  # every scored match's rows were there to read
+            _keep(core, batch_id, version(scored, graded), kept)
+        return kept
+
+
+def _keep(core: Core, batch_id: str, v: str, kept: Kept) -> None:
+    try:
+        with core.store.write() as c:
+            # a process holding an older set of scored runs never replaces a newer summary
+            c.execute("INSERT INTO batch_summaries (batch_id, version, matches, summary, computed_at_ms) "
+                      "VALUES (?, ?, ?, ?, ?) ON CONFLICT (batch_id) DO UPDATE SET version = excluded.version, "
+                      "matches = excluded.matches, summary = excluded.summary, "
+                      "computed_at_ms = excluded.computed_at_ms WHERE excluded.matches >= batch_summaries.matches",
+                      (batch_id, v, kept.summary["matches"], kept.text, core.clock.now_ms()))
+    except sqlite3.OperationalError as e:
+        if unavailable(e) is None:
+            raise
+        log.warning("series %s: its summary is not kept for now (%s); the next read computes it again", batch_id, e)
+        return
+    _remember((str(core.data_dir), batch_id), v, kept)
