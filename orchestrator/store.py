@@ -244,6 +244,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX runs_batch_state ON runs(batch_id, trial, status, id, match_id, grading_status);
     """,
+    # the manifest of an ended run's match as its lander wrote it (JSON: files and sizes, node, pid)
+    """
+    ALTER TABLE runs ADD COLUMN archived TEXT;
+    """,
 ]
 
 

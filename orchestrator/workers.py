@@ -1,26 +1,31 @@
 """Ray: starting or joining a cluster, and the actors that play matches.
 
 Scripted matches are CPU-bound: each of those workers holds one CPU and plays one job at a time,
-one worker per CPU of the cluster. Matches with model seats mostly wait on providers: their workers
-hold no CPU and play several jobs at once, one thread (and event loop) each. Actors are threaded so
-`cancel` and `ticks` are answered while `play_many` runs: the play loop checks the stop flag every tick
-(model seats) or every stretch of ticks (scripted).
+one worker per CPU of the cluster; the actor is threaded so `cancel` and `ticks` are answered while
+`play_many` runs, and the play loop checks the stop flag every stretch of ticks. Matches with model
+seats mostly wait on providers: their workers hold no CPU and are async actors, every match a
+coroutine on the worker's one event loop (hundreds at once), sized per node from its CPUs; `cancel`,
+`drain`, `ticks` and `frames` are coroutines on the same loop, answered between the matches' steps,
+and the play loop checks the stop flag every tick.
 """
 from __future__ import annotations
 
+import asyncio
+import gc
 import os
 import time
 import traceback
 
 import ray
 
-from orchestrator.play import Job, play_job, unplayed
+from orchestrator.play import Job, play_job, play_job_async, unplayed
+from orchestrator.play.job import for_head
 
 
-# A worker's result (the match's log as Arrow, about 1 MB at 24 agents x 300 ticks) goes straight back
-# to the dispatcher in the reply rather than through the shared-memory object store, Ray's path
-# above 100 KB: measured with `studio serve`, a single run read 7-10 ms sooner and a 50-trial series
-# played about 10% faster. Larger logs (hundreds of agents) still take the object store.
+# A worker's result goes straight back to the dispatcher in the reply rather than through the
+# shared-memory object store, Ray's path above 100 KB: measured with `studio serve`, a single run read
+# 7-10 ms sooner and a 50-trial series played about 10% faster. The result is a few KB when the worker
+# lands its match itself; a match's log (about 1 MB at 24 agents x 300 ticks) when it hands it back.
 INLINE_RESULT_BYTES = 8 * 1024 * 1024
 
 
@@ -53,7 +58,13 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-MODEL_JOBS_PER_WORKER = 8
+# Model matches one model worker plays at once: coroutines, a few hundred KB each, mostly waiting on
+# providers. One worker per CPUS_PER_MODEL_WORKER CPUs of a node (one at least): a worker's loop
+# uses about a core when its matches' turns come back together.
+MODEL_JOBS_PER_WORKER = 1000
+CPUS_PER_MODEL_WORKER = 4
+CONTROL_CALLS = 16  # cancel, drain, ticks, frames: never queued behind the matches
+GC_THRESHOLDS = (50_000, 20, 100)  # a model worker's cyclic collector (Python's default: 700, 10, 10)
 
 
 class Player:
@@ -78,7 +89,7 @@ class Player:
         j = Job(**job)
         if j.run_id in self._stop:  # cancelled while it waited behind another job: nothing is played
             self._stop.discard(j.run_id)
-            return vars(unplayed(j))
+            return for_head(unplayed(j), j)
         self._tick[j.run_id] = [0, int(time.time() * 1000)]
         j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())  # archived with the match
         try:
@@ -90,9 +101,8 @@ class Player:
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)
             self._frame.pop(j.run_id, None)
-        # its fields are plain containers Ray pickles as they are: asdict's deep copy of the results
-        # cost a tenth of a scripted match's time on the worker
-        return vars(outcome)
+        # the match's files land here when this node reaches the archive; the head gets the run's row
+        return for_head(outcome, j)
 
     @ray.method(concurrency_group="play")
     def play_many(self, jobs: list[dict], recorder=None) -> list[dict]:
@@ -127,17 +137,94 @@ class Player:
         return os.getpid()
 
 
+class ModelPlayer(Player):
+    """A model worker's body: every job a coroutine on the actor's event loop (a world match with model
+    seats plays there; an arena game on a thread whose provider calls come back to the loop)."""
+
+    def __init__(self):
+        super().__init__()
+        self._stopped: dict[str, asyncio.Event] = {}  # run id -> set by cancel, while it plays
+        # Hundreds of matches in play keep a large heap of live objects, which the cyclic collector
+        # would otherwise walk again and again (its passes, not the matches, took the most CPU): what
+        # the start loaded is set aside for good, and young collections come less often.
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
+
+    async def play_many(self, jobs: list[dict], recorder=None) -> list[dict]:
+        """Player.play_many, the jobs at once."""
+        return list(await asyncio.gather(*(self._play_one(job, recorder) for job in jobs)))
+
+    async def _play_one(self, job: dict, recorder) -> dict:
+        try:
+            return await self._play_async(job, recorder)
+        except Exception as e:
+            return {"run_id": job["run_id"], "raised": cause(e), "traceback": traceback.format_exc()}
+
+    async def _play_async(self, job: dict, recorder) -> dict:
+        """Player._play on the loop."""
+        j = Job(**job)
+        if j.run_id in self._stop:
+            self._stop.discard(j.run_id)
+            return for_head(unplayed(j), j)
+        self._tick[j.run_id] = [0, int(time.time() * 1000)]
+        self._stopped[j.run_id] = stopped = asyncio.Event()
+        j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())
+        try:
+            outcome = await play_job_async(j, should_stop=lambda: j.run_id in self._stop,
+                                           on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), recorder=recorder,
+                                           on_frame=lambda f: self._frame.__setitem__(j.run_id, f),
+                                           should_drain=lambda: self._draining, stopped=stopped)
+        finally:
+            self._stopped.pop(j.run_id, None)
+            self._stop.discard(j.run_id)
+            self._tick.pop(j.run_id, None)
+            self._frame.pop(j.run_id, None)
+        return await asyncio.to_thread(for_head, outcome, j)  # the archive's writes off the matches' loop
+
+    async def cancel(self, run_id: str) -> None:
+        self._stop.add(run_id)
+        if run_id in self._stopped:
+            self._stopped[run_id].set()
+
+    async def drain(self) -> None:
+        self._draining = True
+
+    async def ticks(self) -> dict[str, list[int]]:
+        return {r: list(v) for r, v in self._tick.items()}
+
+    async def frames(self) -> dict[str, dict]:
+        return dict(self._frame)
+
+    async def pid(self) -> int:
+        return os.getpid()
+
+
 # Scripted matches play one at a time per worker (a queued second job starts the moment the first
 # ends, without two threads fighting over the GIL); cancel and progress calls have their own threads.
 MatchWorker = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0,
                          concurrency_groups={"play": 1, "control": 2})(Player)
-# Matches with model seats mostly wait on providers: no CPU held, several at once.
+# Matches with model seats mostly wait on providers: no CPU held, hundreds at once.
 ModelWorker = ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0,
-                         concurrency_groups={"play": MODEL_JOBS_PER_WORKER, "control": 2})(Player)
+                         max_concurrency=MODEL_JOBS_PER_WORKER + CONTROL_CALLS)(ModelPlayer)
 
 
-def model_worker():
-    return ModelWorker.remote()
+def model_worker(node_id: str | None = None):
+    """A model worker, on the given node when it has room (soft: a node that left takes none)."""
+    if node_id is None:
+        return ModelWorker.remote()
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return ModelWorker.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=True)).remote()
+
+
+def model_nodes() -> list[str]:
+    """The live nodes' ids, each once per model worker it should hold (by its CPUs)."""
+    out = []
+    for node in ray.nodes():
+        if node.get("Alive"):
+            cpus = int(node.get("Resources", {}).get("CPU", 0))
+            out += [node["NodeID"]] * max(1, cpus // CPUS_PER_MODEL_WORKER)
+    return out
 
 
 def cause(e: BaseException) -> str:

@@ -7,6 +7,7 @@
     archive/runs/<key>.parquet             ended runs' views (key = batch_id, or the first run's id)
     archive/transcripts/<match_id>.arrow   every model turn of a match, for its run's owner only
     archive/arena/<match_id>.json          an arena game's graded log, its whole record
+    archive/<any of those>.<hex>.tmp        a file being written (moved into place once whole)
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR, ARENA_DIR = "events", "seats",
 SUBDIRS = (EVENTS_DIR, SEATS_DIR, RUNS_DIR, TRANSCRIPTS_DIR, ARENA_DIR)
 LANDING, COMPACT, GAME = ".arrow", ".parquet", ".json"  # one match as the worker sent it; a whole series; a game log
 COMPACT_GLOB = "*" + COMPACT
+TEMP_SUFFIX = ".tmp"  # a file being written; readers never open one
 
 
 def archive_dir(data_dir) -> Path:

@@ -21,6 +21,7 @@ import json
 import time
 
 from orchestrator.agents import exchange as exchanges
+from orchestrator.play.arena_seats import on_loop
 from orchestrator.seats import played
 from orchestrator.seats.actions import TIMEOUT_WAIT, Refused, from_list
 from orchestrator.seats.faults import SeatFailed
@@ -182,7 +183,7 @@ class AgentArenaSeat(_Turns):
                 "directions": self.directions}
         row = self._row(position.plies)
         t0 = time.perf_counter()
-        got = self.loop.run_until_complete(self._open(view, self.turn_timeout_ms))
+        got = on_loop(self.loop, self._open(view, self.turn_timeout_ms))
         if not self._judge(got, row, self.turn_timeout_ms):
             row["latency_ms"] = round((time.perf_counter() - t0) * 1000, 1)
             self._gone()
@@ -192,4 +193,4 @@ class AgentArenaSeat(_Turns):
         return move
 
     def close(self) -> None:
-        self.loop.run_until_complete(self.ended(self.transcript[-1]["tick"] if self.transcript else None))
+        on_loop(self.loop, self.ended(self.transcript[-1]["tick"] if self.transcript else None))

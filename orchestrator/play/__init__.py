@@ -1,10 +1,12 @@
 """The play wing: playing one run's match from a job, wherever it runs (a Ray worker or in-process).
 
-No store, no Ray of its own, no file: `play_job` (pick.py) picks the player for the job's kind
-(world.py, arena.py) and hands back an `Outcome` (job.py) with the match as Arrow IPC bytes for the
-head to archive; head.py is the one way to the seats' keys and usage reports.
+No store, no Ray of its own: `play_job` (pick.py; `play_job_async` on a model worker's loop) picks
+the player for the job's kind (world.py, arena.py) and hands back an `Outcome` (job.py) with the
+match as Arrow IPC bytes; on a worker, `job.for_head` lands them in the archive when the worker
+reaches it and turns the outcome into the run's row for the head. head.py is the one way to the
+seats' keys and usage reports.
 """
 from orchestrator.play.job import Job, Outcome, unplayed
-from orchestrator.play.pick import play_job
+from orchestrator.play.pick import play_job, play_job_async
 
-__all__ = ["Job", "Outcome", "play_job", "unplayed"]
+__all__ = ["Job", "Outcome", "play_job", "play_job_async", "unplayed"]

@@ -1,9 +1,9 @@
 """Playing one arena game on a worker (CONTRACT.md section 11): scripted and model seats, grading by
 the game's oracle on the same worker, results in the world's shape.
 
-The worker writes no file: it hands the graded log (meta, the graded moves that are the public log,
-and the results) back as JSON and the per-seat rows as Arrow IPC; the head lands them in the archive
-(`arena/<match_id>.json`, and the same seat files as the world's, so analytics reads arena results too).
+The outcome carries the graded log (meta, the graded moves that are the public log, and the results)
+as JSON and the per-seat rows as Arrow IPC; they land in the archive (`arena/<match_id>.json`, and the
+same seat files as the world's, so analytics reads arena results too) as a world match's do (job.py).
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import asyncio
 import functools
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from engine.arena.game import Game
@@ -58,11 +59,32 @@ def _reporter(head: Head, seats: dict[int, ArenaSeat], on_tick: Callable[[int], 
     return on_ply
 
 
+# Games playing at once on one model worker, each on a thread: the game loop (engine.arena.play) asks
+# its seats one answer at a time and grades with Stockfish, so it is not a coroutine.
+GAME_THREADS = 64
+
+
+@functools.cache
+def _games() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(GAME_THREADS, thread_name_prefix="arena-game")
+
+
+async def play_async(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lambda: False,
+                     on_tick: Callable[[int], None] = lambda t: None) -> Outcome:
+    """play() on a thread of its own; its model seats' provider calls run on this (the caller's) loop,
+    beside every other match of the worker."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_games(), functools.partial(play, game, job, head, should_stop, on_tick, loop))
+
+
 def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lambda: False,
-         on_tick: Callable[[int], None] = lambda t: None) -> Outcome:
+         on_tick: Callable[[int], None] = lambda t: None, loop: asyncio.AbstractEventLoop | None = None) -> Outcome:
+    """Play and grade one game. loop: where the model seats' provider calls run (a running loop in
+    another thread); by default a loop of the game's own."""
     started = int(time.time() * 1000)
     usage = job.usage()
-    loop = asyncio.new_event_loop()
+    own_loop = loop is None
+    loop = asyncio.new_event_loop() if own_loop else loop
     seats: dict[int, ArenaSeat] = {}
     try:
         seats = model_seats(job, head, loop)
@@ -79,7 +101,8 @@ def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lam
     finally:
         for s in seats.values():
             s.close()
-        loop.close()
+        if own_loop:
+            loop.close()
     _settle(usage, seats, out["turns"])
     results = out["results"]
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, seed=job.env["seed"],

@@ -24,7 +24,7 @@ from typing import Callable
 from engine.arena.games import GAMES
 from orchestrator.seats.actions import REFUSAL, TRUNCATED
 from orchestrator.seats.faults import FaultStreak
-from orchestrator.seats.player import Credential, new_turns, new_usage
+from orchestrator.seats.player import Credential, new_turns, new_usage, shipped_prices
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.seats.providers import ProviderError, SeatFailed, TurnTimeout, make_chat, new_client
@@ -69,8 +69,17 @@ def read_move(text: str, calls=()) -> str:
     return text
 
 
+def on_loop(loop: asyncio.AbstractEventLoop, coro):
+    """Run coro on a seat's loop from the game's thread: a model worker's running loop, busy with other
+    matches (the game's thread waits), or a loop of the game's own."""
+    if loop.is_running():
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
+    return loop.run_until_complete(coro)
+
+
 class ArenaSeat:
-    """answer(position, feedback) for engine.arena.play; runs its provider calls on the caller's loop.
+    """answer(position, feedback) for engine.arena.play; runs its provider calls on `loop`: a loop of
+    the game's own, or a model worker's running loop, which the game's thread then waits on.
 
     on_fault, when set, is called with the ply after every faulted call, so the run view shows the
     fault before the ply is played (the play loop reports after each ply)."""
@@ -90,9 +99,9 @@ class ArenaSeat:
                               base_url=credential.base_url,
                               format=fmt, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
-                              seat=self.label)
+                              seat=self.label, max_concurrent=credential.max_concurrent)
         self.timeout_s = turn_timeout_ms / 1000
-        self.prices = prices or PriceTable.shipped()
+        self.prices = prices or shipped_prices()
         self.usd_per_mtok = credential.usd_per_mtok
         self.usage = new_usage()
         self.turns = new_turns()  # the world's counts; `invalid` is settled from the play loop, which judges legality
@@ -122,7 +131,7 @@ class ArenaSeat:
         while True:
             t0 = time.perf_counter()
             try:
-                reply = self.loop.run_until_complete(self._send(text))
+                reply = self._run(self._send(text))
             except ProviderError as e:
                 timed_out = isinstance(e, TurnTimeout)
                 self._missed(position.plies, t0, "timed_out" if timed_out else "provider_errors", e)
@@ -167,5 +176,8 @@ class ArenaSeat:
         except TimeoutError:
             raise TurnTimeout("the provider did not answer within the turn") from None
 
+    def _run(self, coro):
+        return on_loop(self.loop, coro)
+
     def close(self) -> None:
-        self.loop.run_until_complete(self.client.aclose())
+        self._run(self.client.aclose())

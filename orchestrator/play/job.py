@@ -1,15 +1,25 @@
 """A job and its outcome: what the dispatcher hands a worker, and what comes back.
 
-A worker on another node needs no access to the data dir: the outcome carries the match's archive
-rows as Arrow IPC bytes for the head to land (analytics.archive.store). The archive's formats are
-reached from here only.
+A worker needs no access to the data dir. It lands the match's files in the archive itself when it can
+reach it (the job names the archive, and the node that can write it when it is one node's disk), and
+hands back only what the head records (`for_head`): the run's row as the store keeps it (results,
+roster with usage, spend) and a manifest of the files it wrote. A worker that cannot reach the archive
+(another node than a node-local archive's, or a write that failed) hands the match's Arrow IPC bytes
+back instead, for the head to land. The archive's formats are reached from here only.
 """
 from __future__ import annotations
 
+import functools
+import json
+import logging
+import os
 from dataclasses import dataclass, field
 
 from analytics.archive import format as archive
+from analytics.archive.store import Archive
 from orchestrator.seats.player import new_usage
+
+log = logging.getLogger("studio.playing")
 
 
 @dataclass
@@ -25,11 +35,26 @@ class Job:
     tick_ms: float = 0.0        # operator's pace for scripted matches (config [runs] min_tick_ms); 0: flat out
     account_id: str | None = None  # whose stored keys the model seats use (decrypted where they play)
     head_node: str = ""         # the Ray node the dispatcher runs on: a worker there hands back uncompressed
+    archive: str = ""           # the archive's location, where the worker lands the match itself; "" hands it back
+    archive_node: str = ""      # the one Ray node that can write `archive` (a path on its disk); "" every node
     agents: str = ""            # the head's exchange of agent turns, by name ("" without agent seats)
 
     @property
     def scenario_id(self) -> str:
         return self.meta.get("scenario_id", "")
+
+    @property
+    def lands_here(self) -> bool:
+        """The worker playing this job (its node in meta) writes the match's files itself."""
+        return bool(self.archive) and self.archive_node in ("", self.meta.get("node_id"))
+
+    @property
+    def compress(self) -> bool:
+        """LZ4 for bytes that cross a network: to a shared archive, or back to a head on another node. On
+        one node they stay in shared memory or on the local disk, where compressing cost as much as playing."""
+        if self.lands_here:
+            return not self.archive_node
+        return self.meta.get("node_id") != self.head_node
 
     def usage(self) -> list[dict]:
         """Every seat's usage, zeroed: the one shape a run's usage takes (seats.player.new_usage)."""
@@ -49,7 +74,7 @@ class Outcome:
     error: dict | None = None
     started_at_ms: int | None = None  # when the worker began playing (a job may wait behind another)
     turns: list[dict | None] | None = None  # per seat: model turn counts (None for scripted seats)
-    events: bytes | None = None   # the event log, Arrow IPC (LZ4), for the head to land
+    events: bytes | None = None   # the event log, Arrow IPC (LZ4), for whoever lands it
     seats: bytes | None = None    # the seat rows, likewise
     transcript: bytes | None = None  # model turns, likewise (None when every seat is scripted)
     game: bytes | None = None     # an arena game's graded log (JSON), likewise
@@ -94,3 +119,40 @@ def seats_ipc(job: Job, results: dict, compress: bool = True) -> bytes:
 
 def transcript_ipc(rows: list[dict]) -> bytes:
     return archive.to_ipc(archive.transcript_table(rows))
+
+
+@functools.lru_cache(maxsize=4)
+def _archive(uri: str) -> Archive:
+    """One per worker process and location: opening it creates its directories."""
+    return Archive(uri)
+
+
+def for_head(o: Outcome, job: Job) -> dict:
+    """The outcome as the head records it (orchestrator.runs.lifecycle.ended_many): the run's columns,
+    serialised here so the head parses no payload, and the match's files landed here when this worker
+    can reach the archive (`archived`: the files, their sizes, and which node and process wrote them).
+    A write the archive refuses (a full disk, a store out of reach) is not retried here, where it would
+    hold the worker: the bytes go back to the head, which retries landing them for `record_patience_s`
+    and then fails the run naming the cause."""
+    archived = None
+    if o.seats is not None and job.lands_here:
+        try:
+            files = _archive(job.archive).land(o.match_id, o.events, o.seats, o.transcript, o.game)
+        except OSError as e:
+            log.warning("run %s: the archive refused its match (%s); handing it back to the service", o.run_id, e)
+        else:
+            archived = {"node_id": job.meta.get("node_id"), "pid": os.getpid(), "files": files}
+            o.events = o.seats = o.transcript = o.game = None
+    roster = [dict(s) for s in job.seats]
+    for seat, usage, turns in zip(roster, o.usage, o.turns or [None] * len(roster)):
+        seat["usage"] = usage
+        if turns is not None:
+            seat["turns"] = turns
+            seat["replied"] = turns["answered"] > 0
+    return {"run_id": o.run_id, "status": o.status, "stop_reason": o.stop_reason, "match_ticks": o.match_ticks,
+            "match_id": o.match_id, "results": json.dumps(o.results) if o.results else None,
+            "roster": json.dumps(roster), "spend_usd": o.spend_usd,
+            "turns_settled": sum(u["agent_turns"] for u in o.usage),
+            "error": json.dumps(o.error) if o.error else None, "started_at_ms": o.started_at_ms,
+            "archived": json.dumps(archived) if archived else None,
+            "events": o.events, "seats": o.seats, "transcript": o.transcript, "game": o.game}

@@ -1,8 +1,13 @@
 """Playing one world match: scripted seats in compiled stretches of ticks, model seats tick by tick
 (orchestrator.seats.player.ModelSeats). The match is scored from its finished event columns (the same
-columns the archive stores; the rubric never reads live state)."""
+columns the archive stores; the rubric never reads live state).
+
+A match with model seats plays as a coroutine (`play_async`), one of hundreds on a model worker's
+event loop; its scoring and packing, the one long stretch of CPU in it, runs on a thread so the loop
+keeps serving the others. In-process play runs the same coroutine on a loop of its own (`play`)."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Callable
@@ -21,13 +26,14 @@ log = logging.getLogger("studio.playing")
 CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)
 
 
-def model_seats(head: Head) -> ModelSeats:
+async def model_seats(head: Head) -> ModelSeats:
     """The seat layer for a world job with model or agent seats: keys from the head, usage and every
     turn recorded by it, and the turns it recorded before a fault replayed (a resumed run)."""
     if not head.reports:
-        return ModelSeats(head.credentials(), agent_seat=AgentSeat.of)
-    return ModelSeats(head.credentials(), report=head.report_async, record=head.record_turn_async,
-                      recorded=head.recorded(), agent_seat=AgentSeat.of)
+        return ModelSeats(await head.credentials_async(), agent_seat=AgentSeat.of)
+    creds, recorded = await asyncio.gather(head.credentials_async(), head.recorded_async())
+    return ModelSeats(creds, report=head.report_async, record=head.record_turn_async, recorded=recorded,
+                      agent_seat=AgentSeat.of)
 
 
 def mark_silent(results: dict, turns: dict[int, dict]) -> None:
@@ -83,34 +89,54 @@ def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] =
     scripted. on_frame, when given, receives live_frame() after every tick reported. should_drain:
     the service is stopping; model seats stop at the next tick boundary, and the run, its turns all
     recorded, resumes on the next start (a `drained` outcome)."""
+    if players is not None:
+        return asyncio.run(play_async(job, players, should_stop, on_tick, on_frame, should_drain))
     started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
-    if on_frame is not None:
-        report_tick = on_tick
+    stop = scripted_season(match, job, should_stop, _framed(match, on_tick, on_frame))
+    return packed(job, match, stop, None, job.usage(), 0.0, None, started)
 
-        def on_tick(t: int) -> None:
-            report_tick(t)
-            on_frame(live_frame(match))
+
+async def play_async(job: Job, players: ModelSeats, should_stop: Callable[[], bool] = lambda: False,
+                     on_tick: Callable[[int], None] = lambda t: None, on_frame: Callable[[dict], None] | None = None,
+                     should_drain: Callable[[], bool] = lambda: False, stopped: asyncio.Event | None = None) -> Outcome:
+    """play() for a match with model seats, as a coroutine; stopped: set on a cancel (ModelSeats)."""
+    started = int(time.time() * 1000)
+    match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     usage = job.usage()
-    spend, error = 0.0, None
-    if players is None:
-        stop = scripted_season(match, job, should_stop, on_tick)
-    else:
-        try:
-            stop, spend = players.play(match, job, usage, should_stop, on_tick, should_drain)
-        except (SeatFailed, Unrecorded) as e:  # a key rejected, a provider down, a store that stays full
-            stop, error = "failed", e.envelope()
-        except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
-            log.exception("run %s: the match stopped at tick %d", job.run_id, match.tick)
-            stop, error = "failed", internal_error(f"the match stopped at tick {match.tick}", e)
-        spend = sum(u["usd"] for u in usage)
-        turns = [players.turns.get(i) for i in range(len(job.seats))]
-        if stop == "failed" and match.tick == 0:  # nothing played: no match to archive
-            return failed(job, usage, error, started, turns)
-        if stop == "drained":  # nothing archived: the recorder holds every turn, and the run resumes
-            return Outcome(run_id=job.run_id, status="drained", stop_reason="drained", match_ticks=match.tick,
-                           results=None, match_id=None, usage=usage, spend_usd=spend, started_at_ms=started,
-                           turns=turns)
+    error = None
+    try:
+        stop, spend = await players.play_async(match, job, usage, should_stop, _framed(match, on_tick, on_frame),
+                                               should_drain, stopped)
+    except (SeatFailed, Unrecorded) as e:  # a key rejected, a provider down, a store that stays full
+        stop, error = "failed", e.envelope()
+    except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
+        log.exception("run %s: the match stopped at tick %d", job.run_id, match.tick)
+        stop, error = "failed", internal_error(f"the match stopped at tick {match.tick}", e)
+    spend = sum(u["usd"] for u in usage)
+    turns = [players.turns.get(i) for i in range(len(job.seats))]
+    if stop == "failed" and match.tick == 0:  # nothing played: no match to archive
+        return failed(job, usage, error, started, turns)
+    if stop == "drained":  # nothing archived: the recorder holds every turn, and the run resumes
+        return Outcome(run_id=job.run_id, status="drained", stop_reason="drained", match_ticks=match.tick,
+                       results=None, match_id=None, usage=usage, spend_usd=spend, started_at_ms=started,
+                       turns=turns)
+    return await asyncio.to_thread(packed, job, match, stop, players, usage, spend, error, started)
+
+
+def _framed(match, on_tick: Callable[[int], None], on_frame: Callable[[dict], None] | None) -> Callable[[int], None]:
+    if on_frame is None:
+        return on_tick
+
+    def framed(t: int) -> None:
+        on_tick(t)
+        on_frame(live_frame(match))
+    return framed
+
+
+def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[dict], spend: float,
+           error: dict | None, started: int) -> Outcome:
+    """A played match finished, scored and packed for the head."""
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick
@@ -118,9 +144,7 @@ def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] =
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
     cols = match.columns()
-    # LZ4 only for bytes that cross a network: on the head's own node Ray's object store is shared
-    # memory, and compressing the log cost as much as playing it
-    compress = job.meta.get("node_id") != job.head_node
+    compress = job.compress
     events = events_ipc(job, cols, meta, match.messages, compress)
     results = rubric.score(cols, specs_from_meta(meta))
     turns, transcript = None, None

@@ -6,57 +6,79 @@ is settled again) and one of matches. Per-run files would cost the service a Par
 and leave analysts thousands of files to scan.
 
 Nothing on a request's path waits for it: the dispatcher hands ended runs to a thread, and whatever
-has queued up meanwhile goes in one file. A cancel of a queued run, rarer, writes its row at once.
+has queued up meanwhile goes in one file. The thread only decides and reads the store: the work on
+files (reading every landed match of a series and writing its Parquet files; building ended runs'
+views and writing them) runs as Ray tasks of a `Compactor` actor holding no CPU, in another process:
+on another node than the service's when the archive is shared, on the service's node when the archive
+is a path on its disk. An actor rather than plain tasks: a task would start a fresh Python process for
+most compactions (Ray ends idle workers beyond one per CPU within a second), and its imports cost more
+than the compaction. The service records nothing of it but a log line: the files are the record (a
+series' file exists, its landed files are gone), and a compaction that failed is run again by the
+next sweep.
+A cancel of a queued run, rarer, writes its row at once.
 """
 from __future__ import annotations
 
 import logging
 import queue
+import random
 import threading
 
-from analytics.archive.store import Archive
+from analytics.archive.store import NODE, PROCESS, Archive
 from orchestrator.runs.lifecycle import ACTIVE
 from orchestrator.runs.views import run_view
 
 log = logging.getLogger("studio.export")
+# A temporary file or a landed match no run names, older than this, was left by a writer that died
+# (a live one moves its file into place within moments, and its run names the match before it plays).
+ORPHAN_AGE_S = 3600.0
 
 
-def export(core, run_ids: list[str], store: Archive | None = None, name: str | None = None) -> None:
+def views(rows) -> list[dict]:
+    """Ended runs' rows as archive/runs/ keeps them: their views, with the account."""
+    out = []
+    for row in rows:
+        view = run_view(row)
+        view["account_id"] = row["account_id"]
+        out.append(view)
+    return out
+
+
+def export(core, run_ids: list[str], store: Archive | None = None, name: str | None = None, write=None) -> None:
     """Write the final views of these runs to archive/runs/ (named `name`, else after the first run);
-    a copy, so a failure is only logged."""
+    a copy, so a failure is only logged. write(rows, name): who builds and writes the views from the
+    rows (a Compactor), else this thread."""
     try:
         placeholders = ",".join("?" * len(run_ids))
-        views = []
-        for row in core.store.all(f"SELECT * FROM runs WHERE id IN ({placeholders})", tuple(run_ids)):
-            view = run_view(row)
-            view["account_id"] = row["account_id"]
-            views.append(view)
-        if views:
-            (store or Archive.of(core.data_dir, core.config)).write_runs(views, name)
+        rows = core.store.all(f"SELECT * FROM runs WHERE id IN ({placeholders})", tuple(run_ids))
+        if rows and write is not None:
+            write([dict(r) for r in rows], name)
+        elif rows:
+            (store or Archive.of(core.data_dir, core.config)).write_runs(views(rows), name)
     except Exception:  # the store stays the record; the export is a copy for notebooks
         log.exception("exporting %d ended runs failed", len(run_ids))
 
 
-def settle(core, store: Archive, ended: list, swept: list = (), compact: bool = True) -> None:
+def settle(core, store: Archive, ended: list, swept: list = (), compact=None, write=None) -> None:
     """ended: runs (id, batch_id, match_id) that just ended; swept: runs whose matches a previous
     process landed and never compacted. Single runs that just ended are exported; every series of
-    either list with no run left to play is exported and compacted whole, and so is each single run's
-    match. Landed files stay readable until then; a failed compaction is logged and retried by the
-    next sweep. compact=False: views only (a process that does not play runs must not compact what
-    the playing process's archiver may be compacting)."""
+    either list with no run left to play is exported and compacted whole (`compact(key, match_ids)`),
+    and so is each single run's match. Landed files stay readable until then; a failed compaction is
+    logged and retried by the next sweep. compact=None: views only (a process that does not play runs
+    must not compact what the playing process's archiver may be compacting). write: as `export`'s."""
     singles = [r["id"] for r in ended if not r["batch_id"]]
     if singles:
-        export(core, singles, store)
+        export(core, singles, store, write=write)
     try:
         for b in sorted({r["batch_id"] for r in [*ended, *swept] if r["batch_id"]}):
             runs = core.store.all("SELECT id, status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (b,))
             if not any(r["status"] in ACTIVE for r in runs):
                 if compact:
-                    store.compact(b, [r["match_id"] for r in runs if r["match_id"]])
-                export(core, [r["id"] for r in runs], store, name=b)
+                    compact(b, [r["match_id"] for r in runs if r["match_id"]])
+                export(core, [r["id"] for r in runs], store, name=b, write=write)
         for r in [*ended, *swept]:
             if compact and not r["batch_id"] and r["match_id"]:
-                store.compact(r["match_id"], [r["match_id"]])
+                compact(r["match_id"], [r["match_id"]])
     except Exception:
         log.exception("compacting ended series failed")
 
@@ -70,26 +92,75 @@ def cancelled_in_queue(core, run_id: str) -> None:
         d.archiver.ended([run_id])
         return
     rows = core.store.all("SELECT id, batch_id, match_id FROM runs WHERE id = ?", (run_id,))
-    settle(core, Archive.of(core.data_dir, core.config), rows, compact=False)
+    settle(core, Archive.of(core.data_dir, core.config), rows)
+
+
+class Compactor:
+    """A Ray actor's body: compacts series in the archive at `uri`, and writes ended runs' views there
+    (Archiver places it). One actor runs its calls one at a time, in order: two compactions of one
+    series never overlap."""
+
+    def __init__(self, uri: str):
+        import pyarrow
+
+        pyarrow.set_cpu_count(1)  # it shares its node with the match workers, one per CPU
+        self.archive = Archive(uri)
+
+    def compact(self, key: str, match_ids: list[str]) -> str:
+        self.archive.compact(key, match_ids)
+        return key
+
+    def export(self, rows: list[dict], name: str | None) -> str:
+        return self.archive.write_runs(views(rows), name)
 
 
 class Archiver:
+    """The service's thread that settles ended runs. Compactions run in this thread until `on_ray`
+    names the service's Ray node, and always for an archive only this process reaches (PROCESS)."""
+
     def __init__(self, core, store: Archive | None = None):
         self.core = core
         self.archive = store or Archive.of(core.data_dir, core.config)
         self._queue: queue.Queue = queue.Queue()
+        self._head: str | None = None  # the service's Ray node, once Ray runs
+        self._compactor = None         # the Compactor actor, once Ray runs
+        self._compacting: dict = {}    # ObjectRef -> what: compactions and exports under way
+        self._failed = False           # a compaction failed: the next sweep runs it again
+        self._flushes: list = []       # flush() callers waiting for the compactions under way
         self._thread = threading.Thread(target=self._drain, name="studio-export", daemon=True)
         self._thread.start()
+
+    def on_ray(self, head_node: str) -> None:
+        """Ray runs: compactions go to a Compactor from now on (none for an archive of this process alone)."""
+        if self.archive.reach != PROCESS:
+            self._head = head_node
+            self._actor()  # started now: a series' files follow its last result as closely as in this thread
+
+    def _actor(self):
+        """The Compactor, started with Ray and again after it died; placed by `_where`."""
+        import ray
+
+        if self._compactor is None:
+            self._compactor = ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)(Compactor).options(
+                scheduling_strategy=self._where()).remote(self.archive.location)
+        return self._compactor
 
     def ended(self, run_ids: list[str]) -> None:
         self._queue.put(("ended", run_ids))
 
     def sweep(self) -> None:
-        """Compact whatever a previous process landed and never compacted (it stopped mid-series)."""
+        """Compact whatever a previous process landed and never compacted (it stopped mid-series), or a
+        compaction that failed; remove what writers that died left (ORPHAN_AGE_S)."""
         self._queue.put(("sweep",))
 
+    def retry(self) -> None:
+        """The dispatcher's periodic sweep: a sweep only if a compaction failed since the last one."""
+        if self._failed:
+            self._failed = False
+            self.sweep()
+
     def flush(self) -> None:
-        """Wait until everything handed over so far is written."""
+        """Wait until everything handed over so far is written, compactions included."""
         done = threading.Event()
         self._queue.put(("flush", done))
         done.wait()
@@ -97,28 +168,95 @@ class Archiver:
     def close(self) -> None:
         self._queue.put(None)
         self._thread.join(timeout=30)
+        if self._compactor is not None:
+            import ray
+
+            ray.kill(self._compactor)
+            self._compactor = None
 
     def _rows(self, column: str, values: list[str]) -> list:
         marks = ",".join("?" * len(values))  # column is one of two fixed names, never a caller's
         return self.core.store.all(f"SELECT id, batch_id, match_id FROM runs WHERE {column} IN ({marks})",
                                    tuple(values)) if values else []
 
+    def _compact(self, key: str, match_ids: list[str]) -> None:
+        if self._head is None:
+            self.archive.compact(key, match_ids)
+            return
+        self._compacting[self._actor().compact.remote(key, match_ids)] = f"series {key}"
+
+    def _write(self, rows: list[dict], name: str | None) -> None:
+        if self._head is None:
+            self.archive.write_runs(views(rows), name)
+            return
+        self._compacting[self._actor().export.remote(rows, name)] = f"the views of {name or rows[0]['id']}"
+
+    def _where(self):
+        """On the service's node for an archive on its disk; else on another node when there is one."""
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        if self.archive.reach == NODE:
+            return NodeAffinitySchedulingStrategy(self._head, soft=False)
+        others = [n["NodeID"] for n in ray.nodes() if n["Alive"] and n["NodeID"] != self._head]
+        return NodeAffinitySchedulingStrategy(random.choice(others), soft=True) if others else "DEFAULT"
+
+    def _finished(self, wait_s: float = 0.0) -> None:
+        """Collect compactions that have ended; a failure is logged and left to the next sweep."""
+        if not self._compacting:
+            return
+        import ray
+
+        refs = list(self._compacting)
+        done = ray.wait(refs, num_returns=len(refs), timeout=wait_s)[0]
+        for ref in done:
+            what = self._compacting.pop(ref)
+            try:
+                ray.get(ref)
+                log.debug("archived %s", what)
+            except Exception as e:  # the landed files stay readable; the next sweep compacts them
+                log.warning("archiving %s failed (%s); the next sweep retries", what, e)
+                self._failed = True
+                if isinstance(e, ray.exceptions.RayActorError):
+                    self._compactor = None  # a new one next time, placed afresh
+
+    def _orphans(self) -> None:
+        """What writers that died left: temporary files, and landed matches no run names."""
+        try:
+            self.archive.drop_temporaries(ORPHAN_AGE_S)
+            old = self.archive.landed(older_than_s=ORPHAN_AGE_S)
+            owned = {r["match_id"] for r in self._rows("match_id", old)}
+            for m in old:
+                if m not in owned:
+                    self.archive.remove_match(m)
+        except Exception:
+            log.exception("removing orphaned archive files failed")
+
     def _drain(self) -> None:
         while True:
-            items = [self._queue.get()]
+            try:  # while compactions run, wake now and then to collect them
+                items = [self._queue.get(timeout=0.1 if self._compacting else None)]
+            except queue.Empty:
+                items = []
             while True:  # take whatever else queued up meanwhile: one file for all of it
                 try:
                     items.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
             run_ids = list(dict.fromkeys(r for item in items if item and item[0] == "ended" for r in item[1]))
-            swept = self._rows("match_id", self.archive.landed()) if any(
-                item and item[0] == "sweep" for item in items) else []
+            sweeping = any(item and item[0] == "sweep" for item in items)
+            if sweeping:
+                self._orphans()
+            swept = self._rows("match_id", self.archive.landed()) if sweeping else []
             ended = self._rows("id", run_ids)
             if ended or swept:
-                settle(self.core, self.archive, ended, swept)
-            for item in items:
-                if item and item[0] == "flush":
-                    item[1].set()
-            if None in items:
+                settle(self.core, self.archive, ended, swept, self._compact, self._write)
+            self._flushes += [item[1] for item in items if item and item[0] == "flush"]
+            closing = None in items
+            self._finished(wait_s=30 if self._flushes or closing else 0)
+            if not self._compacting:
+                for done in self._flushes:
+                    done.set()
+                self._flushes = []
+            if closing:
                 return

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import secrets
 import sqlite3
 import threading
@@ -21,7 +22,7 @@ import ray
 from ray.exceptions import RayActorError, RayError
 
 from analytics.archive.format import from_ipc
-from analytics.archive.store import Archive
+from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
 from orchestrator.core import Core
 from orchestrator.grading.grader import Grader
@@ -31,7 +32,8 @@ from orchestrator.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
 from orchestrator.runs.summarizer import Summarizer
-from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_worker
+from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_nodes, \
+    model_worker
 
 log = logging.getLogger("studio.dispatcher")
 PROGRESS_EVERY_S = 0.5
@@ -40,7 +42,6 @@ RETRY_S = 0.5
 # A second job waits inside the actor, so the worker never idles while the dispatcher records the
 # first one; the run's started_at_ms is taken from the worker when it really starts playing.
 SCRIPTED_JOBS_PER_WORKER = 2
-MODEL_WORKERS = 2
 # A deep queue of a series' small scripted runs goes to the workers in chunks: one Ray call, one
 # reply and one store transaction for several runs, instead of one each (Ray's per-call handling on
 # both ends cost more than a 24-agent match). A chunk is bounded by its work, agents x ticks summed
@@ -59,6 +60,7 @@ class Dispatcher:
         self.n_workers = workers  # default: one per CPU of the cluster
         self.workers: list = []       # scripted matches, one CPU each
         self.model_workers: list = []  # matches with model seats, no CPU held
+        self.model_node: dict = {}     # id(model worker) -> the node it was placed on
         self.inflight: dict = {}      # ObjectRef -> (run ids of the chunk, worker)
         self.by_run: dict = {}        # run_id -> worker
         self._wake = threading.Event()
@@ -67,9 +69,13 @@ class Dispatcher:
         self._pending: list = []      # store writes not yet landed, oldest first
         self._write_failing = False
         self._began: set = set()      # runs whose worker reported that it began playing them
+        # per kind (scripted?): whether a claim may find queued runs; cleared when one found fewer than it
+        # asked for, set again by a launch (wake), a requeue, and every PROGRESS_EVERY_S: an idle claim is a
+        # write transaction, and the loop would make one every few milliseconds
+        self._maybe_queued = {True: True, False: True}
         self.ends = lifecycle.Ends()  # set as a run's end lands in the store (a cancel waits on it)
         self.live_frames: dict = {}   # run_id -> where its agents stand (play.world.live_frame), while it plays
-        self.archive = Archive.of(core.data_dir, core.config)  # workers hand matches back; the head lands them
+        self.archive = Archive.of(core.data_dir, core.config)  # workers land matches; the head those handed back
         self.archiver = Archiver(core, self.archive)
         self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
         self._play_lock = None
@@ -88,7 +94,7 @@ class Dispatcher:
         return bool(self._starting)
 
     def capacity(self, scripted: bool = True) -> int:
-        """How many runs of a kind play at once: one per scripted worker, several per model worker."""
+        """How many runs of a kind play at once: one per scripted worker, hundreds per model worker."""
         if scripted:
             return max(1, len(self.workers))
         return max(1, len(self.model_workers) * MODEL_JOBS_PER_WORKER)
@@ -103,9 +109,10 @@ class Dispatcher:
             raise
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
-        self.model_workers = [model_worker() for _ in range(MODEL_WORKERS)]
+        self._grow_model_pool()
         self._node = ray.get_runtime_context().get_node_id()
         self._starting = [w.pid.remote() for w in self.workers]  # answered once a worker is warm
+        self.archiver.on_ray(self._node)
         self.reconcile()
         self.archiver.sweep()
         self.grader = Grader(self.core, self.archive).start()  # grades ended runs' decisions on the workers
@@ -141,7 +148,7 @@ class Dispatcher:
         self.recorder = None
         self.agents.stop()
         self.inflight, self.by_run = {}, {}
-        self.workers, self.model_workers = [], []
+        self.workers, self.model_workers, self.model_node = [], [], {}
         self.core.dispatcher = None
         self.archiver.close()
         if self._play_lock is not None:
@@ -166,7 +173,21 @@ class Dispatcher:
         self._flush()
 
     def wake(self) -> None:
+        self._maybe_queued = {True: True, False: True}
         self._wake.set()
+
+    def _grow_model_pool(self) -> None:
+        """Model workers per node by its CPUs (workers.model_nodes): on start, and for nodes that join."""
+        placed: dict = {}
+        for node in self.model_node.values():
+            placed[node] = placed.get(node, 0) + 1
+        for node in model_nodes():
+            if placed.get(node, 0) > 0:
+                placed[node] -= 1
+                continue
+            w = model_worker(node)
+            self.model_workers.append(w)
+            self.model_node[id(w)] = node
 
     def request_cancel(self, run_id: str) -> None:
         worker = self.by_run.get(run_id)
@@ -188,9 +209,11 @@ class Dispatcher:
                     self._wake.wait(0.5)
                     self._wake.clear()
                 if time.monotonic() - last_progress > PROGRESS_EVERY_S:
+                    self._maybe_queued = {True: True, False: True}  # runs queued by another process
                     self._progress()
                     last_progress = time.monotonic()
                 if time.monotonic() - last_sweep > SWEEP_EVERY_S:
+                    self._grow_model_pool()
                     self._sweep()
                     last_sweep = time.monotonic()
             except Exception:  # never let one bad record stop every later run
@@ -202,7 +225,8 @@ class Dispatcher:
         queued, in order, and is retried until it lands: a result is never dropped because the disk
         was full for a moment. Steps are lifecycle transitions, so a replayed one changes nothing twice.
         land: files to put in the archive first (idempotent), retried likewise; if the archive refuses
-        them for RECORD_PATIENCE_S the runs (run_ids) fail, naming the cause."""
+        them for RECORD_PATIENCE_S the runs (run_ids) fail, naming the cause, and whatever of their
+        matches did land is removed."""
         self._pending.append([step, what, land, run_ids, None])
         self._flush()
 
@@ -230,8 +254,8 @@ class Dispatcher:
                 if isinstance(e, OSError) and run_ids and now - since >= patience_s(self.core):
                     # the archive stayed unwritable: these results cannot be kept, so their runs fail
                     why = unplayable(f"its match could not be archived for {now - since:.0f} s: {cause(e)}")
-                    self._pending[0] = [lambda c, ids=run_ids, m=why: [r for r in ids if lifecycle.fail(
-                        c, r, m, self.core.clock.now_ms())], f"fail {len(run_ids)} unarchived runs", None, (), None]
+                    self._pending[0] = [lambda c, ids=run_ids, m=why: self._unarchived(c, ids, m),
+                                        f"fail {len(run_ids)} unarchived runs", None, (), None]
                     continue
                 return False
             self._pending.pop(0)
@@ -240,23 +264,41 @@ class Dispatcher:
                 self._write_failing = False
         return True
 
+    def _unarchived(self, c, run_ids: tuple, message: str) -> list[str]:
+        """Runs whose matches the archive refused for the whole patience: failed, and any part of their
+        matches that did land removed (the store's rows are the record of which matches exist)."""
+        failed = [r for r in run_ids if lifecycle.fail(c, r, message, self.core.clock.now_ms())]
+        marks = ",".join("?" * len(failed))
+        for row in c.execute(f"SELECT match_id FROM runs WHERE id IN ({marks}) AND match_id IS NOT NULL",
+                             failed).fetchall() if failed else ():
+            try:
+                self.archive.remove_match(row["match_id"])
+            except OSError:
+                log.warning("match %s: removing its partly landed files failed; they stay", row["match_id"])
+        return failed
+
     def _free_slots(self, pool: list, per_worker: int) -> list:
+        """Free slots, the workers taken in turn: runs spread over the workers (and nodes)."""
         load: dict[int, int] = {}
         for _, w in self.inflight.values():  # a chunk takes one slot, however many runs it holds
             load[id(w)] = load.get(id(w), 0) + 1
-        return [w for w in pool for _ in range(per_worker - load.get(id(w), 0))]
+        free = [per_worker - load.get(id(w), 0) for w in pool]
+        return [w for k in range(max(free, default=0)) for w, n in zip(pool, free) if k < n]
 
     def _submit_queued(self) -> None:
         for scripted, slots in ((True, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
                                 (False, self._free_slots(self.model_workers, MODEL_JOBS_PER_WORKER))):
-            if not slots:
+            if not slots or not self._maybe_queued[scripted]:
                 continue
+            self._maybe_queued[scripted] = False  # before the claim: a launch committed meanwhile sets it again
             with self.core.store.write() as c:
                 rows = lifecycle.claim(c, scripted, len(slots))
                 per_chunk = self._per_chunk(rows) if scripted else 1
                 series = tuple(sorted({r["batch_id"] for r in rows if r["batch_id"]}))
                 if per_chunk > 1 and len(rows) == len(slots) and series:  # more of these series may wait
                     rows += lifecycle.claim(c, scripted, len(slots) * (per_chunk - 1), series)
+            if len(rows) >= len(slots):  # it took all it asked for: more may wait
+                self._maybe_queued[scripted] = True
             if rows:
                 self._hand_over(chunked(rows, len(slots)), slots)
 
@@ -277,10 +319,11 @@ class Dispatcher:
                 back += [r["id"] for r in rows]
 
         def step(c):
-            for run_id, match_id in handed:
-                lifecycle.handed(c, run_id, match_id)
+            lifecycle.handed_many(c, handed)
             for run_id in back:
                 lifecycle.requeue(c, run_id)
+            if back:
+                self._maybe_queued = {True: True, False: True}
         self._write(step, f"hand over {len(handed)} runs")
 
     def _submit(self, rows: list, worker) -> list[str]:
@@ -301,14 +344,18 @@ class Dispatcher:
     def _job(self, row) -> Job:
         eff = json.loads(row["effective"])
         seats = json.loads(row["roster"])
-        # A job carries no path of the head: its worker may be on a node that cannot see it. Model seats
-        # get their keys from the recorder actor, the match goes back in the result.
+        # A job carries no path of the head's data dir: its worker may be on a node that cannot see it.
+        # Model seats get their keys from the recorder actor. The archive's location goes with the node
+        # that can write it: every node for a shared archive, the head's for a path on its disk (a worker
+        # elsewhere hands the match back), none for an archive of this process alone.
+        reach = self.archive.reach
         return Job(run_id=row["id"], match_id=secrets.token_hex(16),  # unlisted pages: the id is the only key
                    data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=seats,
                    meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
                          "config_hash": eff["hash"], "batch_id": row["batch_id"]},
                    spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
-                   head_node=self._node, agents=self.agents.for_seats(seats))
+                   head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
+                   archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats))
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too
@@ -352,47 +399,49 @@ class Dispatcher:
     def _replace(self, worker) -> None:
         """A dead worker leaves its pool once (it may fail several jobs) and a new one of its kind joins."""
         if any(w is worker for w in self.model_workers):
-            self.model_workers = [w for w in self.model_workers if w is not worker] + [model_worker()]
+            node = self.model_node.pop(id(worker), None)
+            fresh = model_worker(node)
+            self.model_workers = [w for w in self.model_workers if w is not worker] + [fresh]
+            self.model_node[id(fresh)] = node
         elif any(w is worker for w in self.workers):
             fresh = MatchWorker.remote()
             self.workers = [w for w in self.workers if w is not worker] + [fresh]
             self._starting.append(fresh.pid.remote())
 
     def _record(self, outcomes: list[dict]) -> None:
-        """Every ready outcome landed in the archive, then one store transaction and one export: a run
-        reads finished only once its match can be read."""
+        """Ready outcomes in one store transaction (lifecycle.ended_many) and one export. Their workers
+        landed the matches already; matches a worker handed back (its node cannot reach the archive, or
+        the archive refused them) are landed here first, in a write of their own: a run reads finished
+        only once its match can be read, and only those runs fail if the archive keeps refusing."""
         kept = {}  # a failed run's transcript with no match to archive it beside: kept with the run
-        files = []  # what goes in the archive before the store says the runs ended
         for o in outcomes:
-            if o.get("seats") is not None:
-                files.append((o["match_id"], o.get("events"), o["seats"], o.get("transcript"), o.get("game")))
-            elif o.get("transcript") is not None:
+            if o["seats"] is None and o["transcript"] is not None:
                 kept[o["run_id"]] = from_ipc(o["transcript"]).to_pylist()
-            o["events"] = o["seats"] = o["transcript"] = o["game"] = None
-        ids = [o["run_id"] for o in outcomes]
+                o["transcript"] = None
+        back = [o for o in outcomes if o["seats"] is not None]
 
         def land():
-            for f in files:
-                self.archive.land(*f)
+            for o in back:
+                if o["seats"] is None:  # landed by an earlier try
+                    continue
+                files = self.archive.land(o["match_id"], o["events"], o["seats"], o["transcript"], o["game"])
+                o["archived"] = json.dumps({"node_id": self._node, "pid": os.getpid(), "files": files})
+                o["events"] = o["seats"] = o["transcript"] = o["game"] = None
 
-        def step(c):
-            rows = {r["id"]: r for r in c.execute(
-                f"SELECT * FROM runs WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)).fetchall()}
-            for o in outcomes:
+        def step(c, these):
+            for o in these:
                 if o["status"] == "drained":  # stopped at a tick boundary for a shutdown: resumes later
                     lifecycle.resume(c, o["run_id"], counted=False)
-                    continue
-                if o["run_id"] in kept:
+                elif o["run_id"] in kept:
                     lifecycle.keep_transcript(c, o["run_id"], kept[o["run_id"]])
-                roster = json.loads(rows[o["run_id"]]["roster"])
-                for seat, usage, turns in zip(roster, o["usage"], o.get("turns") or [None] * len(roster)):
-                    seat["usage"] = usage
-                    if turns is not None:
-                        seat["turns"] = turns
-                        seat["replied"] = turns["answered"] > 0
-                lifecycle.ended(c, o["run_id"], o, json.dumps(roster), self.core.clock.now_ms())
-            return [o["run_id"] for o in outcomes if o["status"] != "drained"]
-        self._write(step, f"record {len(ids)} results", land if files else None, tuple(ids))
+            lifecycle.ended_many(c, [o for o in these if o["status"] != "drained"], self.core.clock.now_ms())
+            return [o["run_id"] for o in these if o["status"] != "drained"]
+        there = [o for o in outcomes if o["seats"] is None]
+        if there:
+            self._write(lambda c: step(c, there), f"record {len(there)} results")
+        if back:
+            self._write(lambda c: step(c, back), f"record {len(back)} results handed back", land,
+                        tuple(o["run_id"] for o in back))
 
     def _failed(self, c, run_id: str, message: str) -> list[str]:
         lifecycle.fail(c, run_id, message, self.core.clock.now_ms())
@@ -404,6 +453,7 @@ class Dispatcher:
         counted: the loss counts towards a model run's MAX_RESUMES (a shutdown does not); scripted:
         scripted runs are handled too (a shutdown leaves them to the next start)."""
         ended = []
+        self._maybe_queued = {True: True, False: True}  # some may be queued again
         for row in lifecycle.in_world(c, run_ids):
             if row["scripted"] and not scripted:
                 continue
@@ -446,6 +496,7 @@ class Dispatcher:
         """Runs the store shows launching or running that no worker of this dispatcher holds (a
         result or a loss whose write was dropped): handled as a lost worker's runs. Skipped while
         writes are pending, since those may still end them."""
+        self.archiver.retry()
         if self._pending:
             return
 

@@ -113,7 +113,29 @@ def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple =
 
 def handed(c: sqlite3.Connection, run_id: str, match_id: str) -> bool:
     """A claimed run is with a worker (maybe waiting behind another job): it keeps `launching`."""
-    return _move(c, "handed", run_id, "match_id = ?", (match_id,))
+    return bool(handed_many(c, [(run_id, match_id)]))
+
+
+def handed_many(c: sqlite3.Connection, pairs: list[tuple[str, str]]) -> set[str]:
+    """`handed` for a chunk's runs (run id, match id) in one statement; returns the runs moved."""
+    moving = _in(c, "handed", [run_id for run_id, _ in pairs])
+    c.executemany("UPDATE runs SET match_id = ? WHERE id = ?", [(m, r) for r, m in pairs if r in moving])
+    return moving
+
+
+def _in(c: sqlite3.Connection, name: str, run_ids: list[str]) -> set[str]:
+    """Which of these runs a set-based transition moves (those in the states it leaves); the others
+    are logged, as `_move` does. Inside the caller's write transaction, so nothing moves them meanwhile."""
+    if not run_ids:
+        return set()
+    t = TRANSITIONS[name]
+    rows = c.execute(f"SELECT id, status FROM runs WHERE id IN ({','.join('?' * len(run_ids))})", run_ids).fetchall()
+    now = {r["id"]: r["status"] for r in rows}
+    for run_id in run_ids:
+        if now.get(run_id) not in t.leaves:
+            log.info("run %s: no transition to %s from %s", run_id, "/".join(t.to) if t.to else name,
+                     now.get(run_id, "a missing run"))
+    return {r for r in run_ids if now.get(r) in t.leaves}
 
 
 def began(c: sqlite3.Connection, run_id: str, started_at_ms: int) -> bool:
@@ -197,19 +219,35 @@ def resume(c: sqlite3.Connection, run_id: str, counted: bool = True) -> bool:
 
 
 def ended(c: sqlite3.Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool:
-    """launching | running -> finished | cancelled | failed, with what the worker played and metered.
-    Its recorded turns go once the match, transcript included, is in the archive."""
-    settled = sum(u["agent_turns"] for u in o["usage"])
-    if o["match_id"] is not None:
-        c.execute("DELETE FROM run_turns WHERE run_id = ? AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND status IN "
-                  f"{_states(TRANSITIONS['ended'].leaves)})", (run_id, run_id))
-    return _move(c, "ended", run_id,
-                 "status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, turns_settled = ?, "
-                 "live_tick = ?, finished_at_ms = ?, error = ?, match_id = ?, "
-                 "started_at_ms = COALESCE(?, started_at_ms)",
-                 (o["status"], o["stop_reason"], json.dumps(o["results"]) if o["results"] else None, roster,
-                  o["spend_usd"], settled, o["match_ticks"], now_ms,
-                  json.dumps(o["error"]) if o["error"] else None, o["match_id"], o.get("started_at_ms")))
+    """launching | running -> finished | cancelled | failed, with what the worker played and metered
+    (o: an outcome as the play wing returns it; roster: the run's roster, usage in, as JSON)."""
+    row = {"run_id": run_id, "status": o["status"], "stop_reason": o["stop_reason"], "match_ticks": o["match_ticks"],
+           "match_id": o["match_id"], "results": json.dumps(o["results"]) if o["results"] else None,
+           "roster": roster, "spend_usd": o["spend_usd"], "turns_settled": sum(u["agent_turns"] for u in o["usage"]),
+           "error": json.dumps(o["error"]) if o["error"] else None, "started_at_ms": o.get("started_at_ms"),
+           "archived": o.get("archived")}
+    return bool(ended_many(c, [row], now_ms))
+
+
+_ENDED = ("status", "stop_reason", "results", "roster", "spend_usd", "turns_settled", "match_ticks", "error",
+          "match_id", "archived", "started_at_ms", "run_id")
+
+
+def ended_many(c: sqlite3.Connection, rows: list[dict], now_ms: int) -> set[str]:
+    """`ended` for many runs in one statement each, the dispatcher's per-chunk write. rows carry the
+    columns already serialised (orchestrator.play.job.for_head), so nothing is parsed here. A run's
+    recorded turns go once its match, transcript included, is in the archive. Returns the runs moved;
+    the others were no longer in the world (a replayed write) and are logged, as `_move` does."""
+    moving = _in(c, "ended", [r["run_id"] for r in rows])
+    rows = [r for r in rows if r["run_id"] in moving]
+    archived = [r["run_id"] for r in rows if r["match_id"] is not None]
+    if archived:
+        c.execute(f"DELETE FROM run_turns WHERE run_id IN ({','.join('?' * len(archived))})", archived)
+    c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
+                  "turns_settled = ?, live_tick = ?, error = ?, match_id = ?, archived = ?, "
+                  f"started_at_ms = COALESCE(?, started_at_ms), finished_at_ms = {int(now_ms)} WHERE id = ?",
+                  [tuple(r[k] for k in _ENDED) for r in rows])
+    return {r["run_id"] for r in rows}
 
 
 # agent turns the recorder metered into the roster while the run played (0 for scripted runs)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import time
 from collections import deque
@@ -67,7 +68,8 @@ class SeatPlayer:
     def __init__(self, index: int, seat: dict, *, key: str | None, client: PooledClient,
                  base_url: str | None = None, turn_timeout_ms: int = 30000, actions_per_turn: int = 2,
                  prices: PriceTable | None = None, memory_turns: int = MEMORY_TURNS,
-                 usd_per_mtok: list[float] | None = None, record=None, recorded: dict[int, dict] | None = None):
+                 usd_per_mtok: list[float] | None = None, record=None, recorded: dict[int, dict] | None = None,
+                 max_concurrent: int | None = None):
         self.index, self.seat = index, seat
         self.provider = seat.get("provider") or "router"
         self.model = seat["model"]
@@ -80,10 +82,10 @@ class SeatPlayer:
                               base_url=base_url,
                               format=self.format, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
-                              seat=self.label)
+                              seat=self.label, max_concurrent=max_concurrent)
         self.turn_timeout_ms = int(turn_timeout_ms)
         self.actions_per_turn = int(actions_per_turn)
-        self.prices = prices or PriceTable.shipped()
+        self.prices = prices or shipped_prices()
         self.memory: deque = deque(maxlen=memory_turns)
         self.usage = new_usage()
         self.turns = new_turns()
@@ -250,11 +252,13 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
 class Credential:
     """What a seat's client needs from the stored key: the plaintext, the base URL set with it, the
     key's own price [USD per M input, USD per M output] when it carries one, and whether its client may
-    connect to private addresses (orchestrator.keys.private_ok)."""
+    connect to private addresses (orchestrator.keys.private_ok), and the operator's cap on its
+    requests in flight (orchestrator.seats.limits; None: the default)."""
     key: str | None
     base_url: str | None = None
     usd_per_mtok: list[float] | None = None
     private_ok: bool = False
+    max_concurrent: int | None = None
 
 
 class ModelSeats:
@@ -276,14 +280,17 @@ class ModelSeats:
         self.recorded = recorded or {"turns": [], "seats": {}}
         self.transcript: list[dict] = []
         self.turns: dict[int, dict] = {}
+        self._stopped: asyncio.Future | None = None
 
     def play(self, match, job, usage: list[dict], should_stop, on_tick,
              should_drain=lambda: False) -> tuple[str, float]:
         return asyncio.run(self.play_async(match, job, usage, should_stop, on_tick, should_drain))
 
     async def play_async(self, match, job, usage: list[dict], should_stop, on_tick,
-                         should_drain=lambda: False) -> tuple[str, float]:
-        prices = self.prices or PriceTable.shipped()
+                         should_drain=lambda: False, stopped: asyncio.Event | None = None) -> tuple[str, float]:
+        """stopped: set when should_stop() turns true (a worker's cancel); a tick waiting on providers
+        then ends at once, where without it the tick looks at should_stop every CANCEL_POLL_S."""
+        prices = self.prices or shipped_prices()
         again: dict[int, dict[int, dict]] = {}  # seat -> tick -> a recorded turn to replay
         for t in self.recorded["turns"]:
             again.setdefault(t["seat"], {})[t["tick"]] = t
@@ -302,11 +309,13 @@ class ModelSeats:
                                                 turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
                                                 prices=prices, memory_turns=self.memory_turns,
                                                 usd_per_mtok=cred.usd_per_mtok, record=self.record,
-                                                recorded=again.get(i))
+                                                recorded=again.get(i), max_concurrent=cred.max_concurrent)
                 totals = self.recorded["seats"].get(i) or self.recorded["seats"].get(str(i))
                 if totals:  # a resumed run: what was metered before the fault, never billed again
                     p.usage, p.turns = dict(totals["usage"]), dict(totals["turns"])
                     usage[i].update(p.usage)
+            if stopped is not None:
+                self._stopped = stack.enter_context(_waiting(stopped))
             try:
                 return await self._season(match, job, players, usage, should_stop, on_tick, should_drain)
             finally:  # whatever ended the season, every seat's tokens so far are metered (they were paid)
@@ -326,7 +335,7 @@ class ModelSeats:
                 return "cancelled", spend
             if should_drain():  # the service stops: at this tick boundary every answered turn is recorded
                 return "drained", spend
-            report = await self._tick(match, players, should_stop)
+            report = await self._tick(match, players, should_stop, self._stopped)
             if report is None:  # cancelled while waiting on providers: that tick is not played
                 return "cancelled", spend
             for i, delta in report.usage.items():
@@ -352,9 +361,17 @@ class ModelSeats:
         return out
 
     @staticmethod
-    async def _tick(match, players, should_stop) -> TickReport | None:
+    async def _tick(match, players, should_stop, stopped: asyncio.Future | None = None) -> TickReport | None:
         """One tick, given up (None) as soon as a cancel arrives, not when the slowest provider answers."""
         task = asyncio.ensure_future(play_tick(match, players))
+        if stopped is not None:  # no polling: hundreds of matches on a loop would wake it constantly
+            await asyncio.wait((task, stopped), return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                return task.result()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return None
         while True:
             done, _ = await asyncio.wait((task,), timeout=CANCEL_POLL_S)
             if done:
@@ -367,3 +384,19 @@ class ModelSeats:
 
 
 CANCEL_POLL_S = 0.1  # how often a tick waiting on providers looks for a cancel
+
+
+@contextlib.contextmanager
+def _waiting(event: asyncio.Event):
+    """A future done once the event is set, for the whole season (one, not one per tick)."""
+    waiter = asyncio.ensure_future(event.wait())
+    try:
+        yield waiter
+    finally:
+        waiter.cancel()
+
+
+@functools.cache
+def shipped_prices() -> PriceTable:
+    """The shipped price table, read once per process: every match of a worker prices with it."""
+    return PriceTable.shipped()

@@ -16,7 +16,7 @@ max_tokens defaults to DEFAULT_MAX_TOKENS by reasoning off/on.
 
 Failures (orchestrator.seats.faults): 429, 5xx, 529 and dropped connections are retried with jittered
 exponential backoff (or the Retry-After the provider sends) while the turn's deadline allows, then
-raise Unreachable; 401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
+raise Unreachable; requests in flight per key are capped and adapt to 429s (orchestrator.seats.limits); 401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
 4xx, a 200 whose body is not the protocol's answer, or one carrying an error object raise Rejected
 with the provider's own message; no answer by the deadline raises TurnTimeout.
 """
@@ -36,6 +36,7 @@ from orchestrator.seats.actions import tool_specs
 from orchestrator.seats.faults import ProviderError, Rejected, SeatFailed, TurnTimeout, Unreachable
 from orchestrator.seats.families import THINKING_BUDGET, openai_effort, openai_takes_temperature, reasoning_on, \
     thinking_budget
+from orchestrator.seats.limits import THROTTLED, KeyLimit, key_limit
 from orchestrator.seats.transport import AddressRefused, SeatTransport
 
 __all__ = ["ANTHROPIC_VERSION", "DEFAULT_MAX_TOKENS", "KeyRejected", "ModelUnknown", "ProviderError", "Rejected",
@@ -155,8 +156,9 @@ class Chat:
     def __init__(self, provider: str, *, model: str, key: str, client: PooledClient, system: str,
                  base_url: str | None = None, format: str = "tools", reasoning: str | None = None,
                  temperature: float | None = None, max_tokens: int | None = None, seat: str = "seat",
-                 tools: tuple[dict, ...] | None = None):
+                 tools: tuple[dict, ...] | None = None, max_concurrent: int | None = None):
         self.provider, self.model, self.key, self.system = provider, model, key, system
+        self.max_concurrent = max_concurrent  # the key's cap on requests in flight (orchestrator.seats.limits)
         self.tools = tools if tools is not None else tool_specs()  # the world's actions unless a game says
         self.pool = client.pool
         self.retries = 0  # extra attempts after 429, 5xx or a dropped connection, over the run
@@ -181,21 +183,19 @@ class Chat:
         raise NotImplementedError
 
     async def _post(self, payload: bytes, deadline: float):
-        """POST with retries inside the deadline (loop time). Returns the parsed JSON body of a 2xx."""
+        """POST with retries inside the deadline (loop time). Returns the parsed JSON body of a 2xx.
+        Each attempt holds one of the key's slots (orchestrator.seats.limits) while it is in flight."""
         loop = asyncio.get_running_loop()
+        limit = key_limit(self.provider, self.base_url, self.key, self.max_concurrent)
         attempt = 0
         while True:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
+            if deadline - loop.time() <= 0:
                 raise TurnTimeout(f"no answer within the turn after {attempt} attempts")
+            sent_at = await limit.acquire(deadline)
             request = httpx.Request("POST", self.url, content=payload, headers=self.headers,
-                                    extensions={"timeout": httpx.Timeout(remaining).as_dict()})
+                                    extensions={"timeout": httpx.Timeout(max(0.0, deadline - loop.time())).as_dict()})
             try:
-                r = await self.pool.handle_async_request(request)
-                try:
-                    await r.aread()
-                finally:
-                    await r.aclose()
+                r = await self._attempt(request, limit, sent_at)
             except httpx.ConnectTimeout as e:
                 raise Unreachable("could not connect to the provider within the turn") from e
             except AddressRefused as e:  # no retry can change the rule: the seat never plays
@@ -227,6 +227,22 @@ class Chat:
                 raise Unreachable(f"{why}, after {attempt} attempts; no time left in the turn to retry")
             self.retries += 1
             await asyncio.sleep(wait)
+
+    async def _attempt(self, request: httpx.Request, limit: KeyLimit, sent_at: float) -> httpx.Response:
+        """One request on a slot of the key's limit, which learns from the answer."""
+        try:
+            r = await self.pool.handle_async_request(request)
+            try:
+                await r.aread()
+            finally:
+                await r.aclose()
+        finally:
+            limit.release()
+        if r.status_code in THROTTLED:
+            limit.refused(sent_at, _retry_after(r))
+        elif r.status_code < 300:
+            limit.answered(sent_at)
+        return r
 
 
 def _json_or_none(content: bytes):

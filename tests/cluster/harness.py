@@ -85,9 +85,10 @@ class Service:
             self.proc.wait()
 
 
-def serve(data_dir: Path, ray_address: str, timeout: float = 180) -> Service:
+def serve(data_dir: Path, ray_address: str, timeout: float = 180, config: str = "") -> Service:
+    """config: more of config.toml (the archive's location, say)."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    (data_dir / "config.toml").write_text(CONFIG)
+    (data_dir / "config.toml").write_text(CONFIG + config)
     port = free_port()
     studio = Path(sys.executable).with_name("studio")
     proc = subprocess.Popen([str(studio), "serve", "--data-dir", str(data_dir), "--port", str(port),
@@ -133,6 +134,21 @@ def wait_runs(c: httpx.Client, run_ids: list[str], timeout: float = 600) -> list
             raise TimeoutError(f"{len(run_ids) - len(done)} runs still playing")
         time.sleep(0.1)
     return [done[r] for r in run_ids]
+
+
+def manifests(service: Service, run_ids: list[str]) -> dict[str, dict]:
+    """Each run's archive manifest as the service recorded it (the store's `archived` column): the
+    files its match left, and the node and process that wrote them."""
+    import json
+    import sqlite3
+
+    db = sqlite3.connect(service.data_dir / "studio.db")
+    try:
+        marks = ",".join("?" * len(run_ids))
+        return {r: json.loads(a) for r, a in db.execute(f"SELECT id, archived FROM runs WHERE id IN ({marks})",
+                                                         run_ids)}
+    finally:
+        db.close()
 
 
 def series_body(trials: int, ticks: int) -> dict:

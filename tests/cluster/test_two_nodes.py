@@ -1,5 +1,6 @@
 """`studio serve --ray-address` on a real 2-node Ray cluster: a scripted series plays on both nodes,
-only the service writes the data dir, and every result equals a local replay of the same seeds."""
+the archive in the data dir is written on the head's node only (a worker elsewhere hands its matches
+back), and every result equals a local replay of the same seeds."""
 from __future__ import annotations
 
 import json
@@ -8,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from orchestrator.play import Job, play_job
-from tests.cluster.harness import LoopbackCluster, serve, series_body, wait_runs
+from tests.cluster.harness import LoopbackCluster, manifests as _manifests, serve, series_body, wait_runs
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_a_series_plays_on_both_nodes_and_equals_a_local_run(cluster, service):
         log = c.get(bodies[0]["run"]["links"]["log"])
         assert log.status_code == 200 and "tick 1" in log.text
 
-    # one Parquet file per series, written by the head, with the node that played each match
+    # one Parquet file per series, with the node that played each match
     events = service.data_dir / "archive" / "events"
     path = events / f"{series['batch_id']}.parquet"
     deadline_files = _wait_for(path)
@@ -46,7 +47,17 @@ def test_a_series_plays_on_both_nodes_and_equals_a_local_run(cluster, service):
     meta = json.loads(pq.read_schema(path).metadata[b"studio"])["matches"]
     assert set(meta) == {b["run"]["match_id"] for b in bodies}
     assert {m["node_id"] for m in meta.values()} == set(cluster.node_ids)  # both nodes played
-    # nothing per match left behind, and no file a worker would have written
+    # the archive is a path on the head's disk (not declared shared): the worker on the head's node
+    # landed its matches itself, the other node's worker handed them back for the service to land
+    manifests = _manifests(service, [b["run"]["run_id"] for b in bodies])
+    for b in bodies:
+        played_on, m = meta[b["run"]["match_id"]]["node_id"], manifests[b["run"]["run_id"]]
+        if played_on == cluster.node_ids[0]:
+            assert m["pid"] != service.proc.pid and m["node_id"] == played_on
+        else:
+            assert m["pid"] == service.proc.pid
+    assert {m["pid"] == service.proc.pid for m in manifests.values()} == {True, False}
+    # nothing per match left behind
     assert sorted(p.name for p in events.iterdir()) == [path.name]
     assert sorted(p.name for p in (service.data_dir / "archive" / "seats").iterdir()) == [path.name]
 
@@ -55,6 +66,8 @@ def test_a_series_plays_on_both_nodes_and_equals_a_local_run(cluster, service):
         run, eff = body["run"], body["run"]["effective"]
         local = play_job(Job(run["run_id"], run["match_id"], "", eff["season_ticks"], eff["env"], run["roster"],
                              {"batch_id": run["batch_id"]}))
+        # the run view adds each seat's decision grades (null: local seats are not graded under auto)
+        assert all(a.pop("decisions") is None for a in body["results"]["agents"])
         assert local.results == body["results"]
 
 

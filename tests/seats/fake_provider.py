@@ -50,6 +50,11 @@ class FakeProvider:
         self.rejected_keys: set[str] = set()
         self.key_info: dict | None = None
         self.models: list[dict] = []
+        # a provider's rate limit: requests served at once; one above it is answered 429 (with a
+        # retry-after of `capacity_retry_after` seconds when set); peak and throttled say what it saw
+        self.capacity: int | None = None
+        self.capacity_retry_after: float | None = None
+        self.in_flight = self.peak = self.throttled = 0
         self.app = Starlette(routes=[
             Route("/v1/chat/completions", self.openai, methods=["POST"]),
             Route("/v1/messages", self.anthropic, methods=["POST"]),
@@ -86,9 +91,20 @@ class FakeProvider:
         problem = check(body, request)
         if problem:
             return None, JSONResponse({"error": {"type": "invalid_request_error", "message": problem}}, 400)
-        step = self._step(body)
-        if step.get("delay_ms"):
-            await asyncio.sleep(step["delay_ms"] / 1000)
+        if self.capacity is not None and self.in_flight >= self.capacity:
+            self.throttled += 1
+            self.requests[-1]["throttled"] = True
+            wait = {"retry-after": str(self.capacity_retry_after)} if self.capacity_retry_after is not None else None
+            return None, JSONResponse({"error": {"type": "rate_limit_error", "message": "too many requests at once"}},
+                                      429, headers=wait)
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            step = self._step(body)
+            if step.get("delay_ms"):
+                await asyncio.sleep(step["delay_ms"] / 1000)
+        finally:
+            self.in_flight -= 1
         status = step.get("status", 200)
         if status != 200 or "body" in step:
             return None, Response(step.get("body", json.dumps({"error": {"message": f"status {status}"}})),

@@ -1,0 +1,118 @@
+"""How many requests one provider key has in flight at once, shared by every match of a process.
+
+A big series plays hundreds of matches on one event loop, most of them on the same key. Each key
+(provider, base URL, a fingerprint of the key) gets one `KeyLimit` per event loop:
+- at most `cap` requests in flight (`[providers] max_concurrent_per_key` in config.toml), granted in
+  the order they asked;
+- adaptive below that cap (AIMD): a 429 or 529 halves the allowance, once per wave of requests (a
+  request sent before the last cut does not cut again), and every answered request grows it by
+  1/allowance, about one more slot per allowance's worth of answers;
+- a `retry-after` on a 429 or 529 holds every request to that key until it has passed, not only the
+  one that got it.
+A request waits for its slot within its turn: the caller's deadline cancels the wait, which the seat
+counts as any turn not answered in time. A hold that ends after the turn's deadline raises
+Unreachable at once, as a retry the turn has no time for does (orchestrator.seats.providers).
+Nothing here changes what counts as a provider fault (CONTRACT.md section 12): it paces requests.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import weakref
+from collections import deque
+
+from orchestrator.plans import ConfigError
+from orchestrator.seats.faults import Unreachable
+
+DEFAULT_CAP = 32
+THROTTLED = (429, 529)
+
+
+class KeyLimit:
+    def __init__(self, cap: int = DEFAULT_CAP):
+        self.cap = max(1, int(cap))
+        self.allowance = float(self.cap)  # slots granted now: int(allowance), between 1 and cap
+        self.active = 0
+        self.waiters: deque[asyncio.Future] = deque()
+        self.hold_until = 0.0   # loop time before which nothing is sent (a retry-after)
+        self.cut_at = float("-inf")  # loop time of the last cut
+        self.throttled = 0      # 429s and 529s seen, for tests and logs
+
+    async def acquire(self, deadline: float) -> float:
+        """Wait for a slot (and for any hold to pass); returns the loop time it was granted, which
+        `answered` and `refused` take back. The caller releases the slot with `release`."""
+        loop = asyncio.get_running_loop()
+        if self.active < int(self.allowance) and not self.waiters:
+            self.active += 1
+        else:
+            granted = loop.create_future()
+            self.waiters.append(granted)
+            try:
+                await granted
+            except asyncio.CancelledError:
+                if granted.done() and not granted.cancelled():  # granted just as the turn ran out
+                    self.release()
+                raise
+        wait = self.hold_until - loop.time()
+        if wait > 0:
+            if self.hold_until >= deadline:
+                self.release()
+                raise Unreachable(f"HTTP 429: the provider asked this key to wait {wait:.1f} s more, "
+                                  "past the turn's end")
+            try:
+                await asyncio.sleep(wait)
+            except asyncio.CancelledError:
+                self.release()
+                raise
+        return loop.time()
+
+    def release(self) -> None:
+        self.active -= 1
+        self._grant()
+
+    def answered(self, sent_at: float) -> None:
+        if self.allowance < self.cap:
+            self.allowance = min(float(self.cap), self.allowance + 1.0 / self.allowance)
+            self._grant()
+
+    def refused(self, sent_at: float, retry_after: float | None) -> None:
+        """A 429 or 529 to a request sent at sent_at (loop time)."""
+        now = asyncio.get_running_loop().time()
+        self.throttled += 1
+        if sent_at >= self.cut_at:  # sent under the current allowance: it is too high
+            self.allowance = max(1.0, self.allowance / 2)
+            self.cut_at = now
+        if retry_after:
+            self.hold_until = max(self.hold_until, now + retry_after)
+
+    def _grant(self) -> None:
+        while self.waiters and self.active < int(self.allowance):
+            granted = self.waiters.popleft()
+            if not granted.done():  # a waiter whose turn ran out is skipped
+                self.active += 1
+                granted.set_result(None)
+
+
+_limits: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> {key id: KeyLimit}
+
+
+def key_limit(provider: str, base_url: str, key: str, cap: int | None) -> KeyLimit:
+    """The running loop's limit for this key; one per loop, since its waiters are that loop's futures."""
+    per_loop = _limits.setdefault(asyncio.get_running_loop(), {})
+    ident = (provider, base_url, hashlib.sha256(key.encode()).hexdigest()[:16])
+    limit = per_loop.get(ident)
+    cap = DEFAULT_CAP if cap is None else max(1, int(cap))
+    if limit is None:
+        limit = per_loop[ident] = KeyLimit(cap)
+    elif limit.cap != cap:  # the operator changed the cap: later matches take the new one
+        limit.cap, limit.allowance = cap, min(limit.allowance, float(cap))
+    return limit
+
+
+def configured_cap(config: dict) -> int:
+    """`[providers] max_concurrent_per_key` in config.toml: a whole number of at least 1."""
+    cap = (config.get("providers") or {}).get("max_concurrent_per_key", DEFAULT_CAP)
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+        raise ConfigError("config.toml: providers.max_concurrent_per_key must be a whole number of at least 1, "
+                          f"like {DEFAULT_CAP}")
+    return cap
