@@ -9,7 +9,8 @@ grading), printed as one JSON object.
 - agreement: Spearman's rho between a seat's mean decision accuracy and its fitness_index over every
   seat of those matches, with its 95% interval (Fisher's z with the Bonett-Wright variance; goal >= 0.5);
 - starving: a seat played from outside that holds food and only ever waits, graded: the share of the
-  turns its health fell from hunger labelled mistake or blunder (goal: all);
+  turns its health fell from hunger while it held food labelled mistake or blunder (goal: all); the
+  hungry turns after a raid took its food are counted apart (no candidate can feed it there);
 - stability: the first `--stability` matches graded again with another rollout seed: the largest move
   of a seat's accuracy (goal <= 2 points) and the share of labels kept (goal >= 80%).
 Matches are graded two at a time (one process per core).
@@ -55,21 +56,27 @@ def archived(m):
 
 
 def waiter(seed: int, ticks: int = 120):
-    """An outside seat that only ever waits (and holds its starting food) among the four policies."""
+    """An outside seat that only ever waits among the four policies, and the ticks its health fell from
+    hunger: all of them, and those at whose start it still held food (raids can take its food)."""
+    from engine.rules import RESOURCES
     from engine.scenario import build_match, resolve_env, seat_specs
 
     env = resolve_env({"anchors": ["anchors-v1"]})
     env["seed"], env["spawn_seed"] = seed, seed + 7919
     m = build_match(ticks, env, seat_specs(["test/waiter", *POLICY_SEATS]))
-    hunger = []
+    food = RESOURCES.index("food")
+    hunger, fed = [], []
     while not m.done:
         health = int(m.agents.health[0])
+        held = int(m.agents.inv[0, food]) > 0
         m.submit({0: [{"action": "wait"}]} if m.agents.alive[0] == 1 else {})
         if m.agents.alive[0] == 1 or m.agents.death_tick[0] == m.tick - 1:
             if m.agents.health[0] < health or m.agents.death_tick[0] == m.tick - 1:
                 hunger.append(m.tick - 1)
+                if held:
+                    fed.append(m.tick - 1)
     m.finish()
-    return archived(m), hunger
+    return archived(m), hunger, fed
 
 
 def grade_one(job: dict) -> dict:
@@ -90,12 +97,13 @@ def grade_one(job: dict) -> dict:
 def grade_waiter(job: dict) -> dict:
     from analytics.grading import grade_match
 
-    table, hunger = waiter(job["seed"])
+    table, hunger, fed = waiter(job["seed"])
     g = grade_match(table, None, [0], rollout_seed=0, horizon=job["horizon"], rollouts=job["rollouts"])
     by_tick = {t["tick"]: t for t in g["turns"]}
     return {"seed": job["seed"], "hunger_turns": len(hunger),
-            "labels": [by_tick[t]["label"] for t in hunger if t in by_tick],
-            "regrets": [by_tick[t]["regret"] for t in hunger if t in by_tick]}
+            "labels": [by_tick[t]["label"] for t in fed if t in by_tick],
+            "regrets": [by_tick[t]["regret"] for t in fed if t in by_tick],
+            "foodless_labels": [by_tick[t]["label"] for t in hunger if t in by_tick and t not in fed]}
 
 
 def spearman(x, y) -> dict:
@@ -153,6 +161,9 @@ def main() -> None:
         "random_below_every_other_share": round(sum(below) / len(below), 3),
         "spearman_accuracy_fitness": rho,
         "starving_waits": {"turns": len(starving), "mistake_or_blunder": bad,
+                           "foodless_turns": sum(len(w["foodless_labels"]) for w in waiting),
+                           "foodless_mistake_or_blunder": sum(lab in ("mistake", "blunder")
+                                                              for w in waiting for lab in w["foodless_labels"]),
                            "regret_min_median": [min(r for w in waiting for r in w["regrets"]),
                                                  statistics.median(r for w in waiting for r in w["regrets"])]
                            if starving else None},

@@ -190,7 +190,7 @@ class Rollouts:
         out = np.empty((len(cands), rollouts))
         K.rollouts(sn.terrain, sn.tiles[s], sn.ag[s], sn.offers[s], sn.ocount[s], sn.next_offer[s], sn.actions[tick],
                    np.int64(seat), cands, np.int64(len(cands)), np.int64(rollouts), np.int64(tick),
-                   np.int64(self.end_tick(tick)), np.int64(POLICIES.index(reference)), np.uint64(base),
+                   np.int64(self.end_tick(tick)), np.int64(sn.config.season_ticks), np.int64(POLICIES.index(reference)), np.uint64(base),
                    sn.counts[s, g], sn.partners[s, g], sn.seen[s, g], np.int64(WORLD["view_radius"]), self.P, self.R,
                    out, *self.work, *self.counts)
         return out

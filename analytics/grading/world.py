@@ -23,7 +23,7 @@ from engine.rollouts import Rollouts, config_of, rebuild, rollout_base, stop_of
 
 HORIZON = 20          # ticks played from the decision on (fewer at the season's end)
 ROLLOUTS = 96          # seeded rollouts per candidate
-REFERENCE = "honest-trader"  # the policy every roster seat plays after the decision's tick
+REFERENCE = "greedy-harvester"  # the policy every roster seat plays after the decision's tick
 CANDIDATE_POLICIES = POLICIES[:3]  # honest-trader, greedy-harvester, aggressive-raider
 
 

@@ -78,12 +78,14 @@ def _clip(x):
 
 
 @hot
-def standing(ag, i, match_ticks, k, partners, seen, P, R):
-    """Seat i's fitness_index (engine/rubric.py's formulas, unrounded) if the match ended now, after
-    match_ticks ticks: the whole field's net worth from the live tables, i's counts from k."""
+def standing(ag, i, season_ticks, k, partners, seen, P, R):
+    """Seat i's fitness_index (engine/rubric.py's formulas, unrounded) if the season of season_ticks
+    ended with the world as it is now: a seat alive now counts as alive to the end, a dead one as dead
+    from its death tick on (at the season's end this is the rubric's own figure); the whole field's
+    net worth from the live tables, i's counts from k."""
     n = ag.shape[0]
-    alive_ticks = match_ticks if ag[i, A_ALIVE] == 1 else ag[i, A_DEATH] + 1
-    survival = 100.0 * (0.7 * alive_ticks / max(match_ticks, 1) + 0.3 * ag[i, A_HEALTH] / R[R_HEALTH_MAX])
+    alive_ticks = season_ticks if ag[i, A_ALIVE] == 1 else ag[i, A_DEATH] + 1
+    survival = 100.0 * (0.7 * alive_ticks / max(season_ticks, 1) + 0.3 * ag[i, A_HEALTH] / R[R_HEALTH_MAX])
     mine = worth(ag, i, P)
     top = 0.0
     above = 0
@@ -166,10 +168,11 @@ def policy_turns(terrain, tiles0, ag0, offers0, ocount0, next_oid, rng0, ext0, s
 
 
 @hot
-def rollouts(terrain, tiles0, ag0, offers0, ocount0, next_oid, ext0, seat, cands, n_cands, n_roll, t, t_end, ref,
+def rollouts(terrain, tiles0, ag0, offers0, ocount0, next_oid, ext0, seat, cands, n_cands, n_roll, t, t_end, season, ref,
              base, k0, partners0, seen0, radius, P, R, out,
              tiles, ag, offers, ocount, logi, logv, meta, rng, ext, order, act, masks, cells, k, partners, seen):
-    """out[c, r]: seat's standing at t_end after it plays cands[c] (int64[apt, 6]) at tick t, in rollout r.
+    """out[c, r]: seat's standing at t_end, projected to a season of `season` ticks (`standing`), after
+    it plays cands[c] (int64[apt, 6]) at tick t, in rollout r.
 
     Tick t: the other seats play their logged turns (ext0), anchors their policies. From t + 1 every
     seat (EXTERNAL in the rebuilt tables) plays scripted policy `ref`. Every stream (the world's and
@@ -204,4 +207,4 @@ def rollouts(terrain, tiles0, ag0, offers0, ocount0, next_oid, ext0, seat, cands
                 partners[q] = partners0[q]
             _copy2(seen, seen0)
             count_rows(logi, 0, meta[META_ROWS], seat, k, partners, seen, radius)
-            out[c, r] = standing(ag, seat, t_end, k, partners, seen, P, R)
+            out[c, r] = standing(ag, seat, season, k, partners, seen, P, R)

@@ -83,10 +83,9 @@ def test_waiting_while_health_falls_from_hunger_is_a_mistake_or_worse():
         assert len(fell) >= 15 and int(table_inventory_food(table)) > 0
         g = grade_match(table, None, [0])
         labels = {t["tick"]: t["label"] for t in g["turns"]}
-        # From the sixth hungry turn on (health 75 and below) a turn's lost health is still missing where
-        # the rollouts stop, fed as the seat is from the next tick on; before, it heals back within the
-        # horizon (docs/RUBRIC.md, Decision grading)
-        assert all(labels[t] in ("mistake", "blunder") for t in fell[5:]), [labels[t] for t in fell]
+        # Every hungry wait: the lost health is still missing where the rollouts stop, the seat fed by
+        # the greedy-harvester continuation from the next tick on (docs/RUBRIC.md, Decision grading)
+        assert all(labels[t] in ("mistake", "blunder") for t in fell), [labels[t] for t in fell]
         assert labels[fell[-1]] == "blunder"  # the wait it starved on
 
 

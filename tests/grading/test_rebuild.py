@@ -4,7 +4,8 @@ import pytest
 
 from analytics.archive.format import event_columns, table_meta
 from engine.kernels import rollout as K
-from engine.kernels.codes import A_DEATH, A_MEM, A_POLICY, MOVE
+from engine import rubric
+from engine.kernels.codes import A_ALIVE, A_DEATH, A_MEM, A_POLICY, MOVE
 from engine.rollouts import RebuildError, Rollouts, config_of, rebuild, rollout_base, rubric_numbers
 from engine.rules import WORLD, param_array
 from tests.grading.conftest import archived, new_match
@@ -79,3 +80,27 @@ def test_rollouts_are_seeded_and_the_logged_turn_reproduces_itself():
     # the honest-trader seat's own policy, asked for its turn, takes the turn the log holds
     turns = ro.policy_turns(30, 1, ("honest-trader",))
     assert [tuple(r) for r in turns[0] if r[0] >= 0] == [tuple(r) for r in snap.actions[30, 1] if r[0] >= 0]
+
+
+def test_standing_projects_the_world_of_now_to_the_seasons_end():
+    """A seat alive now counts as alive to the season's end, a dead one loses the ticks it will not
+    live: a death within a rollout's horizon costs what it costs at the season's end."""
+    m = new_match(43, 150, resources={"food": {"max": 0, "regen": 0}})
+    m.run()
+    tb = m.tables
+    side = tb.terrain.shape[0]
+    P, R = param_array(), rubric_numbers()
+    dead = [i for i in range(m.n) if tb.ag[i, A_ALIVE] == 0]
+    alive = [i for i in range(m.n) if tb.ag[i, A_ALIVE] == 1]
+    assert dead and alive
+    for i in dead + alive:
+        k, partners, seen = np.zeros(K.N_K, dtype=np.int64), np.zeros(m.n, dtype=bool), np.zeros((side, side), bool)
+        K.count_rows(tb.logi, 0, m.rows, i, k, partners, seen, WORLD["view_radius"])
+        now = K.standing(tb.ag, i, m.tick, k, partners, seen, P, R)
+        later = K.standing(tb.ag, i, 300, k, partners, seen, P, R)
+        if i in alive:
+            assert later == pytest.approx(now)
+        else:
+            lived = tb.ag[i, A_DEATH] + 1
+            lost = rubric.WEIGHTS["survival"] * 100 * 0.7 * lived * (1 / m.tick - 1 / 300)
+            assert now - later == pytest.approx(lost)
