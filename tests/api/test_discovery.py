@@ -15,7 +15,8 @@ SPEC_TABLE = [
     "PUT /api/v1/skills/:id", "DELETE /api/v1/skills/:id",
     "POST /api/v1/runs/estimate", "POST /api/v1/runs", "GET /api/v1/runs", "GET /api/v1/runs/:id",
     # CONTRACT.md section 2: the endpoints SPEC.md names without shape, then the public match pages
-    "GET /api/v1/runs/:id/transcript", "POST /api/v1/runs/:id/cancel", "GET /api/v1/batches/:id", "GET /api/v1/usage",
+    "GET /api/v1/runs/:id/transcript", "GET /api/v1/runs/:id/decisions",  # the latter: CONTRACT.md section 14
+    "POST /api/v1/runs/:id/cancel", "GET /api/v1/batches/:id", "GET /api/v1/usage",
     # CONTRACT.md section 13: an agent seat's turns
     "GET /api/v1/runs/:id/seats/:seat/turn", "POST /api/v1/runs/:id/seats/:seat/actions",
     # leaderboards, paired comparisons and exports (analysis)
