@@ -2,6 +2,8 @@
 missing; a grading whose tasks keep failing stops after a bounded number of starts."""
 from __future__ import annotations
 
+import secrets
+
 import json
 
 from analytics.archive.store import Archive
@@ -52,7 +54,7 @@ def test_a_grading_whose_match_cannot_be_read_gives_up_after_its_starts(srv):
         with srv.core.store.write() as w:  # its match gone from the archive: every count task fails
             w.execute("DELETE FROM decision_turns WHERE run_id = ?", (rid,))
             w.execute("UPDATE runs SET grading_status = 'pending', graded = 0, grading_starts = 0, "
-                      "match_id = ? WHERE id = ?", ("0" * 32, rid))
+                      "match_id = ? WHERE id = ?", (secrets.token_hex(16), rid))  # no match: other tests ask for zeros
         until(lambda: _grading(srv.core, rid)["grading_status"] == "done", 300, what="the grading to give up")
         g = _grading(srv.core, rid)
         assert g["grading_starts"] == MAX_STARTS and g["graded"] == 0
