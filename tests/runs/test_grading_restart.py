@@ -2,9 +2,8 @@
 missing; a grading whose tasks keep failing stops after a bounded number of starts."""
 from __future__ import annotations
 
-import secrets
-
 import json
+import secrets
 
 from analytics.archive.store import Archive
 from orchestrator.grading.grader import Grader
