@@ -278,12 +278,14 @@ class Dispatcher:
         return failed
 
     def _free_slots(self, pool: list, per_worker: int) -> list:
-        """Free slots, the workers taken in turn: runs spread over the workers (and nodes)."""
+        """Free slots, the workers taken in turn, the least loaded first: runs spread over the workers
+        (and nodes), also when they are claimed one at a time."""
         load: dict[int, int] = {}
         for _, w in self.inflight.values():  # a chunk takes one slot, however many runs it holds
             load[id(w)] = load.get(id(w), 0) + 1
-        free = [per_worker - load.get(id(w), 0) for w in pool]
-        return [w for k in range(max(free, default=0)) for w, n in zip(pool, free) if k < n]
+        order = sorted(pool, key=lambda w: load.get(id(w), 0))
+        free = [per_worker - load.get(id(w), 0) for w in order]
+        return [w for k in range(max(free, default=0)) for w, n in zip(order, free) if k < n]
 
     def _submit_queued(self) -> None:
         for scripted, slots in ((True, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
