@@ -8,26 +8,17 @@ import json
 import pyarrow as pa
 
 from analytics.grading import GRADER, HORIZON, ROLLOUTS
-from orchestrator.auth import Principal, require
+from orchestrator.auth import Principal
 from orchestrator.core import Core
-from orchestrator.errors import DomainError
 from orchestrator.grading import plan
-from orchestrator.runs.service import READ, _row
-from orchestrator.runs.transcript import DEFAULT_LIMIT, MAX_LIMIT, _DIGITS, _count
+from orchestrator.runs.transcript import paged
 
 
 def get_decisions(core: Core, principal: Principal, run_id: str, *, seat=None, cursor=None, limit=None) -> dict:
     """{grader, horizon_ticks, rollouts, status, turns: [{tick, seat, chosen, value, best, best_value,
     regret, accuracy, label}], next_cursor}; status is the run view's grading status (null when the
     run grades nothing), turns those graded so far."""
-    require(principal, READ)
-    row = _row(core, principal, run_id)
-    n_seats = len(json.loads(row["roster"]))
-    seat = _count(seat, "seat", None, 0, n_seats - 1)
-    limit = _count(limit, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
-    if cursor is not None and not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor)):
-        raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
-    offset = int(cursor or 0)
+    row, seat, offset, limit = paged(core, principal, run_id, seat, cursor, limit)
     sql, params = "SELECT turn FROM decision_turns WHERE run_id = ?", [run_id]
     if seat is not None:
         sql += " AND seat = ?"

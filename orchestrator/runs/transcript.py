@@ -30,9 +30,9 @@ def _count(value, name: str, default: int | None, lo: int, hi: int) -> int | Non
     return value
 
 
-def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, cursor=None, limit=None) -> dict:
-    """{turns: [{tick, seat, reply, actions, refused, latency_ms, input_tokens, output_tokens, error}],
-    next_cursor}: in tick then seat order, optionally one seat's only."""
+def paged(core: Core, principal: Principal, run_id: str, seat, cursor, limit) -> tuple:
+    """The owner's run row and a page's seat, offset and limit, checked: the one paging rule of the
+    run's transcript and of its graded decisions."""
     require(principal, READ)
     row = _row(core, principal, run_id)
     n_seats = len(json.loads(row["roster"]))
@@ -40,7 +40,13 @@ def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, 
     limit = _count(limit, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     if cursor is not None and not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor)):
         raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
-    offset = int(cursor or 0)
+    return row, seat, int(cursor or 0), limit
+
+
+def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, cursor=None, limit=None) -> dict:
+    """{turns: [{tick, seat, reply, actions, refused, latency_ms, input_tokens, output_tokens, error}],
+    next_cursor}: in tick then seat order, optionally one seat's only."""
+    row, seat, offset, limit = paged(core, principal, run_id, seat, cursor, limit)
     page = {"seat": seat, "offset": offset, "limit": limit}
     if row["status"] in TERMINAL and row["match_id"] is not None:
         turns, more = Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], **page)
