@@ -75,8 +75,10 @@ def test_a_hanging_provider_is_counted_and_fails_the_run_at_the_third_call(fake)
     ({"status": 503, "headers": {"retry-after": "0.05"}}, "provider_unreachable", "HTTP 503"),
 ], ids=["http_400", "not_json", "error_object", "http_503"])
 def test_provider_faults_fail_the_run_under_their_code(fake, step, code, cause):
+    # a deadline no loaded machine misses (a first call timed out would count as a timeout, not this fault);
+    # a 503 is retried until the deadline, so its deadline stays short
     fake.defaults[MODEL] = step
-    seat = seat_for(fake, timeout_ms=400)
+    seat = seat_for(fake, timeout_ms=1000 if code == "provider_unreachable" else 5000)
     with pytest.raises(SeatFailed) as e:
         game_with(seat)
     assert e.value.code == code and cause in str(e.value)
