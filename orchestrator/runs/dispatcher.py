@@ -73,6 +73,7 @@ class Dispatcher:
         # asked for, set again by a launch (wake), a requeue, and every PROGRESS_EVERY_S: an idle claim is a
         # write transaction, and the loop would make one every few milliseconds
         self._maybe_queued = {True: True, False: True}
+        self._first = {True: 0, False: 0}  # which worker of a pool goes first among equally loaded ones
         self.ends = lifecycle.Ends()  # set as a run's end lands in the store (a cancel waits on it)
         self.live_frames: dict = {}   # run_id -> where its agents stand (play.world.live_frame), while it plays
         self.archive = Archive.of(core.data_dir, core.config)  # workers land matches; the head those handed back
@@ -277,19 +278,22 @@ class Dispatcher:
                 log.warning("match %s: removing its partly landed files failed; they stay", row["match_id"])
         return failed
 
-    def _free_slots(self, pool: list, per_worker: int) -> list:
-        """Free slots, the workers taken in turn, the least loaded first: runs spread over the workers
-        (and nodes), also when they are claimed one at a time."""
+    def _free_slots(self, pool: list, per_worker: int, first: int = 0) -> list:
+        """Free slots, the workers taken in turn, the least loaded first and, among equally loaded ones,
+        from the `first`-th on: runs spread over the workers (and nodes), also when they are claimed one
+        at a time and each ends before the next is claimed."""
         load: dict[int, int] = {}
         for _, w in self.inflight.values():  # a chunk takes one slot, however many runs it holds
             load[id(w)] = load.get(id(w), 0) + 1
-        order = sorted(pool, key=lambda w: load.get(id(w), 0))
+        size = len(pool)
+        order = [pool[i] for i in sorted(range(size), key=lambda i: (load.get(id(pool[i]), 0), (i - first) % size))]
         free = [per_worker - load.get(id(w), 0) for w in order]
         return [w for k in range(max(free, default=0)) for w, n in zip(order, free) if k < n]
 
     def _submit_queued(self) -> None:
-        for scripted, slots in ((True, self._free_slots(self.workers, SCRIPTED_JOBS_PER_WORKER)),
-                                (False, self._free_slots(self.model_workers, MODEL_JOBS_PER_WORKER))):
+        pools = {True: (self.workers, SCRIPTED_JOBS_PER_WORKER), False: (self.model_workers, MODEL_JOBS_PER_WORKER)}
+        for scripted, (pool, per_worker) in pools.items():
+            slots = self._free_slots(pool, per_worker, self._first[scripted])
             if not slots or not self._maybe_queued[scripted]:
                 continue
             self._maybe_queued[scripted] = False  # before the claim: a launch committed meanwhile sets it again
@@ -302,6 +306,7 @@ class Dispatcher:
             if len(rows) >= len(slots):  # it took all it asked for: more may wait
                 self._maybe_queued[scripted] = True
             if rows:
+                self._first[scripted] += 1
                 self._hand_over(chunked(rows, len(slots)), slots)
 
     def _per_chunk(self, rows: list) -> int:

@@ -62,7 +62,8 @@ def browser() -> Browser:
 def page(browser) -> Page:
     context = browser.new_context()
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    # a bound for a loaded machine (a form post that launches waits on the service's admission), not a target
+    page.set_default_timeout(20_000)
     yield page
     context.close()
 

@@ -25,6 +25,16 @@ def test_chunks_split_claimed_runs_in_order_over_the_free_slots():
     assert chunked(list(range(32)), 4) == [list(range(k, k + 8)) for k in range(0, 32, 8)]
 
 
+def test_free_slots_take_the_least_loaded_worker_first_and_turn_among_equals():
+    d = dispatching.Dispatcher.__new__(dispatching.Dispatcher)
+    a, b, c = object(), object(), object()
+    d.inflight = {"r1": (None, a)}
+    assert d._free_slots([a, b, c], 2) == [b, c, a, b, c]  # b and c hold nothing, a one chunk
+    d.inflight = {}
+    # one run claimed at a time, each over before the next: the first slot goes round the pool
+    assert [d._free_slots([a, b, c], 1, first)[0] for first in range(4)] == [a, b, c, a]
+
+
 def test_a_chunk_is_bounded_by_agents_times_ticks():
     assert work_of(_row(300, 16, anchors=8)) == 24 * 300
     d = dispatching.Dispatcher.__new__(dispatching.Dispatcher)
