@@ -204,11 +204,12 @@ class Dispatcher:
                     self._stop.wait(RETRY_S)
                     continue
                 self._submit_queued()
+                # a result (its call's done callback, _submit), a launch or a stop wakes the loop: no
+                # polling of Ray while matches play; the wait's bound keeps progress and sweeps on time
+                self._wake.wait(PROGRESS_EVERY_S)
+                self._wake.clear()
                 if self.inflight:
-                    self._collect(timeout=0.02)
-                else:
-                    self._wake.wait(0.5)
-                    self._wake.clear()
+                    self._collect(timeout=0)
                 if time.monotonic() - last_progress > PROGRESS_EVERY_S:
                     self._maybe_queued = {True: True, False: True}  # runs queued by another process
                     self._progress()
@@ -293,8 +294,10 @@ class Dispatcher:
     def _submit_queued(self) -> None:
         pools = {True: (self.workers, SCRIPTED_JOBS_PER_WORKER), False: (self.model_workers, MODEL_JOBS_PER_WORKER)}
         for scripted, (pool, per_worker) in pools.items():
+            if not self._maybe_queued[scripted]:  # before the slots: a model pool has thousands of them
+                continue
             slots = self._free_slots(pool, per_worker, self._first[scripted])
-            if not slots or not self._maybe_queued[scripted]:
+            if not slots:
                 continue
             self._maybe_queued[scripted] = False  # before the claim: a launch committed meanwhile sets it again
             with self.core.store.write() as c:
@@ -345,6 +348,7 @@ class Dispatcher:
         ref = worker.play_many.remote([j.__dict__ for j in jobs], recorder)
         ids = [row["id"] for row in rows]
         self.inflight[ref] = (ids, worker)
+        ref.future().add_done_callback(lambda _: self._wake.set())  # on a Ray thread: it only wakes the loop
         self.by_run.update((run_id, worker) for run_id in ids)
         return [j.match_id for j in jobs]
 
