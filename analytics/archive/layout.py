@@ -67,15 +67,14 @@ def part_of(name: str) -> tuple[str, bool] | None:
     return None
 
 
+def series_files(data_dir, sub: str, key: str) -> list[Path]:
+    """A series' (or single run's) files the Parquet globs read, under a data dir's default archive: its
+    one compacted file and its published parts."""
+    one = archive_dir(data_dir) / sub / compacted(key)
+    return ([one] if one.exists() else []) + sorted((archive_dir(data_dir) / sub / key).glob("*" + COMPACT))
+
+
 def series_archived(data_dir, sub: str, key: str) -> bool:
-    """Whether a series (or single run) is compacted under a data dir's default archive: its one file
-    is there, or its directory holds published parts and nothing staged."""
-    if (archive_dir(data_dir) / sub / compacted(key)).exists():
-        return True
-    names = [p.name for p in (archive_dir(data_dir) / sub / key).glob("*")]
-    return any(n.endswith(COMPACT) for n in names) and not any(n.endswith(STAGED) for n in names)
-
-
-def series_file(data_dir, sub: str, key: str) -> Path:
-    """A compacted file under a data dir's default archive, e.g. series_file(d, EVENTS_DIR, batch_id)."""
-    return archive_dir(data_dir) / sub / compacted(key)
+    """Whether a series (or single run) is archived for good under a data dir's default archive: its
+    files are there and none of its parts is left staged."""
+    return bool(series_files(data_dir, sub, key)) and not any((archive_dir(data_dir) / sub / key).glob("*" + STAGED))

@@ -294,8 +294,12 @@ class Archive:
         the matches landed one at a time compacted into one Parquet file per kind, whose landed files
         go once both are in place. Matches never landed are skipped, and so is a match a kind's file
         holds already: a compaction that stopped between its writes (its process killed) is simply run
-        again."""
+        again. The parts go last: a series counts as archived once nothing of it is left staged
+        (layout.series_archived)."""
+        self._compact_landed(key, match_ids)
         self._publish(key, set(match_ids))
+
+    def _compact_landed(self, key: str, match_ids: list[str]) -> None:
         present = [m for m in match_ids if self._exists(self._path(SEATS_DIR, landed(m)))]
         if not present:
             return
