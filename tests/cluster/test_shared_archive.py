@@ -42,7 +42,7 @@ def _wait_for_published(archive, batch_id: str, timeout: float = 60) -> bool:
     """A series' parts are published off the request path, moments after its last result."""
     deadline = time.monotonic() + timeout
     while not (any((archive / "events" / batch_id).glob("*.parquet"))
-               and not any((archive / sub / batch_id).glob("*.staged") for sub in ("events", "seats"))):
+               and not any(p for sub in ("events", "seats") for p in (archive / sub / batch_id).glob("*.staged"))):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
