@@ -21,7 +21,6 @@ import ray
 from orchestrator.play import Job, Outcome, play_job, play_job_async, unplayed
 from orchestrator.play.job import for_head, land_chunk
 
-
 # A worker's result goes straight back to the dispatcher in the reply rather than through the
 # shared-memory object store, Ray's path above 100 KB: measured with `studio serve`, a single run read
 # 7-10 ms sooner and a 50-trial series played about 10% faster. The result is a few KB when the worker

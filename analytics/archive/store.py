@@ -30,10 +30,32 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from analytics.archive.format import (SEAT_SCHEMA, event_columns, from_ipc, run_table, table_meta, transcript_rows,
-                                      write_parquet)
-from analytics.archive.layout import (ARENA_DIR, COMPACT, EVENTS_DIR, RUNS_DIR, SEATS_DIR, SUBDIRS, TRANSCRIPTS_DIR,
-                                      TEMP_SUFFIX, archive_dir, compacted, game, landed, landed_id, part_of, staged)
+from analytics.archive.format import (
+    SEAT_SCHEMA,
+    event_columns,
+    from_ipc,
+    run_table,
+    table_meta,
+    transcript_rows,
+    write_parquet,
+)
+from analytics.archive.layout import (
+    ARENA_DIR,
+    COMPACT,
+    EVENTS_DIR,
+    RUNS_DIR,
+    SEATS_DIR,
+    SUBDIRS,
+    TEMP_SUFFIX,
+    TRANSCRIPTS_DIR,
+    archive_dir,
+    compacted,
+    game,
+    landed,
+    landed_id,
+    part_of,
+    staged,
+)
 
 
 def archive_uri(data_dir: str | Path, config: dict | None = None) -> str:
@@ -134,10 +156,10 @@ class Archive:
         matches = {table_meta(t)["match_id"]: table_meta(t) for t in events}
         part = staged(next(iter(matches)))
         files = {}
-        for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], dict.fromkeys(matches, {}))):
+        for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], {m: {} for m in matches})):
             self.fs.create_dir(self._path(sub, key), recursive=True)
             path = self._path(sub, key, part)
-            self._whole(path, lambda tmp: write_parquet(tables, tmp, {"matches": meta}, filesystem=self.fs))
+            self._whole(path, lambda tmp, t=tables, m=meta: write_parquet(t, tmp, {"matches": m}, filesystem=self.fs))
             files[f"{sub}/{key}/{part}"] = self.fs.get_file_info(path).size
         return files
 
@@ -181,26 +203,36 @@ class Archive:
     def _publish(self, key: str, named: set[str]) -> None:
         """Move a series' staged parts into place. A part with matches no run names (played by a worker
         that died before the head heard of it) is written again without them, or goes when it holds
-        none; matches a published part holds already (a publication that stopped midway) are skipped.
-        Events go first, seat rows last: a match counts as archived once its seat rows are readable."""
+        none; a staged part whose published file is there already (a publication that stopped between
+        the two) just goes. Events go first, seat rows last: a match counts as archived once its seat
+        rows are readable."""
         for sub in (EVENTS_DIR, SEATS_DIR):
-            for part, path in self._parts(sub, key).items():
-                if not path.endswith(staged("")):
+            listed = [(found, i.path) for i in self.fs.get_file_info(pafs.FileSelector(self._path(sub, key),
+                                                                                      allow_not_found=True))
+                      if (found := part_of(posixpath.basename(i.path)))]
+            published = {part for (part, done), _ in listed if done}
+            for (part, done), path in listed:
+                if done:
                     continue
-                target = self._path(sub, key, part + COMPACT)
                 matches = self._part_matches(path)
-                if set(matches) <= named:
+                target = self._path(sub, key, part + COMPACT)
+                if part in published:
+                    pass
+                elif set(matches) <= named:
                     self.fs.move(path, target)
                     continue
-                kept = [m for m in matches if m in named]
-                if kept:
-                    table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", kept)])
-                    tables = [table.filter(pa.compute.equal(table.column("match_id").cast(pa.string()), m))
-                              for m in kept] if sub == EVENTS_DIR else [table]
-                    meta = {m: matches[m] for m in kept}
-                    self._whole(target, lambda tmp: write_parquet([t.combine_chunks() for t in tables], tmp,
-                                                                  {"matches": meta}, filesystem=self.fs))
+                elif kept := [m for m in matches if m in named]:
+                    rows, meta = self._part_rows(path, sub, kept), {"matches": {m: matches[m] for m in kept}}
+                    self._whole(target, lambda tmp, r=rows, m=meta: write_parquet(r, tmp, m, filesystem=self.fs))
                 self.fs.delete_file(path)
+
+    def _part_rows(self, path: str, sub: str, kept: list[str]) -> list[pa.Table]:
+        """A part's rows of the kept matches: one table per match for events (a row group each)."""
+        table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", kept)])
+        if sub != EVENTS_DIR:
+            return [table]
+        ids = table.column("match_id").cast(pa.string())
+        return [table.filter(pa.compute.equal(ids, m)).combine_chunks() for m in kept]
 
     # -- one match, as its worker packed it --------------------------------------------------------
     def land(self, match_id: str, events_ipc: bytes | None, seats_ipc: bytes, transcript_ipc: bytes | None = None,

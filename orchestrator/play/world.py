@@ -17,8 +17,8 @@ from engine.match import AgentSpec
 from engine.scenario import build_match, local_policy
 from orchestrator.agents.player import AgentSeat
 from orchestrator.play.head import Head
-from orchestrator.recorder import Unrecorded
 from orchestrator.play.job import Job, Outcome, failed, internal_error, log_table, packed_bytes, transcript_ipc
+from orchestrator.recorder import Unrecorded
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.providers import SeatFailed
 

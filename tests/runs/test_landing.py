@@ -13,9 +13,9 @@ import ray
 
 from analytics.archive import layout
 from analytics.archive.store import NODE, PROCESS, SHARED, Archive, archive_reach
+from analytics.data import open_data_dir
 from engine.scenario import resolve_env
 from orchestrator.core import Core
-from analytics.data import open_data_dir
 from orchestrator.play import Job, play_job
 from orchestrator.play.job import for_head, land_chunk
 from orchestrator.runs.archiving import ORPHAN_AGE_S, Archiver
@@ -194,3 +194,17 @@ def test_a_staged_part_no_run_names_is_swept_once_old(tmp_path):
         archiver.close()
     assert not list((root / "seats" / "m5").iterdir()) and not list((root / "events" / "m5").iterdir())
     assert Archive(str(root)).events("m5") is None
+
+
+def test_a_part_rewritten_without_an_orphan_is_not_left_staged_when_the_rewrite_was_cut_short(tmp_path):
+    root = tmp_path / "archive"
+    _chunk(root, "bat_r", [1, 2])
+    archive = Archive(str(root))
+    staged = {sub: (root / sub / "bat_r" / "m1.staged").read_bytes() for sub in ("events", "seats")}
+    archive.compact("bat_r", ["m1"])  # m2's run was played again: the part is written without it
+    for sub, data in staged.items():  # as if killed after writing the new part, before dropping the staged one
+        (root / sub / "bat_r" / "m1.staged").write_bytes(data)
+    archive.compact("bat_r", ["m1"])
+    assert layout.series_archived(tmp_path, layout.EVENTS_DIR, "bat_r")
+    assert archive.seats({"m1": "bat_r", "m2": "bat_r"}).column("match_id").unique().to_pylist() == ["m1"]
+    assert archive.events("m2", "bat_r") is None and archive.landed() == []
