@@ -156,11 +156,21 @@ class Archive:
         matches = {table_meta(t)["match_id"]: table_meta(t) for t in events}
         part = staged(next(iter(matches)))
         files = {}
-        for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], {m: {} for m in matches})):
-            self.fs.create_dir(self._path(sub, key), recursive=True)
-            path = self._path(sub, key, part)
-            self._whole(path, lambda tmp, t=tables, m=meta: write_parquet(t, tmp, {"matches": m}, filesystem=self.fs))
-            files[f"{sub}/{key}/{part}"] = self.fs.get_file_info(path).size
+        try:
+            for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], {m: {} for m in matches})):
+                self.fs.create_dir(self._path(sub, key), recursive=True)
+                path = self._path(sub, key, part)
+                self._whole(path, lambda tmp, t=tables, m=meta: write_parquet(t, tmp, {"matches": m},
+                                                                              filesystem=self.fs))
+                files[f"{sub}/{key}/{part}"] = self.fs.get_file_info(path).size
+        except BaseException:
+            # the matches go back to the head, which lands them alone: half a part must not hold them too
+            for name in files:
+                try:
+                    self.fs.delete_file(self._path(name))
+                except OSError:  # left for the publication, which drops a part without its seat rows
+                    pass
+            raise
         return files
 
     def _parts(self, sub: str, key: str) -> dict[str, str]:
@@ -204,7 +214,8 @@ class Archive:
         """Move a series' staged parts into place. A part with matches no run names (played by a worker
         that died before the head heard of it) is written again without them, or goes when it holds
         none; a staged part whose published file is there already (a publication that stopped between
-        the two) just goes. Events go first, seat rows last: a match counts as archived once its seat
+        the two) just goes, and so does an events part without seat rows (a worker's write that failed
+        halfway: its matches were handed back and landed alone). Events go first, seat rows last: a match counts as archived once its seat
         rows are readable."""
         for sub in (EVENTS_DIR, SEATS_DIR):
             listed = [(found, i.path) for i in self.fs.get_file_info(pafs.FileSelector(self._path(sub, key),
@@ -216,8 +227,8 @@ class Archive:
                     continue
                 matches = self._part_matches(path)
                 target = self._path(sub, key, part + COMPACT)
-                if part in published:
-                    pass
+                if part in published or (sub == EVENTS_DIR and not self._parts(SEATS_DIR, key).get(part)):
+                    pass  # published already; or a part whose seat rows were never written: its matches went back
                 elif set(matches) <= named:
                     self.fs.move(path, target)
                     continue

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import ray
 
 from analytics.archive import layout
+from analytics.archive.format import from_ipc
 from analytics.archive.store import NODE, PROCESS, SHARED, Archive, archive_reach
 from analytics.data import open_data_dir
 from engine.scenario import resolve_env
@@ -208,3 +209,18 @@ def test_a_part_rewritten_without_an_orphan_is_not_left_staged_when_the_rewrite_
     assert layout.series_archived(tmp_path, layout.EVENTS_DIR, "bat_r")
     assert archive.seats({"m1": "bat_r", "m2": "bat_r"}).column("match_id").unique().to_pylist() == ["m1"]
     assert archive.events("m2", "bat_r") is None and archive.landed() == []
+
+
+def test_a_part_whose_seat_rows_were_never_written_is_never_published(tmp_path):
+    root = tmp_path / "archive"
+    _chunk(root, "bat_h", [1])
+    # the worker's write failed after the events part, before the seat rows: its match went back to the
+    # head, which landed it alone
+    (root / "seats" / "bat_h" / "m1.staged").unlink()
+    o = play_job(Job("r1", "m1", "", 20, _env(1), SEATS, {"scenario_id": "svc:custom-base-v1", "batch_id": "bat_h"}))
+    archive = Archive(str(root))
+    archive.land(o.match_id, o.events, o.seats)
+    archive.compact("bat_h", ["m1"])
+    assert not list((root / "events" / "bat_h").iterdir())
+    with open_data_dir(tmp_path) as data:
+        assert len(data.events_df("m1")) == archive.events("m1", "bat_h").num_rows == from_ipc(o.events).num_rows
