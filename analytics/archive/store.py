@@ -217,6 +217,7 @@ class Archive:
         the two) just goes, and so does an events part without seat rows (a worker's write that failed
         halfway: its matches were handed back and landed alone). Events go first, seat rows last: a match counts as archived once its seat
         rows are readable."""
+        with_seats = set(self._parts(SEATS_DIR, key))
         for sub in (EVENTS_DIR, SEATS_DIR):
             listed = [(found, i.path) for i in self.fs.get_file_info(pafs.FileSelector(self._path(sub, key),
                                                                                       allow_not_found=True))
@@ -227,7 +228,7 @@ class Archive:
                     continue
                 matches = self._part_matches(path)
                 target = self._path(sub, key, part + COMPACT)
-                if part in published or (sub == EVENTS_DIR and not self._parts(SEATS_DIR, key).get(part)):
+                if part in published or (sub == EVENTS_DIR and part not in with_seats):
                     pass  # published already; or a part whose seat rows were never written: its matches went back
                 elif set(matches) <= named:
                     self.fs.move(path, target)
