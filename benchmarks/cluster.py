@@ -30,7 +30,7 @@ def spread(values: list[float], digits: int = 2) -> dict:
 
 
 def timed_series(service, trials: int, ticks: int) -> tuple[float, set[str]]:
-    from analytics.archive.layout import EVENTS_DIR, series_file
+    from analytics.archive.layout import EVENTS_DIR, series_archived, series_files
     from tests.cluster.harness import series_body, wait_runs
 
     with service.client() as c:
@@ -39,14 +39,14 @@ def timed_series(service, trials: int, ticks: int) -> tuple[float, set[str]]:
         assert r.status_code == 201, r.text
         series = r.json()["batch"]
         bodies = wait_runs(c, series["run_ids"])
-        path = series_file(service.data_dir, EVENTS_DIR, series["batch_id"])
-        while not path.exists():
+        while not series_archived(service.data_dir, EVENTS_DIR, series["batch_id"]):
             time.sleep(0.01)
         wall = time.perf_counter() - t0
     assert all(b["run"]["status"] == "finished" for b in bodies)
     import pyarrow.parquet as pq
 
-    nodes = {m["node_id"] for m in json.loads(pq.read_schema(path).metadata[b"studio"])["matches"].values()}
+    nodes = {m["node_id"] for path in series_files(service.data_dir, EVENTS_DIR, series["batch_id"])
+             for m in json.loads(pq.read_schema(path).metadata[b"studio"])["matches"].values()}
     return wall, nodes
 
 

@@ -18,9 +18,8 @@ import traceback
 
 import ray
 
-from orchestrator.play import Job, play_job, play_job_async, unplayed
-from orchestrator.play.job import for_head
-
+from orchestrator.play import Job, Outcome, play_job, play_job_async, unplayed
+from orchestrator.play.job import for_head, land_chunk
 
 # A worker's result goes straight back to the dispatcher in the reply rather than through the
 # shared-memory object store, Ray's path above 100 KB: measured with `studio serve`, a single run read
@@ -84,36 +83,47 @@ class Player:
         self._draining = False  # the service stops: model matches stop at their next tick boundary
         self._tick: dict[str, list[int]] = {}  # run id -> [tick, began at ms], while it plays
         self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (play.world.live_frame)
+        self._node = ray.get_runtime_context().get_node_id()
 
-    def _play(self, job: dict, recorder=None) -> dict:
+    def _play(self, job: dict, recorder=None) -> tuple[Job, Outcome]:
         j = Job(**job)
         if j.run_id in self._stop:  # cancelled while it waited behind another job: nothing is played
             self._stop.discard(j.run_id)
-            return for_head(unplayed(j), j)
+            return j, unplayed(j)
         self._tick[j.run_id] = [0, int(time.time() * 1000)]
-        j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())  # archived with the match
+        j.meta = dict(j.meta, node_id=self._node)  # archived with the match
         try:
-            outcome = play_job(j, should_stop=lambda: j.run_id in self._stop,
+            # a scripted match's log stays a table: the chunk's matches are written together below
+            return j, play_job(j, should_stop=lambda: j.run_id in self._stop,
                                on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), recorder=recorder,
                                on_frame=lambda f: self._frame.__setitem__(j.run_id, f),
-                               should_drain=lambda: self._draining)
+                               should_drain=lambda: self._draining, pack=False)
         finally:
             self._stop.discard(j.run_id)
             self._tick.pop(j.run_id, None)
             self._frame.pop(j.run_id, None)
-        # the match's files land here when this node reaches the archive; the head gets the run's row
-        return for_head(outcome, j)
 
     @ray.method(concurrency_group="play")
     def play_many(self, jobs: list[dict], recorder=None) -> list[dict]:
-        """Play jobs one after another, one outcome each. A job that raises becomes {run_id, raised,
-        traceback} and the others still play: one bad match must not fail the chunk it came in."""
-        out = []
+        """Play jobs one after another, one outcome each; the matches' files land together once all
+        are played (they go back to the head together anyway), when this node reaches the archive, and
+        the head gets each run's row. A job that raises becomes {run_id, raised, traceback} and the
+        others still play: one bad match must not fail the chunk it came in."""
+        out: list = []
         for job in jobs:
             try:
                 out.append(self._play(job, recorder))
             except Exception as e:
                 out.append({"run_id": job["run_id"], "raised": cause(e), "traceback": traceback.format_exc()})
+        played = [x for x in out if isinstance(x, tuple)]
+        landed = land_chunk(played)
+        for k, x in enumerate(out):
+            if isinstance(x, tuple):
+                j, o = x
+                try:
+                    out[k] = for_head(o, j, landed.get(o.run_id), land=o.run_id not in landed)
+                except Exception as e:
+                    out[k] = {"run_id": j.run_id, "raised": cause(e), "traceback": traceback.format_exc()}
         return out
 
     @ray.method(concurrency_group="control")
@@ -168,7 +178,7 @@ class ModelPlayer(Player):
             return for_head(unplayed(j), j)
         self._tick[j.run_id] = [0, int(time.time() * 1000)]
         self._stopped[j.run_id] = stopped = asyncio.Event()
-        j.meta = dict(j.meta, node_id=ray.get_runtime_context().get_node_id())
+        j.meta = dict(j.meta, node_id=self._node)
         try:
             outcome = await play_job_async(j, should_stop=lambda: j.run_id in self._stop,
                                            on_tick=lambda t: self._tick[j.run_id].__setitem__(0, t), recorder=recorder,

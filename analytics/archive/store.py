@@ -1,11 +1,14 @@
 """Where the archive lives and how a match gets there.
 
-The worker that played a match lands it (its events and seat rows as Arrow IPC files, as packed: no
-re-encoding) when it can reach the archive (`reach`); otherwise it hands the bytes back and the
-service (the head) lands them. When a series has no run left to play (or a single run ends) its
-landed matches are compacted into one Parquet file per series, one row group per match with
-statistics on, and the landed files go; a Ray task does that, off the head. Analysts scan one file per
-series instead of thousands. The file names are analytics.archive.layout's.
+A scripted worker that reaches the archive (`reach`) writes each chunk of matches it played in one
+call, per series, as the series' final Parquet files (`land_part`: one row group per match, statistics
+on match_id), staged under the series' directory where the Parquet globs do not look. When the series
+has no run left to play (or a single run ends), `compact` publishes its parts by moving them: no
+re-encoding, so a series costs the compactor a few renames. A part holding a match no run names (its
+worker died before the head heard of it, and the run was played again) is rewritten without it.
+Matches landed one at a time (a model worker's, or the service's for a worker that could not reach the
+archive: Arrow IPC, as packed) are compacted into one Parquet file per series, and the landed files go.
+Analysts scan a few files per series instead of thousands. The file names are analytics.archive.layout's.
 
 The location is the data dir's `archive/` by default, or any filesystem pyarrow reaches (S3-compatible
 stores, GCS, HDFS; anything fsspec reaches when fsspec is installed), named by `STUDIO_ARCHIVE_URI`
@@ -27,10 +30,32 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from analytics.archive.format import (SEAT_SCHEMA, event_columns, from_ipc, run_table, table_meta, transcript_rows,
-                                      write_parquet)
-from analytics.archive.layout import (ARENA_DIR, EVENTS_DIR, RUNS_DIR, SEATS_DIR, SUBDIRS, TRANSCRIPTS_DIR, archive_dir,
-                                      TEMP_SUFFIX, compacted, game, landed, landed_id)
+from analytics.archive.format import (
+    SEAT_SCHEMA,
+    event_columns,
+    from_ipc,
+    run_table,
+    table_meta,
+    transcript_rows,
+    write_parquet,
+)
+from analytics.archive.layout import (
+    ARENA_DIR,
+    COMPACT,
+    EVENTS_DIR,
+    RUNS_DIR,
+    SEATS_DIR,
+    SUBDIRS,
+    TEMP_SUFFIX,
+    TRANSCRIPTS_DIR,
+    archive_dir,
+    compacted,
+    game,
+    landed,
+    landed_id,
+    part_of,
+    staged,
+)
 
 
 def archive_uri(data_dir: str | Path, config: dict | None = None) -> str:
@@ -103,10 +128,17 @@ class Archive:
         return self.fs.get_file_info(path).type == pafs.FileType.File
 
     def _put(self, path: str, data: bytes) -> None:
+        self._whole(path, lambda tmp: self._write_bytes(tmp, data))
+
+    def _write_bytes(self, path: str, data: bytes) -> None:
+        with self.fs.open_output_stream(path) as f:
+            f.write(data)
+
+    def _whole(self, path: str, write) -> None:
+        """write(tmp) to a temporary name, moved into place once whole: a reader never sees half a file."""
         tmp = f"{path}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
         try:
-            with self.fs.open_output_stream(tmp) as f:
-                f.write(data)
+            write(tmp)
             self.fs.move(tmp, path)
         except BaseException:
             try:  # a full disk leaves half a temporary file: gone now, not at the next sweep
@@ -114,6 +146,105 @@ class Archive:
             except OSError:
                 pass
             raise
+
+    # -- a scripted worker's chunk of matches, one series' share of it -----------------------------
+    def land_part(self, key: str, events: list[pa.Table], seats: pa.Table) -> dict[str, int]:
+        """events: the matches' event tables (events_table), seats: their seat rows, in one table. Both
+        are written as they will be read (Parquet), staged in the series' directory under the first
+        match's id; the seat rows go last, as with a match landed alone. Returns the files written, by
+        path under the archive, with their sizes."""
+        matches = {table_meta(t)["match_id"]: table_meta(t) for t in events}
+        part = staged(next(iter(matches)))
+        files = {}
+        try:
+            for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], {m: {} for m in matches})):
+                self.fs.create_dir(self._path(sub, key), recursive=True)
+                path = self._path(sub, key, part)
+                self._whole(path, lambda tmp, t=tables, m=meta: write_parquet(t, tmp, {"matches": m},
+                                                                              filesystem=self.fs))
+                files[f"{sub}/{key}/{part}"] = self.fs.get_file_info(path).size
+        except BaseException:
+            # the matches go back to the head, which lands them alone: half a part must not hold them too
+            for name in files:
+                try:
+                    self.fs.delete_file(self._path(name))
+                except OSError:  # left for the publication, which drops a part without its seat rows
+                    pass
+            raise
+        return files
+
+    def _parts(self, sub: str, key: str) -> dict[str, str]:
+        """A series' parts of one kind: part -> its file's path (published when both names are there)."""
+        sel = pafs.FileSelector(self._path(sub, key), allow_not_found=True)
+        out = {}
+        for info in self.fs.get_file_info(sel):
+            found = part_of(posixpath.basename(info.path))
+            if found and (found[1] or found[0] not in out):
+                out[found[0]] = info.path
+        return out
+
+    def _part_matches(self, path: str) -> dict[str, dict]:
+        """match id -> its metadata, for a part's file (events: the match's; seats: empty)."""
+        return table_meta(pq.read_schema(path, filesystem=self.fs)).get("matches", {})
+
+    def _listed_part(self, path: str) -> tuple[str, dict[str, dict]]:
+        """(its path now, its matches) for a part as listed: a staged part published since is found
+        under its new name."""
+        try:
+            return path, self._part_matches(path)
+        except FileNotFoundError:
+            if not path.endswith(staged("")):
+                raise
+            path = path[:-len(staged(""))] + COMPACT
+            return path, self._part_matches(path)
+
+    def _staged(self) -> dict[str, tuple]:
+        """match id -> (series key, part, its file's mtime) for every staged part, by its seat rows' file."""
+        out = {}
+        for info in self.fs.get_file_info(pafs.FileSelector(self._path(SEATS_DIR), allow_not_found=True,
+                                                             recursive=True)):
+            found = part_of(posixpath.basename(info.path))
+            if found and not found[1]:
+                key = posixpath.basename(posixpath.dirname(info.path))
+                for m in self._part_matches(info.path):
+                    out[m] = (key, found[0], info.mtime)
+        return out
+
+    def _publish(self, key: str, named: set[str]) -> None:
+        """Move a series' staged parts into place. A part with matches no run names (played by a worker
+        that died before the head heard of it) is written again without them, or goes when it holds
+        none; a staged part whose published file is there already (a publication that stopped between
+        the two) just goes, and so does an events part without seat rows (a worker's write that failed
+        halfway: its matches were handed back and landed alone). Events go first, seat rows last: a match counts as archived once its seat
+        rows are readable."""
+        with_seats = set(self._parts(SEATS_DIR, key))
+        for sub in (EVENTS_DIR, SEATS_DIR):
+            listed = [(found, i.path) for i in self.fs.get_file_info(pafs.FileSelector(self._path(sub, key),
+                                                                                      allow_not_found=True))
+                      if (found := part_of(posixpath.basename(i.path)))]
+            published = {part for (part, done), _ in listed if done}
+            for (part, done), path in listed:
+                if done:
+                    continue
+                matches = self._part_matches(path)
+                target = self._path(sub, key, part + COMPACT)
+                if part in published or (sub == EVENTS_DIR and part not in with_seats):
+                    pass  # published already; or a part whose seat rows were never written: its matches went back
+                elif set(matches) <= named:
+                    self.fs.move(path, target)
+                    continue
+                elif kept := [m for m in matches if m in named]:
+                    rows, meta = self._part_rows(path, sub, kept), {"matches": {m: matches[m] for m in kept}}
+                    self._whole(target, lambda tmp, r=rows, m=meta: write_parquet(r, tmp, m, filesystem=self.fs))
+                self.fs.delete_file(path)
+
+    def _part_rows(self, path: str, sub: str, kept: list[str]) -> list[pa.Table]:
+        """A part's rows of the kept matches: one table per match for events (a row group each)."""
+        table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", kept)])
+        if sub != EVENTS_DIR:
+            return [table]
+        ids = table.column("match_id").cast(pa.string())
+        return [table.filter(pa.compute.equal(ids, m)).combine_chunks() for m in kept]
 
     # -- one match, as its worker packed it --------------------------------------------------------
     def land(self, match_id: str, events_ipc: bytes | None, seats_ipc: bytes, transcript_ipc: bytes | None = None,
@@ -146,8 +277,25 @@ class Archive:
         return transcript_rows(table, **page)
 
     def remove_match(self, match_id: str) -> None:
-        """Drop a landed match (a run that will be replayed, or that failed after landing)."""
+        """Drop a landed match (a run that will be replayed, or that failed after landing). A match in a
+        staged part stays there until its series is published, which leaves it out (`_publish`)."""
         self._drop(match_id, (EVENTS_DIR, SEATS_DIR, TRANSCRIPTS_DIR))
+
+    def remove_matches(self, match_ids) -> None:
+        """remove_match for each, and the staged parts that hold nothing but these matches (orphans of a
+        series or single run that will never be published: its run was played again under a new id)."""
+        ids = set(match_ids)
+        for m in ids:
+            self.remove_match(m)
+        by_part: dict[tuple[str, str], set] = {}
+        for m, (key, part, _) in self._staged().items():
+            by_part.setdefault((key, part), set()).add(m)
+        for (key, part), held in by_part.items():
+            if held <= ids:
+                for sub in (SEATS_DIR, EVENTS_DIR):  # seat rows first: the part stops counting as landed
+                    path = self._path(sub, key, staged(part))
+                    if self._exists(path):
+                        self.fs.delete_file(path)
 
     def _drop(self, match_id: str, subs: tuple) -> None:
         for sub in subs:
@@ -156,18 +304,22 @@ class Archive:
                 self.fs.delete_file(path)
 
     def landed(self, older_than_s: float | None = None) -> list[str]:
-        """Match ids landed and not yet compacted (only those landed more than older_than_s ago, when given)."""
+        """Match ids landed and not yet compacted or published (only those landed more than older_than_s
+        ago, when given)."""
         sel = pafs.FileSelector(self._path(SEATS_DIR), allow_not_found=True)
         before = time.time() - older_than_s if older_than_s is not None else None
-        return sorted(m for i in self.fs.get_file_info(sel) if (m := landed_id(posixpath.basename(i.path)))
-                      and (before is None or i.mtime is None or i.mtime.timestamp() < before))
+
+        def old(mtime) -> bool:
+            return before is None or mtime is None or mtime.timestamp() < before
+        alone = [m for i in self.fs.get_file_info(sel) if (m := landed_id(posixpath.basename(i.path))) and old(i.mtime)]
+        return sorted(alone + [m for m, (_, _, mtime) in self._staged().items() if old(mtime)])
 
     def drop_temporaries(self, older_than_s: float) -> int:
         """Remove temporary files older than older_than_s: what a writer left when it died mid-write (a
         live writer moves its file into place within moments). Returns how many went."""
         before, gone = time.time() - older_than_s, 0
         for sub in SUBDIRS:
-            for i in self.fs.get_file_info(pafs.FileSelector(self._path(sub), allow_not_found=True)):
+            for i in self.fs.get_file_info(pafs.FileSelector(self._path(sub), allow_not_found=True, recursive=True)):
                 if i.path.endswith(TEMP_SUFFIX) and i.mtime is not None and i.mtime.timestamp() < before:
                     try:
                         self.fs.delete_file(i.path)
@@ -182,10 +334,16 @@ class Archive:
 
     # -- a series, compacted -----------------------------------------------------------------------
     def compact(self, key: str, match_ids: list[str]) -> None:
-        """The landed matches of one series (or one single run) into one Parquet file per kind; the
-        landed files go once both are in place. Matches never landed are skipped, and so is a match a
-        kind's file holds already: a compaction that stopped between its writes (its process killed)
-        is simply run again."""
+        """A series (or one single run) archived for good: its staged parts published (`_publish`), and
+        the matches landed one at a time compacted into one Parquet file per kind, whose landed files
+        go once both are in place. Matches never landed are skipped, and so is a match a kind's file
+        holds already: a compaction that stopped between its writes (its process killed) is simply run
+        again. The parts go last: a series counts as archived once nothing of it is left staged
+        (layout.series_archived)."""
+        self._compact_landed(key, match_ids)
+        self._publish(key, set(match_ids))
+
+    def _compact_landed(self, key: str, match_ids: list[str]) -> None:
         present = [m for m in match_ids if self._exists(self._path(SEATS_DIR, landed(m)))]
         if not present:
             return
@@ -215,12 +373,18 @@ class Archive:
 
     # -- reads -------------------------------------------------------------------------------------
     def events(self, match_id: str, key: str | None = None) -> pa.Table | None:
-        """One match's event log wherever it is now (landed, or compacted under its series' key)."""
+        """One match's event log wherever it is now (landed, in a part of its series, or compacted under
+        its series' key)."""
         try:
             return self._read_landed(EVENTS_DIR, match_id)
         except (FileNotFoundError, OSError):  # not landed, or compacted away a moment ago
             pass
         for k in dict.fromkeys(x for x in (key, match_id) if x):
+            for listed in self._parts(EVENTS_DIR, k).values():
+                path, matches = self._listed_part(listed)
+                if match_id in matches:
+                    table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "=", match_id)])
+                    return table.replace_schema_metadata({b"studio": json.dumps(matches[match_id]).encode()})
             path = self._path(EVENTS_DIR, compacted(k))
             if self._exists(path):
                 table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "=", match_id)])
@@ -245,6 +409,13 @@ class Archive:
             else:
                 by_key.setdefault(key or m, []).append(m)
         for key, ids in by_key.items():
+            wanted = set(ids)
+            for listed in self._parts(SEATS_DIR, key).values():
+                path, matches = self._listed_part(listed)
+                held = wanted.intersection(matches)
+                if held:
+                    parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", sorted(held))],
+                                               schema=SEAT_SCHEMA))
             path = self._path(SEATS_DIR, compacted(key))
             if self._exists(path):
                 parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", ids)],

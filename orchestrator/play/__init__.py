@@ -2,8 +2,9 @@
 
 No store, no Ray of its own: `play_job` (pick.py; `play_job_async` on a model worker's loop) picks
 the player for the job's kind (world.py, arena.py) and hands back an `Outcome` (job.py) with the
-match as Arrow IPC bytes; on a worker, `job.for_head` lands them in the archive when the worker
-reaches it and turns the outcome into the run's row for the head. head.py is the one way to the
+match as Arrow IPC bytes (or, for a scripted worker's chunk, its log as a table: `job.land_chunk`
+writes the chunk's matches together); on a worker, `job.for_head` lands a match alone when the worker
+reaches the archive and turns the outcome into the run's row for the head. head.py is the one way to the
 seats' keys and usage reports.
 """
 from orchestrator.play.job import Job, Outcome, unplayed

@@ -3,9 +3,11 @@
 A worker needs no access to the data dir. It lands the match's files in the archive itself when it can
 reach it (the job names the archive, and the node that can write it when it is one node's disk), and
 hands back only what the head records (`for_head`): the run's row as the store keeps it (results,
-roster with usage, spend) and a manifest of the files it wrote. A worker that cannot reach the archive
-(another node than a node-local archive's, or a write that failed) hands the match's Arrow IPC bytes
-back instead, for the head to land. The archive's formats are reached from here only.
+roster with usage, spend) and a manifest of the files it wrote. A scripted worker writes the matches of
+one call together (`land_chunk`: one part per series, in the archive's final format); a model worker
+lands each match as it ends. A worker that cannot reach the archive (another node than a node-local
+archive's, or a write that failed) hands the match's Arrow IPC bytes back instead, for the head to
+land. The archive's formats are reached from here only.
 """
 from __future__ import annotations
 
@@ -78,6 +80,7 @@ class Outcome:
     seats: bytes | None = None    # the seat rows, likewise
     transcript: bytes | None = None  # model turns, likewise (None when every seat is scripted)
     game: bytes | None = None     # an arena game's graded log (JSON), likewise
+    log: object = None            # the event log as an Arrow table, not yet packed (world.play's pack=False)
 
 
 def unplayed(job: Job) -> Outcome:
@@ -109,8 +112,18 @@ def run_row(job: Job) -> dict:
             "providers": {i: s.get("provider") for i, s in enumerate(job.seats)}}
 
 
-def events_ipc(job: Job, cols: dict, meta: dict, messages: list[str], compress: bool) -> bytes:
-    return archive.to_ipc(archive.events_table(job.match_id, cols, meta, messages), compress)
+def log_table(job: Job, cols: dict, meta: dict, messages: list[str]):
+    """The match's event log as the archive's Arrow table (the columns as they are: no Python rows)."""
+    return archive.events_table(job.match_id, cols, meta, messages)
+
+
+def packed_bytes(o: Outcome, job: Job) -> Outcome:
+    """A world match's log and seat rows as the Arrow IPC bytes a worker lands alone or hands back."""
+    if o.log is not None:
+        o.events = archive.to_ipc(o.log, job.compress)
+        o.seats = seats_ipc(job, o.results, job.compress)
+        o.log = None
+    return o
 
 
 def seats_ipc(job: Job, results: dict, compress: bool = True) -> bytes:
@@ -127,15 +140,43 @@ def _archive(uri: str) -> Archive:
     return Archive(uri)
 
 
-def for_head(o: Outcome, job: Job) -> dict:
+def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
+    """The scripted matches of one worker call that this worker can land, written together: one part
+    per series (analytics.archive.store.Archive.land_part), so the archive's write costs are paid once
+    per chunk and its compaction is a move. Returns run id -> the manifest `for_head` records (None:
+    the archive refused the part, and the match goes back to the head as bytes); runs left out were
+    not for this worker to land."""
+    groups: dict[tuple[str, str], list[tuple[Job, Outcome]]] = {}
+    for job, o in played:
+        if o.log is not None and job.lands_here:
+            groups.setdefault((job.archive, job.meta.get("batch_id") or o.match_id), []).append((job, o))
+    out: dict[str, dict | None] = {}
+    for (uri, key), pairs in groups.items():
+        try:
+            seats = archive.seat_table([row for job, o in pairs for row in archive.seat_rows(run_row(job), o.results)])
+            files = _archive(uri).land_part(key, [o.log for _, o in pairs], seats)
+        except OSError as e:
+            log.warning("runs %s: the archive refused their matches (%s); handing them back to the service",
+                        ", ".join(o.run_id for _, o in pairs), e)
+            out.update((o.run_id, None) for _, o in pairs)
+            continue
+        for job, o in pairs:
+            out[o.run_id] = {"node_id": job.meta.get("node_id"), "pid": os.getpid(), "files": files}
+            o.log = None
+    return out
+
+
+def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True) -> dict:
     """The outcome as the head records it (orchestrator.runs.lifecycle.ended_many): the run's columns,
     serialised here so the head parses no payload, and the match's files landed here when this worker
-    can reach the archive (`archived`: the files, their sizes, and which node and process wrote them).
-    A write the archive refuses (a full disk, a store out of reach) is not retried here, where it would
-    hold the worker: the bytes go back to the head, which retries landing them for `record_patience_s`
-    and then fails the run naming the cause."""
-    archived = None
-    if o.seats is not None and job.lands_here:
+    can reach the archive (`archived`: the files, their sizes, and which node and process wrote them;
+    `landed`: what land_chunk wrote for it already). A write the archive refuses (a full disk, a store
+    out of reach) is not retried here, where it would hold the worker: the bytes go back to the head,
+    which retries landing them for `record_patience_s` and then fails the run naming the cause.
+    land=False: hand the bytes back without trying (the archive refused this match's chunk)."""
+    archived = landed
+    packed_bytes(o, job)
+    if archived is None and land and o.seats is not None and job.lands_here:
         try:
             files = _archive(job.archive).land(o.match_id, o.events, o.seats, o.transcript, o.game)
         except OSError as e:

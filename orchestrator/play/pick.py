@@ -19,16 +19,17 @@ from orchestrator.play.job import Job, Outcome
 def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
              on_tick: Callable[[int], None] = lambda t: None, recorder=None,
              on_frame: Callable[[dict], None] | None = None,
-             should_drain: Callable[[], bool] = lambda: False) -> Outcome:
+             should_drain: Callable[[], bool] = lambda: False, pack: bool = True) -> Outcome:
     """Play a job wherever it runs: a Ray worker passes the head's Recorder actor, in-process play
     none (orchestrator.play.head). on_tick gets every tick (an arena game's every ply) reported;
-    on_frame, the world's live positions after each."""
+    on_frame, the world's live positions after each. pack=False: a scripted world match keeps its log
+    as a table (world.play)."""
     head = Head(job, recorder)
     game = GAMES.get(job.scenario_id)
     if game is not None:
         return arena.play(game, job, head, should_stop, on_tick)
     if all(s["provider"] == "local" for s in job.seats):
-        return world.play(job, None, should_stop, on_tick, on_frame)
+        return world.play(job, None, should_stop, on_tick, on_frame, pack=pack)
     return asyncio.run(play_job_async(job, should_stop, on_tick, recorder, on_frame, should_drain))
 
 

@@ -17,8 +17,8 @@ from engine.match import AgentSpec
 from engine.scenario import build_match, local_policy
 from orchestrator.agents.player import AgentSeat
 from orchestrator.play.head import Head
+from orchestrator.play.job import Job, Outcome, failed, internal_error, log_table, packed_bytes, transcript_ipc
 from orchestrator.recorder import Unrecorded
-from orchestrator.play.job import Job, Outcome, events_ipc, failed, internal_error, seats_ipc, transcript_ipc
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.providers import SeatFailed
 
@@ -84,17 +84,18 @@ def scripted_season(match, job: Job, should_stop: Callable[[], bool], on_tick: C
 
 def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] = lambda: False,
          on_tick: Callable[[int], None] = lambda t: None, on_frame: Callable[[dict], None] | None = None,
-         should_drain: Callable[[], bool] = lambda: False) -> Outcome:
+         should_drain: Callable[[], bool] = lambda: False, pack: bool = True) -> Outcome:
     """Play, score and pack one world match. `players` plays the model seats, None when every seat is
     scripted. on_frame, when given, receives live_frame() after every tick reported. should_drain:
     the service is stopping; model seats stop at the next tick boundary, and the run, its turns all
-    recorded, resumes on the next start (a `drained` outcome)."""
+    recorded, resumes on the next start (a `drained` outcome). pack=False leaves a scripted match's log
+    as a table (Outcome.log), for a worker that writes its chunk's matches together (job.land_chunk)."""
     if players is not None:
         return asyncio.run(play_async(job, players, should_stop, on_tick, on_frame, should_drain))
     started = int(time.time() * 1000)
     match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
     stop = scripted_season(match, job, should_stop, _framed(match, on_tick, on_frame))
-    return packed(job, match, stop, None, job.usage(), 0.0, None, started)
+    return packed(job, match, stop, None, job.usage(), 0.0, None, started, pack)
 
 
 async def play_async(job: Job, players: ModelSeats, should_stop: Callable[[], bool] = lambda: False,
@@ -135,8 +136,8 @@ def _framed(match, on_tick: Callable[[int], None], on_frame: Callable[[dict], No
 
 
 def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[dict], spend: float,
-           error: dict | None, started: int) -> Outcome:
-    """A played match finished, scored and packed for the head."""
+           error: dict | None, started: int, pack: bool = True) -> Outcome:
+    """A played match finished, scored and packed for the head (pack=False: its log left a table)."""
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
     for u in usage:
         u["agent_turns"] = match.tick
@@ -144,8 +145,7 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
     cols = match.columns()
-    compress = job.compress
-    events = events_ipc(job, cols, meta, match.messages, compress)
+    log = log_table(job, cols, meta, match.messages)
     results = rubric.score(cols, specs_from_meta(meta))
     turns, transcript = None, None
     if players is not None:
@@ -153,7 +153,7 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
         transcript = transcript_ipc(players.transcript)
         turns = [players.turns.get(i) for i in range(len(job.seats))]
     status = {"cancelled": "cancelled", "failed": "failed"}.get(stop, "finished")
-    return Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
-                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend, error=error,
-                   started_at_ms=started, turns=turns, events=events, seats=seats_ipc(job, results, compress),
-                   transcript=transcript)
+    out = Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
+                  results=results, match_id=job.match_id, usage=usage, spend_usd=spend, error=error,
+                  started_at_ms=started, turns=turns, transcript=transcript, log=log)
+    return packed_bytes(out, job) if pack else out

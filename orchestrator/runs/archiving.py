@@ -226,9 +226,7 @@ class Archiver:
             self.archive.drop_temporaries(ORPHAN_AGE_S)
             old = self.archive.landed(older_than_s=ORPHAN_AGE_S)
             owned = {r["match_id"] for r in self._rows("match_id", old)}
-            for m in old:
-                if m not in owned:
-                    self.archive.remove_match(m)
+            self.archive.remove_matches(m for m in old if m not in owned)
         except Exception:
             log.exception("removing orphaned archive files failed")
 

@@ -38,12 +38,24 @@ def _wait_for(path, timeout: float = 60) -> bool:
     return True
 
 
+def _wait_for_published(archive, batch_id: str, timeout: float = 60) -> bool:
+    """A series' parts are published off the request path, moments after its last result."""
+    deadline = time.monotonic() + timeout
+    while not (any((archive / "events" / batch_id).glob("*.parquet"))
+               and not any(p for sub in ("events", "seats") for p in (archive / sub / batch_id).glob("*.staged"))):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def test_workers_land_a_series_in_the_shared_archive_and_the_head_lands_nothing(cluster, service):
     head_node, worker_node = cluster.node_ids
     with service.client() as c:
         r = c.post("/api/v1/runs", json=series_body(trials=12, ticks=100))
         assert r.status_code == 201, r.text
         series = r.json()["batch"]
+        batch = series["batch_id"]
         bodies = wait_runs(c, series["run_ids"])
         assert [b["run"]["status"] for b in bodies] == ["finished"] * 12
         manifests = _manifests(service, series["run_ids"])
@@ -51,21 +63,22 @@ def test_workers_land_a_series_in_the_shared_archive_and_the_head_lands_nothing(
         for b in bodies:
             m = manifests[b["run"]["run_id"]]
             assert m["pid"] != service.proc.pid and m["node_id"] in (head_node, worker_node)
-            match = b["run"]["match_id"]
-            assert set(m["files"]) == {f"events/{match}.arrow", f"seats/{match}.arrow"}
-            assert all(size > 0 for size in m["files"].values())
+            # the match's chunk, one part per kind staged under the series
+            assert sorted(f.rsplit("/", 1)[0] for f in m["files"]) == [f"events/{batch}", f"seats/{batch}"]
+            assert all(f.endswith(".staged") and size > 0 for f, size in m["files"].items())
         assert worker_node in {m["node_id"] for m in manifests.values()}  # the worker node wrote some
-        # the series file is compacted in the shared location, and read back through the API
-        path = service.archive / "events" / f"{series['batch_id']}.parquet"
-        assert _wait_for(path)
-        meta = json.loads(pq.read_schema(path).metadata[b"studio"])["matches"]
+        # the series' parts are published in the shared location, and read back through the API
+        assert _wait_for_published(service.archive, batch)
+        paths = sorted((service.archive / "events" / batch).glob("*.parquet"))
+        meta = {k: v for path in paths for k, v in json.loads(pq.read_schema(path).metadata[b"studio"])["matches"].items()}
         assert set(meta) == {b["run"]["match_id"] for b in bodies}
         assert {m["node_id"] for m in meta.values()} == {manifests[b["run"]["run_id"]]["node_id"] for b in bodies}
         summary = c.get(f"/api/v1/batches/{series['batch_id']}").json()["batch"]
         assert summary["status"] == "finished" and all(s["n"] == 12 for s in summary["summary"]["seats"])
         log = c.get(bodies[0]["run"]["links"]["log"])
         assert log.status_code == 200 and "tick 1" in log.text
-    assert sorted(p.name for p in (service.archive / "seats").iterdir()) == [path.name]  # nothing per match left
+    assert sorted(p.name for p in (service.archive / "seats").iterdir()) == [batch]  # nothing per match left
+    assert sorted(p.name for p in (service.archive / "seats" / batch).iterdir()) == [p.name for p in paths]
     assert not (service.data_dir / "archive").exists()  # the data dir holds the store, not the archive
 
 

@@ -8,6 +8,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from analytics.archive.layout import EVENTS_DIR, SEATS_DIR, series_archived, series_files
 from orchestrator.play import Job, play_job
 from tests.cluster.harness import LoopbackCluster, manifests as _manifests, serve, series_body, wait_runs
 
@@ -39,12 +40,13 @@ def test_a_series_plays_on_both_nodes_and_equals_a_local_run(cluster, service):
         log = c.get(bodies[0]["run"]["links"]["log"])
         assert log.status_code == 200 and "tick 1" in log.text
 
-    # one Parquet file per series, with the node that played each match
+    # the series' Parquet files: the parts the head node's worker wrote, published, and one file of the
+    # matches the other node's worker handed back; with the node that played each match
     events = service.data_dir / "archive" / "events"
-    path = events / f"{series['batch_id']}.parquet"
-    deadline_files = _wait_for(path)
-    assert deadline_files
-    meta = json.loads(pq.read_schema(path).metadata[b"studio"])["matches"]
+    batch = series["batch_id"]
+    assert _wait_for(service.data_dir, batch)
+    paths = series_files(service.data_dir, EVENTS_DIR, batch)
+    meta = {k: v for path in paths for k, v in json.loads(pq.read_schema(path).metadata[b"studio"])["matches"].items()}
     assert set(meta) == {b["run"]["match_id"] for b in bodies}
     assert {m["node_id"] for m in meta.values()} == set(cluster.node_ids)  # both nodes played
     # the archive is a path on the head's disk (not declared shared): the worker on the head's node
@@ -58,8 +60,10 @@ def test_a_series_plays_on_both_nodes_and_equals_a_local_run(cluster, service):
             assert m["pid"] == service.proc.pid
     assert {m["pid"] == service.proc.pid for m in manifests.values()} == {True, False}
     # nothing per match left behind
-    assert sorted(p.name for p in events.iterdir()) == [path.name]
-    assert sorted(p.name for p in (service.data_dir / "archive" / "seats").iterdir()) == [path.name]
+    for sub in (EVENTS_DIR, SEATS_DIR):
+        assert sorted(p.name for p in (events.parent / sub).iterdir()) == sorted([batch, f"{batch}.parquet"])
+        assert {p.relative_to(events.parent / sub) for p in series_files(service.data_dir, sub, batch)} == {
+            p.relative_to(events) for p in paths}
 
     # the same seeds played here, in-process, with no service and no Ray, give the same results
     for body in bodies:
@@ -71,12 +75,12 @@ def test_a_series_plays_on_both_nodes_and_equals_a_local_run(cluster, service):
         assert local.results == body["results"]
 
 
-def _wait_for(path, timeout: float = 60) -> bool:
-    """The series file lands off the request path, moments after the last result."""
+def _wait_for(data_dir, batch_id: str, timeout: float = 60) -> bool:
+    """The series is archived off the request path, moments after the last result."""
     import time
 
     deadline = time.monotonic() + timeout
-    while not path.exists():
+    while not series_archived(data_dir, EVENTS_DIR, batch_id):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)

@@ -3,6 +3,7 @@
 import duckdb
 import pyarrow.parquet as pq
 
+from analytics.archive.layout import EVENTS_DIR, series_files
 from analytics.archive.store import Archive
 from analytics.stats import METHOD_NAMES, method_for
 from engine.hashing import content_hash
@@ -28,9 +29,9 @@ def test_launch_poll_finish_and_read_results(lab, srv):
     assert eff["seed_source"] == "drawn" and eff["spawn_seed_source"] == "drawn"
     assert eff["hash"] == content_hash("svc:custom-base-v1", 60, eff["env"])
     assert run["started_at_ms"] <= run["finished_at_ms"]
-    # the stored log agrees with the results: recomputing from the compacted Parquet file gives them
+    # the stored log agrees with the results: recomputing from the published Parquet part gives them
     srv.dispatcher.archiver.flush()
-    path = srv.data_dir / "archive" / "events" / f"{run['match_id']}.parquet"
+    [path] = series_files(srv.data_dir, EVENTS_DIR, run["match_id"])
     group = pq.read_metadata(path).row_group(0)
     column = group.column(0)
     assert column.compression.startswith("LZ4") and column.statistics.has_min_max  # match_id: readers skip by it
@@ -38,6 +39,7 @@ def test_launch_poll_finish_and_read_results(lab, srv):
     from engine.rubric import score
     from orchestrator.play.world import specs_from_meta
     cols, meta = Archive.of(srv.data_dir).read_events(run["match_id"])
+    assert meta["run_id"] == run["run_id"]
     graded = [a.pop("decisions") for a in res["agents"]]  # the run view's decision grades: none for local seats
     assert graded == [None, None] and score(cols, specs_from_meta(meta)) == res
 
@@ -134,7 +136,7 @@ def test_notebook_reads_while_service_runs(lab, srv):
     srv.dispatcher.archiver.flush()  # an ended single run is compacted off the request path
     con = duckdb.connect()
     rows = con.execute("SELECT count(*) FROM read_parquet(?) WHERE event = 'move'",
-                       [str(srv.data_dir / "archive" / "events" / "*.parquet")]).fetchone()[0]
+                       [str(srv.data_dir / "archive" / "events" / "**" / "*.parquet")]).fetchone()[0]
     assert rows > 0
     from analytics.data import open_data_dir
     data = open_data_dir(srv.data_dir)
