@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from analytics.archive.format import from_ipc
-from analytics.archive.layout import COMPACT_GLOB, EVENTS_DIR, RUNS_DIR, SEATS_DIR, archive_dir, landed
+from analytics.archive.layout import COMPACT_GLOB, EVENTS_DIR, RUNS_DIR, SEATS_DIR, STAGED, archive_dir, landed
 from engine.arena.games import GAMES as ARENA_GAMES
 from engine.rubric import DIMENSIONS, STATS
 _INT_COLS = "tick agent a b c d e f g".split()
@@ -226,24 +226,31 @@ class DataDir:
 
     def _events_sql(self, match_id: str, kinds):
         landing = self._dir(EVENTS_DIR) / landed(match_id) if self.path is not None else None
+        drop = "file_row_number"
         if landing is not None and landing.exists():  # a series still playing: its matches are not compacted yet
             with landing.open("rb") as f:
                 table = from_ipc(f.read())
             self.con.register("landed_events", table.replace_schema_metadata(None))
             source, params = "(SELECT *, row_number() OVER () AS file_row_number FROM landed_events)", []
-        elif self.path is not None and "events" not in self._empty:
-            # A series file holds many matches, one row group each: the match_id statistics let DuckDB
-            # skip every other row group; file_row_number keeps the log's own order.
-            source = (f"(SELECT * FROM read_parquet({_literal(str(self._dir(EVENTS_DIR) / COMPACT_GLOB))}, "
-                      "file_row_number = true, union_by_name = true) WHERE match_id = ?)")
-            params = [match_id]
+        elif self.path is not None and (files := self._events_parts()):
+            # A series' files hold many matches, one row group each: the match_id statistics let DuckDB
+            # skip every other row group; file_row_number keeps the log's own order. Staged parts (a
+            # series still playing) count too; a part caught both staged and published is read once.
+            source = ("(SELECT * FROM read_parquet(?, file_row_number = true, filename = true, union_by_name = true) "
+                      "WHERE match_id = ? QUALIFY filename = min(filename) OVER ())")
+            params, drop = [files, match_id], "file_row_number, filename"
         else:
             source, params = "(SELECT *, 0 AS file_row_number FROM events WHERE match_id = ?)", [match_id]
-        sql = f"SELECT * EXCLUDE (file_row_number) FROM {source}"
+        sql = f"SELECT * EXCLUDE ({drop}) FROM {source}"
         if kinds is not None:
             sql += " WHERE list_contains(?, event::VARCHAR)"
             params.append(list(kinds))
         return sql + " ORDER BY file_row_number", params
+
+    def _events_parts(self) -> list[str]:
+        """Every Parquet file of event logs: the published ones and the parts of series still playing."""
+        root = self._dir(EVENTS_DIR)
+        return [str(p) for p in sorted(root.glob(COMPACT_GLOB))] + [str(p) for p in sorted(root.glob("*/*" + STAGED))]
 
     def events_files(self, match_ids: Iterable[str] | None = None) -> list[Path]:
         """The series files holding event logs, sorted; only those holding ``match_ids`` when given."""

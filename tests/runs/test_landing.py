@@ -150,6 +150,10 @@ def test_a_chunk_lands_as_one_part_readers_see_once_published_without_matches_no
     assert archive.landed() == ["m1", "m2", "m3"]
     with open_data_dir(tmp_path) as data:
         assert data.seats_df().empty
+        # a notebook reads a playing series' match by its id, in the log's order, from the staged part
+        staged = data.events_df("m2")
+        assert staged["tick"].tolist() == archive.events("m2", "bat_p").column("tick").to_pylist()
+        assert set(staged["match_id"]) == {"m2"}
     # m3's run was played again under another match id (its worker died before the head heard): the
     # published part leaves it out, and the globs see exactly the matches the runs name
     archive.compact("bat_p", ["m1", "m2"])
