@@ -2,11 +2,11 @@
 
 The service is the only process that writes the archive. Analytics never opens a service file
 for writing and takes no lock: it reads the
-archive's Parquet files, one per series (written to a temporary name and renamed, so never seen
-half-written), through an in-memory DuckDB connection. Views re-expand their glob on every query,
-so series compacted after opening show up without reopening. A series still playing has its
-matches landed one file each in Arrow IPC (analytics.archive.layout); `events_df` reads those
-too, the views show a series once it has ended.
+archive's Parquet files (a series' published parts, each written to a temporary name and renamed,
+so never seen half-written), through an in-memory DuckDB connection. Views re-expand their glob on
+every query, so series published after opening show up without reopening. A series still playing
+has its matches in staged parts (scripted) or landed one file each in Arrow IPC (model matches;
+analytics.archive.layout); `events_df` reads those too, the views show a series once it has ended.
 
     data = open_data_dir("./studio-data")
     data.seats_df(batch_id="bat_...")          # pandas
