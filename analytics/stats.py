@@ -204,37 +204,55 @@ def _counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
 def bounded_intervals(samples, metric: str | Sequence[str], confidence: float = 0.95, *,
                       n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[Interval]:
     """bounded_interval of each sample (e.g. each seat's scores of each metric), each the same Interval
-    to the last bit as its own call gives: the samples whose n and method are the same go through it
-    together. metric: one for every sample, or one per sample."""
+    to the last bit as its own call gives. metric: one for every sample, or one per sample."""
     _check_confidence(confidence)
     arrs = [_finite_1d(x) for x in samples]
-    metrics = [metric] * len(arrs) if isinstance(metric, str) else list(metric)
-    if len(metrics) != len(arrs):
-        raise ValueError(f"{len(arrs)} samples but {len(metrics)} metrics")
+    metrics = _per_sample(metric, len(arrs))
     for arr, m in zip(arrs, metrics):
         if arr.size and (arr.min() < SCALE[0] or arr.max() > SCALE[1]):
             raise ValueError(f"{m} scores must lie in {SCALE[0]:g}..{SCALE[1]:g}")
+    return _bounded(arrs, metrics, confidence, n_resamples, seed)
+
+
+def _per_sample(metric, samples: int) -> list:
+    metrics = [metric] * samples if metric is None or isinstance(metric, str) else list(metric)
+    if len(metrics) != samples:
+        raise ValueError(f"{samples} samples but {len(metrics)} metrics")
+    return metrics
+
+
+def _bounded(arrs: list[np.ndarray], metrics: list[str], confidence: float, n_resamples: int,
+             seed: int) -> list[Interval]:
+    """bounded_interval of each checked sample: those of the same n stacked, and each method given its
+    rows at once. Every step is row by row (the bootstrap's matrix product made so: intervals), so a
+    row's interval is the one its own call gives."""
     out: list[Interval | None] = [None] * len(arrs)
-    together: dict[tuple[str, int], list[int]] = {}
-    for i, (arr, m) in enumerate(zip(arrs, metrics)):
+    by_n: dict[int, list[int]] = {}
+    for i, arr in enumerate(arrs):
         if arr.size < 2:
             out[i] = _degenerate(arr, confidence)
-            continue
-        method = method_for(m, arr.size)
-        # the betting interval stays honest on constant data; the others have none to give
-        if method != "betting" and np.ptp(arr) == 0.0:
-            out[i] = _degenerate(arr, confidence)
         else:
-            together.setdefault((method, arr.size), []).append(i)
-    for (method, n), members in together.items():
-        x, fn = np.stack([arrs[i] for i in members]), intervals.METHODS[method]
-        if method in intervals.BOOTSTRAP:
-            low, high = fn(x, confidence, *SCALE, counts=_counts(n, n_resamples, seed), row_by_row=True)
-        else:
-            low, high = fn(x, confidence, *SCALE)
+            by_n.setdefault(arr.size, []).append(i)
+    for n, members in by_n.items():
+        x = np.stack([arrs[i] for i in members])
+        means, flat = x.mean(axis=1), x.min(axis=1) == x.max(axis=1)
+        methods = {m: method_for(m, n) for m in {metrics[i] for i in members}}
+        rows: dict[str, list[int]] = {}
         for k, i in enumerate(members):
-            out[i] = Interval(float(arrs[i].mean()), float(low[k]), float(high[k]), n, METHOD_NAMES[method],
-                              confidence)
+            method = methods[metrics[i]]
+            # the betting interval stays honest on constant data; the others have none to give
+            if flat[k] and method != "betting":
+                out[i] = _degenerate(arrs[i], confidence)
+            else:
+                rows.setdefault(method, []).append(k)
+        for method, ks in rows.items():
+            fn = intervals.METHODS[method]
+            if method in intervals.BOOTSTRAP:
+                low, high = fn(x[ks], confidence, *SCALE, counts=_counts(n, n_resamples, seed), row_by_row=True)
+            else:
+                low, high = fn(x[ks], confidence, *SCALE)
+            for k, lo, hi in zip(ks, low.tolist(), high.tolist()):
+                out[members[k]] = Interval(float(means[k]), lo, hi, n, METHOD_NAMES[method], confidence)
     return out
 
 
@@ -297,16 +315,32 @@ def mean_interval(
 def mean_intervals(samples, confidence: float = 0.95, *, metric: str | Sequence[str | None] | None = None,
                    n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[Interval]:
     """mean_interval of each sample, each the same Interval to the last bit as its own call gives: the
-    rubric scores on the scale go through bounded_intervals together. metric: one for every sample
-    (None: none of them is a rubric score), or one per sample."""
-    arrs = [_finite_1d(x) for x in samples]
-    metrics = [metric] * len(arrs) if metric is None or isinstance(metric, str) else list(metric)
-    if len(metrics) != len(arrs):
-        raise ValueError(f"{len(arrs)} samples but {len(metrics)} metrics")
-    together = [i for i, (arr, m) in enumerate(zip(arrs, metrics))
-                if m in BOUNDED and (arr.size == 0 or (arr.min() >= SCALE[0] and arr.max() <= SCALE[1]))]
-    out = dict(zip(together, bounded_intervals([arrs[i] for i in together], [metrics[i] for i in together],
-                                               confidence, n_resamples=n_resamples, seed=seed)))
+    rubric scores on the scale go through bounded_intervals' path together. metric: one for every
+    sample (None: none of them is a rubric score), or one per sample."""
+    arrs = [np.asarray(x, dtype=float) for x in samples]
+    metrics = _per_sample(metric, len(arrs))
+    for arr in arrs:
+        if arr.ndim != 1:
+            _finite_1d(arr)  # raises, saying why
+    # the samples of the same n checked at once: a summary has a hundred or more
+    on_scale = np.zeros(len(arrs), dtype=bool)
+    by_n: dict[int, list[int]] = {}
+    for i, arr in enumerate(arrs):
+        by_n.setdefault(arr.size, []).append(i)
+    for n, members in by_n.items():
+        x = np.stack([arrs[i] for i in members])
+        finite = np.isfinite(x).all(axis=1)
+        if not finite.all():
+            _finite_1d(arrs[members[int(np.argmin(finite))]])  # raises, saying why
+        if n == 0:
+            on_scale[members] = True
+        else:
+            on_scale[members] = (x.min(axis=1) >= SCALE[0]) & (x.max(axis=1) <= SCALE[1])
+    together = [i for i, m in enumerate(metrics) if m in BOUNDED and on_scale[i]]
+    if together:
+        _check_confidence(confidence)
+    found = _bounded([arrs[i] for i in together], [metrics[i] for i in together], confidence, n_resamples, seed)
+    out = dict(zip(together, found))
     return [out[i] if i in out else mean_interval(arr, confidence, metric=m, n_resamples=n_resamples, seed=seed)
             for i, (arr, m) in enumerate(zip(arrs, metrics))]
 

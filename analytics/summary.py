@@ -78,6 +78,22 @@ def achievement_rates(achievements: pd.Series) -> dict[str, float]:
     return {a: (100.0 * counts[a] / n if n else 0.0) for a in rubric.ACHIEVEMENTS}
 
 
+def _unlocked(achievements: np.ndarray, at: list[np.ndarray]) -> np.ndarray:
+    """Per group (rows) and rubric achievement (columns, in rubric order): how many of the group's
+    rows list it, as achievement_rates counts them, for every group at once."""
+    lengths = np.array([0 if a is None else len(a) for a in achievements], dtype=np.intp)
+    listed = [a for a in achievements if a is not None and len(a)]
+    flat = np.concatenate([np.asarray(a, dtype=object) for a in listed]) if listed else np.empty(0, dtype=object)
+    code = pd.Index(rubric.ACHIEVEMENTS).get_indexer(flat)  # -1: not a rubric achievement
+    group_of = np.empty(len(achievements), dtype=np.intp)
+    for g, where_ in enumerate(at):
+        group_of[where_] = g
+    group_of = np.repeat(group_of, lengths)
+    k = len(rubric.ACHIEVEMENTS)
+    known = code >= 0
+    return np.bincount(group_of[known] * k + code[known], minlength=len(at) * k).reshape(len(at), k)
+
+
 def _scores(rows: pd.DataFrame, at: list[np.ndarray], confidence: float) -> dict[tuple[str, int], dict]:
     """(metric, group) -> the group's fitness_index and dimension intervals, every one in a single call
     (stats.mean_intervals: the same numbers as one call each, at a fraction of the cost)."""
@@ -110,11 +126,11 @@ def _group_summaries(rows: pd.DataFrame, at: list[np.ndarray], confidence: float
     won = (rows["rank"] == 1).to_numpy(dtype=bool, na_value=False)
     alive = (rows["status"] == "alive").to_numpy(dtype=bool, na_value=False)
     rank = column("rank", dtype=float, na_value=np.nan)
-    matches, achievements = column("match_id"), column("achievements")
+    matches, unlocked = column("match_id"), _unlocked(column("achievements"), at).tolist()
     out = []
     for g in groups:
         n = len(at[g])
-        rates = achievement_rates(achievements[at[g]])
+        rates = {a: 100.0 * k / n for a, k in zip(rubric.ACHIEVEMENTS, unlocked[g])}
         ranked = rank[at[g]][~np.isnan(rank[at[g]])]
         out.append({
             "n": n,
@@ -151,13 +167,13 @@ def series_summary(data, batch_id: str | None = None, *, run_ids=None, scenario_
 def summarize(rows: pd.DataFrame, batch_id: str | None = None, *, by: str = "seat", confidence: float = 0.95) -> dict:
     """series_summary of these seat rows: SUMMARY_COLUMNS and decision_accuracy, ordered by match and
     seat (the service's come from table_rows)."""
+    if not len(rows):
+        return empty(batch_id, by=by, confidence=confidence)
     keys = list(GROUPINGS[by])
-    groups = []
-    if len(rows):
-        parts = rows.groupby(keys, sort=True, dropna=False).indices  # in the groups' sorted order
-        keyed = [key if isinstance(key, tuple) else (key,) for key in parts]
-        summaries = _group_summaries(rows, list(parts.values()), confidence)
-        groups = [{k: plain(v) for k, v in zip(keys, key)} | summary for key, summary in zip(keyed, summaries)]
+    parts = rows.groupby(keys, sort=True, dropna=False).indices  # in the groups' sorted order
+    keyed = [key if isinstance(key, tuple) else (key,) for key in parts]
+    summaries = _group_summaries(rows, list(parts.values()), confidence)
+    groups = [{k: plain(v) for k, v in zip(keys, key)} | summary for key, summary in zip(keyed, summaries)]
     return {
         "batch_id": batch_id,
         # the runs the rows came from, whether selected by series, scenario or id
@@ -171,3 +187,8 @@ def summarize(rows: pd.DataFrame, batch_id: str | None = None, *, by: str = "sea
         "seats" if by == "seat" else "models": groups,
     }
 
+
+def empty(batch_id: str | None = None, *, by: str = "seat", confidence: float = 0.95) -> dict:
+    """The summary of no rows: a series none of whose runs has ended yet."""
+    return {"batch_id": batch_id, "run_ids": [], "by": by, "runs": 0, "matches": 0, "scenario_ids": [], "seeds": 0,
+            "confidence": confidence, "seats" if by == "seat" else "models": []}

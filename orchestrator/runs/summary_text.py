@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from analytics.archive.format import SEAT_SCHEMA
 from analytics.archive.store import Archive
-from analytics.summary import SUMMARY_COLUMNS, summarize, table_rows
+from analytics.summary import SUMMARY_COLUMNS, empty, summarize, table_rows
 
 SERIES_ROWS = 64  # series whose seat rows a process keeps, the most recently summarised
 
@@ -80,4 +80,10 @@ def seat_rows(archive: Archive, match_ids: list[str], batch_id: str | None) -> p
 
 def compute(archive: Archive, batch_id: str, match_ids: list[str], decisions: pa.Table) -> Kept:
     fresh = summarize(table_rows(seat_rows(archive, match_ids, batch_id), decisions, batch_id), batch_id)
+    return Kept(fresh, encode(fresh))
+
+
+def nothing_scored(batch_id: str) -> Kept:
+    """The summary of a series none of whose runs has ended: no rows to read, nothing to compute."""
+    fresh = empty(batch_id)
     return Kept(fresh, encode(fresh))

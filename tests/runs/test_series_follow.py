@@ -57,8 +57,8 @@ def _followed(c, batch_id: str) -> list[dict]:
 def _counted(monkeypatch) -> list:
     """Every summary computed in this process (the server's, in-process) from now on."""
     computed = []
-    real = summary_text.series_summary
-    monkeypatch.setattr(summary_text, "series_summary", lambda *a, **k: computed.append(a) or real(*a, **k))
+    real = summary_text.summarize
+    monkeypatch.setattr(summary_text, "summarize", lambda *a, **k: computed.append(a) or real(*a, **k))
     return computed
 
 
