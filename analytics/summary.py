@@ -22,6 +22,7 @@ SUMMARY_COLUMNS = ("match_id", "run_id", "batch_id", "scenario_id", "seed", "sea
                    "rank", "status", "fitness_index", "crafter_score", *DIMENSIONS, "achievements")
 GROUPINGS = {"seat": ("seat", "name", "model", "anchor"), "model": ("model",)}
 SCORE_DIGITS, RATE_DIGITS = 2, 4
+_ACHIEVEMENTS = pd.Index(rubric.ACHIEVEMENTS, dtype=object)
 
 
 def _round(value, digits: int):
@@ -84,7 +85,7 @@ def _unlocked(achievements: np.ndarray, at: list[np.ndarray]) -> np.ndarray:
     lengths = np.array([0 if a is None else len(a) for a in achievements], dtype=np.intp)
     listed = [a for a in achievements if a is not None and len(a)]
     flat = np.concatenate([np.asarray(a, dtype=object) for a in listed]) if listed else np.empty(0, dtype=object)
-    code = pd.Index(rubric.ACHIEVEMENTS).get_indexer(flat)  # -1: not a rubric achievement
+    code = _ACHIEVEMENTS.get_indexer(flat)  # -1: not a rubric achievement
     group_of = np.empty(len(achievements), dtype=np.intp)
     for g, where_ in enumerate(at):
         group_of[where_] = g

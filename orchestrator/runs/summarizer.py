@@ -104,6 +104,7 @@ class Summarizer:
         self._stopped = False
         self._actors: list = []
         self._out: dict[int, int] = {}  # tasks out per actor (by its index)
+        self._turn = 0
         self._last: OrderedDict[str, Last] = OrderedDict()  # only the summarizer's thread touches it
         self._thread = threading.Thread(target=self._loop, name="studio-summaries", daemon=True)
         self._thread.start()
@@ -220,7 +221,7 @@ class Summarizer:
             return
         decisions = graded_seats(self.core, list(ask.scored))
         last = self._last.get(batch_id)
-        k = last.actor if last is not None and last.actor is not None else min(self._out, key=self._out.get)
+        k = last.actor if last is not None and last.actor is not None else self._home()
         self._out[k] += 1
         ref = self._actors[k].summarize.remote(self.uri, batch_id, list(ask.scored), decisions)
         ref.future().add_done_callback(lambda f: self._events.put(("back", batch_id, ask, (k, f))))
@@ -249,6 +250,11 @@ class Summarizer:
                     heard(batch_id)
                 except Exception:  # a listener's fault (its event loop gone) never stops the summaries
                     log.exception("a listener for kept summaries failed")
+
+    def _home(self) -> int:
+        """The actor a series' first task goes to: the least busy one, in turn among equals."""
+        self._turn += 1
+        return min(self._out, key=lambda k: (self._out[k], (k - self._turn) % ACTORS))
 
     def _next(self, batch_id: str, ask: Ask) -> None:
         """The series' task is back: the wanted one is due after the pause (at once if final)."""

@@ -21,7 +21,10 @@ import pyarrow.compute as pc
 
 from analytics.archive.format import SEAT_SCHEMA
 from analytics.archive.store import Archive
+from analytics.data import DIMENSIONS
+from analytics.stats import BCA_MIN_N, CHOICE
 from analytics.summary import SUMMARY_COLUMNS, empty, summarize, table_rows
+from engine.rubric import ACHIEVEMENTS
 
 SERIES_ROWS = 64  # series whose seat rows a process keeps, the most recently summarised
 
@@ -87,3 +90,19 @@ def nothing_scored(batch_id: str) -> Kept:
     """The summary of a series none of whose runs has ended: no rows to read, nothing to compute."""
     fresh = empty(batch_id)
     return Kept(fresh, encode(fresh))
+
+
+def warm() -> None:
+    """Summaries of a made-up series of every size the interval methods change at, so that a fresh
+    process's first real summary does not also pay for loading the statistics stack (scipy loads its
+    modules on first use, numpy and pandas their kernels)."""
+    rows = [{"match_id": f"m{t:02}", "run_id": f"r{t:02}", "batch_id": "warm", "scenario_id": "warm", "seed": t,
+             "seat": seat, "anchor": bool(seat), "name": f"seat {seat}", "model": "local/warm", "rank": 1 + seat,
+             "status": "alive", "fitness_index": (37.0 * t + 11.0 * seat) % 100, "crafter_score": 1.0,
+             **{d: (13.0 * t + 7.0 * seat + k) % 100 for k, d in enumerate(DIMENSIONS)},
+             "achievements": list(ACHIEVEMENTS[:1 + t % 3])} for t in range(50) for seat in range(2)]
+    for n in sorted({k for table in CHOICE.values() for k in table} | {BCA_MIN_N}):
+        part = rows[:2 * n]
+        graded = pa.table({"match_id": [r["match_id"] for r in part], "seat": pa.array([r["seat"] for r in part], pa.int32()),
+                           "accuracy": [r["fitness_index"] for r in part]})
+        summarize(table_rows(pa.Table.from_pylist(part, schema=SEAT_SCHEMA), graded, "warm"), "warm")
