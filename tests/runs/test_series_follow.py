@@ -95,6 +95,23 @@ def test_a_followed_series_summaries_come_from_the_workers(paced, monkeypatch):
     assert json.loads(kept["summary"]) == seen[-1]["summary"] and kept["computed_at_ms"] == kept_at["computed_at_ms"]
 
 
+def test_a_playing_series_is_summarised_again_only_once_its_runs_grew_by_half(paced, monkeypatch):
+    """No pause between a series' summaries and none grown stale: its growth alone paces them. Each
+    summary a follower sees while the series plays covers at least half as many runs again as the one
+    before; the final one covers every run."""
+    monkeypatch.setattr(summarizer, "PLAYING_EVERY_S", 0.0)
+    monkeypatch.setattr(summarizer, "PLAYING_STALE_S", 600.0)
+    token = account(paced.core)
+    with paced.client(token) as c:
+        body = local_body(trials=12, season_ticks=30, grading="off")
+        batch_id = c.post("/api/v1/runs", json=body).json()["batch"]["batch_id"]
+        seen = _followed(c, batch_id)
+    assert seen[0]["summary"]["runs"] == 0 and seen[-1]["summary"]["runs"] == 12
+    interim = sorted({b["summary"]["runs"] for b in seen[:-1]} - {0})
+    assert len(interim) >= 2, seen  # the series was followed as its runs landed
+    assert all(b >= 1.5 * a for a, b in zip(interim, interim[1:])), interim
+
+
 def test_an_ended_series_summary_is_computed_here_when_its_task_fails(srv, monkeypatch, caplog):
     summarizer = srv.dispatcher.summaries
     monkeypatch.setattr(summarizer, "uri", "nosuch://archive")  # no worker can open it: every task fails
