@@ -24,6 +24,9 @@ from orchestrator.runs.summary_text import compute, warm
 class Summaries:
     def __init__(self) -> None:
         _lower_priority()
+        # Arrow's CPU pool decodes a series' files in parallel: in a background actor on cores the
+        # match workers hold, that only adds the threads' own overhead to the same work
+        pa.set_cpu_count(1)
         warm()
 
     def summarize(self, uri: str, batch_id: str, match_ids: list[str], decisions: pa.Table) -> str:
