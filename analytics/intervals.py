@@ -2,8 +2,10 @@
 
 Every function takes ``x`` of shape (samples, n): each row is one series of n trials, and
 returns ``(low, high)`` arrays of shape (samples,). The coverage benchmark calls them on
-thousands of rows; the series summary on one row. Bootstrap draws are made the way
-scipy.stats.bootstrap makes them (``rng.integers(0, n, (n_resamples, n))``), so on one row
+thousands of rows; the series summary on its seats' rows of the same n at once, each row's
+interval the same to the last bit as a one-row call gives (every step but the bootstrap's matrix
+product is row by row anyway: ``row_by_row`` makes that one so too). Bootstrap draws are made the
+way scipy.stats.bootstrap makes them (``rng.integers(0, n, (n_resamples, n))``), so on one row
 the percentile and BCa intervals equal scipy's with the same generator.
 
 Rows with zero spread get the zero-width interval from every method except the betting
@@ -51,49 +53,76 @@ def arcsine_t(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0):
     return lo + (hi - lo) * np.sin(a) ** 2, lo + (hi - lo) * np.sin(b) ** 2
 
 
-def boot_means(x, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Bootstrap means, shape (samples, n_resamples). One draw of indices serves every row
-    (the rows are independent data, so sharing the index pattern costs nothing); the means
-    come from a count matrix, one matrix product instead of a gather per resample."""
+def resample_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """How many times each of n trials is drawn into each resample, shape (n_resamples, n): the draws
+    scipy.stats.bootstrap makes, ``rng.integers(0, n, (n_resamples, n))``."""
+    idx = rng.integers(0, n, (n_resamples, n))
+    cells = (np.arange(n_resamples)[:, None] * n + idx).ravel()
+    return np.bincount(cells, minlength=n_resamples * n).reshape(n_resamples, n).astype(float)
+
+
+def _resampled(x: np.ndarray, counts: np.ndarray, row_by_row: bool) -> np.ndarray:
+    """Sums of each row's resamples, shape (samples, n_resamples): one matrix product instead of a
+    gather per resample. row_by_row: each row's product on its own, as a one-row call computes it. A
+    product over many rows sums in another order, so its last bits differ, and a bound that sits on a
+    rounding edge (common for scores with few decimals) would round the other way."""
+    if row_by_row:
+        return np.concatenate([row[None, :] @ counts.T for row in x])
+    return x @ counts.T
+
+
+def boot_means(x, n_resamples: int, rng: np.random.Generator | None, *, counts: np.ndarray | None = None,
+               row_by_row: bool = False) -> np.ndarray:
+    """Bootstrap means, shape (samples, n_resamples). One draw of indices serves every row (the rows
+    are independent data, so sharing the index pattern costs nothing). counts: that draw made
+    beforehand (resample_counts); rng is not used then."""
     x = _rows(x)
     n = x.shape[1]
-    idx = rng.integers(0, n, (n_resamples, n))
-    counts = np.zeros((n_resamples, n))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
-    return x @ counts.T / n
+    counts = resample_counts(n, n_resamples, rng) if counts is None else counts
+    return _resampled(x, counts, row_by_row) / n
 
 
-def _row_percentile(boot: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """np.percentile's linear rule with one q (0..1) per row."""
-    b = np.sort(boot, axis=1)
-    pos = np.clip(q, 0.0, 1.0) * (b.shape[1] - 1)
-    i = np.floor(pos).astype(int)
-    j = np.minimum(i + 1, b.shape[1] - 1)
+def _row_percentiles(boot: np.ndarray, *qs: np.ndarray) -> list[np.ndarray]:
+    """np.percentile's linear rule with one q (0..1) per row, for each of qs. Only the order statistics
+    the rule reads are put in place (a partial sort, once for all qs): they are the values a full sort
+    puts there, so the result is the same to the last bit."""
+    last = boot.shape[1] - 1
+    pos = [np.clip(q, 0.0, 1.0) * last for q in qs]
+    below = [np.floor(p).astype(int) for p in pos]
+    above = [np.minimum(i + 1, last) for i in below]
+    kth = np.stack(below + above, axis=1)
+    if (kth == kth[0]).all():
+        b = np.partition(boot, np.unique(kth[0]), axis=1)
+    else:
+        b = np.stack([np.partition(row, np.unique(k)) for row, k in zip(boot, kth)])
     rows = np.arange(b.shape[0])
-    return b[rows, i] + (pos - i) * (b[rows, j] - b[rows, i])
+    return [b[rows, i] + (p - i) * (b[rows, j] - b[rows, i]) for p, i, j in zip(pos, below, above)]
 
 
 def percentile(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0, *,
-               n_resamples: int = 2000, rng: np.random.Generator | None = None):
+               n_resamples: int = 2000, rng: np.random.Generator | None = None,
+               counts: np.ndarray | None = None, row_by_row: bool = False):
     """Percentile bootstrap: stays within the sample's range, so within the scale."""
     x = _rows(x)
     rng = rng if rng is not None else np.random.default_rng(0)
-    boot = boot_means(x, n_resamples, rng)
+    boot = boot_means(x, n_resamples, rng, counts=counts, row_by_row=row_by_row)
     alpha = (1 - confidence) / 2
     q = np.full(x.shape[0], alpha)
-    return _row_percentile(boot, q), _row_percentile(boot, 1 - q)
+    low, high = _row_percentiles(boot, q, 1 - q)
+    return low, high
 
 
 def bca(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0, *,
-        n_resamples: int = 2000, rng: np.random.Generator | None = None):
+        n_resamples: int = 2000, rng: np.random.Generator | None = None,
+        counts: np.ndarray | None = None, row_by_row: bool = False):
     """BCa bootstrap of the mean (Efron & Tibshirani 14.3), as scipy computes it: bias from the
     share of resamples below the mean (ties half), acceleration from the jackknife."""
     x = _rows(x)
     rng = rng if rng is not None else np.random.default_rng(0)
     n = x.shape[1]
-    boot = boot_means(x, n_resamples, rng)
+    boot = boot_means(x, n_resamples, rng, counts=counts, row_by_row=row_by_row)
     theta = x.mean(axis=1, keepdims=True)
-    share = ((boot < theta).sum(axis=1) + (boot <= theta).sum(axis=1)) / (2 * n_resamples)
+    share = ((boot < theta).sum(axis=1) + (boot <= theta).sum(axis=1)) / (2 * boot.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):
         z0 = scipy.special.ndtri(share)
         jack = (x.sum(axis=1, keepdims=True) - x) / (n - 1)
@@ -106,23 +135,23 @@ def bca(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0, *,
     flat = np.ptp(x, axis=1) == 0
     q1, q2 = np.where(flat, 0.5, q1), np.where(flat, 0.5, q2)
     q1, q2 = np.nan_to_num(q1, nan=0.0), np.nan_to_num(q2, nan=1.0)
-    return _row_percentile(boot, q1), _row_percentile(boot, q2)
+    low, high = _row_percentiles(boot, q1, q2)
+    return low, high
 
 
 def bootstrap_t(x, confidence: float = 0.95, lo: float = 0.0, hi: float = 100.0, *,
-                n_resamples: int = 2000, rng: np.random.Generator | None = None):
+                n_resamples: int = 2000, rng: np.random.Generator | None = None,
+                counts: np.ndarray | None = None, row_by_row: bool = False):
     """Studentized (bootstrap-t) interval, cut to the scale: the t statistic's own distribution
     is bootstrapped, so a skewed score gets a lopsided interval. A resample with no spread has
     an infinite t (its sign that of its mean's shift), which widens, never narrows, the interval."""
     x = _rows(x)
     rng = rng if rng is not None else np.random.default_rng(0)
     n = x.shape[1]
-    idx = rng.integers(0, n, (n_resamples, n))
-    counts = np.zeros((n_resamples, n))
-    np.add.at(counts, (np.arange(n_resamples)[:, None], idx), 1.0)
-    means = x @ counts.T / n
+    counts = resample_counts(n, n_resamples, rng) if counts is None else counts
+    means = _resampled(x, counts, row_by_row) / n
     # resample variance from the counts: E[x^2] - mean^2, with n - 1 in the denominator
-    sq = (x ** 2) @ counts.T / n
+    sq = _resampled(x ** 2, counts, row_by_row) / n
     sd = np.sqrt(np.maximum(sq - means ** 2, 0.0) * n / (n - 1))
     mean = x.mean(axis=1, keepdims=True)
     shift = means - mean

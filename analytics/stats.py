@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 import warnings
-from dataclasses import asdict, dataclass
-from typing import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Mapping, Sequence
 
 import numpy as np
 # scipy loads its submodules on first use: importing the service stays a second faster
@@ -107,7 +107,12 @@ class Interval:
     confidence: float = 0.95
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        # every field is a plain value: asdict's deep copy of each would only cost time (a summary has
+        # hundreds of intervals)
+        return {f.name: getattr(self, f.name) for f in _INTERVAL_FIELDS}
+
+
+_INTERVAL_FIELDS = fields(Interval)
 
 
 @dataclass(frozen=True)
@@ -184,22 +189,71 @@ def bounded_interval(x, metric: str, confidence: float = 0.95, *, n_resamples: i
                      seed: int = DEFAULT_SEED) -> Interval:
     """Mean of a 0..100 score over trials with the method CHOICE names for this metric and n.
     Bounds stay within 0..100; one trial or none gives no bounds."""
+    return bounded_intervals([x], metric, confidence, n_resamples=n_resamples, seed=seed)[0]
+
+
+@functools.lru_cache(maxsize=16)
+def _counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The resample draw of a fresh generator seeded ``seed``: the same for every bootstrap interval
+    of n trials, so the metrics of a summary (and the series of the same size) draw it once."""
+    counts = intervals.resample_counts(n, n_resamples, np.random.default_rng(seed))
+    counts.flags.writeable = False
+    return counts
+
+
+def bounded_intervals(samples, metric: str | Sequence[str], confidence: float = 0.95, *,
+                      n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[Interval]:
+    """bounded_interval of each sample (e.g. each seat's scores of each metric), each the same Interval
+    to the last bit as its own call gives. metric: one for every sample, or one per sample."""
     _check_confidence(confidence)
-    arr = _finite_1d(x)
-    if arr.size and (arr.min() < SCALE[0] or arr.max() > SCALE[1]):
-        raise ValueError(f"{metric} scores must lie in {SCALE[0]:g}..{SCALE[1]:g}")
-    if arr.size < 2:
-        return _degenerate(arr, confidence)
-    method = method_for(metric, arr.size)
-    fn = intervals.METHODS[method]
-    if method in intervals.BOOTSTRAP:
-        low, high = fn(arr, confidence, *SCALE, n_resamples=n_resamples, rng=np.random.default_rng(seed))
-    else:
-        low, high = fn(arr, confidence, *SCALE)
-    if method != "betting" and np.ptp(arr) == 0.0:
-        return _degenerate(arr, confidence)
-    return Interval(float(arr.mean()), float(low[0]), float(high[0]), int(arr.size), METHOD_NAMES[method],
-                    confidence)
+    arrs = [_finite_1d(x) for x in samples]
+    metrics = _per_sample(metric, len(arrs))
+    for arr, m in zip(arrs, metrics):
+        if arr.size and (arr.min() < SCALE[0] or arr.max() > SCALE[1]):
+            raise ValueError(f"{m} scores must lie in {SCALE[0]:g}..{SCALE[1]:g}")
+    return _bounded(arrs, metrics, confidence, n_resamples, seed)
+
+
+def _per_sample(metric, samples: int) -> list:
+    metrics = [metric] * samples if metric is None or isinstance(metric, str) else list(metric)
+    if len(metrics) != samples:
+        raise ValueError(f"{samples} samples but {len(metrics)} metrics")
+    return metrics
+
+
+def _bounded(arrs: list[np.ndarray], metrics: list[str], confidence: float, n_resamples: int,
+             seed: int) -> list[Interval]:
+    """bounded_interval of each checked sample: those of the same n stacked, and each method given its
+    rows at once. Every step is row by row (the bootstrap's matrix product made so: intervals), so a
+    row's interval is the one its own call gives."""
+    out: list[Interval | None] = [None] * len(arrs)
+    by_n: dict[int, list[int]] = {}
+    for i, arr in enumerate(arrs):
+        if arr.size < 2:
+            out[i] = _degenerate(arr, confidence)
+        else:
+            by_n.setdefault(arr.size, []).append(i)
+    for n, members in by_n.items():
+        x = np.stack([arrs[i] for i in members])
+        means, flat = x.mean(axis=1), x.min(axis=1) == x.max(axis=1)
+        methods = {m: method_for(m, n) for m in {metrics[i] for i in members}}
+        rows: dict[str, list[int]] = {}
+        for k, i in enumerate(members):
+            method = methods[metrics[i]]
+            # the betting interval stays honest on constant data; the others have none to give
+            if flat[k] and method != "betting":
+                out[i] = _degenerate(arrs[i], confidence)
+            else:
+                rows.setdefault(method, []).append(k)
+        for method, ks in rows.items():
+            fn = intervals.METHODS[method]
+            if method in intervals.BOOTSTRAP:
+                low, high = fn(x[ks], confidence, *SCALE, counts=_counts(n, n_resamples, seed), row_by_row=True)
+            else:
+                low, high = fn(x[ks], confidence, *SCALE)
+            for k, lo, hi in zip(ks, low.tolist(), high.tolist()):
+                out[members[k]] = Interval(float(means[k]), lo, hi, n, METHOD_NAMES[method], confidence)
+    return out
 
 
 def difference_bounds(d, confidence: float = 0.95):
@@ -256,6 +310,39 @@ def mean_interval(
     if degenerate_bca or not (np.isfinite(low) and np.isfinite(high)):
         return _t_interval(arr, confidence, method="t (BCa degenerate)")
     return Interval(float(np.mean(arr)), float(low), float(high), int(arr.size), "BCa bootstrap", confidence)
+
+
+def mean_intervals(samples, confidence: float = 0.95, *, metric: str | Sequence[str | None] | None = None,
+                   n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[Interval]:
+    """mean_interval of each sample, each the same Interval to the last bit as its own call gives: the
+    rubric scores on the scale go through bounded_intervals' path together. metric: one for every
+    sample (None: none of them is a rubric score), or one per sample."""
+    arrs = [np.asarray(x, dtype=float) for x in samples]
+    metrics = _per_sample(metric, len(arrs))
+    for arr in arrs:
+        if arr.ndim != 1:
+            _finite_1d(arr)  # raises, saying why
+    # the samples of the same n checked at once: a summary has a hundred or more
+    on_scale = np.zeros(len(arrs), dtype=bool)
+    by_n: dict[int, list[int]] = {}
+    for i, arr in enumerate(arrs):
+        by_n.setdefault(arr.size, []).append(i)
+    for n, members in by_n.items():
+        x = np.stack([arrs[i] for i in members])
+        finite = np.isfinite(x).all(axis=1)
+        if not finite.all():
+            _finite_1d(arrs[members[int(np.argmin(finite))]])  # raises, saying why
+        if n == 0:
+            on_scale[members] = True
+        else:
+            on_scale[members] = (x.min(axis=1) >= SCALE[0]) & (x.max(axis=1) <= SCALE[1])
+    together = [i for i, m in enumerate(metrics) if m in BOUNDED and on_scale[i]]
+    if together:
+        _check_confidence(confidence)
+    found = _bounded([arrs[i] for i in together], [metrics[i] for i in together], confidence, n_resamples, seed)
+    out = dict(zip(together, found))
+    return [out[i] if i in out else mean_interval(arr, confidence, metric=m, n_resamples=n_resamples, seed=seed)
+            for i, (arr, m) in enumerate(zip(arrs, metrics))]
 
 
 def reference_series(n: int, reference_sd: float, series: int = REFERENCE_SERIES) -> np.ndarray:
@@ -321,6 +408,13 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> Interval:
     k, n = int(k), int(n)
     if n < 0 or not 0 <= k <= n:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    return _wilson(k, n, float(confidence))
+
+
+@functools.lru_cache(maxsize=4096)
+def _wilson(k: int, n: int, confidence: float) -> Interval:
+    """A summary asks for the same few (k, n) over and over (every seat's win and survival rates, every
+    time its series grows), and scipy takes a millisecond for each."""
     if n == 0:
         return Interval(None, None, None, 0, "wilson", confidence)
     ci = scipy.stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")

@@ -99,13 +99,12 @@ def summary(core: Core, batch_id: str, scored, graded=()) -> Kept:
         return kept
 
 
-def keep(core: Core, batch_id: str, scored, graded, kept: Kept) -> None:
-    """Kept under its version, when every scored match's rows were there to read."""
-    if kept.summary["matches"] == len(scored):
-        _keep(core, batch_id, version(scored, graded), kept)
+def keep(core: Core, batch_id: str, scored, graded, kept: Kept) -> bool:
+    """Kept under its version, when every scored match's rows were there to read; whether it was."""
+    return kept.summary["matches"] == len(scored) and _keep(core, batch_id, version(scored, graded), kept)
 
 
-def _keep(core: Core, batch_id: str, v: str, kept: Kept) -> None:
+def _keep(core: Core, batch_id: str, v: str, kept: Kept) -> bool:
     try:
         with core.store.write() as c:
             # a process holding an older set of scored runs never replaces a newer summary
@@ -118,5 +117,6 @@ def _keep(core: Core, batch_id: str, v: str, kept: Kept) -> None:
         if unavailable(e) is None:
             raise
         log.warning("series %s: its summary is not kept for now (%s); the next read computes it again", batch_id, e)
-        return
+        return False
     _remember((str(core.data_dir), batch_id), v, kept)
+    return True

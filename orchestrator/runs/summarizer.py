@@ -1,14 +1,22 @@
 """The head's side of series summaries while it has a dispatcher: a read that finds a series' kept
 summary stale asks for the new one here, and a task of a worker's actor computes it
-(orchestrator.runs.summary_task: ACTORS of them, started with the first summary); this process only reads the graded seats, hands them over with the
-match ids, and keeps the text that comes back (orchestrator.runs.summaries).
+(orchestrator.runs.summary_task: ACTORS of them, started with the first summary); this process only
+reads the graded seats, hands them over with the match ids, and keeps the text that comes back
+(orchestrator.runs.summaries). The summary of a series none of whose runs has ended has nothing to
+compute: it is made here, with no task.
 
 At most one task per series is out: a newer state asked for while one runs is computed after it (the
 newest asked, once), and whoever asked for an older state gets that newer summary. A series' scored
-and graded runs only grow, so of two states the one with more of both is the newer. While the series
-plays, its next task starts no sooner than PLAYING_EVERY_S after the last one came back: for a big
-series a summary costs a worker a good part of a second, and a follower sees the counts live anyway;
-a series' final summary (asked for once it has ended) starts as soon as nothing of it is out.
+and graded runs only grow, so of two states the one with more of both is the newer. A series' tasks go
+to the same actor, which keeps the seat rows it read (only the matches new since its last summary are
+read again).
+
+While the series plays, a follower sees its counts live and its newest kept summary, which lags: its
+next task starts no sooner than PLAYING_EVERY_S after the last one came back, and only once the
+series' scored and graded runs have grown by PLAYING_GROWTH of those the last summary covered (or
+PLAYING_STALE_S have passed since it): a summary costs a worker about the same whatever the number of
+runs, so a series that plays fast is summarised a few times, not once per landed run. A series' final
+summary (asked for once it has ended) starts as soon as nothing of it is out.
 
 One thread starts the tasks and keeps their results, so neither the event loop nor Ray's own threads
 ever touch the store or Ray on a summary's account.
@@ -20,6 +28,7 @@ import logging
 import queue
 import threading
 import time
+from collections import OrderedDict
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,12 +41,15 @@ from orchestrator.core import Core
 from orchestrator.grading.read import graded_seats
 from orchestrator.runs import summaries
 from orchestrator.runs.summary_task import Summaries
-from orchestrator.runs.summary_text import Kept
+from orchestrator.runs.summary_text import Kept, nothing_scored
 from orchestrator.workers import cause
 
 log = logging.getLogger("studio.summaries")
 PLAYING_EVERY_S = 2.0
+PLAYING_GROWTH = 0.5  # while a series plays, its next summary waits for half as many runs again...
+PLAYING_STALE_S = 10.0  # ...or for this long after the last one
 ACTORS = 2  # summaries computed at once, each by its own actor
+SERIES_KEPT = 4096  # series whose last summary (its size, when, which actor) is remembered
 
 
 class Stopped(RuntimeError):
@@ -59,12 +71,25 @@ class Ask:
     def covers(self, scored, graded) -> bool:
         return len(self.scored) >= len(scored) and len(self.graded) >= len(graded)
 
+    @property
+    def size(self) -> int:
+        return len(self.scored) + len(self.graded)
+
 
 @dataclass
 class Slot:
     running: Ask | None = None
     wanted: Ask | None = None  # starts when nothing is out and it is due
     not_before: float = 0.0    # (monotonic) when a playing series' next task is due
+
+
+@dataclass
+class Last:
+    """A series' last kept summary: its size (Ask.size), when it came back (monotonic), and the actor
+    that computed it, which holds the series' seat rows (None: made here)."""
+    size: int
+    at: float
+    actor: int | None
 
 
 class Summarizer:
@@ -79,6 +104,8 @@ class Summarizer:
         self._stopped = False
         self._actors: list = []
         self._out: dict[int, int] = {}  # tasks out per actor (by its index)
+        self._turn = 0
+        self._last: OrderedDict[str, Last] = OrderedDict()  # only the summarizer's thread touches it
         self._thread = threading.Thread(target=self._loop, name="studio-summaries", daemon=True)
         self._thread.start()
 
@@ -160,11 +187,12 @@ class Summarizer:
                     if slot.not_before <= now:
                         del self._slots[batch_id]
                     continue
-                if slot.wanted.final or slot.not_before <= now:
+                at = 0.0 if slot.wanted.final else max(slot.not_before, self._grown_at(batch_id, slot.wanted))
+                if at <= now:
                     slot.running, slot.wanted = slot.wanted, None
                     due.append((batch_id, slot.running))
                 else:
-                    soonest = min(soonest or slot.not_before, slot.not_before)
+                    soonest = min(soonest or at, at)
         for batch_id, ask in due:
             try:
                 self._start(batch_id, ask)
@@ -174,19 +202,34 @@ class Summarizer:
                 self._next(batch_id, ask)
         return None if soonest is None else max(0.0, soonest - now)
 
+    def _grown_at(self, batch_id: str, ask: Ask) -> float:
+        """When a playing series' summary of this state is due as far as its growth goes (monotonic):
+        at once when it grew by PLAYING_GROWTH since the last kept one, else PLAYING_STALE_S after it."""
+        last = self._last.get(batch_id)
+        if last is None or ask.size >= max(last.size + 1, last.size * (1 + PLAYING_GROWTH)):
+            return 0.0
+        return last.at + PLAYING_STALE_S
+
     def _start(self, batch_id: str, ask: Ask) -> None:
-        decisions = graded_seats(self.core, list(ask.scored))
-        if not self._actors:  # started with the first summary asked for
+        if not self._actors:  # started with the first summary asked for: warm when the first runs end
             self._actors = [Summaries.remote() for _ in range(ACTORS)]
             self._out = dict.fromkeys(range(ACTORS), 0)
-        k = min(self._out, key=self._out.get)
+        if not ask.size:  # no run has ended: nothing to read, nothing for a worker to compute
+            done = Future()
+            done.set_result(nothing_scored(batch_id).text)
+            self._events.put(("back", batch_id, ask, (None, done)))
+            return
+        decisions = graded_seats(self.core, list(ask.scored))
+        last = self._last.get(batch_id)
+        k = last.actor if last is not None and last.actor is not None else self._home()
         self._out[k] += 1
         ref = self._actors[k].summarize.remote(self.uri, batch_id, list(ask.scored), decisions)
         ref.future().add_done_callback(lambda f: self._events.put(("back", batch_id, ask, (k, f))))
 
-    def _back(self, batch_id: str, ask: Ask, back: tuple[int, Future]) -> None:
+    def _back(self, batch_id: str, ask: Ask, back: tuple[int | None, Future]) -> None:
         k, result = back
-        self._out[k] -= 1
+        if k is not None:
+            self._out[k] -= 1
         try:
             text = result.result()
         except Exception as e:
@@ -194,7 +237,11 @@ class Summarizer:
             ask.done.set_exception(e)
         else:
             kept = Kept(json.loads(text), text)
-            summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept)  # kept before anyone reads it
+            if summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept):  # kept before anyone reads it
+                self._last.pop(batch_id, None)
+                self._last[batch_id] = Last(ask.size, time.monotonic(), k)
+                while len(self._last) > SERIES_KEPT:
+                    self._last.popitem(last=False)
             ask.done.set_result(kept)
             with self._lock:
                 listeners = list(self._listeners)
@@ -203,6 +250,11 @@ class Summarizer:
                     heard(batch_id)
                 except Exception:  # a listener's fault (its event loop gone) never stops the summaries
                     log.exception("a listener for kept summaries failed")
+
+    def _home(self) -> int:
+        """The actor a series' first task goes to: the least busy one, in turn among equals."""
+        self._turn += 1
+        return min(self._out, key=lambda k: (self._out[k], (k - self._turn) % ACTORS))
 
     def _next(self, batch_id: str, ask: Ask) -> None:
         """The series' task is back: the wanted one is due after the pause (at once if final)."""

@@ -4,7 +4,9 @@ match ids and the graded seats (the store stays on the head) and gets back the s
 
 An actor, not a task: Ray ends an idle task worker past the CPU count within about a second, and a
 fresh one spends seconds importing the statistics stack before a summary that takes a fraction of
-that; the actor's process stays warm. Scheduled as the grading tasks are (orchestrator.grading.work):
+that; the actor's process stays warm, and warms itself when it starts (summary_text.warm), so the
+first series it serves does not pay for that either. It keeps the seat rows of the series it
+summarised (summary_text.seat_rows), and the head sends a series' tasks to the same actor. Scheduled as the grading tasks are (orchestrator.grading.work):
 no CPU reserved (the scripted match workers hold every CPU), at the lower priority, so a playing
 match keeps its core.
 """
@@ -15,13 +17,17 @@ import ray
 
 from analytics.archive.store import Archive
 from orchestrator.grading.work import _POOL, _lower_priority
-from orchestrator.runs.summary_text import compute
+from orchestrator.runs.summary_text import compute, warm
 
 
 @ray.remote(num_cpus=0, scheduling_strategy="SPREAD", runtime_env=_POOL, max_restarts=-1)
 class Summaries:
     def __init__(self) -> None:
         _lower_priority()
+        # Arrow's CPU pool decodes a series' files in parallel: in a background actor on cores the
+        # match workers hold, that only adds the threads' own overhead to the same work
+        pa.set_cpu_count(1)
+        warm()
 
     def summarize(self, uri: str, batch_id: str, match_ids: list[str], decisions: pa.Table) -> str:
         archive = Archive(uri)

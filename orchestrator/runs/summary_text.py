@@ -2,18 +2,31 @@
 graded seats, and the JSON text the batch read sends: the one computation, run by a worker's task
 (orchestrator.runs.summary_task) when the process has a dispatcher, else by the reading process.
 
+A process keeps the seat rows of the series it summarised last (SERIES_ROWS of them): a series is
+summarised again each time it grows, and an ended match's rows never change, so only the matches new
+since the last summary are read from the archive.
+
 Imports nothing of the service's core, so a worker process loads only what it computes with.
 """
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from typing import NamedTuple
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from analytics.archive.format import SEAT_SCHEMA
 from analytics.archive.store import Archive
-from analytics.summary import series_summary
+from analytics.data import DIMENSIONS
+from analytics.stats import BCA_MIN_N, CHOICE
+from analytics.summary import SUMMARY_COLUMNS, empty, summarize, table_rows
+from engine.rubric import ACHIEVEMENTS
+
+SERIES_ROWS = 64  # series whose seat rows a process keeps, the most recently summarised
 
 
 class Kept(NamedTuple):
@@ -38,6 +51,58 @@ def source(archive: Archive, match_ids: list[str], batch_id: str | None, decisio
     return con
 
 
+class _Read(NamedTuple):
+    rows: pa.Table  # SUMMARY_COLUMNS only, in one chunk
+    matches: frozenset[str]
+
+
+_read: OrderedDict[tuple[str, str | None], _Read] = OrderedDict()
+_read_lock = threading.Lock()
+
+
+def seat_rows(archive: Archive, match_ids: list[str], batch_id: str | None) -> pa.Table:
+    """The SUMMARY_COLUMNS of archive.seats for these matches (landed or compacted), the rows read
+    before for this series taken from memory. A match whose rows are not there yet is read again
+    next time."""
+    key = (archive.uri, batch_id)
+    with _read_lock:
+        before = _read.pop(key, None) or _Read(SEAT_SCHEMA.empty_table().select(list(SUMMARY_COLUMNS)), frozenset())
+    new = [m for m in match_ids if m not in before.matches]
+    if new:
+        got = archive.seats({m: batch_id for m in new}).select(list(SUMMARY_COLUMNS))
+        before = _Read(pa.concat_tables([before.rows, got]).combine_chunks(),
+                       before.matches | set(got["match_id"].unique().to_pylist()))
+    with _read_lock:
+        _read[key] = before
+        while len(_read) > SERIES_ROWS:
+            _read.popitem(last=False)
+    if before.matches.issubset(match_ids):
+        return before.rows
+    return before.rows.filter(pc.is_in(before.rows["match_id"], pa.array(list(match_ids), pa.string())))
+
+
 def compute(archive: Archive, batch_id: str, match_ids: list[str], decisions: pa.Table) -> Kept:
-    fresh = series_summary(source(archive, match_ids, batch_id, decisions), batch_id)
+    fresh = summarize(table_rows(seat_rows(archive, match_ids, batch_id), decisions, batch_id), batch_id)
     return Kept(fresh, encode(fresh))
+
+
+def nothing_scored(batch_id: str) -> Kept:
+    """The summary of a series none of whose runs has ended: no rows to read, nothing to compute."""
+    fresh = empty(batch_id)
+    return Kept(fresh, encode(fresh))
+
+
+def warm() -> None:
+    """Summaries of a made-up series of every size the interval methods change at, so that a fresh
+    process's first real summary does not also pay for loading the statistics stack (scipy loads its
+    modules on first use, numpy and pandas their kernels)."""
+    rows = [{"match_id": f"m{t:02}", "run_id": f"r{t:02}", "batch_id": "warm", "scenario_id": "warm", "seed": t,
+             "seat": seat, "anchor": bool(seat), "name": f"seat {seat}", "model": "local/warm", "rank": 1 + seat,
+             "status": "alive", "fitness_index": (37.0 * t + 11.0 * seat) % 100, "crafter_score": 1.0,
+             **{d: (13.0 * t + 7.0 * seat + k) % 100 for k, d in enumerate(DIMENSIONS)},
+             "achievements": list(ACHIEVEMENTS[:1 + t % 3])} for t in range(50) for seat in range(2)]
+    for n in sorted({k for table in CHOICE.values() for k in table} | {BCA_MIN_N}):
+        part = rows[:2 * n]
+        graded = pa.table({"match_id": [r["match_id"] for r in part], "seat": pa.array([r["seat"] for r in part], pa.int32()),
+                           "accuracy": [r["fitness_index"] for r in part]})
+        summarize(table_rows(pa.Table.from_pylist(part, schema=SEAT_SCHEMA), graded, "warm"), "warm")

@@ -4,6 +4,8 @@ import json
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from scipy import stats as st
 
@@ -125,3 +127,32 @@ def test_decision_accuracy_is_the_mean_of_graded_matches_with_its_t_interval(arc
     assert (got["low"], got["high"]) == (round(lo, 2), round(hi, 2))
     assert seats[1]["decision_accuracy"] is None
     assert series_summary(archive_dir, "bat_b")["seats"][0]["decision_accuracy"] is None  # no decisions table
+
+
+def test_the_services_summary_without_duckdb_is_the_duckdb_sources_as_the_series_grows(tmp_path):
+    """summary_text.compute (rows from Arrow, those read before kept) against series_summary over the
+    DuckDB source the service registered before, at every size of a growing series, with graded seats."""
+    from analytics.archive.store import Archive
+    from orchestrator.runs import summary_text
+
+    play_series(tmp_path, "bat_g", local_seats(["honest-trader", "aggressive-raider"]), range(32), season_ticks=20,
+                anchors=["random", "greedy-harvester"])
+    archive = Archive.of(tmp_path)
+    matches = sorted(direct_seats(tmp_path)["match_id"].unique(), key=lambda m: int(m.rsplit("_", 1)[1]))
+    rng = np.random.default_rng(3)
+    graded = pa.table({"match_id": pa.array([m for m in matches for _ in range(2)], pa.string()),
+                       "seat": pa.array([0, 3] * len(matches), pa.int32()),
+                       "accuracy": pa.array(np.round(rng.random(2 * len(matches)) * 100, 2))})
+    summary_text._read.clear()
+    for n in (0, 1, 2, 3, 5, 9, 10, 20, 30, 31, 32):
+        decisions = graded.filter(pc.is_in(graded["match_id"], pa.array(matches[:n], pa.string())))
+        got = summary_text.compute(archive, "bat_g", matches[:n], decisions)
+        want = series_summary(summary_text.source(archive, matches[:n], "bat_g", decisions), "bat_g")
+        assert got.summary == want and json.loads(got.text) == json.loads(json.dumps(want)), n
+        assert got.summary["matches"] == n
+    summary_text._read.clear()  # read afresh, and a smaller set than the rows kept: the same again
+    assert summary_text.compute(archive, "bat_g", matches, graded).summary == got.summary
+    assert summary_text.compute(archive, "bat_g", matches[:3], graded.slice(0, 6)).summary == series_summary(
+        summary_text.source(archive, matches[:3], "bat_g", graded.slice(0, 6)), "bat_g")
+    assert summary_text.nothing_scored("bat_g").summary == series_summary(
+        summary_text.source(archive, [], "bat_g", graded.slice(0, 0)), "bat_g")

@@ -57,8 +57,8 @@ def _followed(c, batch_id: str) -> list[dict]:
 def _counted(monkeypatch) -> list:
     """Every summary computed in this process (the server's, in-process) from now on."""
     computed = []
-    real = summary_text.series_summary
-    monkeypatch.setattr(summary_text, "series_summary", lambda *a, **k: computed.append(a) or real(*a, **k))
+    real = summary_text.summarize
+    monkeypatch.setattr(summary_text, "summarize", lambda *a, **k: computed.append(a) or real(*a, **k))
     return computed
 
 
@@ -93,6 +93,23 @@ def test_a_followed_series_summaries_come_from_the_workers(paced, monkeypatch):
     matches = [r["match_id"] for r in srv.core.store.all("SELECT match_id FROM runs WHERE batch_id = ?", (batch_id,))]
     assert kept["matches"] == 6 and kept["version"] == summaries.version(matches)
     assert json.loads(kept["summary"]) == seen[-1]["summary"] and kept["computed_at_ms"] == kept_at["computed_at_ms"]
+
+
+def test_a_playing_series_is_summarised_again_only_once_its_runs_grew_by_half(paced, monkeypatch):
+    """No pause between a series' summaries and none grown stale: its growth alone paces them. Each
+    summary a follower sees while the series plays covers at least half as many runs again as the one
+    before; the final one covers every run."""
+    monkeypatch.setattr(summarizer, "PLAYING_EVERY_S", 0.0)
+    monkeypatch.setattr(summarizer, "PLAYING_STALE_S", 600.0)
+    token = account(paced.core)
+    with paced.client(token) as c:
+        body = local_body(trials=12, season_ticks=30, grading="off")
+        batch_id = c.post("/api/v1/runs", json=body).json()["batch"]["batch_id"]
+        seen = _followed(c, batch_id)
+    assert seen[0]["summary"]["runs"] == 0 and seen[-1]["summary"]["runs"] == 12
+    interim = sorted({b["summary"]["runs"] for b in seen[:-1]} - {0})
+    assert len(interim) >= 2, seen  # the series was followed as its runs landed
+    assert all(b >= 1.5 * a for a, b in zip(interim, interim[1:])), interim
 
 
 def test_an_ended_series_summary_is_computed_here_when_its_task_fails(srv, monkeypatch, caplog):
