@@ -181,16 +181,18 @@ class Rollouts:
         return out
 
     def values(self, tick: int, seat: int, cands: np.ndarray, rollouts: int, base: np.uint64,
-               reference: str) -> np.ndarray:
-        """float64[C, rollouts]: seat's standing at end_tick(tick) after each candidate turn cands[c]."""
+               reference: str, own: int = 0) -> np.ndarray:
+        """float64[C, rollouts]: seat's standing at end_tick(tick) after each candidate turn cands[c], the
+        seat playing its own logged turns over the next `own` ticks and `reference` after them."""
         s = self.snap.index(tick)
         sn = self.snap
         g = sn.seats.index(seat)
         cands = np.ascontiguousarray(cands, dtype=np.int64)
         out = np.empty((len(cands), rollouts))
-        K.rollouts(sn.terrain, sn.tiles[s], sn.ag[s], sn.offers[s], sn.ocount[s], sn.next_offer[s], sn.actions[tick],
+        K.rollouts(sn.terrain, sn.tiles[s], sn.ag[s], sn.offers[s], sn.ocount[s], sn.next_offer[s], sn.actions,
                    np.int64(seat), cands, np.int64(len(cands)), np.int64(rollouts), np.int64(tick),
-                   np.int64(self.end_tick(tick)), np.int64(sn.config.season_ticks), np.int64(POLICIES.index(reference)), np.uint64(base),
+                   np.int64(self.end_tick(tick)), np.int64(sn.config.season_ticks), np.int64(POLICIES.index(reference)),
+                   np.int64(own), np.uint64(base),
                    sn.counts[s, g], sn.partners[s, g], sn.seen[s, g], np.int64(WORLD["view_radius"]), self.P, self.R,
                    out, *self.work, *self.counts)
         return out

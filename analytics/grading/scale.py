@@ -22,9 +22,23 @@ def label(regret: float) -> str | None:
     return next((name for floor, name in LABELS if regret >= floor), None)
 
 
+def seat_accuracy(turns: list[dict]) -> float:
+    """The share of what was at stake in a seat's decisions that its turns kept, 0..100:
+    100 (1 - sum of regrets / sum of stakes), a stake being best - worst candidate value. A plain
+    mean of per-decision accuracies counts the many turns where nothing much could be won or lost as
+    fully as the few that decide a season; 100 when nothing was ever at stake."""
+    if any("stake" not in t for t in turns):  # rows graded before stakes were recorded
+        return sum(t["accuracy"] for t in turns) / len(turns)
+    stake = sum(t["stake"] for t in turns)
+    if stake <= 0:
+        return 100.0
+    return max(0.0, 100.0 * (1.0 - sum(t["regret"] for t in turns) / stake))
+
+
 def summarize(turns: list[dict], seats) -> dict[int, dict | None]:
     """Per graded seat: {grader, graded, accuracy, mean_regret, inaccuracies, mistakes, blunders}
-    over its graded turns (accuracy and mean_regret are plain means); None for a seat with none."""
+    over its graded turns (accuracy: `seat_accuracy`; mean_regret: the plain mean); None for a seat
+    with none."""
     out = {}
     for seat in seats:
         mine = [t for t in turns if t["seat"] == seat]
@@ -34,7 +48,7 @@ def summarize(turns: list[dict], seats) -> dict[int, dict | None]:
         labels = [t["label"] for t in mine]
         out[seat] = {
             "grader": GRADER, "graded": len(mine),
-            "accuracy": round(sum(t["accuracy"] for t in mine) / len(mine), 2),
+            "accuracy": round(seat_accuracy(mine), 2),
             "mean_regret": round(sum(t["regret"] for t in mine) / len(mine), 4),
             "inaccuracies": labels.count("inaccuracy"), "mistakes": labels.count("mistake"),
             "blunders": labels.count("blunder"),

@@ -5,8 +5,10 @@ A decision is a tick at which the seat was alive at the tick's start. Its candid
 the seat took (a missed turn is a wait), a wait, and the turn each of honest-trader,
 greedy-harvester and aggressive-raider would have taken there, duplicates merged. Each is played
 from the rebuilt state and the world on for HORIZON ticks, ROLLOUTS times (engine/rollouts.py);
-its value is the seat's fitness_index where the rollouts stop, averaged. regret = best value -
-chosen value.
+the graded seat plays its own logged turns for OWN_TURNS ticks after the decision's (the same for
+every candidate), then the reference policy; its value is the seat's fitness_index where the
+rollouts stop, averaged. regret = best value - chosen value; stake = best value - worst value, what
+the decision could move (a seat's accuracy is the share of its stakes its turns kept).
 
 The service splits a match's decisions (`decisions_of`) across tasks, grades each part with
 `grade_match(..., decisions=part)` and joins the parts with `merge`.
@@ -24,7 +26,18 @@ from engine.rollouts import Rollouts, config_of, rebuild, rollout_base, stop_of
 HORIZON = 20          # ticks played from the decision on (fewer at the season's end)
 ROLLOUTS = 96          # seeded rollouts per candidate
 REFERENCE = "greedy-harvester"  # the policy every roster seat plays after the decision's tick
+OWN_TURNS = 4          # ticks after the decision's on which the graded seat replays its own logged turns first
 CANDIDATE_POLICIES = POLICIES[:3]  # honest-trader, greedy-harvester, aggressive-raider
+
+
+# A graded turn as CONTRACT.md section 14 publishes it; a row also carries its `stake`, which the
+# seat summary reads and the published turns leave out.
+TURN_FIELDS = ("tick", "seat", "chosen", "value", "best", "best_value", "regret", "accuracy", "label")
+
+
+def published(turn: dict) -> dict:
+    """A graded row as GET /runs/:id/decisions and get_decisions show it."""
+    return {k: turn[k] for k in TURN_FIELDS}
 
 
 def _columns(events) -> dict:
@@ -91,14 +104,15 @@ def _grade(ro: Rollouts, tick: int, seat: int, base, messages: list[str], rollou
         if k not in keys:
             keys.add(k)
             cands.append(turn)
-    values = ro.values(tick, seat, np.stack(cands), rollouts, base, REFERENCE).mean(axis=1)
+    values = ro.values(tick, seat, np.stack(cands), rollouts, base, REFERENCE, OWN_TURNS).mean(axis=1)
     best = int(np.argmax(values))
     if values[best] <= values[0]:
         best = 0  # ties go to the turn taken
     regret = round(float(values[best] - values[0]), 3)  # accuracy and label follow the published regret
     return {"tick": tick, "seat": seat, "chosen": _actions(chosen, messages), "value": round(float(values[0]), 3),
             "best": _actions(cands[best], messages), "best_value": round(float(values[best]), 3),
-            "regret": regret, "accuracy": round(accuracy(regret), 2), "label": label(regret)}
+            "regret": regret, "accuracy": round(accuracy(regret), 2), "label": label(regret),
+            "stake": round(float(values.max() - values.min()), 3)}
 
 
 def grade_match(events, meta: dict | None, seats, *, rollout_seed: int | None = None, decisions=None,

@@ -11,7 +11,7 @@ import numpy as np
 
 from engine.kernels.codes import (
     A_ALIVE, A_DEATH, A_HEALTH, A_POLICY, ACCEPT, EXPIRE, EXTERNAL, GATHER, INVALID, L_A, L_AGENT, L_B, L_F,
-    L_G, L_KIND, L_OK, META_NEXT_OFFER, META_ROWS, MOVE, NO_ACTION, RAID, RELICS, SPAWN,
+    L_G, L_KIND, L_OK, META_NEXT_OFFER, META_ROWS, MOVE, NO_ACTION, RAID, RELICS, SPAWN, WAIT,
 )
 from engine.kernels.common import worth
 from engine.kernels.jit import hot
@@ -168,34 +168,44 @@ def policy_turns(terrain, tiles0, ag0, offers0, ocount0, next_oid, rng0, ext0, s
 
 
 @hot
-def rollouts(terrain, tiles0, ag0, offers0, ocount0, next_oid, ext0, seat, cands, n_cands, n_roll, t, t_end, season, ref,
-             base, k0, partners0, seen0, radius, P, R, out,
+def rollouts(terrain, tiles0, ag0, offers0, ocount0, next_oid, acts, seat, cands, n_cands, n_roll, t, t_end, season, ref,
+             own, base, k0, partners0, seen0, radius, P, R, out,
              tiles, ag, offers, ocount, logi, logv, meta, rng, ext, order, act, masks, cells, k, partners, seen):
     """out[c, r]: seat's standing at t_end, projected to a season of `season` ticks (`standing`), after
     it plays cands[c] (int64[apt, 6]) at tick t, in rollout r.
 
-    Tick t: the other seats play their logged turns (ext0), anchors their policies. From t + 1 every
-    seat (EXTERNAL in the rebuilt tables) plays scripted policy `ref`. Every stream (the world's and
+    Tick t: the other seats play their logged turns (acts[t]), anchors their policies. From t + 1 every
+    seat (EXTERNAL in the rebuilt tables) plays scripted policy `ref`, except the graded seat over
+    ticks t + 1 .. t + own: it plays its own logged turns there (acts[tau, seat], a wait past the log),
+    the same for every candidate, so a turn is judged by what it leaves the seat's own next turns. Every stream (the world's and
     each agent's) is drawn afresh before each tick from base, the tick and r, the same for every
     candidate: common random numbers tick by tick, so two candidates' rollouts see the same turn
     orders and dice however differently they went, and differ by their own consequences, not by luck.
     k0, partners0 and seen0 are the seat's counts before tick t."""
     n = ag0.shape[0]
-    apt = ext0.shape[1]
+    apt = acts.shape[2]
     build_masks(terrain, masks)
     for r in range(n_roll):
         for c in range(n_cands):
             _load(tiles0, ag0, offers0, ocount0, next_oid, tiles, ag, offers, ocount, meta)
             build_cells(ag, cells)
-            _copy3(ext, ext0)
+            _copy3(ext, acts[t])
             for s in range(apt):
                 for q in range(6):
                     ext[seat, s, q] = cands[c, s, q]
             for tau in range(t, t_end):
                 if tau == t + 1:
                     for j in range(n):
-                        if ag0[j, A_POLICY] == EXTERNAL:
+                        if ag0[j, A_POLICY] == EXTERNAL and j != seat:
                             ag[j, A_POLICY] = ref
+                if tau == t + own + 1:
+                    ag[seat, A_POLICY] = ref
+                elif tau > t:
+                    for s in range(apt):
+                        for q in range(6):
+                            ext[seat, s, q] = acts[tau, seat, s, q] if tau < acts.shape[0] else 0
+                        if tau >= acts.shape[0]:
+                            ext[seat, s, 0] = WAIT if s == 0 else NO_ACTION
                 stream = _salted(_salted(base, np.uint64(tau)), np.uint64(r))
                 for q in range(n + 1):
                     rng[q] = _salted(stream, np.uint64(q))

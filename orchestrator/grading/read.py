@@ -7,7 +7,7 @@ import json
 
 import pyarrow as pa
 
-from analytics.grading import GRADER, HORIZON, ROLLOUTS
+from analytics.grading import GRADER, HORIZON, ROLLOUTS, published
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.grading import plan
@@ -24,7 +24,7 @@ def get_decisions(core: Core, principal: Principal, run_id: str, *, seat=None, c
         sql += " AND seat = ?"
         params.append(seat)
     rows = core.store.all(sql + " ORDER BY tick, seat LIMIT ? OFFSET ?", (*params, limit + 1, offset))
-    turns = [json.loads(r["turn"]) for r in rows[:limit]]
+    turns = [published(json.loads(r["turn"])) for r in rows[:limit]]
     grading = plan.view(row)
     return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS,
             "status": grading["status"] if grading else None, "turns": turns,
@@ -40,12 +40,12 @@ def labels(core: Core, run_id: str, keys: list[tuple[int, int]]) -> dict[tuple[i
     rows = core.store.all("SELECT tick, seat, turn FROM decision_turns WHERE run_id = ? AND tick BETWEEN ? AND ?",
                           (run_id, lo, hi))
     wanted = set(keys)
-    return {(r["tick"], r["seat"]): json.loads(r["turn"]) for r in rows if (r["tick"], r["seat"]) in wanted}
+    return {(r["tick"], r["seat"]): published(json.loads(r["turn"])) for r in rows if (r["tick"], r["seat"]) in wanted}
 
 
 def marked(core: Core, run_id: str, seats: list[int] | None = None, limit: int = 200) -> list[dict]:
     """A run's labelled decisions (inaccuracies, mistakes, blunders), worst first, for its owner's page."""
-    rows = [json.loads(r["turn"]) for r in core.store.all(
+    rows = [published(json.loads(r["turn"])) for r in core.store.all(
         "SELECT turn FROM decision_turns WHERE run_id = ? AND json_extract(turn, '$.label') IS NOT NULL", (run_id,))]
     if seats is not None:
         rows = [r for r in rows if r["seat"] in seats]

@@ -12,7 +12,7 @@ def archived(m):
     return events_table(f"m_{m.config.seed}", m.columns(), meta, m.messages)
 
 
-def new_match(seed: int, ticks: int, seats=POLICY_SEATS, **env_over):
+def new_match(seed: int, ticks: int, seats=POLICY_SEATS, spawn_seed: int | None = None, **env_over):
     env = resolve_env({"anchors": ["anchors-v1"], **env_over})
-    env["seed"], env["spawn_seed"] = seed, seed + 1
+    env["seed"], env["spawn_seed"] = seed, seed + 1 if spawn_seed is None else spawn_seed
     return build_match(ticks, env, seat_specs(list(seats)))

@@ -2,11 +2,11 @@
 grading in parts, and the sanity of its verdicts (docs/RUBRIC.md, Decision grading)."""
 import pytest
 
-from analytics.grading import GRADER, decisions_of, grade_match, merge
-from analytics.grading.scale import BLUNDER, INACCURACY, MISTAKE, accuracy, label
-from tests.grading.conftest import archived, new_match
+from analytics.grading import GRADER, TURN_FIELDS, decisions_of, grade_match, merge, published
+from analytics.grading.scale import BLUNDER, INACCURACY, MISTAKE, accuracy, label, seat_accuracy
+from tests.grading.conftest import POLICY_SEATS, archived, new_match
 
-TURN_FIELDS = ["tick", "seat", "chosen", "value", "best", "best_value", "regret", "accuracy", "label"]
+ROW_FIELDS = [*TURN_FIELDS, "stake"]
 SUMMARY_FIELDS = ["grader", "graded", "accuracy", "mean_regret", "inaccuracies", "mistakes", "blunders"]
 
 
@@ -35,8 +35,8 @@ def test_rows_and_summaries_are_the_contracts(graded):
     assert g["grader"] == GRADER and g["horizon_ticks"] == 8 and g["rollouts"] == 4
     assert len(g["turns"]) == 80
     for t in g["turns"]:
-        assert list(t) == TURN_FIELDS
-        assert t["regret"] >= 0 and t["best_value"] >= t["value"]
+        assert list(t) == ROW_FIELDS and list(published(t)) == list(TURN_FIELDS)
+        assert t["regret"] >= 0 and t["best_value"] >= t["value"] and t["stake"] >= t["regret"]
         assert t["regret"] == pytest.approx(t["best_value"] - t["value"], abs=2e-3)
         assert t["label"] == label(t["regret"]) and t["accuracy"] == pytest.approx(accuracy(t["regret"]), abs=0.01)
         assert t["chosen"] and all("action" in a for a in t["chosen"] + t["best"])
@@ -45,7 +45,8 @@ def test_rows_and_summaries_are_the_contracts(graded):
         assert list(s) == SUMMARY_FIELDS and s["graded"] == 40
         mine = [t for t in g["turns"] if t["seat"] == seat]
         assert s["blunders"] == sum(t["label"] == "blunder" for t in mine)
-        assert s["accuracy"] == pytest.approx(sum(t["accuracy"] for t in mine) / 40, abs=0.01)
+        kept = 1 - sum(t["regret"] for t in mine) / sum(t["stake"] for t in mine)
+        assert s["accuracy"] == pytest.approx(100 * kept, abs=0.01)
 
 
 def test_same_run_same_grades_and_parts_merge_to_the_whole(graded):
@@ -62,6 +63,18 @@ def test_labels_follow_the_thresholds():
     assert label(0.0) is None and label(INACCURACY - 1e-9) is None
     assert label(INACCURACY) == "inaccuracy" and label(MISTAKE) == "mistake" and label(BLUNDER) == "blunder"
     assert accuracy(0) == 100 and accuracy(MISTAKE) > accuracy(BLUNDER) > 0
+
+
+def test_a_seats_accuracy_is_the_share_of_its_stakes_it_kept():
+    row = {"regret": 0.0, "stake": 0.0, "accuracy": 100.0}
+    assert seat_accuracy([row] * 5) == 100  # nothing was ever at stake
+    # many turns where little could be won or lost do not hide the one that cost most of what was at stake
+    trivial = [{"regret": 0.01, "stake": 0.05, "accuracy": accuracy(0.01)}] * 99
+    costly = {"regret": 3.0, "stake": 4.0, "accuracy": accuracy(3.0)}
+    plain = sum(t["accuracy"] for t in [*trivial, costly]) / 100
+    assert seat_accuracy([*trivial, costly]) == pytest.approx(100 * (1 - 3.99 / 8.95))
+    assert seat_accuracy([*trivial, costly]) < 60 < plain
+    assert seat_accuracy([{"regret": 0.3, "accuracy": accuracy(0.3)}]) == accuracy(0.3)  # a row from before stakes
 
 
 def waiting_seat(seed: int, ticks: int):
@@ -96,3 +109,26 @@ def table_inventory_food(table) -> int:
     cols = event_columns(table)
     row = [r for r in range(len(cols["kind"])) if cols["kind"][r] == STOCK and cols["agent"][r] == 0][0]
     return cols["c"][row]
+
+
+def test_a_hungry_wait_near_death_is_a_mistake():
+    # the seat that waits among the four policies (benchmarks/grading_validation.py's waiter, seed 500):
+    # at tick 70 it holds 3 food at health 45 and satiety 0. Graded with the greedy-harvester
+    # continuation from the next tick on, a meal there moved where the seat walked next, and the
+    # wait was valued above the meal (regret 0). Its own next turns are waits, and the rollouts now
+    # play them first: the wait costs health the meal would have kept (docs/RUBRIC.md).
+    m = new_match(500, 120, seats=["test/waiter", *POLICY_SEATS], spawn_seed=500 + 7919)
+    while not m.done:
+        if m.tick == 70:
+            assert (m.agents.health[0], m.agents.satiety[0], int(table_food(m))) == (45, 0, 3)
+        m.submit({0: [{"action": "wait"}]} if m.agents.alive[0] == 1 else {})
+    g = grade_match(archived(m), None, [0], decisions=[(70, 0)])
+    (turn,) = g["turns"]
+    assert turn["chosen"] == [{"action": "wait"}] and {a["action"] for a in turn["best"]} == {"eat"}
+    assert turn["label"] in ("mistake", "blunder"), turn
+
+
+def table_food(m) -> int:
+    from engine.rules import RESOURCES
+
+    return m.agents.inv[0, RESOURCES.index("food")]
