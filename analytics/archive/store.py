@@ -414,8 +414,10 @@ class Archive:
                 path, matches = self._listed_part(listed)
                 held = wanted.intersection(matches)
                 if held:
-                    parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", sorted(held))],
-                                               schema=SEAT_SCHEMA))
+                    # a part whose every match is wanted (a series' summary) is read whole: the filter's
+                    # dataset scan costs several times the read
+                    keep = None if held == set(matches) else [("match_id", "in", sorted(held))]
+                    parts.append(pq.read_table(path, filesystem=self.fs, filters=keep, schema=SEAT_SCHEMA))
             path = self._path(SEATS_DIR, compacted(key))
             if self._exists(path):
                 parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", ids)],
