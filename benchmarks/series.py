@@ -219,8 +219,9 @@ def run(a, cores: list[int], tmp: Path) -> dict:
                                     "note": "POST to results readable, minus the engine's time for that match"},
         },
         "targets": [
-            {"target": "API runs/s vs engine alone, same cores, interleaved", "goal": ">= 0.7",
-             "measured": round(ratio, 3), "met": ratio >= 0.7},
+            # issue 28 set the goal for 2 cores at 0.5 (it was 0.7 before the scale-out)
+            {"target": "API runs/s vs engine alone, same cores, interleaved", "goal": ">= 0.5",
+             "measured": round(ratio, 3), "met": ratio >= 0.5},
             {"target": "first series' wall clock within its estimate", "goal": f"<= {promised['high']} ms",
              "measured": first["wall_ms"], "unit": "ms", "met": first["wall_ms"] <= promised["high"]},
             {"target": "per-run overhead, POST to readable result, median", "goal": "< 30 ms",
