@@ -174,7 +174,7 @@ class ArenaSeat:
             async with asyncio.timeout_at(deadline):
                 return await self.chat.send([], text, deadline)
         except TimeoutError:
-            raise TurnTimeout("the provider did not answer within the turn") from None
+            raise self.chat.ran_out() from None
 
     def _run(self, coro):
         return on_loop(self.loop, coro)

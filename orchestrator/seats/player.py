@@ -123,8 +123,7 @@ class SeatPlayer:
             async with asyncio.timeout_at(deadline):
                 reply = await self.chat.send(self.memory, text, deadline)
         except TimeoutError:
-            return await self._fault(turn, started, retries_before,
-                                     TurnTimeout("the provider did not answer within the turn"))
+            return await self._fault(turn, started, retries_before, self.chat.ran_out())
         except ProviderError as e:
             return await self._fault(turn, started, retries_before, e)
         except SeatFailed as e:

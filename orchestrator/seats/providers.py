@@ -18,7 +18,8 @@ Failures (orchestrator.seats.faults): 429, 5xx, 529 and dropped connections are 
 exponential backoff (or the Retry-After the provider sends) while the turn's deadline allows, then
 raise Unreachable; requests in flight per key are capped and adapt to 429s (orchestrator.seats.limits); 401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
 4xx, a 200 whose body is not the protocol's answer, or one carrying an error object raise Rejected
-with the provider's own message; no answer by the deadline raises TurnTimeout.
+with the provider's own message; no answer by the deadline raises TurnTimeout, unless the provider
+answered this turn with a retried fault (then Unreachable, naming it: `Chat.ran_out`).
 """
 from __future__ import annotations
 
@@ -162,6 +163,7 @@ class Chat:
         self.tools = tools if tools is not None else tool_specs()  # the world's actions unless a game says
         self.pool = client.pool
         self.retries = 0  # extra attempts after 429, 5xx or a dropped connection, over the run
+        self.answered_with: tuple[str, int] | None = None  # this turn's last retried fault, and attempts
         self.format, self.reasoning, self.temperature, self.seat = format, reasoning, temperature, seat
         self.max_tokens = int(max_tokens or DEFAULT_MAX_TOKENS["on" if reasoning_on(reasoning) else "off"])
         base = (base_url or DEFAULT_BASE_URL.get(provider) or "").rstrip("/")
@@ -187,10 +189,10 @@ class Chat:
         Each attempt holds one of the key's slots (orchestrator.seats.limits) while it is in flight."""
         loop = asyncio.get_running_loop()
         limit = key_limit(self.provider, self.base_url, self.key, self.max_concurrent)
-        attempt = 0
+        attempt, self.answered_with = 0, None
         while True:
             if deadline - loop.time() <= 0:
-                raise TurnTimeout(f"no answer within the turn after {attempt} attempts")
+                raise self.ran_out()
             sent_at = await limit.acquire(deadline)
             request = httpx.Request("POST", self.url, content=payload, headers=self.headers,
                                     extensions={"timeout": httpx.Timeout(max(0.0, deadline - loop.time())).as_dict()})
@@ -201,7 +203,7 @@ class Chat:
             except AddressRefused as e:  # no retry can change the rule: the seat never plays
                 raise SeatFailed(f"{self.seat}: {e}") from e
             except httpx.TimeoutException as e:
-                raise TurnTimeout("the provider did not answer within the turn") from e
+                raise self.ran_out() from e
             except httpx.TransportError as e:
                 status, retry_after, why = None, None, f"connection failed ({type(e).__name__})"
             else:
@@ -223,10 +225,19 @@ class Chat:
             wait = retry_after if retry_after is not None else \
                 random.uniform(0.5, 1.0) * min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** attempt)
             attempt += 1
+            self.answered_with = (why, attempt)
             if loop.time() + wait >= deadline:
                 raise Unreachable(f"{why}, after {attempt} attempts; no time left in the turn to retry")
             self.retries += 1
             await asyncio.sleep(wait)
+
+    def ran_out(self) -> ProviderError:
+        """The turn's deadline passed: a timeout when the provider never answered this turn, else the
+        fault it answered with (a retry cut short by the deadline does not turn 503s into a slow provider)."""
+        if self.answered_with is None:
+            return TurnTimeout("the provider did not answer within the turn")
+        why, attempts = self.answered_with
+        return Unreachable(f"{why}, after {attempts} attempts; the turn ran out while retrying")
 
     async def _attempt(self, request: httpx.Request, limit: KeyLimit, sent_at: float) -> httpx.Response:
         """One request on a slot of the key's limit, which learns from the answer."""

@@ -95,6 +95,18 @@ def test_an_overloaded_provider_is_unreachable_after_the_retries(fake):
     assert players[0].turns["provider_errors"] == 3 and players[0].turns["retries"] >= 3
 
 
+def test_a_retry_the_deadline_cuts_short_keeps_the_fault_the_provider_answered_with(fake):
+    # a 503, then the retry hangs past the turn: the provider answered, with an error, so the turn is
+    # that fault (counted as a provider error, named by its status), not a slow provider
+    fake.script("r/m", {"status": 503, "headers": {"retry-after": "0.05"}},
+                {"calls": [("wait", {})], "delay_ms": 30_000})
+    _, players, reports, _ = season(fake, {0: ROUTER}, 1, timeout_ms=500)
+    p = players[0]
+    assert p.turns["provider_errors"] == 1 and p.turns["timed_out"] == 0 and p.turns["retries"] == 1
+    assert "HTTP 503" in p.transcript[0]["error"] and "ran out while retrying" in p.transcript[0]["error"]
+    assert reports[0].waits == {0: "no_reply"}
+
+
 def test_a_provider_nobody_answers_for_is_unreachable():
     async def go(client):
         p = SeatPlayer(0, ROUTER, key="k", client=client, base_url=f"http://127.0.0.1:{free_port()}/v1",
