@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import collections
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +73,10 @@ class Service:
     url: str
     token: str
     data_dir: Path
+    output: collections.deque  # the service's last lines of output
+
+    def log(self) -> str:
+        return "".join(list(self.output))
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.url, headers=bearer(self.token), timeout=60)
@@ -102,10 +107,11 @@ def serve(data_dir: Path, ray_address: str, timeout: float = 180, config: str = 
         lines.append(line)
         if re.fullmatch(r"dsk_[0-9a-f]{64}", line.strip()):
             token = line.strip()
-    # keep reading its output so the pipe never fills and blocks the service
+    # keep reading its output so the pipe never fills and blocks the service; its last lines explain a failure
     import threading
 
-    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
+    tail: collections.deque = collections.deque(lines, maxlen=400)
+    threading.Thread(target=lambda: tail.extend(proc.stdout), daemon=True).start()
     url = f"http://127.0.0.1:{port}"
     while True:
         try:
@@ -116,7 +122,7 @@ def serve(data_dir: Path, ray_address: str, timeout: float = 180, config: str = 
         if proc.poll() is not None or time.monotonic() > deadline:
             raise RuntimeError(f"studio serve did not answer on {url}")
         time.sleep(0.2)
-    return Service(proc, url, token, data_dir)
+    return Service(proc, url, token, data_dir, tail)
 
 
 def wait_runs(c: httpx.Client, run_ids: list[str], timeout: float = 600) -> list[dict]:

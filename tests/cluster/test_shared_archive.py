@@ -119,4 +119,5 @@ def test_model_matches_on_the_worker_node_land_their_transcripts_there(cluster, 
                 turns = c.get(f"/api/v1/runs/{run['run_id']}/transcript", params={"seat": 0}).json()["turns"]
                 assert len(turns) == 10 and turns[0]["actions"]
                 assert (service.archive / "transcripts" / f"{run['match_id']}.arrow").exists()
-            assert worker_node in nodes
+            placed = sorted((m["node_id"][:8], m["pid"]) for m in manifests.values())
+            assert worker_node in nodes, f"every model match played on the head's node {placed}:\n{service.log()[-6000:]}"
