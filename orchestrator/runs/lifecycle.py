@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from orchestrator.errors import DomainError
+from orchestrator.listeners import Listeners
 
 log = logging.getLogger("studio.lifecycle")
 
@@ -348,19 +349,12 @@ class Ends:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._waiting: dict[str, list[threading.Event]] = {}
-        self._listeners: list = []
+        self._listeners = Listeners("run ends")
 
-    @contextmanager
-    def listening(self, heard) -> Iterator[None]:
+    def listening(self, heard):
         """heard(run_ids) is called, on the dispatcher's thread, with the runs of each write that ended
         some; it must return at once (set an event, schedule a wake-up)."""
-        with self._lock:
-            self._listeners.append(heard)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._listeners.remove(heard)
+        return self._listeners.listening(heard)
 
     @contextmanager
     def watch(self, run_id: str) -> Iterator[threading.Event]:
@@ -385,9 +379,4 @@ class Ends:
             for run_id in run_ids:
                 for ended in self._waiting.get(run_id, ()):
                     ended.set()
-            listeners = list(self._listeners)
-        for heard in listeners:
-            try:
-                heard(run_ids)
-            except Exception:  # a listener's fault (its event loop gone) never stops the dispatcher
-                log.exception("a listener for run ends failed")
+        self._listeners.notify(run_ids)

@@ -30,15 +30,14 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Future
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import ray
 
 from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.grading.read import graded_seats
+from orchestrator.listeners import Listeners
 from orchestrator.runs import summaries
 from orchestrator.runs.summary_task import Summaries
 from orchestrator.runs.summary_text import Kept, nothing_scored
@@ -100,7 +99,7 @@ class Summarizer:
         self._slots: dict[str, Slot] = {}
         self._lock = threading.Lock()
         self._events: queue.SimpleQueue = queue.SimpleQueue()
-        self._listeners: list = []
+        self._listeners = Listeners("kept summaries")
         self._stopped = False
         self._actors: list = []
         self._out: dict[int, int] = {}  # tasks out per actor (by its index)
@@ -130,17 +129,10 @@ class Summarizer:
         self._events.put(("due", batch_id, None, None))
         return done
 
-    @contextmanager
-    def listening(self, heard) -> Iterator[None]:
+    def listening(self, heard):
         """heard(batch_id) is called, on this summarizer's thread, each time a summary is kept; it must
         return at once."""
-        with self._lock:
-            self._listeners.append(heard)
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._listeners.remove(heard)
+        return self._listeners.listening(heard)
 
     def stop(self) -> None:
         """Tasks still out are left to finish; whoever waits on them is answered Stopped."""
@@ -243,13 +235,7 @@ class Summarizer:
                 while len(self._last) > SERIES_KEPT:
                     self._last.popitem(last=False)
             ask.done.set_result(kept)
-            with self._lock:
-                listeners = list(self._listeners)
-            for heard in listeners:
-                try:
-                    heard(batch_id)
-                except Exception:  # a listener's fault (its event loop gone) never stops the summaries
-                    log.exception("a listener for kept summaries failed")
+            self._listeners.notify(batch_id)
 
     def _home(self) -> int:
         """The actor a series' first task goes to: the least busy one, in turn among equals."""

@@ -9,14 +9,7 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
-from tests.cluster.harness import LoopbackCluster, manifests as _manifests, serve, series_body, wait_runs
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    c = LoopbackCluster(nodes=2)
-    yield c
-    c.shutdown()
+from tests.cluster.harness import manifests as _manifests, serve, series_body, wait_runs
 
 
 @pytest.fixture(scope="module")

@@ -10,14 +10,7 @@ import pytest
 
 from analytics.archive.layout import EVENTS_DIR, SEATS_DIR, series_archived, series_files
 from orchestrator.play import Job, play_job
-from tests.cluster.harness import LoopbackCluster, manifests as _manifests, serve, series_body, wait_runs
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    c = LoopbackCluster(nodes=2)
-    yield c
-    c.shutdown()
+from tests.cluster.harness import manifests as _manifests, serve, series_body, wait_runs
 
 
 @pytest.fixture(scope="module")
