@@ -23,16 +23,17 @@ def label(regret: float) -> str | None:
 
 
 def seat_accuracy(turns: list[dict]) -> float:
-    """The share of what was at stake in a seat's decisions that its turns kept, 0..100:
-    100 (1 - sum of regrets / sum of stakes), a stake being best - worst candidate value. A plain
-    mean of per-decision accuracies counts the many turns where nothing much could be won or lost as
-    fully as the few that decide a season; 100 when nothing was ever at stake."""
-    if any("stake" not in t for t in turns):  # rows graded before stakes were recorded
+    """How a seat's losses compare with a blind pick's, 0..100: 100 B / (B + R), R the sum of its
+    regrets and B the sum of what a pick at random among each decision's candidates would have lost
+    (best value - the candidates' mean). 100: it never lost anything; 50: it lost as much as blind
+    picks would have; below 50: more. Weighting by what blind picks lose puts the weight where a
+    decision mattered, and the mean of the candidates, unlike the worst of them, is not one
+    outlier's; 100 when no decision could lose anything."""
+    if any("blind_regret" not in t for t in turns):  # rows graded before blind regrets were recorded
         return sum(t["accuracy"] for t in turns) / len(turns)
-    stake = sum(t["stake"] for t in turns)
-    if stake <= 0:
-        return 100.0
-    return max(0.0, 100.0 * (1.0 - sum(t["regret"] for t in turns) / stake))
+    blind = sum(t["blind_regret"] for t in turns)
+    lost = sum(t["regret"] for t in turns)
+    return 100.0 if blind + lost <= 0 else 100.0 * blind / (blind + lost)
 
 
 def summarize(turns: list[dict], seats) -> dict[int, dict | None]:

@@ -7,8 +7,9 @@ greedy-harvester and aggressive-raider would have taken there, duplicates merged
 from the rebuilt state and the world on for HORIZON ticks, ROLLOUTS times (engine/rollouts.py);
 the graded seat plays its own logged turns for OWN_TURNS ticks after the decision's (the same for
 every candidate), then the reference policy; its value is the seat's fitness_index where the
-rollouts stop, averaged. regret = best value - chosen value; stake = best value - worst value, what
-the decision could move (a seat's accuracy is the share of its stakes its turns kept).
+rollouts stop, averaged. regret = best value - chosen value; blind_regret = best value - the
+candidates' mean, what a pick at random among them would lose (a seat's accuracy compares its regrets
+with these).
 
 The service splits a match's decisions (`decisions_of`) across tasks, grades each part with
 `grade_match(..., decisions=part)` and joins the parts with `merge`.
@@ -30,8 +31,8 @@ OWN_TURNS = 4          # ticks after the decision's on which the graded seat rep
 CANDIDATE_POLICIES = POLICIES[:3]  # honest-trader, greedy-harvester, aggressive-raider
 
 
-# A graded turn as CONTRACT.md section 14 publishes it; a row also carries its `stake`, which the
-# seat summary reads and the published turns leave out.
+# A graded turn as CONTRACT.md section 14 publishes it; a row also carries its `blind_regret`, which
+# the seat summary reads and the published turns leave out.
 TURN_FIELDS = ("tick", "seat", "chosen", "value", "best", "best_value", "regret", "accuracy", "label")
 
 
@@ -112,7 +113,7 @@ def _grade(ro: Rollouts, tick: int, seat: int, base, messages: list[str], rollou
     return {"tick": tick, "seat": seat, "chosen": _actions(chosen, messages), "value": round(float(values[0]), 3),
             "best": _actions(cands[best], messages), "best_value": round(float(values[best]), 3),
             "regret": regret, "accuracy": round(accuracy(regret), 2), "label": label(regret),
-            "stake": round(float(values.max() - values.min()), 3)}
+            "blind_regret": round(float(values[best] - values.mean()), 3)}
 
 
 def grade_match(events, meta: dict | None, seats, *, rollout_seed: int | None = None, decisions=None,

@@ -6,7 +6,7 @@ from analytics.grading import GRADER, TURN_FIELDS, decisions_of, grade_match, me
 from analytics.grading.scale import BLUNDER, INACCURACY, MISTAKE, accuracy, label, seat_accuracy
 from tests.grading.conftest import POLICY_SEATS, archived, new_match
 
-ROW_FIELDS = [*TURN_FIELDS, "stake"]
+ROW_FIELDS = [*TURN_FIELDS, "blind_regret"]
 SUMMARY_FIELDS = ["grader", "graded", "accuracy", "mean_regret", "inaccuracies", "mistakes", "blunders"]
 
 
@@ -36,7 +36,7 @@ def test_rows_and_summaries_are_the_contracts(graded):
     assert len(g["turns"]) == 80
     for t in g["turns"]:
         assert list(t) == ROW_FIELDS and list(published(t)) == list(TURN_FIELDS)
-        assert t["regret"] >= 0 and t["best_value"] >= t["value"] and t["stake"] >= t["regret"]
+        assert t["regret"] >= 0 and t["best_value"] >= t["value"] and t["blind_regret"] >= 0
         assert t["regret"] == pytest.approx(t["best_value"] - t["value"], abs=2e-3)
         assert t["label"] == label(t["regret"]) and t["accuracy"] == pytest.approx(accuracy(t["regret"]), abs=0.01)
         assert t["chosen"] and all("action" in a for a in t["chosen"] + t["best"])
@@ -45,8 +45,8 @@ def test_rows_and_summaries_are_the_contracts(graded):
         assert list(s) == SUMMARY_FIELDS and s["graded"] == 40
         mine = [t for t in g["turns"] if t["seat"] == seat]
         assert s["blunders"] == sum(t["label"] == "blunder" for t in mine)
-        kept = 1 - sum(t["regret"] for t in mine) / sum(t["stake"] for t in mine)
-        assert s["accuracy"] == pytest.approx(100 * kept, abs=0.01)
+        blind = sum(t["blind_regret"] for t in mine)
+        assert s["accuracy"] == pytest.approx(100 * blind / (blind + sum(t["regret"] for t in mine)), abs=0.01)
 
 
 def test_same_run_same_grades_and_parts_merge_to_the_whole(graded):
@@ -65,16 +65,19 @@ def test_labels_follow_the_thresholds():
     assert accuracy(0) == 100 and accuracy(MISTAKE) > accuracy(BLUNDER) > 0
 
 
-def test_a_seats_accuracy_is_the_share_of_its_stakes_it_kept():
-    row = {"regret": 0.0, "stake": 0.0, "accuracy": 100.0}
-    assert seat_accuracy([row] * 5) == 100  # nothing was ever at stake
-    # many turns where little could be won or lost do not hide the one that cost most of what was at stake
-    trivial = [{"regret": 0.01, "stake": 0.05, "accuracy": accuracy(0.01)}] * 99
-    costly = {"regret": 3.0, "stake": 4.0, "accuracy": accuracy(3.0)}
+def test_a_seats_accuracy_compares_its_losses_with_blind_picks():
+    row = {"regret": 0.0, "blind_regret": 0.0, "accuracy": 100.0}
+    assert seat_accuracy([row] * 5) == 100  # no decision could lose anything
+    # losing what blind picks would have lost is 50, whatever the scale of the decisions
+    even = [{"regret": 0.5, "blind_regret": 0.5, "accuracy": accuracy(0.5)}] * 10
+    assert seat_accuracy(even) == 50 and seat_accuracy([{**t, "regret": 0} for t in even]) == 100
+    # many turns where little could be lost do not hide the one that cost most of what was to lose
+    trivial = [{"regret": 0.01, "blind_regret": 0.02, "accuracy": accuracy(0.01)}] * 99
+    costly = {"regret": 3.0, "blind_regret": 1.0, "accuracy": accuracy(3.0)}
     plain = sum(t["accuracy"] for t in [*trivial, costly]) / 100
-    assert seat_accuracy([*trivial, costly]) == pytest.approx(100 * (1 - 3.99 / 8.95))
-    assert seat_accuracy([*trivial, costly]) < 60 < plain
-    assert seat_accuracy([{"regret": 0.3, "accuracy": accuracy(0.3)}]) == accuracy(0.3)  # a row from before stakes
+    assert seat_accuracy([*trivial, costly]) == pytest.approx(100 * 2.98 / (2.98 + 3.99))
+    assert seat_accuracy([*trivial, costly]) < 50 < plain
+    assert seat_accuracy([{"regret": 0.3, "accuracy": accuracy(0.3)}]) == accuracy(0.3)  # a row from before
 
 
 def waiting_seat(seed: int, ticks: int):
