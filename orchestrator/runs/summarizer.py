@@ -16,7 +16,11 @@ next task starts no sooner than PLAYING_EVERY_S after the last one came back, an
 series' scored and graded runs have grown by PLAYING_GROWTH of those the last summary covered (or
 PLAYING_STALE_S have passed since it): a summary costs a worker about the same whatever the number of
 runs, so a series that plays fast is summarised a few times, not once per landed run. A series' final
-summary (asked for once it has ended) starts as soon as nothing of it is out.
+summary (asked for once it has ended) starts as soon as nothing of it is out. A final summary that
+comes back over fewer matches than the series scored (a listing of the archive raced a part's
+publishing rename, which POSIX lets a directory read miss) is asked again, SHORT_RETRY_S apart for
+SHORT_PATIENCE_S at most, and then fails: whoever waits computes it itself rather than answer an
+ended series with a summary of some of its runs.
 
 One thread starts the tasks and keeps their results, so neither the event loop nor Ray's own threads
 ever touch the store or Ray on a summary's account.
@@ -47,12 +51,18 @@ log = logging.getLogger("studio.summaries")
 PLAYING_EVERY_S = 2.0
 PLAYING_GROWTH = 0.5  # while a series plays, its next summary waits for half as many runs again...
 PLAYING_STALE_S = 10.0  # ...or for this long after the last one
+SHORT_RETRY_S = 0.25
+SHORT_PATIENCE_S = 5.0
 ACTORS = 2  # summaries computed at once, each by its own actor
 SERIES_KEPT = 4096  # series whose last summary (its size, when, which actor) is remembered
 
 
 class Stopped(RuntimeError):
     """The dispatcher stopped before the summary came back."""
+
+
+class Short(RuntimeError):
+    """An ended series' summary kept coming back over fewer matches than it scored."""
 
 
 @dataclass
@@ -62,6 +72,8 @@ class Ask:
     graded: tuple[str, ...]
     final: bool = False  # the series has ended: nobody has the summary of its last state yet
     done: Future = field(default_factory=Future)
+    not_before: float = 0.0  # (monotonic) a short final summary's next try
+    first: float | None = None  # (monotonic) when its first task started
 
     def __post_init__(self) -> None:
         # running from the start: a waiter that gives up (cancels its wrapper) cannot cancel it for the others
@@ -159,13 +171,17 @@ class Summarizer:
             if what == "stop":
                 return
             if what == "back":
+                again = False
                 try:
-                    self._back(batch_id, ask, result)
+                    again = self._back(batch_id, ask, result)
                 except Exception as e:  # one series' fault never stops the others' summaries
                     log.exception("series %s: keeping its summary failed", batch_id)
                     if not ask.done.done():
                         ask.done.set_exception(e)
-                self._next(batch_id, ask)
+                if again:
+                    self._again(batch_id, ask)
+                else:
+                    self._next(batch_id, ask)
             wait = self._start_due()
 
     def _start_due(self) -> float | None:
@@ -179,7 +195,8 @@ class Summarizer:
                     if slot.not_before <= now:
                         del self._slots[batch_id]
                     continue
-                at = 0.0 if slot.wanted.final else max(slot.not_before, self._grown_at(batch_id, slot.wanted))
+                at = slot.wanted.not_before if slot.wanted.final else max(slot.not_before,
+                                                                          self._grown_at(batch_id, slot.wanted))
                 if at <= now:
                     slot.running, slot.wanted = slot.wanted, None
                     due.append((batch_id, slot.running))
@@ -203,6 +220,8 @@ class Summarizer:
         return last.at + PLAYING_STALE_S
 
     def _start(self, batch_id: str, ask: Ask) -> None:
+        if ask.first is None:
+            ask.first = time.monotonic()
         if not self._actors:  # started with the first summary asked for: warm when the first runs end
             self._actors = [Summaries.remote() for _ in range(ACTORS)]
             self._out = dict.fromkeys(range(ACTORS), 0)
@@ -218,7 +237,9 @@ class Summarizer:
         ref = self._actors[k].summarize.remote(self.uri, batch_id, list(ask.scored), decisions)
         ref.future().add_done_callback(lambda f: self._events.put(("back", batch_id, ask, (k, f))))
 
-    def _back(self, batch_id: str, ask: Ask, back: tuple[int | None, Future]) -> None:
+    def _back(self, batch_id: str, ask: Ask, back: tuple[int | None, Future]) -> bool:
+        """Keeps what came back and answers its waiters; True: a final summary came back short and is
+        to be asked again."""
         k, result = back
         if k is not None:
             self._out[k] -= 1
@@ -227,15 +248,41 @@ class Summarizer:
         except Exception as e:
             log.error("series %s: the task computing its summary failed: %s", batch_id, cause(e), exc_info=e)
             ask.done.set_exception(e)
-        else:
-            kept = Kept(json.loads(text), text)
-            if summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept):  # kept before anyone reads it
-                self._last.pop(batch_id, None)
-                self._last[batch_id] = Last(ask.size, time.monotonic(), k)
-                while len(self._last) > SERIES_KEPT:
-                    self._last.popitem(last=False)
-            ask.done.set_result(kept)
-            self._listeners.notify(batch_id)
+            return False
+        kept = Kept(json.loads(text), text)
+        if summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept):  # kept before anyone reads it
+            self._last.pop(batch_id, None)
+            self._last[batch_id] = Last(ask.size, time.monotonic(), k)
+            while len(self._last) > SERIES_KEPT:
+                self._last.popitem(last=False)
+        elif ask.final and kept.summary["matches"] < len(ask.scored):
+            if time.monotonic() - ask.first < SHORT_PATIENCE_S:
+                return True
+            log.error("series %s: its summary read %d of its %d matches for %.0f s", batch_id,
+                      kept.summary["matches"], len(ask.scored), SHORT_PATIENCE_S)
+            ask.done.set_exception(Short(f"the archive showed {kept.summary['matches']} of the series' "
+                                         f"{len(ask.scored)} matches"))
+            return False
+        ask.done.set_result(kept)
+        self._listeners.notify(batch_id)
+        return False
+
+    def _again(self, batch_id: str, ask: Ask) -> None:
+        """A short final summary is asked again after SHORT_RETRY_S; a newer state asked for meanwhile
+        answers its waiters too."""
+        with self._lock:
+            slot = self._slots.get(batch_id)
+            if slot is None or slot.running is not ask:
+                return
+            slot.running = None
+            if slot.wanted is None:
+                ask.not_before = time.monotonic() + SHORT_RETRY_S
+                slot.wanted = ask
+            else:
+                slot.wanted.final = True
+                slot.wanted.not_before = max(slot.wanted.not_before, time.monotonic() + SHORT_RETRY_S)
+                slot.wanted.first = ask.first if slot.wanted.first is None else slot.wanted.first
+                _answer_with(ask.done, slot.wanted.done)
 
     def _home(self) -> int:
         """The actor a series' first task goes to: the least busy one, in turn among equals."""
@@ -248,3 +295,13 @@ class Summarizer:
             slot = self._slots.get(batch_id)
             if slot is not None and slot.running is ask:
                 slot.running, slot.not_before = None, time.monotonic() + PLAYING_EVERY_S
+
+
+def _answer_with(waiting: Future, source: Future) -> None:
+    """waiting gets source's result (or exception) once it has one."""
+    def copy(f: Future) -> None:
+        if f.exception() is not None:
+            waiting.set_exception(f.exception())
+        else:
+            waiting.set_result(f.result())
+    source.add_done_callback(copy)

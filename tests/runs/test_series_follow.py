@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from analytics.archive.layout import SEATS_DIR, series_archived, series_files
 from analytics.summary import series_summary
 from api.python import Studio
 from orchestrator import auth
@@ -239,3 +240,30 @@ def test_studio_wait_on_a_series_returns_at_its_end(srv):
     batch_id = local.launch_run(**local_body(trials=2, season_ticks=30))["batch"]["batch_id"]
     over = local.wait_series(batch_id, timeout_s=120)["batch"]
     assert over["status"] == "finished" and over["counts"] == {"finished": 2} and over["summary"]["runs"] == 2
+
+
+def test_an_ended_series_is_never_answered_with_a_summary_of_some_of_its_runs(srv):
+    """A directory listing that races a part's publishing rename may miss the part (POSIX allows it):
+    the final summary then comes back over fewer matches than the series scored. It is asked again
+    until the archive shows them all, never answered short. Here the series' seat parts are hidden
+    from the archive for a second while the read asks for the final summary."""
+    token = account(srv.core)
+    with srv.client(token) as c:
+        warm = c.post("/api/v1/runs", json=local_body(trials=2, season_ticks=30, grading="off")).json()["batch"]
+        _ended(srv.core, warm["batch_id"])
+        assert _batch(c, warm["batch_id"])["summary"]["runs"] == 2  # the summary actors are up and warm
+        out = c.post("/api/v1/runs", json=local_body(trials=3, season_ticks=30, grading="off")).json()["batch"]
+        batch_id = out["batch_id"]
+        _ended(srv.core, batch_id)
+        until(lambda: series_archived(srv.data_dir, SEATS_DIR, batch_id), 60, what="the series' parts published")
+        parts = series_files(srv.data_dir, SEATS_DIR, batch_id)
+        for p in parts:
+            p.rename(p.with_name(p.name + ".away"))
+        back = threading.Timer(1.0, lambda: [p.with_name(p.name + ".away").rename(p) for p in parts])
+        back.start()
+        try:
+            final = _batch(c, batch_id)
+        finally:
+            back.join()
+    assert final["status"] == "finished" and final["summary"]["runs"] == 3, final["summary"]
+    assert final["summary"] == _fresh(srv.core, batch_id, out["run_ids"])
