@@ -10,7 +10,10 @@ import pytest
 from tests.runs.conftest import CONFIG, Server, account, start
 
 ABSENT_S = 15
-AGENT_CONFIG = CONFIG + f"[runs]\nagent_absent_s = {ABSENT_S}\n"
+
+
+def agent_config(absent_s: float) -> str:
+    return CONFIG + f"[runs]\nagent_absent_s = {absent_s:g}\n"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -19,8 +22,11 @@ def ray_session(ray_pool):
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory) -> Server:
-    s = start(tmp_path_factory.mktemp("agents") / "data", AGENT_CONFIG)
+def srv(request, tmp_path_factory) -> Server:
+    """A module may set its own window (ABSENT_S): one whose agents all ask as soon as they launch
+    needs less than the example agents, which start a process first."""
+    absent_s = getattr(request.module, "ABSENT_S", ABSENT_S)
+    s = start(tmp_path_factory.mktemp("agents") / "data", agent_config(absent_s))
     yield s
     s.stop()
 

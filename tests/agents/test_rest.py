@@ -11,9 +11,11 @@ import httpx
 
 from orchestrator import auth
 from orchestrator.runs import service
-from tests.agents.conftest import ABSENT_S, play_rest, world_body
+from tests.agents.conftest import play_rest, world_body
 from tests.runs.conftest import account, wait_terminal
 
+# every agent here asks for its turn as soon as its run is launched: a short window (conftest's srv)
+ABSENT_S = 5
 TURN = "/api/v1/runs/{}/seats/{}/turn"
 ACTIONS = "/api/v1/runs/{}/seats/{}/actions"
 

@@ -1,8 +1,8 @@
 """MCP over real HTTP: the official `mcp` client against real uvicorn servers on 127.0.0.1.
 
 Two servers: `idle` for the session (no dispatcher, so launched runs stay queued and refusals that
-need a queued run are reachable) and `playing` for the module that plays runs (the dispatcher on a
-local Ray). Both are tests/runs' servers; REST calls go to the same server for comparison.
+need a queued run are reachable) and `playing` for the modules that play runs (the dispatcher on a
+local Ray; one for the package, each test on its own account). Both are tests/runs' servers; REST calls go to the same server for comparison.
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def idle(tmp_path_factory) -> Server:
     s.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def playing(tmp_path_factory, ray_pool) -> Server:
     s = start(tmp_path_factory.mktemp("mcp-playing") / "data", CONFIG, dispatch=True)
     yield s

@@ -41,6 +41,28 @@ ANTHROPIC_VERSION = "2026-10-21"
 DEFAULT_STEP = {"calls": [("wait", {})]}
 
 
+class _Server(uvicorn.Server):
+    """uvicorn that stops as soon as it is told: its loop waits on an event rather than checking a
+    flag every 0.1 s, and its shutdown closes the connections without uvicorn's grace period. A
+    provider double is stopped once its test is over, with no request left to finish."""
+
+    stopping: asyncio.Event | None = None
+
+    async def main_loop(self) -> None:
+        self.stopping = asyncio.Event()
+        await self.on_tick(0)  # the Date header, as uvicorn sets it at its first tick
+        await self.stopping.wait()
+
+    async def shutdown(self, sockets=None) -> None:
+        for server in self.servers:
+            server.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+
+    def stop(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.call_soon_threadsafe(self.stopping.set)
+
+
 class FakeProvider:
     def __init__(self, default: dict | None = None):
         self.default = default or DEFAULT_STEP
@@ -158,22 +180,28 @@ class FakeProvider:
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_level="error", lifespan="off", access_log=False,
-                                backlog=2048, timeout_keep_alive=keep_alive_s, timeout_graceful_shutdown=0.2,
+                                backlog=2048, timeout_keep_alive=keep_alive_s,
                                 ssl_certfile=certfile, ssl_keyfile=keyfile)
         self.scheme = "https" if certfile else "http"
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self._server = _Server(config)
+        self._thread = threading.Thread(target=self._serve, args=(sock,), daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 10
-        while not self._server.started:
+        while not (self._server.started and self._server.stopping):
             if time.monotonic() > deadline:
                 raise RuntimeError("fake provider did not start")
             time.sleep(0.01)
         return self
 
+    def _serve(self, sock: socket.socket) -> None:
+        async def serve():
+            self._loop = asyncio.get_running_loop()
+            await self._server.serve(sockets=[sock])
+        asyncio.run(serve())  # cancels what is still in flight (a request held by a hanging step)
+
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
+        if self._thread is not None and self._thread.is_alive():
+            self._server.stop(self._loop)
             self._thread.join(timeout=10)
 
     def __enter__(self):
