@@ -187,16 +187,49 @@ class Archive:
         """match id -> its metadata, for a part's file (events: the match's; seats: empty)."""
         return table_meta(pq.read_schema(path, filesystem=self.fs)).get("matches", {})
 
-    def _listed_part(self, path: str) -> tuple[str, dict[str, dict]]:
-        """(its path now, its matches) for a part as listed: a staged part published since is found
-        under its new name."""
+    def _read_part(self, listed: str, wanted: set[str], schema=None) -> tuple[dict[str, dict], pa.Table | None]:
+        """(its matches, its rows of the wanted ones or None when it holds none) for a part as listed: a
+        staged part published since its listing is read under its new name."""
         try:
-            return path, self._part_matches(path)
+            return self._read_part_file(listed, wanted, schema)
         except FileNotFoundError:
-            if not path.endswith(staged("")):
+            if not listed.endswith(staged("")):
                 raise
-            path = path[:-len(staged(""))] + COMPACT
-            return path, self._part_matches(path)
+            return self._read_part_file(listed[:-len(staged(""))] + COMPACT, wanted, schema)
+
+    def _read_part_file(self, path: str, wanted: set[str], schema=None) -> tuple[dict[str, dict], pa.Table | None]:
+        # Matches and rows through one open file: a part moved meanwhile is still read whole, as one version.
+        with self.fs.open_input_file(path) as f:
+            matches = table_meta(pq.read_schema(f)).get("matches", {})
+            held = wanted.intersection(matches)
+            if not held:
+                return matches, None
+            # a part whose every match is wanted (a series' summary) is read whole: the filter's dataset
+            # scan costs several times the read
+            keep = None if held == set(matches) else [("match_id", "in", sorted(held))]
+            return matches, pq.read_table(f, filters=keep, schema=schema)
+
+    def _from_parts(self, sub: str, key: str, wanted: set[str], schema=None) -> list[tuple[dict, pa.Table]]:
+        """(matches, rows of the wanted ones) of each of a series' parts holding any. A directory listing
+        may miss a part renamed into place while it reads (POSIX allows it; an object store's listing may
+        lag), so the parts are listed once more when a wanted match was not found."""
+        out, read, found = [], set(), set()
+        for _ in range(2):
+            for part, listed in self._parts(sub, key).items():
+                if part in read or found >= wanted:
+                    continue
+                read.add(part)
+                try:
+                    matches, table = self._read_part(listed, wanted - found, schema)
+                except FileNotFoundError:  # rewritten without its orphans, or dropped, since the listing
+                    read.discard(part)
+                    continue
+                if table is not None:
+                    out.append((matches, table))
+                    found.update(wanted.intersection(matches))
+            if found >= wanted:
+                break
+        return out
 
     def _staged(self) -> dict[str, tuple]:
         """match id -> (series key, part, its file's mtime) for every staged part, by its seat rows' file."""
@@ -206,7 +239,11 @@ class Archive:
             found = part_of(posixpath.basename(info.path))
             if found and not found[1]:
                 key = posixpath.basename(posixpath.dirname(info.path))
-                for m in self._part_matches(info.path):
+                try:
+                    held = self._part_matches(info.path)
+                except FileNotFoundError:  # published (or dropped) since the listing: no longer staged
+                    continue
+                for m in held:
                     out[m] = (key, found[0], info.mtime)
         return out
 
@@ -380,17 +417,15 @@ class Archive:
         except (FileNotFoundError, OSError):  # not landed, or compacted away a moment ago
             pass
         for k in dict.fromkeys(x for x in (key, match_id) if x):
-            for listed in self._parts(EVENTS_DIR, k).values():
-                path, matches = self._listed_part(listed)
-                if match_id in matches:
-                    table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "=", match_id)])
-                    return table.replace_schema_metadata({b"studio": json.dumps(matches[match_id]).encode()})
+            for matches, table in self._from_parts(EVENTS_DIR, k, {match_id}):
+                return table.replace_schema_metadata({b"studio": json.dumps(matches[match_id]).encode()})
             path = self._path(EVENTS_DIR, compacted(k))
             if self._exists(path):
-                table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "=", match_id)])
-                if table.num_rows:
-                    meta = self._compact_meta(path).get("matches", {}).get(match_id, {})
-                    return table.replace_schema_metadata({b"studio": json.dumps(meta).encode()})
+                with self.fs.open_input_file(path) as f:  # its metadata and rows of one version of the file
+                    meta = table_meta(pq.read_schema(f)).get("matches", {})
+                    if match_id in meta:
+                        table = pq.read_table(f, filters=[("match_id", "=", match_id)])
+                        return table.replace_schema_metadata({b"studio": json.dumps(meta[match_id]).encode()})
         return None
 
     def read_events(self, match_id: str, key: str | None = None, with_text: bool = True):
@@ -409,15 +444,7 @@ class Archive:
             else:
                 by_key.setdefault(key or m, []).append(m)
         for key, ids in by_key.items():
-            wanted = set(ids)
-            for listed in self._parts(SEATS_DIR, key).values():
-                path, matches = self._listed_part(listed)
-                held = wanted.intersection(matches)
-                if held:
-                    # a part whose every match is wanted (a series' summary) is read whole: the filter's
-                    # dataset scan costs several times the read
-                    keep = None if held == set(matches) else [("match_id", "in", sorted(held))]
-                    parts.append(pq.read_table(path, filesystem=self.fs, filters=keep, schema=SEAT_SCHEMA))
+            parts += [table for _, table in self._from_parts(SEATS_DIR, key, set(ids), SEAT_SCHEMA)]
             path = self._path(SEATS_DIR, compacted(key))
             if self._exists(path):
                 parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", ids)],

@@ -8,7 +8,10 @@ import json
 import os
 import time
 
+import fsspec
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
+import pytest
 import ray
 
 from analytics.archive import layout
@@ -228,3 +231,58 @@ def test_a_part_whose_seat_rows_were_never_written_is_never_published(tmp_path):
     assert not list((root / "events" / "bat_h").iterdir())
     with open_data_dir(tmp_path) as data:
         assert len(data.events_df("m1")) == archive.events("m1", "bat_h").num_rows == from_ipc(o.events).num_rows
+
+
+class _PublishedMeanwhile(pafs.FSSpecHandler):
+    """The local disk, where another process (the compactor) publishes a series' staged parts at the worst
+    moment for a reader: just after the reader listed them, just after it first opened one, or while it
+    lists the series' directory, whose listing then shows neither name (POSIX lets a directory read miss
+    a file renamed meanwhile)."""
+
+    def __init__(self, root, key: str, ids: list[str], when: str):
+        super().__init__(fsspec.filesystem("file"))
+        self.compactor, self.key, self.ids, self.when, self.done = Archive(str(root)), key, ids, when, False
+
+    def _publish(self) -> None:
+        if not self.done:
+            self.done = True
+            self.compactor.compact(self.key, self.ids)
+
+    def get_file_info_selector(self, selector):
+        infos = super().get_file_info_selector(selector)
+        if self.when == "listed" and any(i.path.endswith(".staged") for i in infos):
+            self._publish()
+        elif self.when == "missed" and any(i.path.endswith(".staged") for i in infos) and not self.done:
+            self._publish()
+            infos = [i for i in infos if not i.path.endswith(".staged")]
+        return infos
+
+    def open_input_file(self, path):
+        f = super().open_input_file(path)
+        if self.when == "opened" and path.endswith(".staged"):
+            self._publish()
+        return f
+
+
+@pytest.mark.parametrize("when", ["listed", "opened", "missed"])
+def test_a_reader_sees_every_match_of_a_part_published_while_it_reads(tmp_path, when):
+    root = tmp_path / "archive"
+    _chunk(root, "bat_m", [1, 2])
+    whole = Archive(str(root))
+    seat_rows, events = whole.seats({"m1": "bat_m", "m2": "bat_m"}).num_rows, whole.events("m2", "bat_m").num_rows
+    reads = {
+        "seats": lambda a: a.seats({"m1": "bat_m", "m2": "bat_m"}).num_rows == seat_rows,  # a series' summary
+        "events": lambda a: a.events("m2", "bat_m").num_rows == events,  # a page of the log
+        "landed": lambda a: a.landed() in (["m1", "m2"], []),  # the sweep: staged, or published since
+    }
+    for name, read in reads.items():
+        _chunk(root, "bat_m", [1, 2])  # staged again: the same matches, as a worker wrote them
+        for p in (root / "events" / "bat_m").glob("*.parquet"):
+            p.unlink()
+        for p in (root / "seats" / "bat_m").glob("*.parquet"):
+            p.unlink()
+        archive = Archive(str(root))
+        meanwhile = _PublishedMeanwhile(root, "bat_m", ["m1", "m2"], when)
+        archive.fs = pafs.PyFileSystem(meanwhile)
+        assert read(archive), name
+        assert meanwhile.done, name  # the race was run
