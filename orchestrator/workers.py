@@ -146,6 +146,10 @@ class Player:
     def pid(self) -> int:
         return os.getpid()
 
+    @ray.method(concurrency_group="control")
+    def node(self) -> str:
+        return self._node
+
 
 class ModelPlayer(Player):
     """A model worker's body: every job a coroutine on the actor's event loop (a world match with model
@@ -207,6 +211,9 @@ class ModelPlayer(Player):
 
     async def pid(self) -> int:
         return os.getpid()
+
+    async def node(self) -> str:
+        return self._node
 
 
 # Scripted matches play one at a time per worker (a queued second job starts the moment the first

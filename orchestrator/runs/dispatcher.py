@@ -31,9 +31,9 @@ from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.archiving import Archiver
+from orchestrator.runs.modelpool import ModelPool
 from orchestrator.runs.summarizer import Summarizer
-from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray, model_nodes, \
-    model_worker
+from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray
 
 log = logging.getLogger("studio.dispatcher")
 PROGRESS_EVERY_S = 0.5
@@ -59,8 +59,7 @@ class Dispatcher:
         self.num_cpus = num_cpus
         self.n_workers = workers  # default: one per CPU of the cluster
         self.workers: list = []       # scripted matches, one CPU each
-        self.model_workers: list = []  # matches with model seats, no CPU held
-        self.model_node: dict = {}     # id(model worker) -> the node it was placed on
+        self.models = ModelPool(self.wake)  # matches with model seats, no CPU held
         self.inflight: dict = {}      # ObjectRef -> (run ids of the chunk, worker)
         self.by_run: dict = {}        # run_id -> worker
         self._wake = threading.Event()
@@ -98,7 +97,7 @@ class Dispatcher:
         """How many runs of a kind play at once: one per scripted worker, hundreds per model worker."""
         if scripted:
             return max(1, len(self.workers))
-        return max(1, len(self.model_workers) * MODEL_JOBS_PER_WORKER)
+        return max(1, len(self.models.workers) * MODEL_JOBS_PER_WORKER)
 
     def start(self) -> None:
         # before anything else: a second player's reconcile would requeue or fail the first one's runs
@@ -110,7 +109,7 @@ class Dispatcher:
             raise
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
-        self._grow_model_pool()
+        self.models.grow()
         self._node = ray.get_runtime_context().get_node_id()
         self._starting = [w.pid.remote() for w in self.workers]  # answered once a worker is warm
         self.archiver.on_ray(self._node)
@@ -135,8 +134,9 @@ class Dispatcher:
         self._drain()
         self.grader.stop()
         self.summaries.stop()
-        for w in self.workers + self.model_workers:
+        for w in self.workers:
             ray.kill(w)
+        self.models.stop()
         try:
             if self.by_run:
                 with self.core.store.write() as c:
@@ -149,7 +149,7 @@ class Dispatcher:
         self.recorder = None
         self.agents.stop()
         self.inflight, self.by_run = {}, {}
-        self.workers, self.model_workers, self.model_node = [], [], {}
+        self.workers = []
         self.core.dispatcher = None
         self.archiver.close()
         if self._play_lock is not None:
@@ -158,12 +158,12 @@ class Dispatcher:
 
     def _drain(self) -> None:
         """Ask the model workers to stop at a tick boundary and collect what they hand back."""
-        for w in self.model_workers:
+        for w in self.models.ready:
             try:
                 w.drain.remote()
             except RayError:
                 pass
-        models = {id(w) for w in self.model_workers}
+        models = {id(w) for w in self.models.ready}
         deadline = time.monotonic() + DRAIN_S
         while time.monotonic() < deadline and any(id(w) in models for _, w in self.inflight.values()):
             try:
@@ -176,19 +176,6 @@ class Dispatcher:
     def wake(self) -> None:
         self._maybe_queued = {True: True, False: True}
         self._wake.set()
-
-    def _grow_model_pool(self) -> None:
-        """Model workers per node by its CPUs (workers.model_nodes): on start, and for nodes that join."""
-        placed: dict = {}
-        for node in self.model_node.values():
-            placed[node] = placed.get(node, 0) + 1
-        for node in model_nodes():
-            if placed.get(node, 0) > 0:
-                placed[node] -= 1
-                continue
-            w = model_worker(node)
-            self.model_workers.append(w)
-            self.model_node[id(w)] = node
 
     def request_cancel(self, run_id: str) -> None:
         worker = self.by_run.get(run_id)
@@ -203,6 +190,7 @@ class Dispatcher:
                 if not self._flush():  # the store refuses writes (disk full, held lock): wait, keep state
                     self._stop.wait(RETRY_S)
                     continue
+                self.models.settle()
                 self._submit_queued()
                 # a result (its call's done callback, _submit), a launch or a stop wakes the loop: no
                 # polling of Ray while matches play; the wait's bound keeps progress and sweeps on time
@@ -215,7 +203,7 @@ class Dispatcher:
                     self._progress()
                     last_progress = time.monotonic()
                 if time.monotonic() - last_sweep > SWEEP_EVERY_S:
-                    self._grow_model_pool()
+                    self.models.grow()  # nodes that joined
                     self._sweep()
                     last_sweep = time.monotonic()
             except Exception:  # never let one bad record stop every later run
@@ -292,7 +280,7 @@ class Dispatcher:
         return [w for k in range(max(free, default=0)) for w, n in zip(order, free) if k < n]
 
     def _submit_queued(self) -> None:
-        pools = {True: (self.workers, SCRIPTED_JOBS_PER_WORKER), False: (self.model_workers, MODEL_JOBS_PER_WORKER)}
+        pools = {True: (self.workers, SCRIPTED_JOBS_PER_WORKER), False: (self.models.ready, MODEL_JOBS_PER_WORKER)}
         for scripted, (pool, per_worker) in pools.items():
             if not self._maybe_queued[scripted]:  # before the slots: a model pool has thousands of them
                 continue
@@ -409,11 +397,8 @@ class Dispatcher:
 
     def _replace(self, worker) -> None:
         """A dead worker leaves its pool once (it may fail several jobs) and a new one of its kind joins."""
-        if any(w is worker for w in self.model_workers):
-            node = self.model_node.pop(id(worker), None)
-            fresh = model_worker(node)
-            self.model_workers = [w for w in self.model_workers if w is not worker] + [fresh]
-            self.model_node[id(fresh)] = node
+        if self.models.lost(worker):
+            self.models.grow()  # its node gets another, unless the node left with it
         elif any(w is worker for w in self.workers):
             fresh = MatchWorker.remote()
             self.workers = [w for w in self.workers if w is not worker] + [fresh]
