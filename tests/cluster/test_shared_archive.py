@@ -88,9 +88,11 @@ def test_model_matches_on_the_worker_node_land_their_transcripts_there(cluster, 
                      base_url=fake.url + "/v1", balance_usd=50.0)
         with service.client() as c:
             nodes, bodies, manifests = set(), [], {}
-            # four runs reach every model worker, one per node; on a loaded machine a worker node's model
-            # worker can be replaced meanwhile (its runs then play on the head's), so a few rounds at most
-            for _ in range(3):
+            # four runs reach every model worker, one per node. The worker node's may not be playing yet: the
+            # scheduler can place it elsewhere, and then it goes and is asked for again at the next sweep
+            # (orchestrator/runs/modelpool.py), so rounds go on until a match played there, for 90 s at most
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline:
                 run_ids = []
                 for _ in range(4):
                     r = c.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 10,
