@@ -35,13 +35,10 @@ class ModelPool:
     def grow(self) -> None:
         """Start a worker for each node that should hold one more (on start, for nodes that join, and
         after a worker was lost or placed on another node)."""
-        held: dict = {}
-        for node in self.node.values():
-            held[node] = held.get(node, 0) + 1
-        for node in model_nodes():
-            if held.get(node, 0) > 0:
-                held[node] -= 1
-            else:
+        lacking = Counter(model_nodes())
+        lacking.subtract(self.node.values())
+        for node, n in lacking.items():
+            for _ in range(n):
                 self._start(node)
 
     def _start(self, node: str | None) -> None:
