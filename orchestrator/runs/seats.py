@@ -12,6 +12,7 @@ from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.seats import prompt
 from orchestrator.seats.funding import launch_funding
+from orchestrator.seats.probe import PROBED
 from orchestrator.seats.prices import estimate as price_estimate
 
 LOCAL_SCAFFOLD = "local-policy-v1"
@@ -28,6 +29,27 @@ def scaffold(provider: str, fmt: str, directions: str) -> str:
         tag = prompt.scaffold(fmt, directions).partition("+")[2]
         return LOCAL_SCAFFOLD + (f"+{tag}" if tag else "")
     return prompt.scaffold(fmt, directions)
+
+
+class ToolCalls:
+    """Whether the key that would run a seat has a server with tool calls, as its check found
+    (orchestrator.keys.no_tools). The key is the one funding picks: the account's own for the
+    provider, else the platform's key that sponsors the model. The keys are read once per admission."""
+
+    def __init__(self, core: Core, principal: Principal):
+        self.core, self.principal = core, principal
+        self._own = self._platform = None
+
+    def missing(self, provider: str, model: str) -> str | None:
+        """What the key's check saw, when its server has no tool calls for this seat; else None."""
+        if provider not in PROBED:
+            return None
+        if self._own is None:
+            self._own, self._platform = keys.held(self.core, self.principal.account_id), keys.held(self.core, keys.PLATFORM)
+        info = self._own.get(provider)
+        if info is None and model in (self._platform.get(provider) or {}).get("models") or ():
+            info = self._platform[provider]
+        return keys.no_tools(info, provider, model)
 
 
 def key_prices(core: Core, principal: Principal) -> dict[str, list[float]]:
