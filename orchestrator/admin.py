@@ -97,6 +97,12 @@ def cmd_key_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prices_update(args: argparse.Namespace) -> int:
+    from orchestrator.seats.price_update import update
+    _print(update(_core(args), email=args.email))
+    return 0
+
+
 def cmd_outbox_list(args: argparse.Namespace) -> int:
     from orchestrator.outbox import messages
     _print(messages(_core(args), args.email.strip().lower() if args.email else None))
@@ -188,6 +194,15 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     owner = p.add_mutually_exclusive_group(required=True)
     owner.add_argument("--email", help="the account whose keys are listed")
     owner.add_argument("--platform", action="store_true", help="the operator's sponsor keys")
+
+    group = sub.add_parser("prices", help="the price table estimates use").add_subparsers(dest="action", required=True)
+    p = command(group, "update", cmd_prices_update, "read a router's current prices into the data dir's price table")
+    p.description = ("Read the router's own model list (GET {base}/models: each model's prompt and completion "
+                     "price) with a stored router key, and write it to <data dir>/prices.json, dated today. "
+                     "Estimates read it over the shipped table and name its date.")
+    owner = p.add_mutually_exclusive_group()
+    owner.add_argument("--email", help="use this account's router key (its stored base URL)")
+    owner.add_argument("--platform", action="store_true", help="use the operator's sponsor router key (the default)")
 
     group = sub.add_parser("outbox", help="read the email outbox").add_subparsers(dest="action", required=True)
     p = command(group, "list", cmd_outbox_list, "notices queued or sent, oldest first")

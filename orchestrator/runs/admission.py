@@ -52,6 +52,7 @@ class Admission:
     name: str
     scripted: bool
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
+    prices_as_of: str | None = None  # the date of the price table the USD figures used
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
@@ -234,7 +235,8 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
     trial_envs = [scen.kind.effective(scen, ticks, env, s, k) for k, s in enumerate(seeds)]
     agent_turns = n_seats * ticks * trials
-    est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal))
+    table = seat_layer.prices(core)
+    est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal), table=table)
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
     seat_layer.check(core, principal, scen.kind.funded(seats), est)
     scripted = all(s["provider"] == "local" for s in seats)
@@ -242,7 +244,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,
                      spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
-                     priced=[e["priced"] for e in est["seats"]])
+                     priced=[e["priced"] for e in est["seats"]], prices_as_of=table.as_of)
 
 
 def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:

@@ -13,7 +13,7 @@ from orchestrator.core import Core
 from orchestrator.seats import prompt
 from orchestrator.seats.funding import launch_funding
 from orchestrator.seats.probe import PROBED
-from orchestrator.seats.prices import estimate as price_estimate
+from orchestrator.seats.prices import PriceTable, estimate as price_estimate
 
 LOCAL_SCAFFOLD = "local-policy-v1"
 
@@ -57,10 +57,16 @@ def key_prices(core: Core, principal: Principal) -> dict[str, list[float]]:
     return {p: k["usd_per_mtok"] for p, k in keys.held(core, principal.account_id).items() if k.get("usd_per_mtok")}
 
 
-def estimate(seats: list[dict], ticks: int, trials: int, key_prices: dict | None = None) -> dict:
+def prices(core: Core) -> PriceTable:
+    """The service's price table: the data dir's override (`studio prices update`) over the shipped one."""
+    return PriceTable.for_data_dir(core.data_dir)
+
+
+def estimate(seats: list[dict], ticks: int, trials: int, key_prices: dict | None = None,
+             table: PriceTable | None = None) -> dict:
     """{low, high, seats: [...]} USD of the whole launch; local seats cost nothing, self-hosted ones
     nothing unless the key carries a price."""
-    return price_estimate(seats, ticks, trials, key_prices=key_prices)
+    return price_estimate(seats, ticks, trials, key_prices=key_prices, prices=table)
 
 
 def check(core: Core, principal: Principal, seats: list[dict], est: dict) -> None:
