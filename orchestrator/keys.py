@@ -179,7 +179,7 @@ def check_key(core: Core, owner: str, provider: str, model: str | None = None) -
 
 
 def _bare(model: str) -> str:
-    return model[:-len(":latest")] if model.endswith(":latest") else model  # ollama's default tag
+    return model.removesuffix(":latest")  # ollama's default tag
 
 
 def no_tools(info: dict | None, provider: str, model: str) -> str | None:

@@ -12,8 +12,9 @@ from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.seats import prompt
 from orchestrator.seats.funding import launch_funding
+from orchestrator.seats.prices import PriceTable
+from orchestrator.seats.prices import estimate as price_estimate
 from orchestrator.seats.probe import PROBED
-from orchestrator.seats.prices import PriceTable, estimate as price_estimate
 
 LOCAL_SCAFFOLD = "local-policy-v1"
 

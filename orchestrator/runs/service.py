@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from analytics.stats import precision_half_width
-from orchestrator.seats.prices import stale_warning
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -16,6 +15,7 @@ from orchestrator.ids import new_id
 from orchestrator.runs import archiving, ledger, lifecycle
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
+from orchestrator.seats.prices import stale_warning
 
 READ, WRITE = "runs:read", "runs:write"
 
@@ -65,7 +65,7 @@ def _history_limit(core: Core) -> int:
 def _warnings(core: Core, adm: Admission) -> list[str]:
     """What the estimate's figures rest on that the caller should know: a price table past its age,
     when any seat is priced from it."""
-    today = dt.datetime.fromtimestamp(core.clock.now_ms() / 1000, dt.timezone.utc).date()
+    today = dt.datetime.fromtimestamp(core.clock.now_ms() / 1000, dt.UTC).date()
     stale = stale_warning(adm.prices_as_of, today)
     return [stale] if stale and any(p in ("table", "fallback") for p in adm.priced or ()) else []
 

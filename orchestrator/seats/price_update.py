@@ -89,6 +89,6 @@ def update(core: Core, *, email: str | None = None) -> dict:
                                private_ok=keys.private_ok(core, owner, "router")))
     if not models:
         raise AdminError(f"GET {url}: no model with a price in the answer; the price table is unchanged")
-    as_of = dt.datetime.fromtimestamp(core.clock.now_ms() / 1000, dt.timezone.utc).date().isoformat()
+    as_of = dt.datetime.fromtimestamp(core.clock.now_ms() / 1000, dt.UTC).date().isoformat()
     path = write_override(core.data_dir, models, as_of, url)
     return {"as_of": as_of, "models": len(models), "source": url, "path": str(path)}

@@ -38,8 +38,8 @@ from importlib import resources as _res
 from pathlib import Path
 
 from orchestrator.seats.actions import tool_specs
-from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
 from orchestrator.seats.families import reasoning_on
+from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS
 
 CHARS_PER_TOKEN = 4

@@ -26,7 +26,13 @@ import concurrent.futures
 
 import httpx
 
-from orchestrator.seats.providers import ANTHROPIC_VERSION, DEFAULT_BASE_URL, EXCERPT, error_message, new_client
+from orchestrator.seats.providers import (
+    ANTHROPIC_VERSION,
+    DEFAULT_BASE_URL,
+    EXCERPT,
+    error_message,
+    new_client,
+)
 
 PROBE_TIMEOUT_S = 5.0  # an offline setup waits this long at most; the key is stored either way
 # a self-hosted model on CPUs may load on its first request: the chat probes wait longer than the GET

@@ -27,7 +27,7 @@ ROUTER_LIST = [
 
 
 def ms(day: str) -> int:
-    return int(dt.datetime.fromisoformat(day).replace(tzinfo=dt.timezone.utc).timestamp() * 1000)
+    return int(dt.datetime.fromisoformat(day).replace(tzinfo=dt.UTC).timestamp() * 1000)
 
 
 @pytest.fixture(scope="module")
@@ -59,13 +59,13 @@ def estimated(c) -> dict:
 
 
 def test_the_estimate_prices_with_the_routers_list_and_warns_when_it_ages(world):
-    c, core, clock, router, data_dir = world
+    c, core, clock, router, _ = world
     before = estimated(c)
     assert before["seats"][0]["priced"] == "fallback" and before["prices_as_of"] == PriceTable.shipped().as_of
     assert before["warnings"] == []
 
     written = update(core, email="ops@example.org")
-    day = dt.datetime.fromtimestamp(clock.now_ms() / 1000, dt.timezone.utc).date().isoformat()
+    day = dt.datetime.fromtimestamp(clock.now_ms() / 1000, dt.UTC).date().isoformat()
     assert written["as_of"] == day and written["models"] == 1 and written["source"] == router.url + "/v1/models"
     asked = [r for r in router.requests if r["path"] == "/v1/models"][-1]
     assert asked["headers"]["authorization"] == "Bearer k-router"
@@ -87,7 +87,7 @@ def test_the_estimate_prices_with_the_routers_list_and_warns_when_it_ages(world)
 
 
 def test_the_command_refuses_without_a_router_key_and_writes_the_table(world, capsys):
-    c, core, clock, router, data_dir = world
+    *_, router, data_dir = world
     assert main(["prices", "update", "--data-dir", str(data_dir), "--platform"]) == 2
     assert "the platform holds no router key" in capsys.readouterr().err
     assert main(["prices", "update", "--data-dir", str(data_dir), "--email", "ops@example.org"]) == 0

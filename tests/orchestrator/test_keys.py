@@ -126,7 +126,7 @@ def test_the_check_finds_a_server_without_tool_calls(core, mode):
         fake.tools = mode
         info = _probed(core, f"{mode}@example.org", fake)
         chats = fake.bodies(path="/v1/chat/completions")
-    assert [b.get("max_tokens") for b in chats][0] == 1 and "tools" not in chats[0]
+    assert chats[0].get("max_tokens") == 1 and "tools" not in chats[0]
     assert chats[1]["tools"][0]["function"]["name"] == "ping" and chats[1]["tool_choice"] == "auto"
     assert {b["model"] for b in chats} == {"smollm2"}
     assert info["tools"] == "no" and info["check"]["status"] == "ok" and info["check"]["model"] == "smollm2"
