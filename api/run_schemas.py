@@ -327,6 +327,7 @@ class EstimateBatch(Closed):
     wall_clock_ms: MsRange
     seats: list[EstimateSeat]
     prices_as_of: str
+    warnings: list[str]
     spend_cap_usd: float | None
     quota: EstimateQuota
     queue: EstimateQueue

@@ -77,15 +77,16 @@ def cmd_token_list(args: argparse.Namespace) -> int:
 
 def cmd_key_set(args: argparse.Namespace) -> int:
     from orchestrator.accounts import by_email
-    from orchestrator.keys import PLATFORM, check_key, set_key
+    from orchestrator.keys import PLATFORM, check_key, held, set_key
     models = [m for m in args.models.split(",") if m] if args.models else None
     core = _core(args)
     stored = set_key(core, provider=args.provider, key=args.key, email=args.email, platform=args.platform,
                      base_url=args.base_url, balance_usd=args.balance_usd, models=models,
                      usd_per_mtok_in=args.usd_per_mtok_in, usd_per_mtok_out=args.usd_per_mtok_out)
     if not args.no_check:  # stored whatever the answer: an offline setup still gets its key
-        stored["check"] = check_key(core, PLATFORM if args.platform else by_email(core, args.email)["id"],
-                                    args.provider)
+        owner = PLATFORM if args.platform else by_email(core, args.email)["id"]
+        stored["check"] = check_key(core, owner, args.provider, args.check_model)
+        stored["tools"] = held(core, owner)[args.provider]["tools"]
     _print(stored)
     return 0
 
@@ -93,6 +94,12 @@ def cmd_key_set(args: argparse.Namespace) -> int:
 def cmd_key_list(args: argparse.Namespace) -> int:
     from orchestrator.keys import list_keys
     _print(list_keys(_core(args), email=args.email, platform=args.platform))
+    return 0
+
+
+def cmd_prices_update(args: argparse.Namespace) -> int:
+    from orchestrator.seats.price_update import update
+    _print(update(_core(args), email=args.email))
     return 0
 
 
@@ -177,12 +184,25 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
                    "(self-hosted providers cost nothing without one)")
     p.add_argument("--usd-per-mtok-out", type=float, help="the key's own price, USD per million output tokens")
     p.add_argument("--no-check", action="store_true", help="store without asking the provider whether the key "
-                   "works (by default one request listing models, at most a few seconds; the key is stored "
-                   "either way)")
+                   "works (by default one request listing models, at most a few seconds, and for router, ollama "
+                   "and openai-compatible two short chat completions asking whether the server makes tool "
+                   "calls; the key is stored either way)")
+    p.add_argument("--check-model", metavar="MODEL", help="the model the check's chat completions ask (default: "
+                   "the first of --models, else for ollama and openai-compatible the first the server lists; "
+                   "a router key is probed only on a named model)")
     p = command(group, "list", cmd_key_list, "providers held, never the key; with each its last check")
     owner = p.add_mutually_exclusive_group(required=True)
     owner.add_argument("--email", help="the account whose keys are listed")
     owner.add_argument("--platform", action="store_true", help="the operator's sponsor keys")
+
+    group = sub.add_parser("prices", help="the price table estimates use").add_subparsers(dest="action", required=True)
+    p = command(group, "update", cmd_prices_update, "read a router's current prices into the data dir's price table")
+    p.description = ("Read the router's own model list (GET {base}/models: each model's prompt and completion "
+                     "price) with a stored router key, and write it to <data dir>/prices.json, dated today. "
+                     "Estimates read it over the shipped table and name its date.")
+    owner = p.add_mutually_exclusive_group()
+    owner.add_argument("--email", help="use this account's router key (its stored base URL)")
+    owner.add_argument("--platform", action="store_true", help="use the operator's sponsor router key (the default)")
 
     group = sub.add_parser("outbox", help="read the email outbox").add_subparsers(dest="action", required=True)
     p = command(group, "list", cmd_outbox_list, "notices queued or sent, oldest first")

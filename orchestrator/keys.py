@@ -4,7 +4,10 @@ The Fernet key lives in its own file, `<data dir>/secrets/fernet.key` (mode 0600
 STUDIO_SECRET_KEY_FILE points, so a copy of the database alone does not reveal provider keys.
 Keys are never printed back; `list_keys` shows which providers are held, and what became of checking
 each key with its provider when it was stored (`check`: ok, rejected or unreachable, with when).
-A key that cannot be checked (offline, provider down) is stored all the same.
+A key that cannot be checked (offline, provider down) is stored all the same. For servers whose
+abilities vary (orchestrator.seats.probe.PROBED) the check also asks whether the server makes tool
+calls, listed as `tools`: "yes", "no" or null (not probed, or no answer either way), the model it
+asked and what it saw in `check`; admission reads it (`no_tools`).
 
 Base URLs (CONTRACT.md section 15): the operator's `studio key set` (set_key) may store any http(s)
 URL; an account storing its own key in the web console (set_own_key) is held to orchestrator.egress's
@@ -95,7 +98,8 @@ def set_key(core: Core, *, provider: str, key: str | None, email: str | None = N
                   "DO UPDATE SET ciphertext = excluded.ciphertext, base_url = excluded.base_url, "
                   "balance_usd = excluded.balance_usd, models = excluded.models, usd_per_mtok_in = excluded.usd_per_mtok_in, "
                   "usd_per_mtok_out = excluded.usd_per_mtok_out, stored_by = excluded.stored_by, "
-                  "check_status = NULL, check_detail = NULL, checked_at_ms = NULL, updated_at_ms = ?",
+                  "check_status = NULL, check_detail = NULL, checked_at_ms = NULL, tools = NULL, tools_detail = NULL, "
+                  "tools_model = NULL, updated_at_ms = ?",
                   (owner, provider, ciphertext, base_url, balance_usd, json.dumps(models) if models else None, now,
                    *price, stored_by, now))
     return next(k for k in _listing(core, owner) if k["provider"] == provider)
@@ -115,10 +119,15 @@ def _listing(core: Core, owner: str) -> list[dict]:
              "balance_usd": r["balance_usd"], "models": json.loads(r["models"]) if r["models"] else None,
              "usd_per_mtok": None if r["usd_per_mtok_in"] is None else [r["usd_per_mtok_in"], r["usd_per_mtok_out"]],
              "created_at_ms": r["created_at_ms"], "updated_at_ms": r["updated_at_ms"],
-             "stored_by": r["stored_by"] or ACCOUNT,
-             "check": None if r["check_status"] is None else
-             {"status": r["check_status"], "detail": r["check_detail"], "at_ms": r["checked_at_ms"]}}
+             "stored_by": r["stored_by"] or ACCOUNT, "tools": r["tools"], "check": _check(r)}
             for r in rows]
+
+
+def _check(r) -> dict | None:
+    if r["check_status"] is None:
+        return None
+    return {"status": r["check_status"], "detail": r["check_detail"], "at_ms": r["checked_at_ms"],
+            "model": r["tools_model"], "tools_detail": r["tools_detail"]}
 
 
 def list_keys(core: Core, *, email: str | None = None, platform: bool = False) -> list[dict]:
@@ -149,21 +158,41 @@ def private_ok(core: Core, owner: str, provider: str) -> bool:
     return bool(info["base_url"]) and egress.allowed(info["base_url"], egress.allow_list(core.config))
 
 
-def check_key(core: Core, owner: str, provider: str) -> dict | None:
+def check_key(core: Core, owner: str, provider: str, model: str | None = None) -> dict | None:
     """Ask the provider whether the stored key works (orchestrator.seats.probe: one cheap call, a few
-    seconds at most) and record the answer on the key; returns the check, or None with no such key."""
-    from orchestrator.seats.probe import probe  # the seats package imports this module
+    seconds at most) and, for servers whose abilities vary, whether it makes tool calls (on `model`,
+    else the key's first sponsored model, else the first the server lists); record the answers on
+    the key. Returns the check as list_keys shows it, or None with no such key."""
+    from orchestrator.seats.probe import check  # the seats package imports this module
 
     info = held(core, owner).get(provider)
     if info is None:
         return None
-    status, detail = probe(provider, plaintext(core, owner, provider) or "", info["base_url"],
-                           private_ok=private_ok(core, owner, provider))
-    at = core.clock.now_ms()
+    found = check(provider, plaintext(core, owner, provider) or "", info["base_url"],
+                  private_ok=private_ok(core, owner, provider), model=model or (info["models"] or [None])[0])
     with core.store.write() as c:
-        c.execute("UPDATE provider_keys SET check_status = ?, check_detail = ?, checked_at_ms = ? "
-                  "WHERE owner = ? AND provider = ?", (status, detail, at, owner, provider))
-    return {"status": status, "detail": detail, "at_ms": at}
+        c.execute("UPDATE provider_keys SET check_status = ?, check_detail = ?, checked_at_ms = ?, tools = ?, "
+                  "tools_detail = ?, tools_model = ? WHERE owner = ? AND provider = ?",
+                  (found["status"], found["detail"], core.clock.now_ms(), found["tools"], found["tools_detail"],
+                   found["model"], owner, provider))
+    return held(core, owner)[provider]["check"]
+
+
+def _bare(model: str) -> str:
+    return model.removesuffix(":latest")  # ollama's default tag
+
+
+def no_tools(info: dict | None, provider: str, model: str) -> str | None:
+    """What the key's check saw when its server has no tool calls for this seat, else None. An
+    openai-compatible server's flags and chat template decide for every model it serves (and many
+    serve their one model whatever id is asked); an ollama or router key's verdict is about the
+    model it probed."""
+    if not info or info.get("tools") != "no":
+        return None
+    probed = (info.get("check") or {}).get("model")
+    if provider != "openai-compatible" and (probed is None or _bare(probed) != _bare(model)):
+        return None
+    return (info.get("check") or {}).get("tools_detail") or "the key's check found no tool calls"
 
 
 def remove_key(core: Core, *, email: str, provider: str) -> bool:

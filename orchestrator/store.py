@@ -248,6 +248,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE runs ADD COLUMN archived TEXT;
     """,
+    # What the key's check found its server can do (orchestrator.seats.probe): tool calls 'yes' or
+    # 'no' (NULL: not probed, or no answer either way), what the probe saw, and the model it asked
+    """
+    ALTER TABLE provider_keys ADD COLUMN tools TEXT;
+    ALTER TABLE provider_keys ADD COLUMN tools_detail TEXT;
+    ALTER TABLE provider_keys ADD COLUMN tools_model TEXT;
+    """,
 ]
 
 

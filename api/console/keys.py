@@ -42,7 +42,8 @@ async def keys_set(user: ConsoleUser):
         return refused(e, _keys, user)
     except DomainError as e:  # the code too: bad_base_url names the rule the person must follow
         return _keys(user, status=e.status, error=f"{e.code}: {e.message}")
-    await asyncio.to_thread(keys.check_key, user.core, user.session.account_id, provider)
+    await asyncio.to_thread(keys.check_key, user.core, user.session.account_id, provider,
+                            (form.get("check_model") or "").strip() or None)
     return RedirectResponse(f"/console/keys?saved={provider}", status_code=303)
 
 

@@ -52,6 +52,7 @@ class Admission:
     name: str
     scripted: bool
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
+    prices_as_of: str | None = None  # the date of the price table the USD figures used
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
@@ -82,6 +83,7 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
     kind: the scenario's, which resolves each seat's provider (an arena game's scripted seats and
     skill rule differ from the world's)."""
     out = []
+    tool_calls = seat_layer.ToolCalls(core, principal)
     names = seat_names([s["model"] for s in roster], [s.get("name") for s in roster])  # as the engine names them
     for k, seat in enumerate(roster):
         provider = kind.provider(k, seat)
@@ -104,7 +106,8 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
             raise DomainError("bad_roster", f"{seat_label(k, seat)}: skills plus instructions make "
                               f"{total} characters; at most {MAX_DIRECTIONS} are allowed")
         name = names[k]
-        fmt = agent_roster.FORMAT if agent else seat.get("format") or "tools"
+        fmt = agent_roster.FORMAT if agent else seat_format(k, seat, provider,
+                                                                      tool_calls.missing(provider, seat["model"]))
         max_tokens = seat.get("max_tokens") or (None if provider in ("local", agent_roster.AGENT) else
                                                 DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"])
         problem = max_tokens and request_problem(provider, seat, max_tokens)  # what the provider would refuse
@@ -124,6 +127,18 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
             # recorded and tagged in the scaffold so the run says what was sent, but a policy reads no text
             out[-1]["note"] = LOCAL_DIRECTIONS_NOTE
     return out
+
+
+def seat_format(index: int, seat: dict, provider: str, no_tools: str | None) -> str:
+    """The seat's reply format: as sent, else tools, or json where the key's server has no tool calls
+    (no_tools: what its check saw); format tools on such a key is bad_roster naming the fix."""
+    if seat.get("format"):
+        if seat["format"] == "tools" and no_tools:
+            raise DomainError("bad_roster", f"{seat_label(index, seat)}: format tools needs tool calls, and the "
+                              f"{provider} key's server has none ({no_tools}); send format: json for "
+                              "this seat, or serve the model with tool calls (docs/SEATS.md) and store the key again")
+        return seat["format"]
+    return "json" if no_tools else "tools"
 
 
 def _seeds(scen: Scenario, body: dict, trials: int, seed_mode: str | None,
@@ -220,7 +235,8 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
     trial_envs = [scen.kind.effective(scen, ticks, env, s, k) for k, s in enumerate(seeds)]
     agent_turns = n_seats * ticks * trials
-    est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal))
+    table = seat_layer.prices(core)
+    est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal), table=table)
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
     seat_layer.check(core, principal, scen.kind.funded(seats), est)
     scripted = all(s["provider"] == "local" for s in seats)
@@ -228,7 +244,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,
                      spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
-                     priced=[e["priced"] for e in est["seats"]])
+                     priced=[e["priced"] for e in est["seats"]], prices_as_of=table.as_of)
 
 
 def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:

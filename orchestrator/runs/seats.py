@@ -12,7 +12,9 @@ from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.seats import prompt
 from orchestrator.seats.funding import launch_funding
+from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.prices import estimate as price_estimate
+from orchestrator.seats.probe import PROBED
 
 LOCAL_SCAFFOLD = "local-policy-v1"
 
@@ -30,15 +32,42 @@ def scaffold(provider: str, fmt: str, directions: str) -> str:
     return prompt.scaffold(fmt, directions)
 
 
+class ToolCalls:
+    """Whether the key that would run a seat has a server with tool calls, as its check found
+    (orchestrator.keys.no_tools). The key is the one funding picks: the account's own for the
+    provider, else the platform's key that sponsors the model. The keys are read once per admission."""
+
+    def __init__(self, core: Core, principal: Principal):
+        self.core, self.principal = core, principal
+        self._own = self._platform = None
+
+    def missing(self, provider: str, model: str) -> str | None:
+        """What the key's check saw, when its server has no tool calls for this seat; else None."""
+        if provider not in PROBED:
+            return None
+        if self._own is None:
+            self._own, self._platform = keys.held(self.core, self.principal.account_id), keys.held(self.core, keys.PLATFORM)
+        info = self._own.get(provider)
+        if info is None and model in (self._platform.get(provider) or {}).get("models") or ():
+            info = self._platform[provider]
+        return keys.no_tools(info, provider, model)
+
+
 def key_prices(core: Core, principal: Principal) -> dict[str, list[float]]:
     """provider -> [USD per M in, out] of the account's keys that carry their own price."""
     return {p: k["usd_per_mtok"] for p, k in keys.held(core, principal.account_id).items() if k.get("usd_per_mtok")}
 
 
-def estimate(seats: list[dict], ticks: int, trials: int, key_prices: dict | None = None) -> dict:
+def prices(core: Core) -> PriceTable:
+    """The service's price table: the data dir's override (`studio prices update`) over the shipped one."""
+    return PriceTable.for_data_dir(core.data_dir)
+
+
+def estimate(seats: list[dict], ticks: int, trials: int, key_prices: dict | None = None,
+             table: PriceTable | None = None) -> dict:
     """{low, high, seats: [...]} USD of the whole launch; local seats cost nothing, self-hosted ones
     nothing unless the key carries a price."""
-    return price_estimate(seats, ticks, trials, key_prices=key_prices)
+    return price_estimate(seats, ticks, trials, key_prices=key_prices, prices=table)
 
 
 def check(core: Core, principal: Principal, seats: list[dict], est: dict) -> None:

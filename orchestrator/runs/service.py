@@ -1,12 +1,12 @@
 """Run service functions: estimate, launch, read, list, cancel. REST, MCP and Python call these."""
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from typing import Any
 
 from analytics.stats import precision_half_width
-from orchestrator.seats.prices import PriceTable
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -15,6 +15,7 @@ from orchestrator.ids import new_id
 from orchestrator.runs import archiving, ledger, lifecycle
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
+from orchestrator.seats.prices import stale_warning
 
 READ, WRITE = "runs:read", "runs:write"
 
@@ -61,6 +62,14 @@ def _history_limit(core: Core) -> int:
     return int((core.config.get("limits") or {}).get("run_history", ledger.RUN_HISTORY_DEFAULT))
 
 
+def _warnings(core: Core, adm: Admission) -> list[str]:
+    """What the estimate's figures rest on that the caller should know: a price table past its age,
+    when any seat is priced from it."""
+    today = dt.datetime.fromtimestamp(core.clock.now_ms() / 1000, dt.UTC).date()
+    stale = stale_warning(adm.prices_as_of, today)
+    return [stale] if stale and any(p in ("table", "fallback") for p in adm.priced or ()) else []
+
+
 def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = False) -> dict:
     """console: the web console's caller (the arena game picker); REST and MCP leave it False."""
     adm = admit(core, principal, raw, launching=False, console=console)
@@ -71,7 +80,8 @@ def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = Fals
         "wall_clock_ms": wall_clock_ms(adm, _workers(core, adm.scripted), _warming(core)),
         "seats": [{**{k: s[k] for k in ("seat", "name", "model", "provider", "funding")}, "priced": priced}
                   for s, priced in zip(adm.seats, adm.priced)],
-        "prices_as_of": PriceTable.as_of(),
+        "prices_as_of": adm.prices_as_of,
+        "warnings": _warnings(core, adm),
         "spend_cap_usd": adm.spend_cap_usd,
         "quota": {"agent_turns_remaining": left, "after_launch": None if left is None else left - adm.agent_turns},
         "queue": {"queued": room["queued"], "limit": principal.plan["queued_runs"],

@@ -1,4 +1,10 @@
-"""What seats cost: the shipped price table (dated `as_of`), metering and the estimate.
+"""What seats cost: the price table (dated `as_of`), metering and the estimate.
+
+The table ships as prices.json (each vendor's rows name the pages and the date they were read);
+`studio prices update` (orchestrator.seats.price_update) writes a router's own current list to
+`<data dir>/prices.json`, whose rows and date the service reads over the shipped ones
+(`PriceTable.for_data_dir`). An estimate names the date of the table it used and warns when it is
+older than STALE_DAYS (`stale_warning`).
 
 prices.json holds USD per million tokens [input, output, cached input, cache write] per model id as the
 router names it (the last two default to the input price: a vendor that states no cache price is
@@ -23,15 +29,17 @@ seats x season ticks x trials; anchors and local seats are free.
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
 import re
 from functools import lru_cache
 from importlib import resources as _res
-
+from pathlib import Path
 
 from orchestrator.seats.actions import tool_specs
-from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
 from orchestrator.seats.families import reasoning_on
+from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
 from orchestrator.seats.providers import DEFAULT_MAX_TOKENS
 
 CHARS_PER_TOKEN = 4
@@ -42,11 +50,14 @@ OUTPUT_TOKENS = {"off": (40, 300), "low": (300, 1500), "medium": (800, 3000), "h
 VENDOR = {"openai": "openai", "anthropic": "anthropic"}
 _DATE = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 _VERSION = re.compile(r"(?<=\d)-(?=\d(?:$|-))")
+OVERRIDE = "prices.json"  # in the data dir: a router's own list (`studio prices update`)
+STALE_DAYS = 90
 
 
 class PriceTable:
     def __init__(self, models: dict[str, tuple[float, ...]], fallback: tuple[float, float],
-                 free_providers: tuple[str, ...] = ("ollama",)):
+                 free_providers: tuple[str, ...] = ("ollama",), as_of: str | None = None):
+        self.as_of = as_of  # the date (YYYY-MM-DD) the prices were read
         self.models = {k: (float(v[0]), float(v[1])) for k, v in models.items()}
         # [cached input, cache write] where the table states them; the input price otherwise
         self.cache = {k: tuple(float(x) for x in (list(v[2:4]) + [v[0]] * (4 - len(v)))[:2])
@@ -54,15 +65,21 @@ class PriceTable:
         self.fallback = (float(fallback[0]), float(fallback[1]))
         self.free_providers = tuple(free_providers)
 
-    @staticmethod
-    def as_of() -> str:
-        """The date the shipped table's prices were read from the vendors."""
-        return _shipped()["as_of"]
-
     @classmethod
     def shipped(cls) -> "PriceTable":
         data = _shipped()
-        return cls(data["models"], data["fallback"], tuple(data["free_providers"]))
+        return cls(data["models"], data["fallback"], tuple(data["free_providers"]), data["as_of"])
+
+    @classmethod
+    def for_data_dir(cls, data_dir: str | Path) -> "PriceTable":
+        """The service's table: the override in the data dir, when there is one, over the shipped table
+        (its rows replace the shipped rows of the same model; its date is the table's)."""
+        path = Path(data_dir) / OVERRIDE
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return cls.shipped()
+        return _with_override(str(path), st.st_mtime_ns, st.st_size)
 
     def lookup(self, provider: str | None, model: str) -> tuple[float, float, str]:
         """(USD per M input, USD per M output, source: table, fallback or free)."""
@@ -113,6 +130,35 @@ def reply_cost(prices: PriceTable, provider: str | None, model: str, reply,
 @lru_cache(maxsize=1)
 def _shipped() -> dict:
     return json.loads(_res.files("orchestrator.seats").joinpath("prices.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=4)
+def _with_override(path: str, mtime_ns: int, size: int) -> PriceTable:
+    # keyed on the file's mtime and size: a table `studio prices update` rewrites is read again
+    data, over = _shipped(), json.loads(Path(path).read_text(encoding="utf-8"))
+    return PriceTable({**data["models"], **over["models"]}, data["fallback"], tuple(data["free_providers"]),
+                      over["as_of"])
+
+
+def write_override(data_dir: str | Path, models: dict[str, list[float]], as_of: str, source: str) -> Path:
+    """Write the override table (replacing any), whole or not at all."""
+    path = Path(data_dir) / OVERRIDE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"as_of": as_of, "source": source, "models": models}, indent=1, sort_keys=True),
+                   encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def stale_warning(as_of: str | None, today: dt.date) -> str | None:
+    """The estimate's warning when the table's prices were read more than STALE_DAYS before today."""
+    if not as_of:
+        return None
+    days = (today - dt.date.fromisoformat(as_of)).days
+    if days <= STALE_DAYS:
+        return None
+    return (f"the price table is dated {as_of}, {days} days ago (over {STALE_DAYS}): USD figures may be off; "
+            "run `studio prices update` to read a router's current prices")
 
 
 def turn_tokens(seat: dict) -> dict:

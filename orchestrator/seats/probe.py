@@ -7,6 +7,17 @@
 2xx is ok; 401 and 403 are rejected; anything else (no answer, a refused address, another status,
 a redirect, which is never followed) is unreachable, with the reason in `detail`. The call goes
 through the seats' own client, so the address rule of CONTRACT.md section 15 applies to it too.
+
+What the server can do (`check`): servers whose abilities vary by server and model (PROBED: router,
+ollama, openai-compatible) are asked two chat completions once the key is ok, both on one model (the
+one named, else for ollama and openai-compatible the first the server lists; a router serves many
+models of differing abilities, so it is probed only on a named model):
+- a one-token completion, which must answer (else nothing is concluded: the model or the chat path
+  does not work, which a tool probe could not tell apart);
+- one offering a tool with `tool_choice: auto`, as a tools seat sends it, asking the model to call
+  it. A tool call is tools `yes`; a refusal of the request (HTTP 400, 422, 500 or 501 with the
+  server's reason, an error object) or a plain text answer is `no` (servers that ignore `tools`
+  answer text); a reply cut at its ceiling, another status or no answer leaves it unknown (None).
 """
 from __future__ import annotations
 
@@ -15,45 +26,186 @@ import concurrent.futures
 
 import httpx
 
-from orchestrator.seats.providers import ANTHROPIC_VERSION, DEFAULT_BASE_URL, new_client
+from orchestrator.seats.providers import (
+    ANTHROPIC_VERSION,
+    DEFAULT_BASE_URL,
+    EXCERPT,
+    error_message,
+    new_client,
+)
 
 PROBE_TIMEOUT_S = 5.0  # an offline setup waits this long at most; the key is stored either way
+# a self-hosted model on CPUs may load on its first request: the chat probes wait longer than the GET
+CHAT_TIMEOUT_S = 60.0
+PROBED = ("router", "ollama", "openai-compatible")
+TOOL_PROBE_TOKENS = 128  # room for one call of a tool without arguments, in any server's call syntax
+REFUSED_SHAPE = (400, 422, 500, 501)  # how servers without tool calls answer a request carrying tools
+PING = {"type": "function", "function": {
+    "name": "ping", "description": "Tells the caller that you can call tools. Takes no arguments.",
+    "parameters": {"type": "object", "properties": {}, "required": []}}}
+
+
+def _openai_base(provider: str, base_url: str | None) -> str:
+    base = (base_url or DEFAULT_BASE_URL.get(provider) or "").rstrip("/")
+    return base + "/v1" if provider == "ollama" and not base.endswith("/v1") else base
+
+
+def _bearer(key: str) -> dict:
+    return {"Authorization": f"Bearer {key}"} if key else {}
 
 
 def request_for(provider: str, key: str, base_url: str | None) -> tuple[str, dict]:
     """(url, headers) of the check for this provider."""
-    base = (base_url or DEFAULT_BASE_URL.get(provider) or "").rstrip("/")
     if provider == "anthropic":
+        base = (base_url or DEFAULT_BASE_URL["anthropic"]).rstrip("/")
         return base + "/v1/models", {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
     if provider == "router":
-        return base + "/key", {"Authorization": f"Bearer {key}"}
-    if provider == "ollama" and not base.endswith("/v1"):
-        base += "/v1"
-    return base + "/models", ({"Authorization": f"Bearer {key}"} if key else {})
+        return _openai_base(provider, base_url) + "/key", _bearer(key)
+    return _openai_base(provider, base_url) + "/models", _bearer(key)
+
+
+async def _key_check(client, provider: str, key: str, base_url: str | None,
+                     timeout_s: float) -> tuple[str, str, httpx.Response | None]:
+    url, headers = request_for(provider, key, base_url)
+    what = f"GET {url}"
+    try:
+        r = await client.get(url, headers=headers, timeout=timeout_s)
+    except httpx.TimeoutException:
+        return "unreachable", f"{what}: no answer within {timeout_s:g} s", None
+    except httpx.HTTPError as e:
+        return "unreachable", f"{what}: {e or type(e).__name__}", None
+    if r.status_code in (401, 403):
+        return "rejected", f"{what}: the provider refused the key (HTTP {r.status_code})", r
+    if r.is_success:
+        return "ok", f"{what}: HTTP {r.status_code}", r
+    return ("unreachable", f"{what}: HTTP {r.status_code}" + (" (redirects are not followed)" if r.is_redirect else ""),
+            r)
 
 
 async def probe_async(provider: str, key: str, base_url: str | None, *, private_ok: bool,
                       timeout_s: float = PROBE_TIMEOUT_S) -> tuple[str, str]:
-    url, headers = request_for(provider, key, base_url)
-    what = f"GET {url}"
-    try:
-        async with new_client(1, private_ok=private_ok) as client:
-            r = await client.get(url, headers=headers, timeout=timeout_s)
-    except httpx.TimeoutException:
-        return "unreachable", f"{what}: no answer within {timeout_s:g} s"
-    except httpx.HTTPError as e:
-        return "unreachable", f"{what}: {e or type(e).__name__}"
-    if r.status_code in (401, 403):
-        return "rejected", f"{what}: the provider refused the key (HTTP {r.status_code})"
-    if r.is_success:
-        return "ok", f"{what}: HTTP {r.status_code}"
-    return "unreachable", f"{what}: HTTP {r.status_code}" + (" (redirects are not followed)" if r.is_redirect else "")
+    async with new_client(1, private_ok=private_ok) as client:
+        status, detail, _ = await _key_check(client, provider, key, base_url, timeout_s)
+    return status, detail
+
+
+def _sync(coro):
+    # its own loop in a thread: the CLI and code inside a running event loop can both wait on it
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def probe(provider: str, key: str, base_url: str | None, *, private_ok: bool,
           timeout_s: float = PROBE_TIMEOUT_S) -> tuple[str, str]:
-    """(status, detail) with status ok, rejected or unreachable. Synchronous: runs its own loop in a
-    thread, so the CLI and a running event loop can both call it."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, probe_async(provider, key, base_url, private_ok=private_ok,
-                                                    timeout_s=timeout_s)).result()
+    """(status, detail) with status ok, rejected or unreachable. Synchronous (see _sync)."""
+    return _sync(probe_async(provider, key, base_url, private_ok=private_ok, timeout_s=timeout_s))
+
+
+def _first_listed(r: httpx.Response | None) -> str | None:
+    """The first model id of an OpenAI-style model list ({"data": [{"id"}]}), if the answer is one."""
+    try:
+        data = r.json()["data"]
+        return next(m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"])
+    except (AttributeError, ValueError, KeyError, TypeError, StopIteration):
+        return None
+
+
+def _said(r: httpx.Response) -> str:
+    try:
+        body = r.json()
+    except ValueError:
+        body = None
+    return error_message(body) or r.text[:EXCERPT]
+
+
+async def _chat(client, url: str, headers: dict, body: dict, timeout_s: float) -> tuple[httpx.Response | None, str]:
+    """(response, '') or (None, why there is none)."""
+    try:
+        return await client.post(url, headers=headers, json=body, timeout=timeout_s), ""
+    except httpx.TimeoutException:
+        return None, f"no answer within {timeout_s:g} s"
+    except httpx.HTTPError as e:
+        return None, str(e) or type(e).__name__
+
+
+def _message(r: httpx.Response) -> tuple[dict | None, str | None]:
+    """(choices[0].message, finish_reason) of a chat completion, or (None, None)."""
+    try:
+        choice = r.json()["choices"][0]
+        return (choice["message"], choice.get("finish_reason")) if isinstance(choice["message"], dict) else (None, None)
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None, None
+
+
+async def tools_async(client, provider: str, key: str, base_url: str | None, model: str,
+                      timeout_s: float = CHAT_TIMEOUT_S) -> tuple[str | None, str]:
+    """("yes" | "no" | None, what the probe saw) for `model` on this server (see the module's doc)."""
+    url = _openai_base(provider, base_url) + "/chat/completions"
+    headers = _bearer(key)
+    r, why = await _chat(client, url, headers, {"model": model, "max_tokens": 1,
+                                                "messages": [{"role": "user", "content": "Say OK."}]}, timeout_s)
+    if r is None:
+        seen = why
+    elif not r.is_success:
+        seen = f"HTTP {r.status_code}: {_said(r)}"
+    elif _message(r)[0] is None:
+        seen = "an answer that is not a chat completion"
+    else:
+        seen = None
+    if seen is not None:
+        return None, f"model {model}: a one-token chat completion got {seen}; tool calls not probed"
+    r, why = await _chat(client, url, headers, {
+        "model": model, "max_tokens": TOOL_PROBE_TOKENS, "tools": [PING], "tool_choice": "auto",
+        "messages": [{"role": "user", "content": "Call the ping tool now. Answer with the tool call only."}]},
+        timeout_s)
+    what = f"model {model}: a chat completion offering a tool"
+    if r is None:
+        return None, f"{what} got {why}"
+    if r.status_code in REFUSED_SHAPE:
+        return "no", f"{what} was refused (HTTP {r.status_code}: {_said(r)})"
+    if not r.is_success:
+        return None, f"{what} got HTTP {r.status_code}: {_said(r)}"
+    try:
+        refused = error_message(r.json())
+    except ValueError:
+        refused = None
+    if refused:
+        return "no", f"{what} was answered with an error: {refused}"
+    msg, finish = _message(r)
+    if msg is None:
+        return None, f"{what} got an answer that is not a chat completion"
+    calls = [c for c in msg.get("tool_calls") or [] if isinstance(c, dict) and isinstance(c.get("function"), dict)]
+    if calls:
+        return "yes", f"{what} was answered with a tool call ({calls[0]['function'].get('name')})"
+    if finish == "length":
+        return None, f"{what} was cut at {TOOL_PROBE_TOKENS} tokens before any tool call; could not tell"
+    return "no", (f"{what} was answered with text, not a tool call (the server ignores `tools`, or serves "
+                  "the model without a chat template that has tool calls)")
+
+
+async def check_async(provider: str, key: str, base_url: str | None, *, private_ok: bool, model: str | None = None,
+                      timeout_s: float = PROBE_TIMEOUT_S, chat_timeout_s: float = CHAT_TIMEOUT_S) -> dict:
+    """The key's check and, for PROBED providers whose key is ok, what the server can do:
+    {status, detail, tools: "yes" | "no" | None, tools_detail, model (the model probed, or None)}."""
+    async with new_client(1, private_ok=private_ok) as client:
+        status, detail, r = await _key_check(client, provider, key, base_url, timeout_s)
+        out = {"status": status, "detail": detail, "tools": None, "tools_detail": None, "model": None}
+        if provider not in PROBED or status != "ok":
+            return out
+        if model is None and provider != "router":
+            model = _first_listed(r)
+        if model is None:
+            out["tools_detail"] = ("not probed: a router serves many models; name the model to probe "
+                                   "(`studio key set ... --check-model M`)" if provider == "router" else
+                                   "not probed: the server listed no model; name one with --check-model")
+            return out
+        out["tools"], out["tools_detail"] = await tools_async(client, provider, key, base_url, model, chat_timeout_s)
+        out["model"] = model
+        return out
+
+
+def check(provider: str, key: str, base_url: str | None, *, private_ok: bool, model: str | None = None,
+          timeout_s: float = PROBE_TIMEOUT_S, chat_timeout_s: float = CHAT_TIMEOUT_S) -> dict:
+    """check_async, synchronously (see _sync)."""
+    return _sync(check_async(provider, key, base_url, private_ok=private_ok, model=model, timeout_s=timeout_s,
+                             chat_timeout_s=chat_timeout_s))

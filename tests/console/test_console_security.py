@@ -36,6 +36,17 @@ def test_a_base_url_that_is_not_public_is_refused_and_a_saved_key_is_checked(pag
         _save_key(page, "openai-compatible", "sk-works", allowed_provider.url + "/v1")
     expect(page.get_by_test_id("key-check")).to_contain_text("works")
     assert keys.held(live.core, owner)["openai-compatible"]["check"]["status"] == "ok"
+    # a server that ignores `tools`: the page says so, on the model the person named
+    allowed_provider.tools = "ignore"
+    try:
+        with page.expect_navigation():
+            page.fill("#key-check-model", "smollm2")
+            _save_key(page, "openai-compatible", "sk-works", allowed_provider.url + "/v1")
+    finally:
+        allowed_provider.tools = "calls"
+    expect(page.get_by_test_id("key-tools")).to_contain_text("no: model smollm2:")
+    expect(page.get_by_test_id("key-tools")).to_contain_text("answered with text")
+    assert keys.held(live.core, owner)["openai-compatible"]["tools"] == "no"
 
 
 def test_console_and_public_pages_send_the_security_headers(live):

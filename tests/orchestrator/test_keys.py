@@ -104,3 +104,72 @@ def test_a_malformed_allow_list_stops_the_start(tmp_path):
     (tmp_path / "config.toml").write_text('[providers]\nallow_base_urls = "http://127.0.0.1:11434"\n')
     with pytest.raises(ConfigError, match="allow_base_urls must be a list"):
         Core.open(tmp_path)
+
+
+def _probed(core, email: str, fake, provider: str = "openai-compatible", model: str | None = None) -> dict:
+    owner = accounts.by_email(core, email)["id"]
+    base = fake.url if provider == "ollama" else fake.url + "/v1"
+    keys.set_key(core, email=email, provider=provider, key="sk-x", base_url=base)  # an ollama behind a proxy
+    keys.check_key(core, owner, provider, model)
+    return keys.held(core, owner)[provider]
+
+
+@pytest.mark.parametrize("mode", ["refuse", "ignore"])
+def test_the_check_finds_a_server_without_tool_calls(core, mode):
+    """A one-token completion, then one offering a tool, on the first model the server lists; the
+    verdict, the model and what was seen are stored with the key and listed."""
+    from tests.seats.fake_provider import FakeProvider
+
+    accounts.create_account(core, f"{mode}@example.org")
+    with FakeProvider() as fake:
+        fake.models = [{"id": "smollm2", "object": "model"}, {"id": "other", "object": "model"}]
+        fake.tools = mode
+        info = _probed(core, f"{mode}@example.org", fake)
+        chats = fake.bodies(path="/v1/chat/completions")
+    assert chats[0].get("max_tokens") == 1 and "tools" not in chats[0]
+    assert chats[1]["tools"][0]["function"]["name"] == "ping" and chats[1]["tool_choice"] == "auto"
+    assert {b["model"] for b in chats} == {"smollm2"}
+    assert info["tools"] == "no" and info["check"]["status"] == "ok" and info["check"]["model"] == "smollm2"
+    said = info["check"]["tools_detail"]
+    assert ("HTTP 400" in said and "does not support tools" in said) if mode == "refuse" else "answered with text" in said
+    assert keys.list_keys(core, email=f"{mode}@example.org")[0]["tools"] == "no"
+    assert keys.no_tools(info, "openai-compatible", "any-id-the-server-ignores") == said
+
+
+def test_the_check_finds_tool_calls_and_a_new_key_forgets_the_verdict(core):
+    from tests.seats.fake_provider import FakeProvider
+
+    accounts.create_account(core, "tools@example.org")
+    with FakeProvider() as fake:
+        fake.models = [{"id": "qwen3:latest", "object": "model"}]
+        fake.tools_refused_status = 500
+        info = _probed(core, "tools@example.org", fake, provider="ollama")
+        assert info["tools"] == "yes" and "tool call (wait)" in info["check"]["tools_detail"]
+        fake.tools = "refuse"  # llama.cpp without --jinja answers 500
+        info = _probed(core, "tools@example.org", fake, provider="ollama")
+    assert info["tools"] == "no" and "HTTP 500" in info["check"]["tools_detail"]
+    # an ollama verdict is about the model probed (its tag spelled either way), not every model it serves
+    assert keys.no_tools(info, "ollama", "qwen3") and keys.no_tools(info, "ollama", "qwen3:latest")
+    assert keys.no_tools(info, "ollama", "llama3.2") is None
+    keys.set_key(core, email="tools@example.org", provider="ollama", key=None, base_url="http://127.0.0.1:9")
+    assert keys.list_keys(core, email="tools@example.org")[0]["tools"] is None  # about the old server
+
+
+def test_a_router_key_is_probed_only_on_a_named_model_and_offline_nothing_is_concluded(core):
+    from tests.seats.fake_provider import FakeProvider
+
+    account = accounts.create_account(core, "router@example.org")
+    with FakeProvider() as fake:
+        fake.key_info = {"limit_remaining": 5.0}
+        fake.tools = "refuse"
+        info = _probed(core, "router@example.org", fake, provider="router")
+        assert info["tools"] is None and "--check-model" in info["check"]["tools_detail"]
+        assert fake.bodies(path="/v1/chat/completions") == []
+        info = _probed(core, "router@example.org", fake, provider="router", model="vendor/small")
+        assert info["tools"] == "no" and info["check"]["model"] == "vendor/small"
+        assert keys.no_tools(info, "router", "vendor/small") and keys.no_tools(info, "router", "vendor/large") is None
+        fake.rejected_keys.add("sk-x")  # a refused key says nothing of tool calls
+        info = _probed(core, "router@example.org", fake, provider="router", model="vendor/small")
+        assert info["check"]["status"] == "rejected" and info["tools"] is None
+    keys.check_key(core, account["id"], "router", "vendor/small")
+    assert keys.held(core, account["id"])["router"]["tools"] is None

@@ -72,6 +72,12 @@ class FakeProvider:
         self.rejected_keys: set[str] = set()
         self.key_info: dict | None = None
         self.models: list[dict] = []
+        # a server without tool calls: "refuse" answers a chat completion carrying `tools` with
+        # `tools_refused_status` and the server's reason (as Ollama does for a model whose template has
+        # none, vLLM without its tool-call flags, llama.cpp without --jinja); "ignore" drops them and
+        # the model answers text (llama-cpp-python with a chat format that has no tool calls)
+        self.tools: str = "calls"
+        self.tools_refused_status = 400
         # a provider's rate limit: requests served at once; one above it is answered 429 (with a
         # retry-after of `capacity_retry_after` seconds when set); peak and throttled say what it saw
         self.capacity: int | None = None
@@ -140,6 +146,12 @@ class FakeProvider:
         step, early = await self._common(request, key, check_openai)
         if early:
             return early
+        if self.tools != "calls" and self.requests[-1]["body"].get("tools"):
+            if self.tools == "refuse":
+                return JSONResponse({"error": {"type": "invalid_request_error", "message":
+                                               f"{self.requests[-1]['body'].get('model')} does not support tools"}},
+                                    self.tools_refused_status)
+            step = {**step, "calls": [], "text": step.get("text") or "I will ping now."}
         return JSONResponse(openai_completion(step))
 
     # -- Anthropic messages ----------------------------------------------------------------

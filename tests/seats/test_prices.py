@@ -26,7 +26,7 @@ def test_self_hosted_seats_are_free_unless_the_key_carries_a_price():
     priced = estimate(roster, 100, key_prices={"openai-compatible": [0.5, 1.5]})
     assert [s["priced"] for s in priced["seats"]] == ["key", "free"]
     assert 0 < priced["seats"][0]["usd"]["low"] < priced["seats"][0]["usd"]["high"] and priced["seats"][1]["usd"]["high"] == 0
-    assert PriceTable.as_of() == "2025-10-01"
+    assert PriceTable.shipped().as_of == "2026-11-28"
 
 
 def test_estimate_scales_with_ticks_and_trials_and_skips_free_seats():
@@ -55,3 +55,49 @@ def test_cache_reads_and_writes_have_their_own_prices_defaulting_to_the_input_pr
     assert t.cost("anthropic", "claude-sonnet-4-5", 10**6, 10**4, 600_000, 100_000) == pytest.approx(
         (300_000 * 3.0 + 600_000 * 0.3 + 100_000 * 3.75 + 10_000 * 15.0) / 1e6)
     assert t.cost("ollama", "llama3", 10**6, 10**6, 5 * 10**5) == 0.0
+
+
+def test_the_shipped_table_has_the_current_models_and_says_where_each_price_was_read():
+    import json
+    from importlib import resources
+
+    data = json.loads(resources.files("orchestrator.seats").joinpath("prices.json").read_text())
+    assert {"openai", "anthropic", "google", "openrouter"} <= set(data["sources"])
+    assert all(src["read"] and src.get("pages") or src.get("rows") for src in data["sources"].values())
+    t = PriceTable.shipped()
+    assert t.lookup("anthropic", "claude-opus-5-5") == (4.0, 20.0, "table")
+    assert t.cache_prices("anthropic", "claude-sonnet-5-5") == (0.1, 2.5)
+    assert t.lookup("openai", "gpt-6.1-terra") == (1.0, 5.0, "table")
+    assert t.lookup("router", "google/gemini-3.5-flash")[:2] == (1.5, 9.0)
+
+
+def test_a_router_list_read_over_the_shipped_table(tmp_path):
+    from orchestrator.seats.price_update import rows
+    from orchestrator.seats.prices import write_override
+
+    assert PriceTable.for_data_dir(tmp_path).as_of == PriceTable.shipped().as_of  # no override: shipped
+    listed = rows([{"id": "openai/gpt-4o", "pricing": {"prompt": "0.000001", "completion": "0.000004"}},
+                   {"id": "new/model", "pricing": {"prompt": "0.0000003", "completion": "0.0000012",
+                                                   "input_cache_read": "0.00000003"}},
+                   {"id": "openrouter/auto", "pricing": {"prompt": "-1", "completion": "-1"}},
+                   {"id": "no/pricing"}, {"id": "bad/pricing", "pricing": {"prompt": "free", "completion": "0"}},
+                   "not a model"])
+    assert listed == {"openai/gpt-4o": [1.0, 4.0], "new/model": [0.3, 1.2, 0.03, 0.3]}
+    write_override(tmp_path, listed, "2026-01-02", "http://router/models")
+    t = PriceTable.for_data_dir(tmp_path)
+    assert t.as_of == "2026-01-02"
+    assert t.lookup("router", "openai/gpt-4o") == (1.0, 4.0, "table")       # the router's row wins
+    assert t.lookup("anthropic", "claude-opus-5-5") == (4.0, 20.0, "table")  # shipped rows stay
+    assert t.cache_prices("router", "new/model") == (0.03, 0.3)
+    write_override(tmp_path, {"openai/gpt-4o": [9.0, 9.0]}, "2026-02-03", "http://router/models")
+    assert PriceTable.for_data_dir(tmp_path).lookup("router", "openai/gpt-4o")[:2] == (9.0, 9.0)  # read again
+
+
+def test_a_table_older_than_90_days_is_named_in_a_warning():
+    import datetime as dt
+
+    from orchestrator.seats.prices import stale_warning
+
+    assert stale_warning("2026-01-01", dt.date(2026, 4, 1)) is None  # 90 days
+    said = stale_warning("2026-01-01", dt.date(2026, 4, 2))
+    assert "2026-01-01" in said and "91 days" in said and "studio prices update" in said
