@@ -77,6 +77,8 @@ def wait_ms_of(value: Any) -> int:
 
 
 def _state(core: Core, batch) -> State:
+    # read again: the dispatcher writes a series' stop and sequences on its row as its runs end
+    batch = core.store.one("SELECT * FROM batches WHERE id = ?", (batch["id"],))
     rows = core.store.all("SELECT id, status, match_id, grading_status FROM runs WHERE batch_id = ? ORDER BY trial",
                           (batch["id"],))
     scored = [r for r in rows if r["match_id"] and r["status"] in lifecycle.SCORED]

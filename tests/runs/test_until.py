@@ -130,12 +130,12 @@ def test_a_series_without_a_target_plays_its_ceiling(srv):
 
 def test_cancelling_what_is_left_stops_it_cancelled(srv):
     with srv.client(account(srv.core)) as c:
-        launched = c.post("/api/v1/runs", json=local_body(roster=SEATS, season_ticks=10, trials=8,
+        launched = c.post("/api/v1/runs", json=local_body(roster=SEATS, season_ticks=2000, trials=8,
                                                           until={"half_width": 0.5})).json()
-        for run_id in launched["batch"]["run_ids"]:
-            until(lambda: c.post(f"/api/v1/runs/{run_id}/cancel").status_code == 200, 30, what="a cancel")
-        batch = _ended(c, launched["batch"]["batch_id"])
-    assert batch["stopped"] == "cancelled"
+        left = launched["batch"]["run_ids"][4:]  # two workers play two each; these wait in the queue
+        cancelled = [c.post(f"/api/v1/runs/{r}/cancel").json()["cancelled"] for r in reversed(left)]
+        batch = _ended(c, launched["batch"]["batch_id"], timeout=300)
+    assert any(cancelled) and batch["stopped"] == "cancelled"
 
 
 def test_a_budget_lowers_each_trials_cap_and_stops_the_series(srv):
