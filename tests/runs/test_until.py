@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from analytics import sequence
+from api.python import Studio
+from orchestrator.errors import DomainError
+from tests.mcp.conftest import call, connect, ok
 from tests.runs.conftest import account, local_body, start, wait_terminal
 from tests.runs.test_model_seats import model_account
 from tests.seats.fake_provider import FakeProvider
@@ -158,3 +161,36 @@ def test_a_budget_lowers_each_trials_cap_and_stops_the_series(srv):
     assert batch["stopped"] == "budget" and batch["budget_usd"] == 1.2
     assert batch["spent_usd"] == pytest.approx(sum(r["spend"]["usd"] for r in runs))
     assert 1.2 <= batch["spent_usd"] <= 1.2 + turn + 1e-9  # at most one tick over, one trial playing
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_takes_until_and_budget_and_shows_the_stop(srv):
+    token = account(srv.core)
+    args = local_body(roster=SEATS, season_ticks=20, trials=30, until={"half_width": 30}, budget_usd=5)
+    async with connect(srv, token) as client:
+        est = (await ok(client, "estimate_run", args))["batch"]
+        batch_id = (await ok(client, "launch_run", args))["batch"]["batch_id"]
+        batch = None
+        while batch is None or batch["stopped"] is None:
+            batch = (await ok(client, "get_batch", {"id": batch_id, "wait_ms": 5000}))["batch"]
+        refused = await call(client, "launch_run", {**args, "until": {"half_width": 3, "metric": "luck"}})
+    assert 2 <= est["precision"]["expected_trials"] <= 30 and est["usd"] == {"low": 0.0, "high": 0.0}
+    assert batch["stopped"] == "precise" and batch["budget_usd"] == 5 and batch["until"]["half_width"] == 30
+    assert all(s["cs"]["half_width"] <= 30 for s in batch["summary"]["seats"] if not s["anchor"])
+    assert refused[0] and refused[1]["error"] == "bad_until"
+
+
+def test_python_takes_until_and_budget(srv):
+    with Studio.connect(srv.url, token=account(srv.core)) as studio:
+        out = studio.launch_run(**local_body(roster=SEATS, season_ticks=20, trials=30), until={"half_width": 30},
+                                budget_usd=2.5)["batch"]
+        batch = studio.wait(out["batch_id"], timeout_s=120)["batch"]
+        with pytest.raises(DomainError) as bad:
+            studio.estimate_run(**local_body(roster=SEATS), until={"half_width": 3})
+    assert batch["stopped"] == "precise" and batch["budget_usd"] == 2.5 and batch["counts"]["cancelled"] > 0
+    assert bad.value.code == "bad_until"
