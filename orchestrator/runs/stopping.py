@@ -236,3 +236,17 @@ def with_cs(summary: dict, batch) -> dict:
     cs = json.loads(batch["cs"])
     return {**summary, "seats": [{**s, "cs": cs[str(s["seat"])]} if str(s["seat"]) in cs else s
                                  for s in summary.get("seats", ())]}
+
+
+def paths(core, principal, batch_id: str) -> dict[int, tuple[list[float], list[float]]] | None:
+    """Each roster seat's confidence sequence after each of its scored trials, for the series page's
+    plot; None for a series without a target."""
+    batch = core.store.one("SELECT * FROM batches WHERE id = ? AND account_id = ?", (batch_id, principal.account_id))
+    if batch is None or batch["until"] is None:
+        return None
+    out = {}
+    for s in samples(core.store.conn(), batch):
+        if not s.anchor and s.values.size:
+            low, high = sequence.bounds(s.values, s.lo, s.hi)
+            out[int(s.key)] = (low.tolist(), high.tolist())
+    return out
