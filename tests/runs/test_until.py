@@ -6,6 +6,7 @@ import pytest
 
 from analytics import sequence
 from api.python import Studio
+from api.run_schemas import BatchOne, Estimate, Run
 from orchestrator.errors import DomainError
 from tests.mcp.conftest import call, connect, ok
 from tests.runs.conftest import account, local_body, start, wait_terminal
@@ -74,6 +75,7 @@ def test_estimate_says_how_many_trials_a_target_needs(idle):
         tight = c.post("/api/v1/runs/estimate", json=local_body(
             roster=SEATS, trials=40, until={"half_width": 8, "metric": "economy", "seat": 1})).json()["batch"]
     assert "expected_trials" not in plain["precision"]
+    Estimate.model_validate({"ok": True, "batch": tight})
     assert loose["precision"]["expected_trials"] == sequence.expected_trials(20, 40, 10.0)
     assert 2 <= loose["precision"]["expected_trials"] < tight["precision"]["expected_trials"] <= 40
     assert loose["trials"] == 40 and loose["agent_turns"] == plain["agent_turns"]  # the ceiling is reserved
@@ -118,6 +120,9 @@ def test_a_series_stops_once_every_seat_is_precise(srv):
         assert cs["method"] == sequence.METHOD and cs["half_width"] <= 30
         assert cs["low"] <= seats[k]["fitness_index"]["estimate"] <= cs["high"]
     assert all("cs" in s for s in batch["summary"]["seats"])  # anchors' entries carry theirs too
+    BatchOne.model_validate({"batch": batch})  # the documented response shapes hold
+    for r in unplayed:
+        Run.model_validate(r)
 
 
 def test_a_series_without_a_target_plays_its_ceiling(srv):
