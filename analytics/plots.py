@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, is_dataclass
 from os import PathLike
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -182,4 +182,37 @@ def trajectory_plot(
     n_agents = df["agent"].nunique()
     ax.legend(fontsize="small", ncol=1 if n_agents <= 12 else 2, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title(title if title else metric)
+    return _save(fig, path)
+
+
+def sequence_plot(
+    paths: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    *,
+    metric: str = "fitness_index",
+    half_width: float | None = None,
+    title: str | None = None,
+    path: str | PathLike | None = None,
+) -> Figure:
+    """Confidence sequences trial by trial (analytics.sequence): per label, the band from its low to
+    its high bound after each scored trial, narrowing as trials come in. half_width: the target, drawn
+    as the band's width the series stops at."""
+    if not paths:
+        raise ValueError("no sequences to plot")
+    fig = Figure(figsize=(7.2, 3.6), layout="constrained")
+    ax = fig.add_subplot()
+    palette = colormaps["tab10"].colors
+    for i, (label, (low, high)) in enumerate(paths.items()):
+        lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+        n = np.arange(1, lo.size + 1)
+        colour = palette[i % len(palette)]
+        ax.fill_between(n, lo, hi, step="post", alpha=0.18, color=colour, linewidth=0)
+        ax.step(n, lo, where="post", color=colour, linewidth=1.2, label=label)
+        ax.step(n, hi, where="post", color=colour, linewidth=1.2)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("trials scored (in the order they ended)")
+    ax.set_ylabel(f"{metric}: 95% confidence sequence")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small", loc="upper right")
+    target = f"; stops at ±{half_width:g}" if half_width is not None else ""
+    ax.set_title(title if title else f"Mean {metric}, valid at every trial at once{target}")
     return _save(fig, path)

@@ -16,10 +16,12 @@ from engine.rules import RESOURCES
 from orchestrator.grading.states import STATUSES as GRADING_STATUSES
 from orchestrator.runs.body import PROVIDERS, Seat
 from orchestrator.runs.lifecycle import STATUSES
+from orchestrator.runs.stopping import BUDGET, CANCELLED, CEILING, PRECISE, SERIES_STOPPED
+from orchestrator.runs.until import Until
 
 Status = Literal[STATUSES]
 GradingStatus = Literal[GRADING_STATUSES]
-StopReason = Literal[STOP_REASONS]
+StopReason = Literal[(*STOP_REASONS, SERIES_STOPPED)]
 Provider = Literal[PROVIDERS]
 Funding = Literal["account", "platform", "free"]
 Reasoning = Seat.model_fields["reasoning"].annotation
@@ -318,6 +320,8 @@ class Precision(Closed):
     half_width_95: float | None
     single_run_half_width_95: float
     method: str
+    # with `until` (CONTRACT.md section 17): the trials a series stopped by it plays at the reference spread
+    expected_trials: int | None = None
 
 
 class EstimateBatch(Closed):
@@ -378,6 +382,15 @@ class Interval(Closed):
     confidence: float
 
 
+class ConfidenceSequence(Closed):
+    """The anytime-valid 95% confidence sequence of the mean (analytics.sequence), after the trials
+    scored so far in the order they ended (CONTRACT.md section 17)."""
+    low: float
+    high: float
+    half_width: float
+    method: str
+
+
 class SeatSummary(Closed):
     seat: int
     name: str
@@ -393,6 +406,7 @@ class SeatSummary(Closed):
     crafter_score: float | None
     achievement_rates: dict[str, float]
     decision_accuracy: Interval | None = None  # graded seats: mean decision accuracy over graded matches
+    cs: ConfidenceSequence | None = None  # a series with `until`: the sequence for its metric
 
 
 class BatchSummary(Closed):
@@ -416,6 +430,10 @@ class BatchView(Closed):
     batch_seed: int
     run_ids: list[str]
     counts: dict[Status, int]
+    until: Until | None
+    budget_usd: float | None
+    stopped: Literal[PRECISE, CEILING, BUDGET, CANCELLED] | None
+    spent_usd: float
     summary: BatchSummary
 
 

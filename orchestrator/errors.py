@@ -40,6 +40,8 @@ STATUS: dict[str, int] = {
     "not_agent_seat": 400,
     "bad_actions": 400,
     "turn_closed": 409,
+    # CONTRACT.md section 17: a series' precision target
+    "bad_until": 400,
     "internal_error": 500,
     # CONTRACT.md section 15: a provider base URL an account may not store (web console)
     "bad_base_url": 400,

@@ -255,6 +255,19 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN tools_detail TEXT;
     ALTER TABLE provider_keys ADD COLUMN tools_model TEXT;
     """,
+    # Series that stop when precise enough, within a budget (CONTRACT.md section 17,
+    # orchestrator.runs.stopping): the target (JSON, normalised), the budget and the plan's smallest
+    # spend cap at launch, whether a trial can spend at all (its caps are reserved against the budget
+    # only then), why the service stopped launching its trials, and each roster seat's confidence
+    # sequence as the stopping rule last computed it (JSON)
+    """
+    ALTER TABLE batches ADD COLUMN until TEXT;
+    ALTER TABLE batches ADD COLUMN budget_usd REAL;
+    ALTER TABLE batches ADD COLUMN min_cap_usd REAL;
+    ALTER TABLE batches ADD COLUMN trial_spends INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE batches ADD COLUMN stopped TEXT;
+    ALTER TABLE batches ADD COLUMN cs TEXT;
+    """,
 ]
 
 

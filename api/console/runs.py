@@ -17,7 +17,7 @@ from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
-from orchestrator.runs import series, summaries
+from orchestrator.runs import series, stopping, summaries, until as until_body
 from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
 router = APIRouter(include_in_schema=False)
@@ -49,7 +49,7 @@ def _scenario_choices(user: Console) -> list[dict]:
 def _builder(user: Console, status: int = 200, form=None, **ctx) -> HTMLResponse:
     rows = range(max(len(_seat_indexes(form)), 1)) if form else range(SEAT_ROWS)
     return user.page("run_new.html", status=status, scenarios=_scenario_choices(user), seat_rows=rows,
-                     max_seats=user.principal.plan["seats_per_run"], form=form, **ctx)
+                     max_seats=user.principal.plan["seats_per_run"], form=form, until_metrics=until_body.METRICS, **ctx)
 
 
 def _run_body(form) -> dict:
@@ -64,10 +64,13 @@ def _run_body(form) -> dict:
             except ValueError:
                 return text
     body: dict = {"scenario_id": form.get("scenario_id", "")}
-    for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd"):
+    for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd", "budget_usd"):
         value = (form.get(field) or "").strip()
         if value:
             body[field] = value if field in ("name", "seed_mode") else num(value)
+    half_width = (form.get("until_half_width") or "").strip()
+    if half_width:
+        body["until"] = {"half_width": num(half_width), "metric": form.get("until_metric") or until_body.DEFAULT_METRIC}
     roster = []
     for k in _seat_indexes(form):
         model = (form.get(f"seat{k}_model") or "").strip()
@@ -180,11 +183,11 @@ async def series_page(user: ConsoleUser, batch_id: str):
     except DomainError as e:
         return dead_end(user, e)
     got = got["batch"]
-    svg = await _plot(got["summary"])
+    svg, seq_svg = await _plot(got["summary"]), await _sequence_plot(user, got)
     if user.request.headers.get("hx-request"):  # the live block, polled
         return user.page("series_live.html", status=200 if got["status"] in FOLLOWED else STOP_POLLING,
-                         series=got, svg=svg)
-    return user.page("series.html", series=got, svg=svg)
+                         series=got, svg=svg, seq_svg=seq_svg)
+    return user.page("series.html", series=got, svg=svg, seq_svg=seq_svg)
 
 
 @router.get("/console/batches/{batch_id}/events")
@@ -199,7 +202,8 @@ async def series_events(user: ConsoleUser, batch_id: str):
         nonlocal state
         while True:
             got = series.view(state, await series.summary_of(user.core, state))["batch"]
-            html = TEMPLATES.get_template("series_live.html").render(series=got, svg=await _plot(got["summary"]), s=s)
+            html = TEMPLATES.get_template("series_live.html").render(series=got, svg=await _plot(got["summary"]), s=s,
+                                                                     seq_svg=await _sequence_plot(user, got))
             yield "event: series\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
             while True:
                 if state.ended or await request.is_disconnected():
@@ -222,12 +226,35 @@ async def _plot(summary: dict) -> str | None:
     return await asyncio.to_thread(_forest_svg, summaries.encode(summary))
 
 
+async def _sequence_plot(user: Console, got: dict) -> str | None:
+    """A series with a target: each seat's confidence sequence narrowing trial by trial (SVG, inline)."""
+    if got.get("until") is None:
+        return None
+    found = await asyncio.to_thread(stopping.paths, user.core, user.principal, got["batch_id"])
+    if not found:
+        return None
+    names = {s["seat"]: s["name"] for s in got["summary"].get("seats", ()) if not s["anchor"]}
+    labelled = {f"seat {k} · {names.get(k, '')}".rstrip(" ·"): v for k, v in sorted(found.items())}
+    return await asyncio.to_thread(_sequence_svg, json.dumps(labelled), json.dumps(got["until"]))
+
+
 @functools.lru_cache(maxsize=32)
-def _forest_svg(summary_text: str) -> str:
-    """The plot of one summary (by its JSON text): drawn once, however many pages and polls show it."""
-    from analytics.figures import seat_forest  # matplotlib: loaded on the first series page, not at start
-    fig = seat_forest(json.loads(summary_text))
+def _sequence_svg(paths_text: str, until_text: str) -> str:
+    from analytics.plots import sequence_plot  # matplotlib: loaded on the first page that plots
+    until = json.loads(until_text)
+    fig = sequence_plot(json.loads(paths_text), metric=until["metric"], half_width=until["half_width"])
+    return _svg(fig)
+
+
+def _svg(fig) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()
     return text[text.index("<svg"):]
+
+
+@functools.lru_cache(maxsize=32)
+def _forest_svg(summary_text: str) -> str:
+    """The plot of one summary (by its JSON text): drawn once, however many pages and polls show it."""
+    from analytics.figures import seat_forest  # matplotlib: loaded on the first series page, not at start
+    return _svg(seat_forest(json.loads(summary_text)))

@@ -82,8 +82,12 @@ _RUN_ARGS = (
     "env), max_spend_usd (a stop, clamped into the plan's range), trials (above 1 launches a series), seed_mode "
     "vary|pinned (series only), paired_with (a series only: the batch_id of an earlier series whose seeds it "
     "replays trial by trial, so the two compare pairwise), grading auto|all|off (which seats' decisions are "
-    "graded after a world match: auto grades model and agent seats, all local seats too). Agent turns = seats x season_ticks x trials, against "
-    "the month's allowance.")
+    "graded after a world match: auto grades model and agent seats, all local seats too), until (a series only: "
+    "{half_width (> 0, the metric's units), metric (fitness_index by default, or a dimension), seat (a roster "
+    "index, or null for every roster seat)}: stop launching trials once the seat's anytime-valid 95% confidence "
+    "sequence is that narrow; trials is then the ceiling), budget_usd (a series only: the most the whole series "
+    "may spend, clamped into the plan's range; each trial's cap is lowered to what it leaves). Agent turns = "
+    "seats x season_ticks x trials, against the month's allowance.")
 _RUN_VIEW = ("A run view holds run_id, match_id, name, status, scenario_id, scenario_hash, batch_id, times (_ms), "
              "live ({tick, season_ticks} while running), links ({match, log, replay} public pages once a match "
              "exists), error ({error, message} when failed), effective (as-played season_ticks, env and seeds with "
@@ -167,7 +171,8 @@ TOOLS: tuple[ToolSpec, ...] = (
              "is refused here with the same error. " + _RUN_ARGS + " Answers {ok, batch {trials, agent_turns, usd "
              "{low, high}, wall_clock_ms {low, high}, seats [{seat, name, model, provider, funding}], spend_cap_usd, "
              "quota {agent_turns_remaining, after_launch}, queue {queued, limit, headroom}, precision {reference_sd, "
-             "half_width_95, single_run_half_width_95}}}. Free plans may call it. Needs runs:read. REST: POST "
+             "half_width_95, single_run_half_width_95, method, expected_trials (with until: the trials it plays "
+             "at the reference spread)}}}. Free plans may call it. Needs runs:read. REST: POST "
              "/api/v1/runs/estimate.", service.READ, False, "body", service.estimate, model=RunBody),
     ToolSpec("launch_run", "Launch a run", "Queue a run, or a series of runs when trials > 1, with the same "
              "arguments as estimate_run (estimate first). Not idempotent: every call queues another launch and "
@@ -210,8 +215,10 @@ TOOLS: tuple[ToolSpec, ...] = (
              service.WRITE, True, "id", service.cancel, id_text="the run's id (run_...)", read_only=False,
              destructive=True),
     ToolSpec("get_batch", "Get a series", "A series launched with trials > 1: {batch {batch_id, status, trials, "
-             "seed_mode, run_ids, counts (runs per status), summary}}, where summary gives per seat the mean "
-             "fitness_index with its 95% interval and n, and the same for each dimension. Optional wait_ms "
+             "seed_mode, run_ids, counts (runs per status), until, budget_usd, stopped (null while trials are left to "
+             "play, then precise, ceiling, budget or cancelled), spent_usd, summary}}, where summary gives per seat "
+             "the mean fitness_index with its 95% interval and n, and the same for each dimension; with until, each "
+             "seat also has cs {low, high, half_width, method}, the confidence sequence valid under the stop. Optional wait_ms "
              f"(0-{series.MAX_WAIT_MS}): answer once a run of the series changes status, or after wait_ms, at once when "
              "no run is left to play; follow a whole series with it instead of polling each run. Unknown ids answer "
              "unknown_run. Needs runs:read. REST: GET /api/v1/batches/:id.", service.READ, False, "id_query",

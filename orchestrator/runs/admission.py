@@ -19,7 +19,7 @@ from orchestrator.agents import roster as agent_roster
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs import kinds, seats as seat_layer
+from orchestrator.runs import kinds, seats as seat_layer, until as until_body
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
 from orchestrator.runs.world import Scenario
 from orchestrator.seats.families import request_problem
@@ -52,7 +52,11 @@ class Admission:
     name: str
     scripted: bool
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
+<<<<<<< HEAD
     prices_as_of: str | None = None  # the date of the price table the USD figures used
+=======
+    stopping: until_body.Stopping | None = None  # a series' until and budget_usd (CONTRACT.md section 17)
+>>>>>>> until
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
@@ -194,8 +198,12 @@ def _paired_seed(core: Core, principal: Principal, body: dict, trials: int) -> i
     return row["batch_seed"]
 
 
+def spend_cap_range(principal: Principal) -> tuple[float, float]:
+    return SPEND_CAP_RANGE.get(principal.plan["id"], (0.05, 50.0))
+
+
 def spend_cap(principal: Principal, requested: float | None) -> float:
-    lo, hi = SPEND_CAP_RANGE.get(principal.plan["id"], (0.05, 50.0))
+    lo, hi = spend_cap_range(principal)
     return hi if requested is None else min(hi, max(lo, float(requested)))
 
 
@@ -206,6 +214,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     else:
         require(principal, "runs:read")
     body = check_run_body(raw)
+    stopping = until_body.check(body, body.get("trials", 1), spend_cap_range(principal))
     scen = resolve_scenario(core, principal, body["scenario_id"], console=console)
     scen.kind.check_body(body)
     if principal.frozen:
@@ -244,7 +253,11 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,
                      spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
+<<<<<<< HEAD
                      priced=[e["priced"] for e in est["seats"]], prices_as_of=table.as_of)
+=======
+                     priced=[e["priced"] for e in est["seats"]], stopping=stopping)
+>>>>>>> until
 
 
 def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:

@@ -8,6 +8,7 @@ from pydantic import Field, StrictFloat, StrictInt, StrictStr, WithJsonSchema
 from orchestrator.envspec import HINTS as ENV_HINTS, Env
 from orchestrator.keys import ROUTED
 from orchestrator.errors import DomainError
+from orchestrator.runs import until as until_body
 from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 MAX_SKILLS = 4
@@ -48,12 +49,15 @@ class RunBody(StrictModel):
     paired_with: Annotated[str, Field(min_length=1, max_length=100)] = None
     # which seats' decisions are graded after the match (CONTRACT.md section 14, orchestrator/grading)
     grading: Literal["auto", "all", "off"] = None
+    # a series that stops once precise enough, and what the whole series may spend (CONTRACT.md section 17)
+    until: until_body.Until = None
+    budget_usd: SpendCap = None
 
 
 CODES = {"scenario_id": "bad_scenario", "roster": "bad_roster", "name": "bad_request",
          "season_ticks": "bad_season_ticks", "env": "bad_env", "max_spend_usd": "bad_spend_cap",
          "trials": "bad_trials", "seed_mode": "bad_request", "paired_with": "bad_request",
-         "grading": "bad_request"}
+         "grading": "bad_request", **until_body.CODES}
 HINTS = {**ENV_HINTS,
          "scenario_id": "send a library id (svc:...) or a saved scenario id (usc_...)",
          "roster": "send a non-empty array of seats, each {model, provider?, name?, reasoning?, temperature?, "
@@ -70,7 +74,8 @@ HINTS = {**ENV_HINTS,
          "instructions": f"send a string of at most {MAX_INSTRUCTIONS} characters",
          "reasoning": "send off, low, medium or high", "format": "send tools or json",
          "temperature": "send a number from 0 to 2", "max_tokens": "send a positive integer",
-         "provider": "send one of " + ", ".join(PROVIDERS) + " (agent: a seat your own program plays)"}
+         "provider": "send one of " + ", ".join(PROVIDERS) + " (agent: a seat your own program plays)",
+         **until_body.HINTS}
 
 
 def check_run_body(raw: Any) -> dict:

@@ -29,7 +29,7 @@ from orchestrator.grading.grader import Grader
 from orchestrator.play import Job
 from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
-from orchestrator.runs import kinds, lifecycle
+from orchestrator.runs import kinds, lifecycle, stopping
 from orchestrator.runs.archiving import Archiver
 from orchestrator.runs.modelpool import ModelPool
 from orchestrator.runs.summarizer import Summarizer
@@ -230,6 +230,8 @@ class Dispatcher:
                     entry[2] = None  # in the archive: a retry of the store write does not put them again
                 with self.core.store.write() as c:
                     ended = step(c)
+                    if ended:  # a series with a target or a budget may stop with them (its queued trials end)
+                        ended = [*ended, *stopping.after_ended(c, ended, self.core.clock.now_ms())]
                 if ended:  # exported once committed, so the export reads the final rows
                     self.ends.landed(ended)
                     self.archiver.ended(ended)
@@ -289,11 +291,17 @@ class Dispatcher:
                 continue
             self._maybe_queued[scripted] = False  # before the claim: a launch committed meanwhile sets it again
             with self.core.store.write() as c:
-                rows = lifecycle.claim(c, scripted, len(slots))
-                per_chunk = self._per_chunk(rows) if scripted else 1
+                held, stopped = stopping.held(c, scripted, self.core.clock.now_ms())
+                rows = stopping.capped(c, lifecycle.claim(c, scripted, len(slots), held=held))
+                # a series with a target or a budget goes one trial per call: a stop leaves the rest queued
+                per_chunk = self._per_chunk(rows) if scripted and not stopping.controlled(
+                    c, {r["batch_id"] for r in rows}) else 1
                 series = tuple(sorted({r["batch_id"] for r in rows if r["batch_id"]}))
                 if per_chunk > 1 and len(rows) == len(slots) and series:  # more of these series may wait
                     rows += lifecycle.claim(c, scripted, len(slots) * (per_chunk - 1), series)
+            if stopped:
+                self.ends.landed(stopped)
+                self.archiver.ended(stopped)
             if len(rows) >= len(slots):  # it took all it asked for: more may wait
                 self._maybe_queued[scripted] = True
             if rows:

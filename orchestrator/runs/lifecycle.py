@@ -70,6 +70,8 @@ TRANSITIONS = {t.name: t for t in (
     Transition("cancel_queued", ("queued",), ("cancelled",), "a cancel before any worker: nothing played"),
     Transition("cancel_unplayed", IN_WORLD, ("cancelled",),
                "a run asked to cancel whose worker went away before it archived anything"),
+    Transition("series_stopped", ("queued",), ("cancelled",),
+               "a trial its series will not play: precise enough, or its budget spent (stop_reason series_stopped)"),
 )}
 
 
@@ -101,14 +103,18 @@ def error_json(message: str, code: str = "internal_error") -> str:
     return json.dumps({"error": code, "message": message})
 
 
-def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple = ()) -> list[sqlite3.Row]:
+def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple = (),
+          held: tuple = ()) -> list[sqlite3.Row]:
     """queued -> launching: the oldest `limit` queued runs of a kind, for free worker slots; with
-    series_ids, only runs of those series."""
+    series_ids, only runs of those series; never runs of the series in `held` (a series budget that
+    cannot cover another trial while others play: orchestrator.runs.stopping)."""
     t = TRANSITIONS["claim"]
     within = f" AND batch_id IN ({','.join('?' * len(series_ids))})" if series_ids else ""
+    if held:
+        within += f" AND (batch_id IS NULL OR batch_id NOT IN ({','.join('?' * len(held))}))"
     rows = c.execute(f"UPDATE runs SET status = ? WHERE id IN (SELECT id FROM runs WHERE status IN {_states(t.leaves)} "
                      f"AND scripted = ?{within} ORDER BY seq LIMIT ?) RETURNING *",
-                     (t.to[0], int(scripted), *series_ids, limit)).fetchall()
+                     (t.to[0], int(scripted), *series_ids, *held, limit)).fetchall()
     return sorted(rows, key=lambda r: r["seq"])
 
 
@@ -266,6 +272,13 @@ def cancel_queued(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
     """queued -> cancelled, nothing played."""
     return _move(c, "cancel_queued", run_id, "status = 'cancelled', stop_reason = 'cancelled', turns_settled = 0, "
                  "finished_at_ms = ?", (now_ms,))
+
+
+def series_stopped(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
+    """queued -> cancelled for a trial a stopped series leaves unplayed: its reservation is released
+    (a trial queued again to resume keeps what it metered before)."""
+    return _move(c, "series_stopped", run_id, "status = 'cancelled', stop_reason = 'series_stopped', "
+                 f"turns_settled = {METERED_TURNS}, finished_at_ms = ?", (now_ms,))
 
 
 def cancel_unplayed(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:

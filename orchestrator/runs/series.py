@@ -23,7 +23,7 @@ from typing import Any
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs import lifecycle, summaries
+from orchestrator.runs import lifecycle, stopping, summaries
 
 BATCH_PREFIX = "bat_"  # SPEC.md's prefix of a series' id
 MAX_WAIT_MS = 30_000  # as the seat turn's long-poll (CONTRACT.md section 13)
@@ -46,6 +46,8 @@ class State:
     scored: tuple[str, ...]  # match ids of the runs that ended with a match, in trial order
     graded: tuple[str, ...] = ()  # those of them whose decision grading is done (the summary carries it)
     kept: str | None = None  # the version of the series' kept summary (summaries.version)
+    spent_usd: float = 0.0  # what its runs metered, all of them
+    cancelled: int = 0  # its runs the caller cancelled
 
     @property
     def counts(self) -> Counter:
@@ -75,14 +77,18 @@ def wait_ms_of(value: Any) -> int:
 
 
 def _state(core: Core, batch) -> State:
+    # read again: the dispatcher writes a series' stop and sequences on its row as its runs end
+    batch = core.store.one("SELECT * FROM batches WHERE id = ?", (batch["id"],))
     rows = core.store.all("SELECT id, status, match_id, grading_status FROM runs WHERE batch_id = ? ORDER BY trial",
                           (batch["id"],))
     scored = [r for r in rows if r["match_id"] and r["status"] in lifecycle.SCORED]
     kept = core.store.one("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch["id"],))
+    spend = core.store.one("SELECT COALESCE(SUM(spend_usd), 0) AS usd, COALESCE(SUM(stop_reason = 'cancelled'), 0) "
+                           "AS cancelled FROM runs WHERE batch_id = ?", (batch["id"],))
     return State(batch, tuple(r["id"] for r in rows), tuple(r["status"] for r in rows),
                  tuple(r["match_id"] for r in scored),
                  tuple(r["match_id"] for r in scored if r["grading_status"] == "done"),
-                 kept["version"] if kept is not None else None)
+                 kept["version"] if kept is not None else None, spend["usd"], spend["cancelled"])
 
 
 def read_state(core: Core, principal: Principal, batch_id: str) -> State:
@@ -98,16 +104,18 @@ def _head(state: State) -> dict:
     counts = state.counts
     return {"batch_id": s["id"], "status": lifecycle.series_status(counts), "trials": s["trials"],
             "seed_mode": s["seed_mode"], "batch_seed": s["batch_seed"], "run_ids": list(state.run_ids),
-            "counts": dict(counts)}
+            "counts": dict(counts), **stopping.head(s, state.ended, state.spent_usd, state.cancelled)}
 
 
 def view(state: State, kept: summaries.Kept) -> dict:
-    return {"batch": _head(state) | {"summary": kept.summary}}
+    return {"batch": _head(state) | {"summary": stopping.with_cs(kept.summary, state.batch)}}
 
 
 def view_json(state: State, kept: summaries.Kept) -> bytes:
     """view() as REST sends it, the summary's kept text spliced in as the last field: the same bytes as
-    encoding the whole view."""
+    encoding the whole view. A series with a target has its sequences added to the summary's seats."""
+    if state.batch["until"] is not None:
+        return summaries.encode(view(state, kept)).encode()
     return f'{{"batch":{summaries.encode(_head(state))[:-1]},"summary":{kept.text}}}}}'.encode()
 
 

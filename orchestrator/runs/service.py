@@ -12,7 +12,7 @@ from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
-from orchestrator.runs import archiving, ledger, lifecycle
+from orchestrator.runs import archiving, ledger, lifecycle, stopping, until as until_body
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prices import stale_warning
@@ -75,7 +75,7 @@ def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = Fals
     adm = admit(core, principal, raw, launching=False, console=console)
     room = _check_room(core.store.conn(), principal, adm, _history_limit(core), core.clock.now_ms())
     left = room["turns_left"]
-    return {"ok": True, "batch": {
+    out = {"ok": True, "batch": {
         "trials": adm.trials, "agent_turns": adm.agent_turns, "usd": adm.usd,
         "wall_clock_ms": wall_clock_ms(adm, _workers(core, adm.scripted), _warming(core)),
         "seats": [{**{k: s[k] for k in ("seat", "name", "model", "provider", "funding")}, "priced": priced}
@@ -88,6 +88,9 @@ def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = Fals
                   "headroom": principal.plan["queued_runs"] - room["queued"]},
         "precision": _precision(adm.trials),
     }}
+    if adm.stopping.any:
+        until_body.estimate(out["batch"], adm.stopping, adm.trials)
+    return out
 
 
 def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False) -> dict:
@@ -113,6 +116,8 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
                 (run_id, principal.account_id, batch_id or run_id, batch_id, k, name, adm.scenario.id,
                  adm.scenario.hash, int(adm.scripted), json.dumps(eff), json.dumps(adm.seats), adm.spend_cap_usd,
                  per_run_turns, now, *grading))
+        if batch_id:
+            stopping.record(c, batch_id, adm.stopping, trial_spends=adm.usd["high"] > 0)
     d = getattr(core, "dispatcher", None)
     if d is not None:
         d.wake()

@@ -74,3 +74,11 @@ def test_engine_and_scale_scripts_print_the_shared_json_shape():
         assert phase["finish_s"]["value"] >= phase["ideal_s"]["value"]
         assert phase["peak_rss_mb_sampled"]["value"] > 0 and phase["most_playing_at_once"] >= 1
     assert [t["unit"] for t in s["targets"]] == ["ms", "x", "s", "s"]
+
+
+def test_sequential_script_prints_the_shared_json_shape():
+    out = result(start("sequential.py", "--reps", "20", "--n", "30"))
+    check_shape(out, "sequential")
+    assert set(out["figures"]["coverage"]) == {"fitness_index", "survival", "economy", "social", "competitiveness",
+                                               "exploration"}
+    assert out["figures"]["until_vs_fixed"]["advised_fixed_n"] >= 2

@@ -189,6 +189,12 @@ CASES = [
     est("bad_trials", trials=0),
     est("bad_trials", trials="2"),
     est("bad_spend_cap", max_spend_usd="5"),
+    # CONTRACT.md section 17: a series' target and budget
+    est("bad_until", trials=3, until={"half_width": 0}),
+    est("bad_until", trials=3, until={"half_width": 3, "seat": 9}),
+    est("bad_until", until={"half_width": 3}),
+    est("bad_spend_cap", trials=3, budget_usd="5"),
+    est("bad_request", budget_usd=5),
     est("plan_seats", plan="starter", roster=[SEAT] * 7),
     est("plan_ticks", plan="starter", season_ticks=601),
     est("plan_series", plan="starter", trials=5),

@@ -115,6 +115,20 @@ def test_a_claim_for_a_chunk_takes_only_the_runs_of_the_series_named(tmp_path):
         assert [r["id"] for r in lifecycle.claim(c, True, 10)] == first["run_ids"] + [single]
 
 
+def test_a_claim_never_takes_runs_of_a_held_series(tmp_path):
+    from orchestrator.auth import authenticate
+    from orchestrator.runs import service
+    from tests.runs.conftest import local_body
+
+    core = _core(tmp_path)
+    principal = authenticate(core, account(core))
+    held = service.launch(core, principal, local_body(trials=2))["batch"]
+    single = service.launch(core, principal, local_body())["run"]["run_id"]
+    with core.store.write() as c:
+        assert [r["id"] for r in lifecycle.claim(c, True, 10, held=(held["batch_id"],))] == [single]
+    assert {_status(core, r) for r in held["run_ids"]} == {"queued"}
+
+
 # every transition of the table, called as its caller calls it
 CALLS = {
     "claim": lambda c, rid: bool(lifecycle.claim(c, True, 5)),
@@ -134,6 +148,7 @@ CALLS = {
     "fail": lambda c, rid: lifecycle.fail(c, rid, "x", 9),
     "cancel_queued": lambda c, rid: lifecycle.cancel_queued(c, rid, 9),
     "cancel_unplayed": lambda c, rid: lifecycle.cancel_unplayed(c, rid, 9),
+    "series_stopped": lambda c, rid: lifecycle.series_stopped(c, rid, 9),
 }
 
 
