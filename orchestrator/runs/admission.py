@@ -253,11 +253,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,
                      spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
-<<<<<<< HEAD
-                     priced=[e["priced"] for e in est["seats"]], prices_as_of=table.as_of)
-=======
-                     priced=[e["priced"] for e in est["seats"]], stopping=stopping)
->>>>>>> until
+                     priced=[e["priced"] for e in est["seats"]], prices_as_of=table.as_of, stopping=stopping)
 
 
 def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:
