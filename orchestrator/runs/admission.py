@@ -52,11 +52,8 @@ class Admission:
     name: str
     scripted: bool
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
-<<<<<<< HEAD
     prices_as_of: str | None = None  # the date of the price table the USD figures used
-=======
     stopping: until_body.Stopping | None = None  # a series' until and budget_usd (CONTRACT.md section 17)
->>>>>>> until
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
