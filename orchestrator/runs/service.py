@@ -10,6 +10,7 @@ from orchestrator.seats.prices import PriceTable
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.grading import cost as grading_cost
 from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
 from orchestrator.runs import archiving, ledger, lifecycle
@@ -27,6 +28,11 @@ def _workers(core: Core, scripted: bool) -> int:
 def _warming(core: Core) -> bool:
     d = getattr(core, "dispatcher", None)
     return d is not None and d.warming
+
+
+def _grading_slots(core: Core) -> int:
+    d = getattr(core, "dispatcher", None)
+    return d.grader.per_account() if d is not None else 1
 
 
 def _precision(trials: int) -> dict:
@@ -77,6 +83,7 @@ def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = Fals
         "queue": {"queued": room["queued"], "limit": principal.plan["queued_runs"],
                   "headroom": principal.plan["queued_runs"] - room["queued"]},
         "precision": _precision(adm.trials),
+        "grading": grading_cost.estimate(adm.graded_decisions, _grading_slots(core)),
     }}
 
 
