@@ -29,7 +29,7 @@ from orchestrator.plans import ConfigError
 from orchestrator.seats.faults import Unreachable
 
 START = 32        # requests in flight a key is allowed before it has answered any
-CEILING = 512     # the most it may grow to, unless config.toml says otherwise
+CEILING = 1024    # the most it may grow to, unless config.toml says otherwise
 THROTTLED = (429, 529)
 
 
