@@ -324,6 +324,15 @@ class Precision(Closed):
     expected_trials: int | None = None
 
 
+class EstimateGrading(Closed):
+    """What grading the launch's decisions costs (CONTRACT.md section 14): decisions it may grade at most
+    (graded seats x ticks x trials), their CPU seconds at benchmarks/grading.py's rate, and the wall
+    clock from its parts graded on the most slots one account may hold (low) to one slot (high)."""
+    decisions: int
+    cpu_s: float
+    wall_clock_ms: MsRange
+
+
 class EstimateBatch(Closed):
     trials: int
     agent_turns: int
@@ -336,6 +345,7 @@ class EstimateBatch(Closed):
     quota: EstimateQuota
     queue: EstimateQueue
     precision: Precision
+    grading: EstimateGrading | None = None  # null: the launch grades no decisions
 
 
 class Estimate(Closed):

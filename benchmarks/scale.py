@@ -28,9 +28,10 @@ processes, sampled) and CPU per model turn.
 
 What the benchmark writes into the data dir's config.toml (operator config, as other benchmarks
 do): the Lab plan's request rate and the refusals per address raised out of the way, and its
-queued launches (10) raised so the biggest phase's series are admitted together, and the requests in
-flight per provider key (32 by default) raised to 4096: every phase plays on one key, and the figure
-measured is how many matches the service plays at once, not how gently it treats a key.
+queued launches (10) raised so the biggest phase's series are admitted together. The requests in
+flight per provider key are the shipped defaults': every phase plays on one key, whose allowance has
+to grow from where it starts to what the phase asks of it (orchestrator/seats/limits.py), as it
+would for a user who never heard of the setting.
 
     python benchmarks/scale.py [--quick] [--series 4] [--trials 50] [--ticks 300] [--poll 0.5]
                                [--model RUNS:TICKS:LATENCY_MS ...] [--model-timeout 900]
@@ -63,8 +64,6 @@ requests_per_minute = 1000000
 queued_runs = 1000
 [limits]
 refused_per_address_per_minute = 1000000
-[providers]
-max_concurrent_per_key = 4096
 """
 TERMINAL = ("finished", "failed", "cancelled")
 GROUPS = ("head", "workers", "ray_system")

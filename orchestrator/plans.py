@@ -5,6 +5,7 @@
     saved_scenarios = 10
     [plans.lab]
     requests_per_minute = 1200
+    graded_decisions_per_launch = 500000
 
 Lab's unlimited agent turns are None (null in GET /me, CONTRACT.md section 7).
 """
@@ -18,20 +19,27 @@ CONFIG_NAME = "config.toml"
 
 LIMIT_FIELDS = ("seats_per_run", "ticks_per_run", "agent_turns_per_month", "queued_runs", "series_max_trials",
                 "saved_scenarios", "saved_skills", "access_tokens", "requests_per_minute")
+# Plan limits beyond SPEC.md's table, which GET /me does not report: decisions one launch may ask to
+# grade (orchestrator.grading.cost), each about a hundredth of a CPU second
+OTHER_LIMITS = ("graded_decisions_per_launch",)
 
 DEFAULT_PLANS: dict[str, dict] = {
     "free": {"name": "Free", "api_access": "read", "access_tokens": 1, "requests_per_minute": 60,
              "saved_scenarios": 5, "saved_skills": 5, "seats_per_run": 4, "ticks_per_run": 300,
-             "series_max_trials": 2, "queued_runs": 1, "agent_turns_per_month": 5000},
+             "series_max_trials": 2, "queued_runs": 1, "agent_turns_per_month": 5000,
+             "graded_decisions_per_launch": 2400},
     "starter": {"name": "Starter", "api_access": "full", "access_tokens": 3, "requests_per_minute": 120,
                 "saved_scenarios": 20, "saved_skills": 20, "seats_per_run": 6, "ticks_per_run": 600,
-                "series_max_trials": 4, "queued_runs": 2, "agent_turns_per_month": 12000},
+                "series_max_trials": 4, "queued_runs": 2, "agent_turns_per_month": 12000,
+                "graded_decisions_per_launch": 15000},
     "pro": {"name": "Pro", "api_access": "full", "access_tokens": 10, "requests_per_minute": 300,
             "saved_scenarios": 50, "saved_skills": 50, "seats_per_run": 8, "ticks_per_run": 2000,
-            "series_max_trials": 10, "queued_runs": 3, "agent_turns_per_month": 60000},
+            "series_max_trials": 10, "queued_runs": 3, "agent_turns_per_month": 60000,
+            "graded_decisions_per_launch": 50000},
     "lab": {"name": "Lab", "api_access": "full", "access_tokens": 25, "requests_per_minute": 600,
             "saved_scenarios": 500, "saved_skills": 500, "seats_per_run": 16, "ticks_per_run": 2000,
-            "series_max_trials": 50, "queued_runs": 10, "agent_turns_per_month": None},
+            "series_max_trials": 50, "queued_runs": 10, "agent_turns_per_month": None,
+            "graded_decisions_per_launch": 200000},
 }
 PLAN_IDS = tuple(DEFAULT_PLANS)
 
@@ -59,7 +67,7 @@ def load_plans(config: dict) -> dict[str, dict]:
                 pass
             elif field == "api_access" and value in ("read", "full"):
                 pass
-            elif field in LIMIT_FIELDS and type(value) is int and value >= 0:
+            elif field in LIMIT_FIELDS + OTHER_LIMITS and type(value) is int and value >= 0:
                 pass
             elif field == "agent_turns_per_month" and value == "unlimited":
                 value = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import JSONResponse
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
@@ -26,7 +27,10 @@ TURN_PARAMS = {"parameters": [{
 @router.get("/runs/{id}/seats/{seat}/turn", responses=responses({200: SeatTurn}), openapi_extra=TURN_PARAMS,
             summary="An agent seat's turn: waits up to wait_ms for it to open")
 async def get_turn(id: str, seat: Seat, c: Player, request: Request):
-    return await turns.get_turn(c.core, c.principal, id, seat, wait_ms=request.query_params.get("wait_ms"))
+    # plain JSON already: encoded as it is, not walked by FastAPI's encoder first, since a turn that opens
+    # answers every agent waiting on it at once
+    return JSONResponse(await turns.get_turn(c.core, c.principal, id, seat,
+                                             wait_ms=request.query_params.get("wait_ms")))
 
 
 @router.post("/runs/{id}/seats/{seat}/actions", responses=responses({200: ActionsReceived}),

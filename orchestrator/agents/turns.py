@@ -10,7 +10,8 @@ call these two coroutines, so each refusal has one code and one message.
 
 Both need runs:write (they play the run) and the run's owner; the seat must be an agent seat. The
 long-poll waits on the exchange actor (orchestrator.agents.exchange) from the caller's coroutine: no
-thread is held while it waits. A process that plays no runs (no dispatcher here) has no exchange: its
+thread is held while it waits, and the callers of one process waiting on one seat share one ask
+(orchestrator.agents.waits), so a thousand of them cost one actor call and one wake-up each. A process that plays no runs (no dispatcher here) has no exchange: its
 answers come from the store alone (waiting, or ended).
 """
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from orchestrator.agents import waits
 from orchestrator.agents.roster import is_agent
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
@@ -105,11 +107,11 @@ async def get_turn(core: Core, principal: Principal, run_id: str, seat: Any, *, 
     exchange = _exchange(core)
     if exchange is None:
         return await _from_store(core, principal, run_id, index, entry, wait)
-    got = await exchange.ask.remote(run_id, index, wait)
-    row = _row(core, principal, run_id)  # the live tick now, or the end the worker has just reported
-    if got["status"] == "your_turn":
-        return {**_view(row, index, entry, "your_turn"), **{k: got[k] for k in (
+    got = await waits.ask(exchange, run_id, index, wait)
+    if got["status"] == "your_turn":  # the turn says all: the run plays, at that tick
+        return {"run_id": row["id"], "seat": index, "status": "your_turn", **{k: got[k] for k in (
             "tick", "season_ticks", "deadline_ms", "actions_per_turn", "observation", "directions")}}
+    row = _row(core, principal, run_id)  # the live tick now, or the end the worker has just reported
     if got["status"] == "ended" or row["status"] in TERMINAL:
         view = _view(row, index, entry, "ended")
         if row["status"] not in TERMINAL:  # the match has ended; its run is being recorded

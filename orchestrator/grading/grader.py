@@ -5,7 +5,9 @@ before its grading starts.
 
 One run's grading: a `count` task reads the match and lists its decisions; those not already stored
 (a grading started before, by this process or one that stopped) are split into parts
-(plan.parts), at most TASKS of all runs' parts out at once; every part's rows are stored as they
+(plan.parts); at most `tasks` of all runs' tasks are out at once, handed out account by account in
+turn with at most `per_account` of one account's out (orchestrator.grading.fair: one account's big
+grading never holds another's back for more than a part); every part's rows are stored as they
 arrive (`graded` counts them); when the last part is back the seat summaries are stored and the
 run's results gain them. A task that fails sends the grading back to pending to start again, at
 most states.MAX_STARTS times; after that it ends done with what it graded (graded < total) and the
@@ -18,7 +20,6 @@ import logging
 import sqlite3
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass, field
 
 import ray
@@ -28,6 +29,8 @@ from analytics.archive.store import Archive
 from analytics.grading import summarize
 from orchestrator.core import Core
 from orchestrator.grading import plan, states, work
+from orchestrator.grading.fair import FairQueue
+from orchestrator.grading.settings import settings
 from orchestrator.runs.lifecycle import TERMINAL
 from orchestrator.workers import cause, cluster_cpus
 
@@ -40,6 +43,7 @@ RETRY_S = 2.0    # a failed grading starts again no sooner than this
 class Grading:
     """One run's grading while this process holds it."""
     run_id: str
+    account: str
     match_id: str
     key: str | None          # the series' batch_id the match is compacted under, if any
     env: dict
@@ -54,9 +58,10 @@ class Grader:
         # the workers open the archive themselves: a local one by its absolute path
         self.uri = str(archive.local_root) if archive.local_root is not None else archive.uri
         self.tasks = tasks
+        self.part_decisions = 0
         self.held: dict[str, Grading] = {}
         self.refs: dict = {}              # ObjectRef -> (run id, "count" | "grade")
-        self.waiting: deque = deque()     # (run id, part) for a free task slot
+        self.waiting: FairQueue | None = None  # (run id, part or None for the count) for a free task slot
         self.unsaved: list = []           # store writes the store refused, retried in order
         self.not_before: dict[str, float] = {}
         self._stop = threading.Event()
@@ -64,8 +69,10 @@ class Grader:
 
     def start(self) -> "Grader":
         """Ray must be up. Runs a previous process left running are taken up again."""
-        if self.tasks is None:
-            self.tasks = int((self.core.config.get("grading") or {}).get("tasks", cluster_cpus()))
+        s = settings(self.core.config, cluster_cpus())
+        self.tasks = self.tasks or s.tasks
+        self.part_decisions = s.part_decisions
+        self.waiting = FairQueue(min(self.tasks, s.per_account))
         with self.core.store.write() as c:
             n = states.restart_all(c)
         if n:
@@ -73,6 +80,10 @@ class Grader:
         self._thread = threading.Thread(target=self._loop, name="studio-grading", daemon=True)
         self._thread.start()
         return self
+
+    def per_account(self) -> int:
+        """Tasks one account's grading may have out at once (1 before the start)."""
+        return self.waiting.per_account if self.waiting is not None else 1
 
     def stop(self) -> None:
         """Stop handing out tasks; what is out is left (its runs stay running until the next start)."""
@@ -117,7 +128,7 @@ class Grader:
     def _take_ended(self) -> None:
         marks = ",".join("?" * len(TERMINAL))
         rows = self.core.store.all(
-            "SELECT id, status, match_id, batch_id, roster, effective, grading, results IS NOT NULL AS scored, "
+            "SELECT id, account_id, status, match_id, batch_id, roster, effective, grading, results IS NOT NULL AS scored, "
             f"grading_status, grading_starts FROM runs WHERE grading_status IN {states._states(states.OPEN)} "
             f"AND status IN ({marks})", TERMINAL)
         now = time.monotonic()
@@ -128,13 +139,14 @@ class Grader:
                 self._write(lambda c, i=r["id"]: states.move(c, "nothing", i), f"nothing to grade in {r['id']}")
                 continue
             seats = plan.graded_seats(json.loads(r["roster"]), r["grading"])
-            g = Grading(r["id"], r["match_id"], r["batch_id"], json.loads(r["effective"])["env"], seats)
+            g = Grading(r["id"], r["account_id"], r["match_id"], r["batch_id"], json.loads(r["effective"])["env"],
+                        seats)
             with self.core.store.write() as c:
                 if not states.move(c, "start", g.run_id, "grading_starts = grading_starts + 1"):
                     continue
             self.held[g.run_id] = g
             g.out = 1
-            self.refs[work.count.remote(self.uri, g.match_id, g.key, g.seats)] = (g.run_id, "count")
+            self.waiting.put(g.account, (g.run_id, None))
 
     def _counted(self, g: Grading, decisions: list) -> None:
         decisions = [tuple(d) for d in decisions]
@@ -144,15 +156,21 @@ class Grader:
         graded = len(decisions) - len(todo)
         self._write(lambda c: states.move(c, "counted", g.run_id, "grading_total = ?, graded = ?",
                                           (len(decisions), graded)), f"count {g.run_id}")
-        for part in plan.parts(todo, self.tasks):
-            self.waiting.append((g.run_id, part))
+        for part in plan.parts(todo, self.tasks, self.part_decisions):
+            self.waiting.put(g.account, (g.run_id, part))
             g.out += 1
 
     def _submit(self) -> None:
-        while self.waiting and len(self.refs) < self.tasks:
-            run_id, part = self.waiting.popleft()
+        while len(self.refs) < self.tasks:
+            taken = self.waiting.take()
+            if taken is None:
+                return
+            run_id, part = taken[1]
             g = self.held[run_id]
-            self.refs[work.grade.remote(self.uri, g.match_id, g.key, g.env, g.seats, part)] = (run_id, "grade")
+            if part is None:
+                self.refs[work.count.remote(self.uri, g.match_id, g.key, g.seats)] = (run_id, "count")
+            else:
+                self.refs[work.grade.remote(self.uri, g.match_id, g.key, g.env, g.seats, part)] = (run_id, "grade")
 
     # -- results -------------------------------------------------------------------------------
     def _collect(self) -> None:
@@ -164,6 +182,7 @@ class Grader:
             run_id, what = self.refs.pop(ref)
             g = self.held[run_id]
             g.out -= 1
+            self.waiting.done(g.account)
             try:
                 got = ray.get(ref)
             except RayError as e:

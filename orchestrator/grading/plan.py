@@ -41,11 +41,12 @@ def view(row) -> dict | None:
     return {"status": status, "graded": row["graded"], "total": row["grading_total"]}
 
 
-def parts(decisions: list, tasks: int) -> list[list]:
-    """Decisions (in tick order) in at most `tasks` contiguous parts of at least MIN_PART each: a part
-    rebuilds the match only up to its own last tick."""
+def parts(decisions: list, tasks: int, most: int) -> list[list]:
+    """Decisions (in tick order) in contiguous parts of at least MIN_PART and at most `most` each, in
+    `tasks` parts where there are enough to go round: a part rebuilds the match only up to its own last
+    tick, and a bounded part frees its slot soon for the next account in turn (grading.fair)."""
     if not decisions:
         return []
-    n = max(1, min(tasks, len(decisions) // MIN_PART))
+    n = max(1, min(tasks, len(decisions) // MIN_PART), math.ceil(len(decisions) / max(MIN_PART, most)))
     size = math.ceil(len(decisions) / n)
     return [decisions[k:k + size] for k in range(0, len(decisions), size)]

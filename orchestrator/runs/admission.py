@@ -19,6 +19,7 @@ from orchestrator.agents import roster as agent_roster
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.grading import cost as grading_cost
 from orchestrator.runs import kinds, seats as seat_layer, until as until_body
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
 from orchestrator.runs.world import Scenario
@@ -54,6 +55,7 @@ class Admission:
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
     prices_as_of: str | None = None  # the date of the price table the USD figures used
     stopping: until_body.Stopping | None = None  # a series' until and budget_usd (CONTRACT.md section 17)
+    graded_decisions: int = 0        # decisions the launch may grade at most (orchestrator.grading.cost)
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
@@ -236,6 +238,8 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     if trials > plan["series_max_trials"]:
         raise DomainError("plan_series", f"trials {trials} is over the {plan['name']} plan's "
                           f"{plan['series_max_trials']} trials per series")
+    graded = grading_cost.launch_decisions(scen.kind, seats, body.get("grading"), ticks, trials)
+    grading_cost.check(plan, graded, body.get("grading"))
     seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
     env = merge_env(scen.env, body.get("env"))
     seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
@@ -250,7 +254,8 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,
                      spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
-                     priced=[e["priced"] for e in est["seats"]], prices_as_of=table.as_of, stopping=stopping)
+                     priced=[e["priced"] for e in est["seats"]], prices_as_of=table.as_of, stopping=stopping,
+                     graded_decisions=graded)
 
 
 def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:

@@ -10,6 +10,7 @@ from analytics.stats import precision_half_width
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.grading import cost as grading_cost
 from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
 from orchestrator.runs import archiving, ledger, lifecycle, stopping, until as until_body
@@ -28,6 +29,11 @@ def _workers(core: Core, scripted: bool) -> int:
 def _warming(core: Core) -> bool:
     d = getattr(core, "dispatcher", None)
     return d is not None and d.warming
+
+
+def _grading_slots(core: Core) -> int:
+    d = getattr(core, "dispatcher", None)
+    return d.grader.per_account() if d is not None else 1
 
 
 def _precision(trials: int) -> dict:
@@ -87,6 +93,7 @@ def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = Fals
         "queue": {"queued": room["queued"], "limit": principal.plan["queued_runs"],
                   "headroom": principal.plan["queued_runs"] - room["queued"]},
         "precision": _precision(adm.trials),
+        "grading": grading_cost.estimate(adm.graded_decisions, _grading_slots(core)),
     }}
     if adm.stopping.any:
         until_body.estimate(out["batch"], adm.stopping, adm.trials)

@@ -19,6 +19,8 @@ def test_default_table_is_spec_limits():
     assert column["queued_runs"] == [1, 2, 3, 10]
     assert column["agent_turns_per_month"] == [5000, 12000, 60000, None]
     assert column["api_access"] == ["read", "full", "full", "full"]
+    # beyond SPEC.md's table: what one launch may ask to grade (issue 38), not reported by GET /me
+    assert column["graded_decisions_per_launch"] == [2400, 15000, 50000, 200000]
 
 
 def test_override_from_config_toml(tmp_path):

@@ -5,6 +5,9 @@ import threading
 import pytest
 
 from analytics.stats import SINGLE_RUN, method_for, precision_half_width
+from orchestrator.errors import DomainError
+from orchestrator.grading import cost as grading_cost
+from orchestrator.grading.cost import DECISIONS_PER_CPU_S
 from orchestrator.accounts import set_account
 from tests.runs.conftest import ALL_SCOPES, CONFIG, account, local_body, start
 
@@ -16,6 +19,7 @@ requests_per_minute = 1000000
 requests_per_minute = 1000000
 agent_turns_per_month = 1000
 queued_runs = 2
+graded_decisions_per_launch = 1000
 [limits]
 refused_per_address_per_minute = 1000000
 run_history = 12
@@ -146,6 +150,35 @@ def test_estimate_reports_the_launch(idle):
         widths = [c.post("/api/v1/runs/estimate", json=local_body(trials=n, season_ticks=10)).json()["batch"]
                   ["precision"]["half_width_95"] for n in (2, 4, 10)]
         assert widths[0] > widths[1] > widths[2]
+
+
+def test_the_estimate_costs_the_grading_a_launch_asks_for(idle):
+    with idle.client(account(idle.core, plan="lab")) as c:
+        b = c.post("/api/v1/runs/estimate", json=local_body(trials=10, season_ticks=100, grading="all")).json()["batch"]
+        cpu_s = 2 * 100 * 10 / DECISIONS_PER_CPU_S
+        assert b["grading"]["decisions"] == 2000 and b["grading"]["cpu_s"] == round(cpu_s, 1)
+        # no dispatcher here: one slot, so the whole CPU time is the wall clock at both ends
+        assert b["grading"]["wall_clock_ms"] == {"low": -(-1000 * cpu_s // 1), "high": -(-1000 * cpu_s // 1)}
+        for mode in ("auto", "off"):  # two local seats: auto grades none of them
+            assert c.post("/api/v1/runs/estimate", json=local_body(grading=mode)).json()["batch"]["grading"] is None
+
+
+def test_the_plan_caps_the_decisions_a_launch_may_grade(idle):
+    with idle.client(account(idle.core, plan="starter")) as c:
+        status, body = both(c, local_body(grading="all", season_ticks=501))  # 1002 decisions, the cap 1000
+        assert (status, body["error"]) == (400, "bad_request")
+        assert "1002" in body["message"] and "at most 1000" in body["message"] and "grading" in body["message"]
+        ok = c.post("/api/v1/runs/estimate", json=local_body(grading="all", season_ticks=500)).json()
+        assert ok["batch"]["grading"]["decisions"] == 1000
+        # off asks for no grading: what refuses it then is the month's agent turns (1002 of 1000), checked later
+        off = c.post("/api/v1/runs/estimate", json=local_body(grading="off", season_ticks=501)).json()
+        assert off["error"] == "plan_quota"
+        # grading left out is section 14's default (every agent decision graded): never refused for it
+        plan = {"name": "Starter", "graded_decisions_per_launch": 1000}
+        grading_cost.check(plan, 1002, None)
+        for mode in ("auto", "all"):
+            with pytest.raises(DomainError):
+                grading_cost.check(plan, 1002, mode)
 
 
 def test_fifty_concurrent_launches_never_overflow(idle):

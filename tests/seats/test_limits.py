@@ -8,7 +8,7 @@ import pytest
 from engine.scenario import build_match, resolve_env, seat_specs
 from orchestrator.plans import ConfigError
 from orchestrator.seats import Credential, ModelSeats
-from orchestrator.seats.limits import DEFAULT_CAP, configured_cap, key_limit
+from orchestrator.seats.limits import CEILING, START, configured_cap, key_limit
 
 
 async def _match(fake, models: list[str], ticks: int, seed: int, cap, timeout_ms: int, after_429: bool = False):
@@ -66,6 +66,21 @@ def test_a_series_on_a_rate_limited_key_backs_off_and_no_turn_fails(fake):
     assert limit.allowance <= 8 and limit.throttled == fake.throttled
 
 
+def test_the_allowance_grows_past_its_start_and_settles_near_what_the_provider_takes(fake):
+    """The provider serves 48 requests at once and answers 429 above that (a limit the service is never
+    told); 80 seats share the key under the shipped defaults. The allowance grows past where it
+    starts until the provider refuses, halves, and then moves between half the limit and the limit.
+    Each answer takes 300 ms, so what is in flight at once is the allowance's doing, not the CPU's."""
+    hidden = 48
+    fake.default = {"calls": [("wait", {})], "delay_ms": 300}
+    fake.capacity = hidden
+    played, limit = _series(fake, 40, 4)
+    _clean(played, 4)
+    assert limit.ceiling == CEILING and fake.peak > START  # it grew past the start, up to the provider's limit
+    assert 0 < fake.throttled < 0.1 * 80 * 4, fake.throttled  # it found the limit, and did not keep hitting it
+    assert hidden / 2 - 4 <= limit.allowance <= hidden + 2, limit.allowance
+
+
 def test_a_retry_after_holds_every_request_to_the_key(fake):
     """A 429 with retry-after holds the whole key: a match that starts meanwhile sends nothing until
     the wait has passed, though no request of its own was refused."""
@@ -84,7 +99,7 @@ def test_a_retry_after_holds_every_request_to_the_key(fake):
 
 
 def test_the_cap_comes_from_config():
-    assert configured_cap({}) == DEFAULT_CAP
+    assert configured_cap({}) == CEILING
     assert configured_cap({"providers": {"max_concurrent_per_key": 500}}) == 500
     for bad in (0, -1, "8", 2.5, True):
         with pytest.raises(ConfigError, match="max_concurrent_per_key"):
