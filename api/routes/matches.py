@@ -62,6 +62,20 @@ def log(id: str, request: Request) -> PlainTextResponse:
     return PlainTextResponse(pages.log_text(core, id))
 
 
+PGN = "application/x-chess-pgn"
+
+
+@router.get("/{id}/pgn", response_class=PlainTextResponse,
+            responses=responses({200: {PGN: TEXT}}),
+            summary="A chess game as PGN: the seven tags, each move's [%eval], its label as a NAG, the oracle's "
+                    "move as a variation (docs/FORMATS.md); other games answer not_found",
+            openapi_extra=_public())
+def pgn(id: str, request: Request) -> PlainTextResponse:
+    site = str(request.url_for("report", id=id))
+    text = arena_pages.pgn(request.app.state.core, id, site)
+    return PlainTextResponse(text, media_type=PGN, headers={"content-disposition": f'attachment; filename="{id}.pgn"'})
+
+
 LIVE_EVERY_S = 1.0
 
 
