@@ -6,7 +6,7 @@ from collections.abc import AsyncIterable
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from api.arena_html import arena_log_page, arena_page, arena_replay_page
@@ -65,15 +65,15 @@ def log(id: str, request: Request) -> PlainTextResponse:
 PGN = "application/x-chess-pgn"
 
 
-@router.get("/{id}/pgn", response_class=PlainTextResponse,
+@router.get("/{id}/pgn", response_class=Response,
             responses=responses({200: {PGN: TEXT}}),
             summary="A chess game as PGN: the seven tags, each move's [%eval], its label as a NAG, the oracle's "
                     "move as a variation (docs/FORMATS.md); other games answer not_found",
             openapi_extra=_public())
-def pgn(id: str, request: Request) -> PlainTextResponse:
+def pgn(id: str, request: Request) -> Response:
     site = str(request.url_for("report", id=id))
     text = arena_pages.pgn(request.app.state.core, id, site)
-    return PlainTextResponse(text, media_type=PGN, headers={"content-disposition": f'attachment; filename="{id}.pgn"'})
+    return Response(text, media_type=PGN, headers={"content-disposition": f'attachment; filename="{id}.pgn"'})
 
 
 LIVE_EVERY_S = 1.0

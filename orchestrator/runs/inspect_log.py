@@ -30,8 +30,10 @@ def _iso(ms: int | None) -> str | None:
 
 
 def model_name(seat: dict) -> str:
-    """Inspect names a model provider/model; a seat's provider is ours (router, local, agent, ...)."""
-    return f"{seat['provider']}/{seat['model']}"
+    """Inspect names a model provider/model; a seat's provider is ours (router, local, agent, ...),
+    and a scripted seat's model already names it (local/random)."""
+    model, provider = seat["model"], seat["provider"]
+    return model if model.startswith(provider + "/") else f"{provider}/{model}"
 
 
 def _reply_message(seat: dict, reply: str | None, n: int):

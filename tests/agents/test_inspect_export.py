@@ -14,6 +14,7 @@ import pytest
 from inspect_ai.analysis import samples_df
 from inspect_ai.log import read_eval_log
 
+from api.cli import main
 from tests.agents.conftest import play_rest, world_body
 from tests.runs.conftest import account, local_body, wait_terminal
 
@@ -120,6 +121,19 @@ def test_exports_are_the_owners_and_formats_are_checked(srv, played):
     reader = account(srv.core, scopes=("scenarios:read",))
     with srv.client(reader) as c:
         assert c.get(f"/api/v1/runs/{run_id}/export").json()["error"] == "scope_required"
+
+
+def test_studio_export_downloads_through_the_api(srv, played, tmp_path, capsys):
+    token, body, _, _, batch_id, _ = played
+    out = tmp_path / "cli.eval"
+    assert main(["export", body["run"]["run_id"], "--url", srv.url, "--token", token, "-o", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == str(out)
+    assert {s.id for s in read_eval_log(str(out)).samples} == {"seat-0", "seat-1"}
+    assert main(["export", batch_id, "--url", srv.url, "--token", token, "--format", "csv", "-o",
+                 str(tmp_path / "s.csv")]) == 0
+    assert (tmp_path / "s.csv").read_text().startswith("match_id,run_id,batch_id")
+    assert main(["export", "run_nope", "--url", srv.url, "--token", token, "-o", str(tmp_path / "x")]) == 1
+    assert "unknown_run" in capsys.readouterr().err and not (tmp_path / "x").exists()
 
 
 def test_mcp_export_run_answers_the_same_file_as_base64(srv, played, tmp_path):
