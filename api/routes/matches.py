@@ -66,7 +66,8 @@ PGN = "application/x-chess-pgn"
 
 
 @router.get("/{id}/pgn", response_class=Response,
-            responses=responses({200: {PGN: TEXT}}),
+            # text/plain first: what a generated client reads it as (no generator knows the PGN type)
+            responses=responses({200: {"text/plain": TEXT, PGN: TEXT}}),
             summary="A chess game as PGN: the seven tags, each move's [%eval], its label as a NAG, the oracle's "
                     "move as a variation (docs/FORMATS.md); other games answer not_found",
             openapi_extra=_public())
