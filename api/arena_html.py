@@ -102,6 +102,9 @@ def arena_page(rep: dict, frames: dict) -> str:
             head += (f"<li>seat {a['seat']} · <b>{escape(a['name'])}</b> ({escape(a['model'])}, {escape(a['side'])}): "
                      f"{escape(a['status'])}, fitness {a['fitness_index']} ({escape(a['grade'])}); {dims}</li>")
         head += "</ul>"
+    if game.notation:
+        head += (f"<p><a data-testid='pgn-link' href='/api/matches/{escape(rep['match_id'])}/pgn' download>"
+                 f"Download the game as {escape(game.notation)}</a> (evaluations, labels and the oracle's moves)</p>")
     if rep["graph"]:
         series, lo, hi, caption = game.curve(rep["graph"])
         svg, dx = _graph(series, lo, hi, caption)

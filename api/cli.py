@@ -145,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     from analytics.report_cli import add_parser as add_report_parser
 
     add_report_parser(sub, _add_data_dir)
+
+    from api.export_cli import add_parser as add_export_parser
+
+    add_export_parser(sub)
     return parser
 
 

@@ -612,3 +612,13 @@ class CsvExport(Closed):
     batch_id: str
     format: Literal["csv"]
     csv: str
+
+
+class FileExport(Closed):
+    """export_run's answer: the file GET /api/v1/runs/:id/export (or /batches/:id/export) serves, as base64."""
+    id: str
+    format: Literal["csv", "parquet", "inspect"]
+    filename: str
+    media_type: str
+    size_bytes: int
+    base64: str

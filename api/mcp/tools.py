@@ -21,7 +21,7 @@ from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.me import me
-from orchestrator.runs import analysis, series, service, transcript, usage
+from orchestrator.runs import analysis, exports, series, service, transcript, usage
 from orchestrator.runs.body import PROVIDERS, RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
@@ -262,6 +262,9 @@ COMPARE_QUERY = {
     "seat_b": {"type": "integer", "minimum": 0},
     "metric": {"type": "string", "enum": list(analysis.METRICS)},
 }
+EXPORT_QUERY = {
+    "format": {"type": "string", "enum": list(exports.FORMATS), "description": "inspect (default), csv or parquet"},
+}
 TOOLS = TOOLS + (
     ToolSpec("get_leaderboard", "Leaderboard of a scenario", "Bradley-Terry strengths from the finishing order of "
              "every ended run of yours on one scenario, with 95% bootstrap intervals; overlapping intervals share a "
@@ -282,6 +285,15 @@ TOOLS = TOOLS + (
              "stats): {batch_id, format, csv}. REST also serves Parquet: GET /api/v1/batches/:id/export?format=parquet. "
              "Needs runs:read.", service.READ, False, "id", analysis.export_csv,
              id_text="the series' batch_id (bat_...), from launch_run"),
+    ToolSpec("export_run", "Export a run or a series as a file", "A run or a whole series as one file, for its "
+             "owner: {id, format, filename, media_type, size_bytes, base64 (the file's bytes)}. format inspect "
+             "(the default here) is an Inspect AI log (.eval): one sample per seat and trial with the seat's "
+             "transcript as messages, its turns as events, its scorecard as scores (fitness_index, each dimension, "
+             "decision_accuracy where graded) and the seeds, hashes and roster as metadata; open it with `inspect "
+             "view` or inspect_ai.log.read_eval_log. csv and parquet are the results rows, one per agent per match. "
+             "Needs runs:read. REST: GET /api/v1/runs/:id/export?format=inspect and "
+             "GET /api/v1/batches/:id/export?format=inspect.", service.READ, False, "id_query", exports.export_tool,
+             id_text="a run's id (run_...) or a series' batch_id (bat_...)", query=EXPORT_QUERY),
 )
 _TURN_TEXT = ("{run_id, seat, status (waiting: the run is queued, launching or between ticks; your_turn; ended), "
               "tick, season_ticks, deadline_ms (epoch ms, set only while your_turn), actions_per_turn, observation "
@@ -334,7 +346,7 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "get_decisions": run_schemas.Decisions,
     "cancel_run": run_schemas.Cancelled, "get_batch": run_schemas.BatchOne, "get_usage": run_schemas.Usage,
     "get_leaderboard": run_schemas.LeaderboardAnswer, "compare_batches": run_schemas.ComparisonAnswer,
-    "export_batch": run_schemas.CsvExport,
+    "export_batch": run_schemas.CsvExport, "export_run": run_schemas.FileExport,
     "get_seat_turn": turn_schemas.SeatTurn, "submit_seat_actions": turn_schemas.ActionsReceived,
 }
 

@@ -1,5 +1,5 @@
-"""Analysis routes: the leaderboard of a scenario, paired comparisons of two series, a series' export.
-Each calls one service function of orchestrator.runs.analysis, as the MCP tools do."""
+"""Analysis routes: the leaderboard of a scenario, paired comparisons of two series, a run's or a series'
+export. Each calls one service function of orchestrator.runs (analysis, exports), as the MCP tools do."""
 from __future__ import annotations
 
 from typing import Annotated
@@ -10,7 +10,8 @@ from fastapi.responses import Response
 from api.deps import Caller, caller
 from api.openapi import responses
 from api.run_schemas import ComparisonAnswer, LeaderboardAnswer
-from orchestrator.runs import analysis, service
+from orchestrator.errors import DomainError
+from orchestrator.runs import analysis, exports, service
 
 router = APIRouter(prefix="/api/v1")
 Reader = Annotated[Caller, Depends(caller(service.READ))]
@@ -49,11 +50,31 @@ def compare(c: Reader, request: Request):
                             seat=q.get("seat"), seat_b=q.get("seat_b"), metric=q.get("metric"))
 
 
-@router.get("/batches/{id}/export", response_class=Response, responses=responses({200: {
-    "text/csv": {"type": "string"}, "application/vnd.apache.parquet": {"type": "string", "format": "binary"}}}),
-    openapi_extra={"parameters": [_param("format", {"enum": list(analysis.FORMATS)}, "csv (default) or parquet")]},
-    summary="A series' results, one row per agent per match, as CSV or Parquet")
+_EXPORTED = responses({200: {
+    "text/csv": {"type": "string"}, "application/vnd.apache.parquet": {"type": "string", "format": "binary"},
+    "application/zip": {"type": "string", "format": "binary",
+                        "description": "format=inspect: an Inspect AI log (.eval), docs/FORMATS.md"}}})
+_FORMAT = {"parameters": [_param("format", {"enum": list(exports.FORMATS)},
+                                 "csv (default: one row per agent per match), parquet (the same rows), or inspect "
+                                 "(an Inspect AI .eval log: one sample per seat and trial)")]}
+
+
+def _file(out: exports.Export) -> Response:
+    return Response(out.data, media_type=out.media_type,
+                    headers={"Content-Disposition": f'attachment; filename="{out.filename}"'})
+
+
+@router.get("/runs/{id}/export", response_class=Response, responses=_EXPORTED, openapi_extra=_FORMAT,
+            summary="A run's results as CSV or Parquet, or the run as an Inspect AI log (owner only)")
+def export_run(id: str, c: Reader, request: Request) -> Response:
+    if id.startswith("bat_"):  # the run path takes runs only; a series has its own
+        raise DomainError("unknown_run", f"no run '{id}' on this account; export a series at /api/v1/batches/{id}/export")
+    return _file(exports.export(c.core, c.principal, id, request.query_params.get("format")))
+
+
+@router.get("/batches/{id}/export", response_class=Response, responses=_EXPORTED, openapi_extra=_FORMAT,
+            summary="A series' results, one row per agent per match, as CSV or Parquet, or as an Inspect AI log")
 def export(id: str, c: Reader, request: Request) -> Response:
-    data, media = analysis.export(c.core, c.principal, id, request.query_params.get("format"))
-    ext = "parquet" if media.startswith("application/vnd.apache.parquet") else "csv"
-    return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{id}.{ext}"'})
+    if not id.startswith("bat_"):
+        raise DomainError("unknown_run", f"no series '{id}' on this account; a series answers its batch_id at launch")
+    return _file(exports.export(c.core, c.principal, id, request.query_params.get("format")))

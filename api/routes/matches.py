@@ -6,7 +6,7 @@ from collections.abc import AsyncIterable
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from api.arena_html import arena_log_page, arena_page, arena_replay_page
@@ -60,6 +60,21 @@ def log(id: str, request: Request) -> PlainTextResponse:
             return HTMLResponse(arena_log_page(arena_pages.report(core, id)))
         return JSONResponse(arena_pages.log(core, id))
     return PlainTextResponse(pages.log_text(core, id))
+
+
+PGN = "application/x-chess-pgn"
+
+
+@router.get("/{id}/pgn", response_class=Response,
+            # text/plain first: what a generated client reads it as (no generator knows the PGN type)
+            responses=responses({200: {"text/plain": TEXT, PGN: TEXT}}),
+            summary="A chess game as PGN: the seven tags, each move's [%eval], its label as a NAG, the oracle's "
+                    "move as a variation (docs/FORMATS.md); other games answer not_found",
+            openapi_extra=_public())
+def pgn(id: str, request: Request) -> Response:
+    site = str(request.url_for("report", id=id))
+    text = arena_pages.pgn(request.app.state.core, id, site)
+    return Response(text, media_type=PGN, headers={"content-disposition": f'attachment; filename="{id}.pgn"'})
 
 
 LIVE_EVERY_S = 1.0

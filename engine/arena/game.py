@@ -24,6 +24,7 @@ class Game(ABC):
     ends: dict[str, str]           # its own terminations, in words for the epilogue
     fitness: str                   # the dimension that is the fitness index
     legend: str = ""               # what the page's move list says (labels, numbers), under the list
+    notation: str | None = None    # its standard notation, which annotated_pgn writes (the report links it)
 
     def unavailable(self) -> str | None:
         """Why this server cannot play it (its oracle is missing), else None."""
@@ -49,6 +50,11 @@ class Game(ABC):
     def record(self, position, names: list[str], result: str) -> dict:
         """Fields results.game adds for this game; names: the first mover's, the second's."""
         return {}
+
+    def annotated_pgn(self, moves: list[dict], tags: dict[str, str]) -> str | None:
+        """The graded game in its own standard notation with the oracle's grades (chess: PGN);
+        None for a game that has none."""
+        return None
 
     @abstractmethod
     def dimensions(self, moves: list[dict], mine: list[dict], first: bool, counts: dict) -> dict:

@@ -47,6 +47,13 @@ REASKED = {REFUSAL.reason: "you refused to answer; answer with a move, or resign
                              "answer with the move alone"}
 
 
+def system_text(seat: dict) -> str:
+    """A model seat's system prompt: the game's rules of answering, then its directions (if any)."""
+    directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
+    system = SYSTEM.replace("{answer}", ANSWER["json" if seat.get("format") == "json" else "tools"])
+    return system + (f"\n\n{directions}" if directions else "")
+
+
 def read_move(text: str, calls=()) -> str:
     """The move in a reply: the `move` tool's argument, else a JSON object's `move`, else the text."""
     for name, args, _ in calls:
@@ -90,12 +97,10 @@ class ArenaSeat:
         self.provider = seat.get("provider") or "router"
         self.model = seat["model"]
         self.label = seat_label(index, seat)
-        directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
         fmt = "json" if seat.get("format") == "json" else "tools"
-        system = SYSTEM.replace("{answer}", ANSWER[fmt])
         self.client = new_client(private_ok=credential.private_ok)
         self.chat = make_chat(self.provider, model=self.model, key=credential.key or "", client=self.client,
-                              system=system + (f"\n\n{directions}" if directions else ""),
+                              system=system_text(seat),
                               base_url=credential.base_url,
                               format=fmt, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),

@@ -143,13 +143,18 @@ def export(core: Core, principal: Principal, batch_id: str, fmt: Any = None) -> 
     fmt = _str("format", fmt, required=False) or "csv"
     if fmt not in FORMATS:
         raise DomainError("bad_request", f"format: should be one of {', '.join(FORMATS)}")
-    con = _source(core, _matches(core, principal, batch_id=batch_id))
+    return table(core, principal, fmt, batch_id=batch_id), FORMATS[fmt]
+
+
+def table(core: Core, principal: Principal, fmt: str, **where: str) -> bytes:
+    """The seat rows of the account's ended matches that satisfy ``where``, as a `fmt` file."""
+    con = _source(core, _matches(core, principal, **where))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"export.{fmt}"
         options = "FORMAT parquet, COMPRESSION zstd" if fmt == "parquet" else "FORMAT csv, HEADER"
         # the path is ours (a fresh temporary dir); nothing of the caller's reaches the statement
         con.execute(f"COPY (SELECT * FROM rows ORDER BY match_id, seat) TO '{path}' ({options})")
-        return path.read_bytes(), FORMATS[fmt]
+        return path.read_bytes()
 
 
 def export_csv(core: Core, principal: Principal, batch_id: str) -> dict:

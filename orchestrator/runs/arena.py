@@ -12,6 +12,7 @@ from engine.hashing import content_hash
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.play import arena_seats
 from orchestrator.runs.world import Scenario
 from orchestrator.seats.seat import ROUTED, seat_label
 
@@ -50,6 +51,13 @@ class Arena:
         if len(body["roster"]) != 2:
             raise DomainError("bad_roster", f"an arena game takes exactly 2 seats; the roster has "
                               f"{len(body['roster'])}")
+
+    def system_text(self, seat: dict) -> str:
+        return arena_seats.system_text(seat)
+
+    def observations(self, core: Core, row, seats: set[int]) -> dict[tuple[int, int], str]:
+        """A game's positions are not rebuilt into the texts its seats read: none (docs/FORMATS.md)."""
+        return {}
 
     def provider(self, k: int, seat: dict) -> str:
         """The world's providers, but `local` seats play this game's scripted seats and no built-in

@@ -4,10 +4,12 @@ between games (the series, the frames) is the game's own (engine.arena.games).""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 from engine.arena.games import GAMES
 from analytics.archive.store import Archive
 from orchestrator.core import Core
+from orchestrator.errors import DomainError
 from orchestrator.runs.pages import _public_seat, _row
 
 
@@ -45,3 +47,35 @@ def frames(core: Core, match_id: str) -> dict:
     moves = _moves(core, match_id)
     return {"match_id": match_id, "game": row["scenario_id"], "status": row["status"],
             "frames": GAMES[row["scenario_id"]].frames(moves), "moves": moves}
+
+
+def pgn(core: Core, match_id: str, site: str) -> str:
+    """The graded game in its game's standard notation (chess: PGN with lichess's annotations); a
+    game that has none, and every world match, answers not_found. `site`: where the game is found
+    (the public report's address). Before the game is graded it holds no moves and Result `*`."""
+    row = _row(core, match_id)
+    game = GAMES.get(row["scenario_id"])
+    text = game.annotated_pgn(_moves(core, match_id), _tags(row, site)) if game else None
+    if text is None:
+        what = game.title if game else "world"
+        raise DomainError("not_found", f"match '{match_id}' is a {what} game: PGN exists for chess games only")
+    return text
+
+
+def _tags(row, site: str) -> dict[str, str]:
+    """PGN's seven tags (and the oracle as Annotator, the end as Termination once graded)."""
+    eff, roster = json.loads(row["effective"]), json.loads(row["roster"])
+    results = json.loads(row["results"]) if row["results"] else None
+    first = eff["first_seat"]
+    started = row["started_at_ms"]
+    tags = {"Event": f"Scenario Studio: {row['name']}", "Site": site,
+            "Date": datetime.fromtimestamp(started / 1000, timezone.utc).strftime("%Y.%m.%d") if started
+            else "????.??.??",
+            "Round": str(row["trial"] + 1) if row["batch_id"] else "-",
+            "White": roster[first]["name"], "Black": roster[1 - first]["name"],
+            "Result": results["game"]["result"] if results else "*"}
+    if results:
+        oracle = results["game"]["oracle"]
+        tags["Annotator"] = f"{oracle['engine']} {oracle['version']} ({oracle['nodes']} nodes)"
+        tags["Termination"] = results["game"]["termination"]
+    return tags

@@ -47,10 +47,17 @@ def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, 
     """{turns: [{tick, seat, reply, actions, refused, latency_ms, input_tokens, output_tokens, error}],
     next_cursor}: in tick then seat order, optionally one seat's only."""
     row, seat, offset, limit = paged(core, principal, run_id, seat, cursor, limit)
-    page = {"seat": seat, "offset": offset, "limit": limit}
-    if row["status"] in TERMINAL and row["match_id"] is not None:
-        turns, more = Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], **page)
-    else:
-        recorded = [json.loads(t["turn"]) for t in turns_recorded(core.store.conn(), run_id)]
-        turns, more = transcript_rows(transcript_table(recorded), **page)
+    turns, more = _page(core, row, seat=seat, offset=offset, limit=limit)
     return {"turns": turns, "next_cursor": str(offset + len(turns)) if more else None}
+
+
+def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
+    if row["status"] in TERMINAL and row["match_id"] is not None:
+        return Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], **page)
+    recorded = [json.loads(t["turn"]) for t in turns_recorded(core.store.conn(), row["id"])]
+    return transcript_rows(transcript_table(recorded), **page)
+
+
+def every_turn(core: Core, row) -> list[dict]:
+    """All of a run's transcript turns at once (an owner's export), in tick then seat order."""
+    return _page(core, row, seat=None, offset=0, limit=2 ** 62)[0]

@@ -17,6 +17,8 @@ from orchestrator import scenarios as saved_scenarios
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.runs.observations import world_observations
+from orchestrator.seats.prompt import compose_directions, system_prompt
 from orchestrator.seats.seat import resolve_provider
 
 SCRIPTED_STEPS_PER_S = 2_000_000  # conservative engine speed for wall-clock estimates
@@ -58,6 +60,15 @@ class World:
 
     def check_body(self, body: dict) -> None:
         """Every world body field is checked by check_run_body already."""
+
+    def system_text(self, seat: dict) -> str:
+        """What a model seat of this kind is told before its first turn (its system prompt)."""
+        return system_prompt(seat.get("format") or "tools",
+                             compose_directions(seat.get("skills") or [], seat.get("instructions")))
+
+    def observations(self, core: Core, row, seats: set[int]) -> dict[tuple[int, int], str]:
+        """{(tick, seat): what the seat was shown}, rebuilt for an ended match (orchestrator.runs.observations)."""
+        return world_observations(core, row, seats)
 
     def provider(self, k: int, seat: dict) -> str:
         return resolve_provider(k, seat)[0]

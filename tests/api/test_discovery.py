@@ -20,8 +20,8 @@ SPEC_TABLE = [
     # CONTRACT.md section 13: an agent seat's turns
     "GET /api/v1/runs/:id/seats/:seat/turn", "POST /api/v1/runs/:id/seats/:seat/actions",
     # leaderboards, paired comparisons and exports (analysis)
-    "GET /api/v1/leaderboard", "GET /api/v1/compare", "GET /api/v1/batches/:id/export",
-    "GET /api/matches/:id/report", "GET /api/matches/:id/log",
+    "GET /api/v1/leaderboard", "GET /api/v1/compare", "GET /api/v1/runs/:id/export", "GET /api/v1/batches/:id/export",
+    "GET /api/matches/:id/report", "GET /api/matches/:id/log", "GET /api/matches/:id/pgn",
     "GET /api/matches/:id/live", "GET /api/matches/:id/replay",
 ]
 

@@ -122,8 +122,10 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
         k.call("get", "/api/v1/usage", expect=200)
         k.call("get", "/api/v1/leaderboard", params={"scenario_id": created["id"], "resamples": 100}, expect=200)
         k.call("get", "/api/v1/compare", params={"batch_a": a["batch_id"], "batch_b": b["batch_id"]}, expect=200)
-        for fmt in ("csv", "parquet"):
+        for fmt in ("csv", "parquet", "inspect"):
             k.call("get", "/api/v1/batches/{id}/export", path={"id": a["batch_id"]}, params={"format": fmt},
+                   expect=200)
+            k.call("get", "/api/v1/runs/{id}/export", path={"id": model["run_id"]}, params={"format": fmt},
                    expect=200)
 
         # the public pages of a world match and of an arena game, in each media type
@@ -136,6 +138,8 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
             k.call("get", "/api/matches/{id}/replay", path=mid, expect=200)
             k.call("get", "/api/matches/{id}/replay", path=mid, params={"format": "json"}, expect=200)
             k.call("get", "/api/matches/{id}/live", path=mid, expect=200)
+            # a world match and a Connect Four game have no PGN (tests/agents/test_pgn.py reads a chess one)
+            k.call("get", "/api/matches/{id}/pgn", path=mid, expect=404)
             for page in ("report", "replay"):  # SPEC.md's envelope, not a page in a default format
                 k.call("get", f"/api/matches/{{id}}/{page}", path=mid, params={"format": "pdf"}, expect=400)
 

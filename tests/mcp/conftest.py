@@ -23,12 +23,14 @@ TOOLS = {"whoami", "get_scenario_schema", "validate_scenario", "create_scenario"
          "get_scenario", "update_scenario", "delete_scenario", "list_runs", "get_run", "cancel_run", "get_batch",
          "list_library", "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript",
          "get_seat_turn", "submit_seat_actions",  # CONTRACT.md section 13
-         "get_decisions"}  # section 14
+         "get_decisions",  # section 14
+         "export_run"}  # docs/FORMATS.md: a run or a series as a file
 READ_ONLY = {"whoami", "get_scenario_schema", "validate_scenario", "estimate_run", "get_usage", "list_skills",
              "get_skill", "list_scenarios", "get_scenario", "list_runs", "get_run", "get_batch", "list_library",
-             "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript", "get_decisions"}
+             "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript", "get_decisions",
+             "export_run"}
 WITH_ID = {"get_scenario", "update_scenario", "delete_scenario", "get_skill", "update_skill", "delete_skill",
-           "get_run", "cancel_run", "get_batch", "export_batch", "get_transcript", "get_decisions"}
+           "get_run", "cancel_run", "get_batch", "export_batch", "get_transcript", "get_decisions", "export_run"}
 
 # Starter is squeezed so every allowance can be reached with one or two calls; lab and starter are
 # lifted past their per-minute ceilings (tests send many calls), free keeps its 60 for rate_limited.

@@ -126,6 +126,7 @@ async def test_real_results_of_every_tool_hold_to_its_output_schema(playing, fak
         await tool("get_leaderboard", {"scenario_id": scenario["id"], "resamples": 100})
         await tool("compare_batches", {"batch_a": a["batch_id"], "batch_b": b["batch_id"]})
         await tool("export_batch", {"id": a["batch_id"]})
+        await tool("export_run", {"id": agent["run_id"]})
         await tool("delete_skill", {"id": skill["id"]})
         await tool("delete_scenario", {"id": scenario["id"]})
     assert set(results) == TOOLS

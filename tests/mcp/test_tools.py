@@ -3,6 +3,8 @@ JSON text (CONTRACT.md section 5). Runs here stay queued (the idle server has no
 keeps every answer stable between the MCP call and the REST call it is compared with."""
 from __future__ import annotations
 
+import base64
+
 import httpx
 import pytest
 
@@ -154,6 +156,9 @@ async def test_every_tool_answers_the_rest_body(idle):
         await t.same("get_leaderboard", {"scenario_id": sid}, "GET", f"/api/v1/leaderboard?scenario_id={sid}")
         exported = await t.tool("export_batch", {"id": bid})
         assert exported["csv"] == rest(idle, token, "GET", f"/api/v1/batches/{bid}/export").text
+        as_file = await t.tool("export_run", {"id": bid, "format": "csv"})
+        assert base64.b64decode(as_file["base64"]) == rest(idle, token, "GET", f"/api/v1/batches/{bid}/export").content
+        assert (as_file["filename"], as_file["size_bytes"]) == (f"{bid}.csv", len(base64.b64decode(as_file["base64"])))
         t.called.add("compare_batches")  # nothing played on this idle server: both refuse alike
         refused = await call(client, "compare_batches", {"batch_a": bid, "batch_b": bid})
         r = rest(idle, token, "GET", f"/api/v1/compare?batch_a={bid}&batch_b={bid}")

@@ -8,7 +8,7 @@ import chess
 import chess.pgn
 from chess.engine import Cp, Mate, Score
 
-from engine.arena import lichess, policies, saturation
+from engine.arena import lichess, pgn, policies, saturation
 from engine.arena.game import Game
 from engine.arena.stockfish import GRADE_NODES, capped
 
@@ -193,6 +193,7 @@ class Chess(Game):
             "threefold_repetition": "by threefold repetition", "fifty_moves": "by the 50-move rule",
             "ply_cap": f"at the {PLY_CAP}-ply cap"}
     fitness = "accuracy"
+    notation = "PGN"
 
     def unavailable(self) -> str | None:
         from engine.arena import stockfish
@@ -221,6 +222,9 @@ class Chess(Game):
 
     def record(self, position: Position, names: list[str], result: str) -> dict:
         return {"pgn": position.pgn(names[0], names[1], result)}
+
+    def annotated_pgn(self, moves: list[dict], tags: dict[str, str]) -> str:
+        return pgn.annotated(moves, tags)
 
     def dimensions(self, moves: list[dict], mine: list[dict], first: bool, counts: dict) -> dict:
         acc = lichess.game_accuracy(white_wins(moves), [m["accuracy"] for m in moves],

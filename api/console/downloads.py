@@ -1,0 +1,33 @@
+"""A run's or a series' files in the console (the run and series pages' download buttons): the same
+service function as GET /api/v1/runs/:id/export and /batches/:id/export, for the signed-in owner."""
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from api.console.pages import ConsoleUser, dead_end
+from orchestrator.errors import DomainError
+from orchestrator.runs import exports
+
+router = APIRouter(include_in_schema=False)
+
+
+async def _download(user, id: str, fmt: str | None) -> Response:
+    try:
+        out = await asyncio.to_thread(exports.export, user.core, user.principal, id, fmt, default="inspect")
+    except DomainError as e:
+        return dead_end(user, e)
+    return Response(out.data, media_type=out.media_type,
+                    headers={"Content-Disposition": f'attachment; filename="{out.filename}"'})
+
+
+@router.get("/console/runs/{run_id}/export")
+async def run_download(user: ConsoleUser, run_id: str, format: str | None = None):
+    return await _download(user, run_id, format)
+
+
+@router.get("/console/batches/{batch_id}/export")
+async def series_download(user: ConsoleUser, batch_id: str, format: str | None = None):
+    return await _download(user, batch_id, format)
