@@ -233,7 +233,7 @@ class Chat:
                 retry_after, why = _retry_after(r), f"HTTP {status}: {said}"
                 same = same + 1 if (status, r.content) == last else 1
                 last = (status, r.content)
-                if same >= SAME_ANSWERS and retry_after is None and status not in TRY_LATER:
+                if same >= SAME_ANSWERS and status >= 500 and status not in TRY_LATER and retry_after is None:
                     raise Unreachable(f"{why}; the same answer {same} times in a row, not retried again this turn",
                                       status)
             wait = retry_after if retry_after is not None else \
