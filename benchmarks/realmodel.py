@@ -105,8 +105,12 @@ def model_server(stack: ExitStack, tmp: Path, threads: int) -> str:
                            "--model_alias", MODEL, "--chat_format", "chatml-function-calling", "--n_ctx", "8192",
                            "--n_threads", str(threads), "--n_threads_batch", str(threads),
                            # the system prompt is the same every turn: its evaluated state is kept in
-                           # RAM, so two seats taking turns do not evict each other's prefix
-                           "--cache", "true", "--host", "127.0.0.1", "--port", str(port)], log)
+                           # RAM, so two seats taking turns do not evict each other's prefix. The cap
+                           # counts only llama.cpp's own state, not the logits kept beside each entry,
+                           # so it is set low: at its 2 GiB default the server grew until the machine's
+                           # memory ran out
+                           "--cache", "true", "--cache_size", str(512 << 20),
+                           "--host", "127.0.0.1", "--port", str(port)], log)
     url = f"http://127.0.0.1:{port}/v1"
 
     def answers() -> bool:
@@ -283,7 +287,7 @@ def play(args, tmp: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     # one thread: on a machine whose cores are shared, llama.cpp's threads wait for each other at every
-    # layer, and two of them evaluated prompts 4x slower and generated 70x slower than one (README)
+    # layer, so a second thread slows it down (docs/SEATS.md, "A real model in the loop")
     ap.add_argument("--threads", type=int, default=1, help="the model server's CPU threads")
     ap.add_argument("--ticks", type=int, default=10, help="the world run's season (10 is the least)")
     ap.add_argument("--budget-s", type=float, default=300, help="the whole check's time target (reported)")
