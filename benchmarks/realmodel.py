@@ -105,11 +105,11 @@ def model_server(stack: ExitStack, tmp: Path, threads: int) -> str:
                            "--model_alias", MODEL, "--chat_format", "chatml-function-calling", "--n_ctx", "8192",
                            "--n_threads", str(threads), "--n_threads_batch", str(threads),
                            # the system prompt is the same every turn: its evaluated state is kept in
-                           # RAM, so two seats taking turns do not evict each other's prefix. The cap
-                           # counts only llama.cpp's own state, not the logits kept beside each entry,
-                           # so it is set low: at its 2 GiB default the server grew until the machine's
-                           # memory ran out
-                           "--cache", "true", "--cache_size", str(512 << 20),
+                           # RAM, so two seats taking turns do not evict each other's prefix. Without
+                           # logits_all (the server's default is on; nothing here reads logprobs) a
+                           # kept state holds no copy of every token's logits, which its cap does not
+                           # count: with them the server grew until the machine's memory ran out
+                           "--logits_all", "false", "--cache", "true", "--cache_size", str(1 << 30),
                            "--host", "127.0.0.1", "--port", str(port)], log)
     url = f"http://127.0.0.1:{port}/v1"
 
