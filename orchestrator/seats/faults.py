@@ -3,7 +3,8 @@ answer (CONTRACT.md section 12, amended), and the rule that fails a run on them.
 
 Each fault is one of three codes, by its cause:
 - provider_timeout: no answer within turn_timeout_ms (counted in turns.timed_out);
-- provider_unreachable: a connection error, or 5xx, 529 or 429 still answered after the retries;
+- provider_unreachable: a connection error, or 5xx, 529 or 429 still answered after the retries (the
+  message then says the provider answered, with the status and the start of its body: it was reached);
 - provider_rejected: HTTP 4xx other than 429 (400 included), a 200 whose body is not the provider's
   answer format, or one that carries an `error` object.
 The last two are counted in turns.provider_errors. FAULT_TICKS consecutive ticks with a fault on one
@@ -34,8 +35,13 @@ class ProviderError(Exception):
 
 
 class Unreachable(ProviderError):
-    """A connection error, or 5xx / 529 / 429 on every attempt the turn allowed."""
+    """A connection error, or 5xx / 529 / 429 on every attempt the turn allowed. `status`: the HTTP
+    status the provider last answered with, None when it never answered (it could not be reached)."""
     code = UNREACHABLE
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
 
 
 class TurnTimeout(ProviderError):
@@ -56,6 +62,8 @@ class SeatFaulted(SeatFailed):
         self.seat, self.provider, self.code = seat, provider, last.code
         what = {TIMEOUT: "did not answer in time", UNREACHABLE: "could not be reached",
                 REJECTED: "refused or garbled every call"}[last.code]
+        if getattr(last, "status", None) is not None:  # it was reached: it answered with an error
+            what = f"answered HTTP {last.status} to every call"
         super().__init__(f"{seat}: the {provider} provider {what} for {ticks} ticks in a row; last cause: {last}")
 
 

@@ -64,7 +64,7 @@ class KeyLimit:
             if self.hold_until >= deadline:
                 self.release()
                 raise Unreachable(f"HTTP 429: the provider asked this key to wait {wait:.1f} s more, "
-                                  "past the turn's end")
+                                  "past the turn's end", status=429)
             try:
                 await asyncio.sleep(wait)
             except asyncio.CancelledError:

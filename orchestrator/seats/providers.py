@@ -16,7 +16,9 @@ max_tokens defaults to DEFAULT_MAX_TOKENS by reasoning off/on.
 
 Failures (orchestrator.seats.faults): 429, 5xx, 529 and dropped connections are retried with jittered
 exponential backoff (or the Retry-After the provider sends) while the turn's deadline allows, then
-raise Unreachable; requests in flight per key are capped and adapt to 429s (orchestrator.seats.limits); 401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
+raise Unreachable (with the status the provider answered, if it answered); a 5xx other than 502, 503,
+504 and 529 answered with the same body SAME_ANSWERS times in a row, with no Retry-After, is not
+retried again that turn; requests in flight per key are capped and adapt to 429s (orchestrator.seats.limits); 401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
 4xx, a 200 whose body is not the protocol's answer, or one carrying an error object raise Rejected
 with the provider's own message; no answer by the deadline raises TurnTimeout, unless the provider
 answered this turn with a retried fault (then Unreachable, naming it: `Chat.ran_out`).
@@ -53,6 +55,11 @@ BACKOFF_BASE_S, BACKOFF_CAP_S = 0.25, 8.0
 TOOL_RESULT = "played; its outcome is in your next observation"
 TOOL_IGNORED = "ignored: over your actions per turn"
 EXCERPT = 200  # characters of a provider's own error message kept in the cause
+# a 5xx answered with the same body this many times in a row is the server's fixed answer to this
+# request (a validation error, a missing server flag), not an outage: the turn stops retrying it.
+# Statuses that mean "try later" (and any answer with a Retry-After) are retried while the turn lasts.
+SAME_ANSWERS = 3
+TRY_LATER = (502, 503, 504, 529)
 
 
 def _user_agent() -> str:
@@ -163,7 +170,7 @@ class Chat:
         self.tools = tools if tools is not None else tool_specs()  # the world's actions unless a game says
         self.pool = client.pool
         self.retries = 0  # extra attempts after 429, 5xx or a dropped connection, over the run
-        self.answered_with: tuple[str, int] | None = None  # this turn's last retried fault, and attempts
+        self.answered_with: tuple[str, int, int | None] | None = None  # this turn's last retried fault, attempts, status
         self.format, self.reasoning, self.temperature, self.seat = format, reasoning, temperature, seat
         self.max_tokens = int(max_tokens or DEFAULT_MAX_TOKENS["on" if reasoning_on(reasoning) else "off"])
         base = (base_url or DEFAULT_BASE_URL.get(provider) or "").rstrip("/")
@@ -190,6 +197,7 @@ class Chat:
         loop = asyncio.get_running_loop()
         limit = key_limit(self.provider, self.base_url, self.key, self.max_concurrent)
         attempt, self.answered_with = 0, None
+        last, same = None, 0  # the last error answer (status, body) and how many times in a row it came
         while True:
             if deadline - loop.time() <= 0:
                 raise self.ran_out()
@@ -206,6 +214,7 @@ class Chat:
                 raise self.ran_out() from e
             except httpx.TransportError as e:
                 status, retry_after, why = None, None, f"connection failed ({type(e).__name__})"
+                last, same = None, 0
             else:
                 status = r.status_code
                 if status in (401, 403):
@@ -218,16 +227,21 @@ class Chat:
                     except ValueError:
                         raise Rejected(f"HTTP {status} with a body that is not JSON: "
                                        f"{r.content[:80].decode('utf-8', 'replace')!r}") from None
-                said = error_message(_json_or_none(r.content)) or r.text[:EXCERPT]
+                said = " ".join((error_message(_json_or_none(r.content)) or r.text[:EXCERPT]).split())
                 if status != 429 and status < 500:
                     raise Rejected(f"HTTP {status}: {said}")
                 retry_after, why = _retry_after(r), f"HTTP {status}: {said}"
+                same = same + 1 if (status, r.content) == last else 1
+                last = (status, r.content)
+                if same >= SAME_ANSWERS and status >= 500 and status not in TRY_LATER and retry_after is None:
+                    raise Unreachable(f"{why}; the same answer {same} times in a row, not retried again this turn",
+                                      status)
             wait = retry_after if retry_after is not None else \
                 random.uniform(0.5, 1.0) * min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** attempt)
             attempt += 1
-            self.answered_with = (why, attempt)
+            self.answered_with = (why, attempt, status)
             if loop.time() + wait >= deadline:
-                raise Unreachable(f"{why}, after {attempt} attempts; no time left in the turn to retry")
+                raise Unreachable(f"{why}, after {attempt} attempts; no time left in the turn to retry", status)
             self.retries += 1
             await asyncio.sleep(wait)
 
@@ -236,8 +250,8 @@ class Chat:
         fault it answered with (a retry cut short by the deadline does not turn 503s into a slow provider)."""
         if self.answered_with is None:
             return TurnTimeout("the provider did not answer within the turn")
-        why, attempts = self.answered_with
-        return Unreachable(f"{why}, after {attempts} attempts; the turn ran out while retrying")
+        why, attempts, status = self.answered_with
+        return Unreachable(f"{why}, after {attempts} attempts; the turn ran out while retrying", status)
 
     async def _attempt(self, request: httpx.Request, limit: KeyLimit, sent_at: float) -> httpx.Response:
         """One request on a slot of the key's limit, which learns from the answer."""
@@ -350,7 +364,11 @@ class OpenAIChat(Chat):
             calls.append({"id": call_id or f"call_{k}", "type": "function",
                           "function": {"name": str(name), "arguments": args if isinstance(args, str) else "{}"}})
         said = reply.text or reply.refusal
-        assistant = {"role": "assistant", "content": said or (None if calls else "(no reply)")}
+        # beside tool calls an empty string, never null or absent: OpenAI takes all three, but
+        # llama-cpp-python's request type refuses null and its chatml-function-calling template
+        # fails on an absent content, and LM Studio, Ollama, older llama.cpp and TGI refuse one or the
+        # other (docs/SEATS.md, "OpenAI-compatible servers")
+        assistant = {"role": "assistant", "content": said or ("" if calls else "(no reply)")}
         if calls:
             assistant["tool_calls"] = calls
         out.append(assistant)

@@ -2,9 +2,11 @@
 
 - OpenAI chat completions: POST /v1/chat/completions (tools -> tool_calls), GET /v1/key, GET /v1/models;
 - Anthropic messages: POST /v1/messages (tools with input_schema -> tool_use blocks).
-Requests are checked the way the real APIs check them (roles, tool call ids answered, Anthropic
-headers and API version 2026-10-21: no temperature, a thinking budget of at least 1024 below
-max_tokens, thinking blocks handed back with their signature) and refused with 400 otherwise, so a
+Requests are checked the way the real APIs check them, the strictest of them where they differ
+(roles, tool call ids answered, an assistant content that is a string even beside tool calls, as
+llama-cpp-python's server wants it; Anthropic headers and API version 2026-10-21: no temperature, a
+thinking budget of at least 1024 below max_tokens, thinking blocks handed back with their signature)
+and refused with 400 otherwise, so a
 client that builds a bad conversation fails its test. Every request is recorded. Answers are built
 with the official SDKs' own response models (openai ChatCompletion, anthropic Message), so their
 shape is the providers' own.
@@ -281,8 +283,15 @@ def check_openai(body: dict, request: Request) -> str | None:
             return f"messages[{k}]: tool calls {open_ids} were not answered"
         if role == "assistant":
             open_ids = [c["id"] for c in m.get("tool_calls") or []]
-            if m.get("content") is None and not open_ids:
-                return f"messages[{k}]: assistant message without content or tool calls"
+            if len(set(open_ids)) != len(open_ids):
+                return f"messages[{k}]: tool call ids must be distinct within a message"  # mistral_common
+            if not isinstance(m.get("content"), str):
+                # what self-hosted servers take (docs/SEATS.md): llama-cpp-python's request type refuses
+                # a null content and its chatml-function-calling template fails on an absent one
+                return f"messages[{k}]: assistant content must be a string, even beside tool calls (got " \
+                       f"{'no content' if 'content' not in m else repr(m['content'])})"
+        elif not isinstance(m.get("content"), str if role in ("system", "tool") else (str, list)):
+            return f"messages[{k}]: {role} content must be a string"
     if msgs[-1].get("role") != "user":
         return "the last message must be the user's"
     for t in body.get("tools") or []:

@@ -95,6 +95,35 @@ def test_an_overloaded_provider_is_unreachable_after_the_retries(fake):
     assert players[0].turns["provider_errors"] == 3 and players[0].turns["retries"] >= 3
 
 
+def test_a_provider_that_answered_5xx_is_named_as_answering_with_its_status_and_body(fake):
+    # llama-cpp-python's answer to a request its types refuse: a 500 with the same body every time
+    body = json.dumps({"error": {"message": "7 validation errors:\n  {'type': 'literal_error', 'loc': "
+                                            "('body', 'messages', 2)}", "type": "internal_server_error"}})
+    fake.defaults["r/m"] = {"status": 500, "body": body}
+    t0 = time.perf_counter()
+    _, players, _, error = season(fake, {0: ROUTER}, 5, timeout_ms=20_000)
+    assert error.code == "provider_unreachable"
+    message = error.envelope()["message"]
+    assert "the router provider answered HTTP 500 to every call for 3 ticks in a row" in message
+    assert "could not be reached" not in message
+    assert "HTTP 500: 7 validation errors: {'type': 'literal_error'" in message  # its body, on one line
+    # the same answer three times ends the turn's retries: three calls a tick, not a 20 s turn of them
+    assert len(fake.bodies("r/m")) == 9 and time.perf_counter() - t0 < 10
+    p = players[0]
+    assert p.turns["provider_errors"] == 3 and p.turns["retries"] == 6
+    assert all("the same answer 3 times in a row" in t["error"] for t in p.transcript)
+
+
+def test_a_5xx_that_changes_or_says_try_later_is_retried_while_the_turn_lasts(fake):
+    fake.script("r/m", *({"status": 500, "body": json.dumps({"error": {"message": f"worker {k} crashed"}})}
+                         for k in range(4)))
+    fake.script("r/ok", *[{"status": 503}] * 4)
+    _, players, _, error = season(fake, {0: ROUTER, 1: GOOD}, 1, timeout_ms=10_000)
+    assert error is None
+    assert [p.turns["answered"] for p in players.values()] == [1, 1]
+    assert [p.turns["retries"] for p in players.values()] == [4, 4]
+
+
 def test_a_retry_the_deadline_cuts_short_keeps_the_fault_the_provider_answered_with(fake):
     # a 503, then the retry hangs past the turn: the provider answered, with an error, so the turn is
     # that fault (counted as a provider error, named by its status), not a slow provider
@@ -119,6 +148,7 @@ def test_a_provider_nobody_answers_for_is_unreachable():
 
     p, e, match = run(with_client(go))
     assert e.code == "provider_unreachable" and "ConnectError" in str(e) and match.tick == 2
+    assert "could not be reached for 3 ticks" in str(e)
     assert p.turns["provider_errors"] == 3
 
 

@@ -12,6 +12,7 @@ from orchestrator.seats import play_tick
 from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.providers import AnthropicChat, new_client
 from tests.seats.conftest import base_url, external_match, players_for, rows_of, run, with_client
+from tests.seats.fake_provider import check_openai
 from tests.seats.sdk_types import problems
 
 KINDS = [{"model": "r/m", "provider": "router", "reasoning": "medium", "temperature": 0.4},
@@ -135,6 +136,47 @@ def test_seats_a_provider_would_refuse_are_named_with_the_fix():
     assert "drop temperature" in request_problem("openai", {"model": "gpt-5", "temperature": 0.5}, 1024)
     assert request_problem("openai", {"model": "gpt-5.1", "temperature": 0.5}, 1024) is None
     assert request_problem("router", {"model": "openai/o3", "reasoning": "off", "temperature": 1}, 1024) is None
+
+
+# -- what self-hosted OpenAI-compatible servers take (docs/SEATS.md) ------------------------------
+
+SELF_HOSTED = {"model": "smollm2", "provider": "openai-compatible"}
+
+
+def test_a_tools_seats_turns_after_a_tool_call_are_taken_by_self_hosted_servers(fake):
+    # a tool call with no text: the next request resends it from memory, with a content every server takes
+    fake.defaults["smollm2"] = {"calls": [("eat", {})]}
+    _, players, _ = play(fake, {0: SELF_HOSTED}, 3)
+    assert players[0].turns["answered"] == 3 and players[0].turns["provider_errors"] == 0
+    second = fake.bodies("smollm2")[1]
+    assistant = second["messages"][2]
+    assert assistant["role"] == "assistant" and assistant["content"] == ""
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["eat"]
+    assert second["messages"][3] == {"role": "tool", "tool_call_id": assistant["tool_calls"][0]["id"],
+                                     "content": "played; its outcome is in your next observation"}
+    # the double refuses what llama-cpp-python's server refuses: null, and no content at all
+    null = json.loads(json.dumps(second))
+    null["messages"][2]["content"] = None
+    assert "must be a string" in check_openai(null, None)
+    del null["messages"][2]["content"]
+    assert "no content" in check_openai(null, None)
+
+
+def test_requests_are_what_llama_cpp_pythons_server_takes(fake):
+    # its own request model, where the realmodel extra is installed (make realmodel)
+    types = pytest.importorskip("llama_cpp.server.types")
+    from pydantic import ValidationError
+    fake.defaults["smollm2"] = {"calls": [("move", {"direction": "north"}), ("eat", {})], "text": "plan"}
+    fake.script("smollm2", {"calls": [("eat", {})]})
+    play(fake, {0: SELF_HOSTED, 1: dict(SELF_HOSTED, model="smollm2-json", format="json")}, 3)
+    bodies = fake.bodies()
+    assert len(bodies) == 6
+    for body in bodies:
+        types.CreateChatCompletionRequest.model_validate(body)
+    null = json.loads(json.dumps(fake.bodies("smollm2")[1]))
+    null["messages"][2]["content"] = None
+    with pytest.raises(ValidationError):
+        types.CreateChatCompletionRequest.model_validate(null)
 
 
 # -- replies built with the SDKs' response models ------------------------------------------------
