@@ -26,7 +26,8 @@ from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.tool import ToolInfo
 
 from orchestrator.seats.actions import Refused, from_call, from_text, tool_specs
-from orchestrator.seats.prompt import MEMORY_TURNS, system_prompt
+from orchestrator.seats.memory import Memory
+from orchestrator.seats.prompt import system_prompt
 
 INSPECT_SEAT = "inspect"
 WAIT_MS = 10_000  # the turn endpoint's long-poll
@@ -99,7 +100,7 @@ def play_seat(service: Service):
         async with service.client() as http:
             run_id = await service.run_for(state.epoch, http)
             state.metadata["run_id"] = run_id
-            turns: list[list] = []  # each turn's messages, for the bounded memory of a model seat
+            turns = Memory()  # each turn's messages, bounded as a model seat's memory is
             while True:
                 r = await http.get(f"/api/v1/runs/{run_id}/seats/{seat}/turn", params={"wait_ms": WAIT_MS})
                 r.raise_for_status()
@@ -111,7 +112,7 @@ def play_seat(service: Service):
                 if not state.messages:
                     state.messages.append(ChatMessageSystem(content=system_prompt("tools", turn["directions"] or "")))
                 shown = ChatMessageUser(content=turn["observation"]["text"])
-                memory = [m for t in turns[-MEMORY_TURNS:] for m in t]
+                memory = [m for t in turns for m in t]
                 output = await model.generate([state.messages[0], *memory, shown], tools=tools)
                 actions, answered = _reply_actions(output.message)
                 actions = actions[: turn["actions_per_turn"]]
@@ -121,7 +122,7 @@ def play_seat(service: Service):
                     continue
                 posted.raise_for_status()
                 turns.append([shown, output.message, *answered])
-                state.messages.extend(turns[-1])
+                state.messages.extend([shown, output.message, *answered])
                 state.output = output
             state.store.set("results", await _results(http, run_id))
         return state

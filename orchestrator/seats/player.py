@@ -25,7 +25,6 @@ import contextlib
 import functools
 import json
 import time
-from collections import deque
 from dataclasses import dataclass, field
 
 from orchestrator.seats import played
@@ -34,6 +33,7 @@ from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, Tu
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.seat import seat_label
+from orchestrator.seats.memory import Memory
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
 from orchestrator.seats.providers import PooledClient, make_chat, new_client
 
@@ -86,7 +86,7 @@ class SeatPlayer:
         self.turn_timeout_ms = int(turn_timeout_ms)
         self.actions_per_turn = int(actions_per_turn)
         self.prices = prices or shipped_prices()
-        self.memory: deque = deque(maxlen=memory_turns)
+        self.memory = Memory(memory_turns)
         self.usage = new_usage()
         self.turns = new_turns()
         self.usd_per_mtok = usd_per_mtok

@@ -26,9 +26,9 @@ nothing to report are left out:
     messages: #2: Hello!
     last actions: move ok; gather refused (nothing_here)
 
-Memory: each request carries the last MEMORY_TURNS turns (observation text and the seat's own reply,
-in the provider's native message shapes) before the current observation; older turns are dropped,
-so a request's size is bounded whatever the season's length.
+Memory: each request carries up to MEMORY_TURNS earlier turns (observation text and the seat's own
+reply, in the provider's native message shapes) before the current observation, dropped in blocks
+(orchestrator.seats.memory), so a request's size is bounded whatever the season's length.
 """
 from __future__ import annotations
 

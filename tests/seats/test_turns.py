@@ -129,14 +129,21 @@ def test_rejected_key_raises_naming_seat_and_provider(fake, seat):
 def test_memory_keeps_the_last_turns_in_a_valid_conversation(fake, seat):
     # the fake server refuses conversations whose tool calls are not answered, so any waits would show it
     fake.defaults[seat["model"]] = {"calls": [("wait", {}), ("eat", {}), ("say", {"text": "hi"})]}
-    ticks = MEMORY_TURNS + 3
+    ticks = MEMORY_TURNS + 5
     match, _, reports = play(fake, {0: seat}, ticks=ticks)
     assert not any(r.waits for r in reports)
-    sizes = [len(b["messages"]) for b in fake.bodies(seat["model"])]
+    bodies = fake.bodies(seat["model"])
+    sizes = [len(b["messages"]) for b in bodies]
+    held = [0, 1, 2, 3, 4, 2, 3, 4, 2]  # dropped in blocks: 4 turns, then the last 2 kept
+    assert MEMORY_TURNS == 4 and len(held) == ticks
     if seat is ROUTER:  # system + per turn (user, assistant, 3 tool results) + the new observation
-        assert sizes == [2 + 5 * min(t, MEMORY_TURNS) for t in range(ticks)]
+        assert sizes == [2 + 5 * h for h in held]
     else:
-        assert sizes == [1 + 2 * min(t, MEMORY_TURNS) for t in range(ticks)]
+        assert sizes == [1 + 2 * h for h in held]
+    # between drops a request extends the one before it: the prefix a prompt cache matches
+    for t in range(1, ticks):
+        if held[t] == held[t - 1] + 1:
+            assert bodies[t]["messages"][: sizes[t - 1] - 1] == bodies[t - 1]["messages"][:-1]
     last = fake.bodies(seat["model"])[-1]["messages"][-1]
     text = last["content"] if isinstance(last["content"], str) else last["content"][-1]["text"]
     assert text.startswith(f"tick {ticks - 1} of")
