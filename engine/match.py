@@ -69,6 +69,7 @@ class Match:
         self.apt = int(config.actions_per_turn)
         self.season_ticks = int(config.season_ticks)
         self.tick = 0
+        self.start_tick = 0  # the first tick this match plays: a fork (engine/fork.py) loads those before it
         self.stop_reason: str | None = None
         self.messages: list[str] = list(CANNED_MESSAGES)
         arr = rules.rule_arrays()
