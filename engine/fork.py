@@ -5,7 +5,9 @@ The state comes from engine/rollouts.py's rebuild (the decision grader's, one re
 log played forward and checked row for row, so a log today's engine does not reproduce is refused
 (RebuildError). The fork's Match holds the played match's tables, streams and log rows before the
 tick, and plays on from there through the same step as any match: with the played streams, a fork
-that changes no seat plays the original's log byte for byte (tests/engine/test_fork.py).
+that changes no seat plays the original's log byte for byte (tests/engine/test_fork.py). With a
+continuation seed its config records where its streams were drawn afresh (MatchConfig.reseeds), so a
+replay or rebuild of the fork's own log reseeds at the same tick.
 
 A changed seat keeps its place, body and goods; its player starts afresh (a scripted policy's memory
 is cleared). The played config must give each roster seat that a scripted policy played that policy,
@@ -18,29 +20,22 @@ from dataclasses import replace
 import numpy as np
 
 from engine.kernels.codes import A_MEM, A_POLICY, EXTERNAL, POLICIES
-from engine.kernels.rng import derive
 from engine.kernels.state import LOG_INT_COLUMNS
 from engine.match import AgentSpec, Match, MatchConfig
 from engine.replay import messages_from_columns
 from engine.rollouts import RebuildError, Snapshots, rebuild
 
-__all__ = ["RebuildError", "at_tick", "continuation_streams", "fork", "forked_config"]
+__all__ = ["RebuildError", "at_tick", "fork", "forked_config"]
 
 
-def continuation_streams(continuation_seed: int, tick: int, n: int) -> np.ndarray:
-    """uint64[1 + n]: the world's and each agent's stream from `tick` on under a continuation seed
-    (salts 6 and 7: a match's own streams use 1-4, rollouts 5)."""
-    out = np.empty(n + 1, dtype=np.uint64)
-    out[0] = derive(int(continuation_seed), 6, int(tick))
-    for i in range(n):
-        out[1 + i] = derive(int(continuation_seed), 7, int(tick), i)
-    return out
-
-
-def forked_config(played: MatchConfig, seats: dict[int, AgentSpec]) -> MatchConfig:
-    """The played config with roster seats replaced (index -> the new seat); anchors stay."""
+def forked_config(played: MatchConfig, tick: int, seats: dict[int, AgentSpec],
+                  continuation_seed: int | None = None) -> MatchConfig:
+    """The played config with roster seats replaced (index -> the new seat; anchors stay) and its
+    streams: the original's (its own reseeds kept), or drawn from continuation_seed at `tick`."""
     agents = [seats.get(i, a) for i, a in enumerate(played.agents)]
-    return replace(played, agents=agents)
+    reseeds = list(played.reseeds) if continuation_seed is None else \
+        [(t, s) for t, s in played.reseeds if t < tick] + [(int(tick), int(continuation_seed))]
+    return replace(played, agents=agents, reseeds=reseeds)
 
 
 def at_tick(config: MatchConfig, snap: Snapshots, s: int, cols: dict) -> Match:
@@ -75,9 +70,7 @@ def fork(played: MatchConfig, cols: dict, tick: int, seats: dict[int, AgentSpec]
         raise RebuildError("a fork starts at tick 1 or later")
     if snap is None:
         snap = rebuild(played, cols, [tick], [])
-    m = at_tick(forked_config(played, seats), snap, snap.index(tick), cols)
+    m = at_tick(forked_config(played, tick, seats, continuation_seed), snap, snap.index(tick), cols)
     for i in seats:
         m.tables.ag[i, A_MEM:] = -1  # a new player: no scripted memory carried over
-    if continuation_seed is not None:
-        m.rng[:] = continuation_streams(continuation_seed, tick, m.n)
     return m

@@ -34,7 +34,7 @@ class RebuildError(ValueError):
 
 def config_of(meta: dict, cols: dict) -> MatchConfig:
     """A match's config from its archive meta (field, seed, spawn_seed, season_ticks; resources when the
-    scenario changed them) and its log (actions per turn, from the match_start row)."""
+    scenario changed them; a fork's reseeds) and its log (actions per turn, from the match_start row)."""
     start = np.nonzero(cols["kind"] == MATCH_START)[0]
     if not len(start) or "field" not in meta:
         raise RebuildError("the log has no match_start row or the meta no field")
@@ -47,7 +47,8 @@ def config_of(meta: dict, cols: dict) -> MatchConfig:
     resources = meta.get("resources") or (meta.get("env") or {}).get("resources") or {}
     return MatchConfig(season_ticks=int(meta["season_ticks"]), seed=int(meta["seed"]),
                        spawn_seed=int(meta["spawn_seed"]), actions_per_turn=int(cols["e"][start[0]]),
-                       resources=resources, agents=agents)
+                       resources=resources, agents=agents,
+                       reseeds=[(int(t), int(s)) for t, s in meta.get("reseeds") or []])
 
 
 def stop_of(cols: dict) -> tuple[int, str]:

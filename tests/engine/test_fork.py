@@ -83,3 +83,22 @@ def test_a_tick_outside_the_played_ticks_or_a_log_that_does_not_replay_is_refuse
     cols["a"][np.nonzero(cols["kind"] == 1)[0][2]] += 1  # a move logged another way than it was played
     with pytest.raises(RebuildError):
         fork(original.config, cols, 5)
+
+
+def test_a_continuation_forks_log_replays_and_forks_again_with_its_reseeds():
+    from engine.replay import replay
+
+    original = make_match(40, 12, 13, seats=("local/greedy-harvester", "local/random"))
+    original.run()
+    first = fork(original.config, original.columns(), 15, continuation_seed=99)
+    first.run()
+    assert first.config.reseeds == [(15, 99)]
+    cols = first.columns()
+    assert events.equal(cols, replay(first.config, cols).columns())
+    again = fork(first.config, cols, 25)  # the original's streams: its reseed at 15 stays
+    again.run()
+    assert events.equal(cols, again.columns())
+    other = fork(first.config, cols, 25, continuation_seed=7)
+    assert other.config.reseeds == [(15, 99), (25, 7)]
+    other.run()
+    assert events.equal(other.columns(), replay(other.config, other.columns()).columns())
