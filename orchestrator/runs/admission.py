@@ -19,7 +19,7 @@ from orchestrator.agents import roster as agent_roster
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs import kinds, seats as seat_layer
+from orchestrator.runs import forks, kinds, seats as seat_layer
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
 from orchestrator.runs.world import Scenario
 from orchestrator.seats.families import request_problem
@@ -52,6 +52,7 @@ class Admission:
     name: str
     scripted: bool
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
+    fork: Any = None                # a fork's admission (orchestrator.runs.forks.Fork), else None
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
@@ -190,13 +191,14 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
         require(principal, "runs:write", write=True)
     else:
         require(principal, "runs:read")
-    body = check_run_body(raw)
-    scen = resolve_scenario(core, principal, body["scenario_id"], console=console)
+    forked = forks.read(core, principal, raw)  # None: the body forks no run
+    body = check_run_body(forked.body if forked else raw)
+    scen = forked.scenario if forked else resolve_scenario(core, principal, body["scenario_id"], console=console)
     scen.kind.check_body(body)
     if principal.frozen:
         raise DomainError("billing_frozen", "the account is frozen after a payment dispute; runs cannot launch "
                           "until billing is resolved")
-    seats = resolve_seats(core, principal, body["roster"], scen.kind)
+    seats = forked.resolve(core, principal) if forked else resolve_seats(core, principal, body["roster"], scen.kind)
     plan = principal.plan
     n_seats = len(seats)
     # over the plan is the plan's refusal, whatever the scenario takes; bad_roster is for rosters
@@ -217,10 +219,15 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
                           f"{plan['series_max_trials']} trials per series")
     seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
     env = merge_env(scen.env, body.get("env"))
-    seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
-    trial_envs = [scen.kind.effective(scen, ticks, env, s, k) for k, s in enumerate(seeds)]
-    agent_turns = n_seats * ticks * trials
-    est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal))
+    if forked:  # the original's seeds; continuation seeds from the series' seed
+        trial_envs, series_seed = forked.trial_envs(trials, _paired_seed(core, principal, body, trials))
+        ticks = forked.remaining  # what each run plays, meters and costs
+    else:
+        seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
+        trial_envs = [scen.kind.effective(scen, ticks, env, s, k) for k, s in enumerate(seeds)]
+    agent_turns = n_seats * ticks * len(trial_envs)
+    est = forked.estimate(core, principal, seats, trials) if forked else \
+        seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal))
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
     seat_layer.check(core, principal, scen.kind.funded(seats), est)
     scripted = all(s["provider"] == "local" for s in seats)
@@ -228,7 +235,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,
                      spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
-                     priced=[e["priced"] for e in est["seats"]])
+                     priced=[e["priced"] for e in est["seats"]], fork=forked)
 
 
 def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:
@@ -240,4 +247,4 @@ def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:
 
 
 def _span_ms(adm: Admission, workers: int) -> dict:
-    return adm.scenario.kind.span_ms(adm, math.ceil(adm.trials / max(1, workers)))
+    return adm.scenario.kind.span_ms(adm, math.ceil(len(adm.trial_envs) / max(1, workers)))
