@@ -44,6 +44,7 @@ class Grading:
     key: str | None          # the series' batch_id the match is compacted under, if any
     env: dict
     seats: list[int]
+    start: int = 0           # a fork grades its own ticks, from its fork tick on
     out: int = 0             # tasks not yet back
     failed: list = field(default_factory=list)  # why its tasks failed
 
@@ -128,13 +129,14 @@ class Grader:
                 self._write(lambda c, i=r["id"]: states.move(c, "nothing", i), f"nothing to grade in {r['id']}")
                 continue
             seats = plan.graded_seats(json.loads(r["roster"]), r["grading"])
-            g = Grading(r["id"], r["match_id"], r["batch_id"], json.loads(r["effective"])["env"], seats)
+            eff = json.loads(r["effective"])
+            g = Grading(r["id"], r["match_id"], r["batch_id"], eff["env"], seats, (eff.get("fork") or {}).get("tick", 0))
             with self.core.store.write() as c:
                 if not states.move(c, "start", g.run_id, "grading_starts = grading_starts + 1"):
                     continue
             self.held[g.run_id] = g
             g.out = 1
-            self.refs[work.count.remote(self.uri, g.match_id, g.key, g.seats)] = (g.run_id, "count")
+            self.refs[work.count.remote(self.uri, g.match_id, g.key, g.seats, g.start)] = (g.run_id, "count")
 
     def _counted(self, g: Grading, decisions: list) -> None:
         decisions = [tuple(d) for d in decisions]

@@ -145,3 +145,50 @@ def test_only_an_ended_world_run_of_this_account_forks(srv, owner, original):
     owner.post(f"/api/v1/runs/{queued}/cancel")
     assert r.status_code == 400 and r.json()["error"] == "bad_fork"
     assert "finished or cancelled" in r.json()["message"]
+
+
+def test_python_fork_is_the_same_operation(srv, original):
+    from api.python import Studio
+    from orchestrator.errors import DomainError
+
+    token = account(srv.core)
+    run = original["run"]
+    with Studio.connect(srv.url, token=token) as other:  # another account: the run is not its own
+        with pytest.raises(DomainError) as e:
+            other.fork(run["run_id"], 5)
+        assert e.value.code == "unknown_run"
+    owner_id = srv.core.store.one("SELECT account_id FROM runs WHERE id = ?", (run["run_id"],))["account_id"]
+    with Studio.connect(srv.url, token=_token_of(srv, owner_id)) as studio:
+        launched = studio.fork(run["run_id"], 25, seats={1: {"model": "local/aggressive-raider"}}, trials=2,
+                               control=True, name="raider from 25")
+        done = studio.wait_series(launched["batch"]["batch_id"], timeout_s=120)["batch"]
+        assert len(done["run_ids"]) == 4 and {e["seat"] for e in done["effect"]} == {1}
+        one = studio.get_run(id=done["run_ids"][0])
+        assert one["run"]["name"].startswith("raider from 25") and one["results"]["fork"]["tick"] == 25
+        with pytest.raises(DomainError) as e:
+            studio.fork(run["run_id"], 25, control=True)
+        assert e.value.code == "bad_fork" and "trials of 2 or more" in e.value.message
+
+
+def _token_of(srv, account_id: str) -> str:
+    from orchestrator import auth
+
+    email = srv.core.store.one("SELECT email FROM accounts WHERE id = ?", (account_id,))["email"]
+    return auth.mint(srv.core, email, scopes=("runs:read", "runs:write"))[0]
+
+
+def test_a_forks_decisions_are_graded_from_its_own_tick(owner, original):
+    from tests.waiting import until
+
+    run = original["run"]
+    launched = owner.post("/api/v1/runs", json={"fork": {"run_id": run["run_id"], "tick": 36},
+                                                "grading": "all", "trials": 1}).json()["run"]
+    wait_terminal(owner, launched["run_id"])
+
+    def graded():
+        body = owner.get(f"/api/v1/runs/{launched['run_id']}/decisions").json()
+        return body if body["status"] == "done" else None
+    body = until(graded, 300, what="the fork's grading")
+    ticks = sorted({t["tick"] for t in body["turns"]})
+    assert ticks and ticks[0] == 36 and ticks[-1] <= 39
+    assert {t["seat"] for t in body["turns"]} == {0, 1}
