@@ -198,7 +198,8 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     if principal.frozen:
         raise DomainError("billing_frozen", "the account is frozen after a payment dispute; runs cannot launch "
                           "until billing is resolved")
-    seats = forked.resolve(core, principal) if forked else resolve_seats(core, principal, body["roster"], scen.kind)
+    seats = forked.resolve(core, principal, resolve_seats) if forked else \
+        resolve_seats(core, principal, body["roster"], scen.kind)
     plan = principal.plan
     n_seats = len(seats)
     # over the plan is the plan's refusal, whatever the scenario takes; bad_roster is for rosters
@@ -220,7 +221,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
     env = merge_env(scen.env, body.get("env"))
     if forked:  # the original's seeds; continuation seeds from the series' seed
-        trial_envs, series_seed = forked.trial_envs(trials, _paired_seed(core, principal, body, trials))
+        trial_envs, series_seed = forked.trial_envs(trials, _paired_seed(core, principal, body, trials), trial_seed)
         ticks = forked.remaining  # what each run plays, meters and costs
     else:
         seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))

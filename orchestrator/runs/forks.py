@@ -17,7 +17,7 @@ from typing import Any
 
 from analytics.archive.store import Archive
 from engine.rollouts import RebuildError, rebuild
-from engine.scenario import seat_names
+from engine.scenario import draw_seed, seat_names
 from orchestrator import keys
 from orchestrator.auth import Principal
 from orchestrator.core import Core
@@ -62,11 +62,10 @@ class Fork:
         return self.effective["season_ticks"] - self.tick
 
     # -- seats -------------------------------------------------------------------------------------
-    def resolve(self, core: Core, principal: Principal) -> list[dict]:
+    def resolve(self, core: Core, principal: Principal, resolve_seats) -> list[dict]:
         """The fork arm's roster: kept seats as the original played them (skills and instructions as
-        they were), new seats resolved and funded here, so their refusals name fork.seats.<index>."""
-        from orchestrator.runs.admission import resolve_seats
-
+        they were), new seats resolved (admission.resolve_seats) and funded here, so their refusals
+        name fork.seats.<index>."""
         given = [self.changed[i].get("name") if i in self.changed else s["name"] for i, s in enumerate(self.roster)]
         names = seat_names([self.changed.get(i, s)["model"] for i, s in enumerate(self.roster)], given)
         own, sponsors = keys.held(core, principal.account_id), keys.held(core, keys.PLATFORM)
@@ -93,11 +92,10 @@ class Fork:
         return est
 
     # -- runs --------------------------------------------------------------------------------------
-    def trial_envs(self, trials: int, series_seed: int | None) -> tuple[list[dict], int | None]:
+    def trial_envs(self, trials: int, series_seed: int | None, trial_seed) -> tuple[list[dict], int | None]:
         """Per run (the fork arm's trials, then the control arm's): its effective object with `fork`;
-        the series' seed, from which trial j's continuation seed derives (None for one run)."""
-        from orchestrator.runs.admission import draw_seed, trial_seed
-
+        the series' seed, from which trial j's continuation seed derives (admission.trial_seed; None
+        for one run)."""
         if trials > 1 and series_seed is None:
             series_seed = draw_seed()
         envs, self.runs = [], []
