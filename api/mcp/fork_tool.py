@@ -10,7 +10,7 @@ from pydantic import Field
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.runs import service
-from orchestrator.runs.body import RunBody, Seat
+from orchestrator.runs.body import ForkSeats, RunBody
 from orchestrator.validation import StrictModel
 
 FORK_FIELDS = ("run_id", "tick", "seats", "control")
@@ -20,7 +20,7 @@ class ForkRunArgs(StrictModel):
     """fork_run's arguments: the fork's fields and the run body fields a fork may carry."""
     run_id: Annotated[str, Field(min_length=1, max_length=100)]
     tick: Annotated[int, Field(ge=1)]
-    seats: dict[Annotated[str, Field(pattern="^[0-9]+$")], Seat] = None
+    seats: ForkSeats = None
     trials: RunBody.model_fields["trials"].annotation = None
     control: bool = None
     name: RunBody.model_fields["name"].annotation = None

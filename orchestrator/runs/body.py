@@ -34,12 +34,17 @@ class Seat(StrictModel):
     instructions: Annotated[str, Field(max_length=MAX_INSTRUCTIONS)] = None
 
 
+# seat index -> the seat handed over; any other key is refused (bad_fork), so the schema allows no other
+ForkSeats = Annotated[dict[Annotated[str, Field(pattern="^[0-9]+$")], Seat],
+                      Field(json_schema_extra={"additionalProperties": False})]
+
+
 class ForkSpec(StrictModel):
     """A run that goes on from tick `tick` of an ended world run (CONTRACT.md section 16): the seats
     named (by index) are handed to new players from that tick, the others keep the original's."""
     run_id: Annotated[str, Field(min_length=1, max_length=100)]
     tick: Annotated[int, Field(ge=1)]
-    seats: dict[Annotated[str, Field(pattern="^[0-9]+$")], Seat] = None
+    seats: ForkSeats = None
     control: bool = None
 
 
