@@ -68,8 +68,11 @@ def new_match(job, seat_specs) -> Match:
     if not f:
         return build_match(job.season_ticks, job.env, specs)
     config, cols, snap = _rebuild(job, f, _memory_ticks(job, f))
-    changed = {i: specs[i] for i in f["changed"]}
-    return fork(config, cols, f["tick"], changed, f["continuation_seed"], snap)
+    # the seats handed over, and kept scripted seats the rebuild fed their logged actions (several
+    # players had them before: a fork's fork): each plays its policy from the tick, its memory fresh
+    restarted = {i: specs[i] for i, policy in enumerate(f["played"])
+                 if i in f["changed"] or (policy is None and specs[i].policy is not None)}
+    return fork(config, cols, f["tick"], restarted, f["continuation_seed"], snap)
 
 
 def _rebuild(job, f: dict, extra: tuple = ()):

@@ -192,3 +192,18 @@ def test_a_forks_decisions_are_graded_from_its_own_tick(owner, original):
     ticks = sorted({t["tick"] for t in body["turns"]})
     assert ticks and ticks[0] == 36 and ticks[-1] <= 39
     assert {t["seat"] for t in body["turns"]} == {0, 1}
+
+
+def test_a_fork_forks_in_turn(srv, owner, original):
+    run = original["run"]
+    first = wait_terminal(owner, owner.post("/api/v1/runs", json={"fork": {
+        "run_id": run["run_id"], "tick": 12, "seats": {"0": {"model": "local/random"}}}}).json()["run"]["run_id"])
+    again = owner.post("/api/v1/runs", json={"fork": {"run_id": first["run"]["run_id"], "tick": 25}})
+    assert again.status_code == 201, again.text
+    second = wait_terminal(owner, again.json()["run"]["run_id"])
+    assert second["run"]["status"] == "finished", second["run"]["error"]
+    assert second["run"]["effective"]["fork"]["match_id"] == first["run"]["match_id"]
+    mine, theirs = _events(srv, second["run"]["match_id"]), _events(srv, first["run"]["match_id"])
+    before = int((theirs["tick"] < 25).sum())
+    assert all(np.array_equal(mine[c][:before], theirs[c][:before]) for c in events.COLUMNS)
+    assert [s["model"] for s in second["run"]["roster"]] == ["local/random", "local/honest-trader"]
