@@ -61,6 +61,11 @@ def report_html(rep: dict) -> str:
     res = rep["results"]
     head = (f"<h1>{title}</h1>{nav(rep['match_id'])}<p>status <b>{escape(rep['status'])}</b>, seed {rep['seed']}, spawn seed "
             f"{rep['spawn_seed']}, config {escape(rep['config_hash'])}</p>")
+    if rep.get("fork"):  # a fork names the match it plays on from (CONTRACT.md section 16)
+        f = rep["fork"]
+        head += (f"<p class='fork'>A fork: ticks 0 to {f['tick'] - 1} as played in <a href=\"/api/matches/"
+                 f"{escape(f['match_id'])}/report?format=html\">the original match</a>, then played on from tick "
+                 f"{f['tick']}.</p>")
     if not res:
         return f"<!doctype html><html><head><title>{title}</title>{STYLE}</head><body>{head}" \
                "<p>No scorecard yet: it appears when the match is archived.</p></body></html>"

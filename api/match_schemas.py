@@ -45,6 +45,12 @@ class PublicDecisions(Closed):
     seats: list[SeatDecisions]
 
 
+class ForkedMatch(Closed):
+    """CONTRACT.md section 16: the public record of a fork's original (its report: /api/matches/:id/report)."""
+    match_id: str
+    tick: int
+
+
 class Report(Closed):
     match_id: str
     name: str
@@ -61,6 +67,7 @@ class Report(Closed):
     roster: list[PublicSeat]
     results: Results | None
     decisions: PublicDecisions | None = None  # a done grading (CONTRACT.md section 14); never a reply
+    fork: ForkedMatch | None = None  # a fork: the original match and the tick it played on from
 
 
 class ChessMove(Closed):

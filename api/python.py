@@ -95,6 +95,14 @@ class _Tools:
                 if e.code != "turn_closed":
                     raise
 
+    def fork(self, run_id: str, tick: int, seats: dict | None = None, trials: int | None = None,
+             control: bool | None = None, **more) -> dict:
+        """Fork an ended world run at `tick` (CONTRACT.md section 16): the fork_run tool. seats maps a
+        seat index (int or str) to its new roster seat; more: name, max_spend_usd, grading."""
+        args = {"run_id": run_id, "tick": tick, "trials": trials, "control": control, **more,
+                "seats": None if seats is None else {str(k): v for k, v in seats.items()}}
+        return self.call("fork_run", **{k: v for k, v in args.items() if v is not None})
+
     def wait_series(self, batch_id: str, timeout_s: float = 600) -> dict:
         """Until no run of the series is left to play, following it through get_batch's long-poll (one
         call per change of the series, not one per run); returns {batch} with its final summary."""

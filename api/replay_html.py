@@ -117,7 +117,9 @@ function show(d,live){
   f.agents.forEach((a,j)=>{x.beginPath();x.arc(a[0]*s+s/2,a[1]*s+s/2,s/2.3,0,7);
    if(a[2]){x.fillStyle=d.agents[j].color;x.fill();x.strokeStyle='#000';x.lineWidth=1;x.stroke();}
    else{x.strokeStyle='#555';x.lineWidth=2;x.stroke();}});
-  now(tl,'tl-now',f.tick);now(wg,'wg-now',f.tick);standings(f);}
+  now(tl,'tl-now',f.tick);now(wg,'wg-now',f.tick);standings(f);fork(f);}
+ function fork(f){const a=$('fork'),t=Math.min(f.tick+1,played-1);a.hidden=live||t<1||!['finished','cancelled'].includes(d.status);
+  a.href='/console/matches/'+d.match_id+'/fork?tick='+Math.max(t,1);}
  function go(i){k=Math.max(0,Math.min(d.frames.length-1,i));slider.value=k;draw();}
  function jump(svg,ev){const a=svg.scale,r=svg.getBoundingClientRect();if(!a)return;
   go(frameAt((ev.clientX-r.left-a.L)/(a.W-a.L-10)*last));}
@@ -155,7 +157,9 @@ def replay_html(match_id: str) -> str:
             f"<p><span class='archived'><button id='play'>play / pause</button> "
             f"<button id='prev' aria-label='previous tick'>&lt;</button> "
             f"<input id='t' type='range' min='0' value='0' style='width:400px' aria-label='tick'> "
-            f"<button id='next' aria-label='next tick'>&gt;</button></span> <span id='tick'></span></p>"
+            f"<button id='next' aria-label='next tick'>&gt;</button></span> <span id='tick'></span> "
+            f"<a id='fork' hidden title='the state shown, played on with other players (your own runs)'>"
+            f"Fork from this tick</a></p>"
             f"<div class='wrap'><div><canvas id='map' aria-label='map'></canvas><div class='archived'>"
             f"<h2>Timeline</h2><svg id='timeline' width='600' height='48' role='img' aria-label='timeline'></svg>"
             f"<h2>Net worth</h2><svg id='worth' width='600' height='180' role='img' aria-label='net worth per tick'></svg>"

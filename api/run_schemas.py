@@ -83,6 +83,16 @@ class ResolvedEnv(Closed):
     anchors: list[str]
 
 
+class ForkOf(Closed):
+    """What a fork plays on from (CONTRACT.md section 16): the original run and match, the tick, the
+    continuation seed (null: the original's own streams) and the arm of a series with control."""
+    run_id: str
+    match_id: str
+    tick: int
+    continuation_seed: int | None
+    arm: Literal["fork", "control"]
+
+
 class Effective(Closed):
     """The world's as-played configuration; `hash` is over base, season_ticks and env."""
     season_ticks: int
@@ -92,6 +102,7 @@ class Effective(Closed):
     spawn_seed: int
     spawn_seed_source: SeedSource
     hash: str
+    fork: ForkOf | None = None  # null for a run that is not a fork
 
 
 class ArenaEnv(Closed):
@@ -111,6 +122,7 @@ class ArenaEffective(Closed):
     spawn_seed_source: SeedSource
     first_seat: int
     hash: str
+    fork: None = None  # arena games do not fork
 
 
 class SkillPlayed(Closed):
@@ -231,6 +243,11 @@ class AgentResult(Scorecard):
     decisions: DecisionSummary | None = None  # seats only: null until graded, or when not graded
 
 
+class ForkedFrom(Closed):
+    run_id: str
+    tick: int
+
+
 class Results(Closed):
     rubric: str
     agents: list[AgentResult]
@@ -238,6 +255,7 @@ class Results(Closed):
     match_ticks: int
     top_model: TopModel | None
     field_size: int
+    fork: ForkedFrom | None = None  # a fork's original run and the tick it played on from
 
 
 class ChessDimensions(Closed):
@@ -432,6 +450,18 @@ class BatchSummary(Closed):
     seats: list[SeatSummary]
 
 
+class Effect(Closed):
+    """A forked series with control: a changed seat's mean paired difference fork - control on one
+    metric, with its 95% interval over n complete pairs (CONTRACT.md section 16)."""
+    seat: int
+    metric: str
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+    method: str
+
+
 class BatchView(Closed):
     batch_id: str
     status: Status
@@ -445,6 +475,7 @@ class BatchView(Closed):
     stopped: Literal[PRECISE, CEILING, BUDGET, CANCELLED] | None
     spent_usd: float
     summary: BatchSummary
+    effect: list[Effect] | None = None  # a forked series with control only
 
 
 class BatchOne(Closed):

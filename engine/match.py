@@ -17,7 +17,7 @@ from engine.kernels.codes import (
     EXTERNAL, MATCH_START, POLICIES, R_OK, SEASON_END, STOP_REASONS,
 )
 from engine.kernels.common import emit, emit_finals, emit_spawns
-from engine.kernels.rng import derive, match_streams
+from engine.kernels.rng import continuation_streams, derive, match_streams
 from engine.kernels.spatial import cell_shape, mask_shape
 from engine.kernels.state import agents_view, log_capacity, new_tables, offers_view, world_view
 from engine.kernels.worldgen import generate, place_spawns
@@ -43,6 +43,9 @@ class MatchConfig:
     actions_per_turn: int = rules.WORLD["actions_per_turn"]
     resources: dict = field(default_factory=dict)  # {resource: {"max": m, "regen": r}} multipliers
     agents: list[AgentSpec] = field(default_factory=list)
+    # [(tick, continuation_seed)]: at the start of each such tick every stream is drawn afresh from the
+    # seed (a fork's continuation, engine/fork.py), so a replay of the log reseeds where the play did
+    reseeds: list = field(default_factory=list)
 
 
 def multipliers(resources: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -69,6 +72,7 @@ class Match:
         self.apt = int(config.actions_per_turn)
         self.season_ticks = int(config.season_ticks)
         self.tick = 0
+        self.start_tick = 0  # the first tick this match plays: a fork (engine/fork.py) loads those before it
         self.stop_reason: str | None = None
         self.messages: list[str] = list(CANNED_MESSAGES)
         arr = rules.rule_arrays()
@@ -114,8 +118,13 @@ class Match:
 
     def _play(self, t0: int, t1: int) -> None:
         tb = self.tables
-        _step.play_ticks(tb.terrain, tb.tiles, tb.ag, tb.offers, tb.ocount, tb.logi, tb.logv, tb.meta, self.rng,
-                         t0, t1, self.apt, self._ext, *self._scratch, self._P)
+        cuts = sorted({t0, t1} | {int(t) for t, _ in self.config.reseeds if t0 < t < t1})
+        for a, b in zip(cuts, cuts[1:]):
+            for t, seed in self.config.reseeds:
+                if t == a:
+                    self.rng[:] = continuation_streams(seed, t, self.n)
+            _step.play_ticks(tb.terrain, tb.tiles, tb.ag, tb.offers, tb.ocount, tb.logi, tb.logv, tb.meta, self.rng,
+                             a, b, self.apt, self._ext, *self._scratch, self._P)
 
     # -- playing -------------------------------------------------------------------------------
     def run(self, until: int | None = None) -> None:

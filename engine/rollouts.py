@@ -3,8 +3,9 @@
 `rebuild` plays a match's event log forward once, the way engine/replay.py does, and keeps a copy of
 the packed tables before each tick asked for (a snapshot), with each graded seat's rubric counts so
 far. Anchors play their own policies (they reproduce their logged actions: the engine is
-deterministic), every roster seat is fed its logged actions, so the rebuilt tables are the played
-ones; the rebuilt log is checked against the original row for row, and a log the engine of today
+deterministic), every roster seat is fed its logged actions (or, when the config gives it its
+scripted policy, as a fork's does, plays it: its memory and stream are then the played ones too), so
+the rebuilt tables are the played ones; the rebuilt log is checked against the original row for row, and a log the engine of today
 does not reproduce is refused (its rules changed since it was played).
 
 `Rollouts` holds the work tables and plays, from a snapshot, each candidate turn of one seat
@@ -33,7 +34,7 @@ class RebuildError(ValueError):
 
 def config_of(meta: dict, cols: dict) -> MatchConfig:
     """A match's config from its archive meta (field, seed, spawn_seed, season_ticks; resources when the
-    scenario changed them) and its log (actions per turn, from the match_start row)."""
+    scenario changed them; a fork's reseeds) and its log (actions per turn, from the match_start row)."""
     start = np.nonzero(cols["kind"] == MATCH_START)[0]
     if not len(start) or "field" not in meta:
         raise RebuildError("the log has no match_start row or the meta no field")
@@ -46,7 +47,8 @@ def config_of(meta: dict, cols: dict) -> MatchConfig:
     resources = meta.get("resources") or (meta.get("env") or {}).get("resources") or {}
     return MatchConfig(season_ticks=int(meta["season_ticks"]), seed=int(meta["seed"]),
                        spawn_seed=int(meta["spawn_seed"]), actions_per_turn=int(cols["e"][start[0]]),
-                       resources=resources, agents=agents)
+                       resources=resources, agents=agents,
+                       reseeds=[(int(t), int(s)) for t, s in meta.get("reseeds") or []])
 
 
 def stop_of(cols: dict) -> tuple[int, str]:
@@ -71,6 +73,7 @@ class Snapshots:
     ocount: np.ndarray     # int64[S, N, C]
     next_offer: np.ndarray  # int64[S]
     rng: np.ndarray        # uint64[S, 1 + N]
+    rows: np.ndarray       # int64[S]: event rows the log held before each tick (a fork keeps them)
     counts: np.ndarray     # int64[S, G, N_K]
     partners: np.ndarray   # bool[S, G, N]
     seen: np.ndarray       # bool[S, G, side, side]
@@ -104,6 +107,7 @@ def rebuild(config: MatchConfig, cols: dict, ticks, seats: list[int]) -> Snapsho
         tiles=np.empty((S, *tb.tiles.shape)), ag=np.empty((S, *tb.ag.shape), dtype=np.int64),
         offers=np.empty((S, *tb.offers.shape), dtype=np.int64), ocount=np.empty((S, *tb.ocount.shape), dtype=np.int64),
         next_offer=np.empty(S, dtype=np.int64), rng=np.empty((S, m.n + 1), dtype=np.uint64),
+        rows=np.empty(S, dtype=np.int64),
         counts=np.zeros((S, G, K.N_K), dtype=np.int64), partners=np.zeros((S, G, m.n), dtype=bool),
         seen=np.zeros((S, G, side, side), dtype=bool), actions=acts, stop_tick=stop)
     counts = np.zeros((G, K.N_K), dtype=np.int64)
@@ -121,6 +125,7 @@ def rebuild(config: MatchConfig, cols: dict, ticks, seats: list[int]) -> Snapsho
             snap.tiles[s], snap.ag[s], snap.offers[s], snap.ocount[s] = tb.tiles, tb.ag, tb.offers, tb.ocount
             snap.next_offer[s] = tb.meta[1]
             snap.rng[s] = m.rng
+            snap.rows[s] = m.rows
             snap.counts[s], snap.partners[s], snap.seen[s] = counts, partners, seen
             s += 1
         m.submit({i: list(acts[t, i]) for i in external if m.agents.alive[i] == 1})

@@ -35,6 +35,7 @@ STATUS: dict[str, int] = {
     "run_history_full": 400,
     "seed_not_allowed": 400,
     "unknown_run": 404,
+    "bad_fork": 400,  # CONTRACT.md section 16
     "run_launching": 409,
     # CONTRACT.md section 13: agent seats' turns
     "not_agent_seat": 400,

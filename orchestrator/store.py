@@ -268,6 +268,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE batches ADD COLUMN stopped TEXT;
     ALTER TABLE batches ADD COLUMN cs TEXT;
     """,
+    # A fork (CONTRACT.md section 16, orchestrator/runs/forks.py): what its worker needs to start from
+    # the original's log (JSON: original run and match, archive key, tick, continuation seed, arm, the
+    # seats changed, reseeds); on a series, the fork it launched (run_id, tick, control)
+    """
+    ALTER TABLE runs ADD COLUMN fork TEXT;
+    ALTER TABLE batches ADD COLUMN fork TEXT;
+    """,
 ]
 
 

@@ -57,8 +57,9 @@ def _meta(events, meta: dict | None) -> dict:
     return table_meta(events)
 
 
-def decisions_of(events, seats) -> list[tuple[int, int]]:
-    """(tick, seat) of every decision of `seats`: each tick before the stop at whose start the seat lived."""
+def decisions_of(events, seats, start: int = 0) -> list[tuple[int, int]]:
+    """(tick, seat) of every decision of `seats`: each tick before the stop at whose start the seat lived,
+    from tick `start` on (a fork's own ticks: the ones before it were the original's)."""
     cols = _columns(events)
     stop, _ = stop_of(cols)
     starved = cols["kind"] == STARVE
@@ -66,7 +67,7 @@ def decisions_of(events, seats) -> list[tuple[int, int]]:
     for seat in seats:
         died = cols["tick"][starved & (cols["agent"] == seat)]
         last = int(died[0]) if len(died) else stop - 1
-        out += [(t, int(seat)) for t in range(min(last, stop - 1) + 1)]
+        out += [(t, int(seat)) for t in range(start, min(last, stop - 1) + 1)]
     return sorted(out)
 
 

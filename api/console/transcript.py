@@ -9,7 +9,8 @@ from fastapi import APIRouter
 from api.console.pages import ConsoleUser, dead_end
 from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
-from orchestrator.runs import service as runs_service
+from orchestrator.runs import kinds, service as runs_service
+from orchestrator.runs.lifecycle import SCORED
 from orchestrator.runs.transcript import get_transcript
 
 router = APIRouter(include_in_schema=False)
@@ -35,5 +36,6 @@ async def transcript_page(user: ConsoleUser, run_id: str, seat: str | None = Non
     grades = decisions.labels(user.core, run_id, [(t["tick"], t["seat"]) for t in got["turns"]])
     turns = [dict(t, actions=_actions(t.get("actions")), grade=grades.get((t["tick"], t["seat"])))
              for t in got["turns"]]
+    forkable = run["status"] in SCORED and run["match_id"] is not None and kinds.of(run["scenario_id"]) is kinds.WORLD
     return user.page("transcript.html", run=run, seat=None if seat is None else int(seat),
-                     turns=turns, next_cursor=got["next_cursor"])
+                     turns=turns, next_cursor=got["next_cursor"], forkable=forkable)

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from api.limits import MAX_BODY_BYTES, too_large
 from api import run_schemas, schemas, turn_schemas
+from api.mcp import fork_tool
 from engine.rules import POLICIES
 from orchestrator import listing, scenarios, skills
 from orchestrator.auth import Principal
@@ -325,6 +326,10 @@ TOOLS = TOOLS + (
              service.WRITE, True, "seat_body", turns.submit_actions, model=turns.SeatActions, read_only=False,
              idempotent=False),
 )
+TOOLS = TOOLS + (  # CONTRACT.md section 16
+    ToolSpec("fork_run", "Fork a played run", fork_tool.DESCRIPTION, service.WRITE, True, "body", fork_tool.fork_run,
+             model=fork_tool.ForkRunArgs, read_only=False, idempotent=False, open_world=True),
+)
 BY_NAME = {t.name: t for t in TOOLS}
 
 
@@ -346,7 +351,7 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "get_decisions": run_schemas.Decisions,
     "cancel_run": run_schemas.Cancelled, "get_batch": run_schemas.BatchOne, "get_usage": run_schemas.Usage,
     "get_leaderboard": run_schemas.LeaderboardAnswer, "compare_batches": run_schemas.ComparisonAnswer,
-    "export_batch": run_schemas.CsvExport, "export_run": run_schemas.FileExport,
+    "export_batch": run_schemas.CsvExport, "export_run": run_schemas.FileExport, "fork_run": run_schemas.Launched,
     "get_seat_turn": turn_schemas.SeatTurn, "submit_seat_actions": turn_schemas.ActionsReceived,
 }
 

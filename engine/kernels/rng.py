@@ -57,6 +57,16 @@ def derive(seed: int, *salt: int) -> np.uint64:
     return np.uint64(z)
 
 
+def continuation_streams(continuation_seed: int, tick: int, n: int) -> np.ndarray:
+    """uint64[1 + n]: the world's and each agent's stream from `tick` on under a fork's continuation
+    seed (salts 6 and 7: a match's own streams use 1-4, rollouts 5)."""
+    out = np.empty(n + 1, dtype=np.uint64)
+    out[0] = derive(int(continuation_seed), 6, int(tick))
+    for i in range(n):
+        out[1 + i] = derive(int(continuation_seed), 7, int(tick), i)
+    return out
+
+
 @hot
 def _salted(z, s):
     """derive's step for one salt s (uint64)."""

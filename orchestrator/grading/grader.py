@@ -48,6 +48,7 @@ class Grading:
     key: str | None          # the series' batch_id the match is compacted under, if any
     env: dict
     seats: list[int]
+    start: int = 0           # a fork grades its own ticks, from its fork tick on
     out: int = 0             # tasks not yet back
     failed: list = field(default_factory=list)  # why its tasks failed
 
@@ -139,8 +140,9 @@ class Grader:
                 self._write(lambda c, i=r["id"]: states.move(c, "nothing", i), f"nothing to grade in {r['id']}")
                 continue
             seats = plan.graded_seats(json.loads(r["roster"]), r["grading"])
-            g = Grading(r["id"], r["account_id"], r["match_id"], r["batch_id"], json.loads(r["effective"])["env"],
-                        seats)
+            eff = json.loads(r["effective"])
+            g = Grading(r["id"], r["account_id"], r["match_id"], r["batch_id"], eff["env"], seats,
+                        (eff.get("fork") or {}).get("tick", 0))
             with self.core.store.write() as c:
                 if not states.move(c, "start", g.run_id, "grading_starts = grading_starts + 1"):
                     continue
@@ -168,7 +170,7 @@ class Grader:
             run_id, part = taken[1]
             g = self.held[run_id]
             if part is None:
-                self.refs[work.count.remote(self.uri, g.match_id, g.key, g.seats)] = (run_id, "count")
+                self.refs[work.count.remote(self.uri, g.match_id, g.key, g.seats, g.start)] = (run_id, "count")
             else:
                 self.refs[work.grade.remote(self.uri, g.match_id, g.key, g.env, g.seats, part)] = (run_id, "grade")
 

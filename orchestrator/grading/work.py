@@ -37,12 +37,12 @@ def _events(uri: str, match_id: str, key: str | None):
 
 
 @ray.remote(num_cpus=0, scheduling_strategy="SPREAD", runtime_env=_POOL)
-def count(uri: str, match_id: str, key: str | None, seats: list[int]) -> list[tuple[int, int]]:
-    """(tick, seat) of every decision of `seats` in the match, in tick order."""
+def count(uri: str, match_id: str, key: str | None, seats: list[int], start: int = 0) -> list[tuple[int, int]]:
+    """(tick, seat) of every decision of `seats` in the match from tick `start` (a fork's), in tick order."""
     from analytics.grading import decisions_of
 
     _lower_priority()
-    return decisions_of(_events(uri, match_id, key), seats)
+    return decisions_of(_events(uri, match_id, key), seats, start)
 
 
 @ray.remote(num_cpus=0, scheduling_strategy="SPREAD", runtime_env=_POOL)

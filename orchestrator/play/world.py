@@ -14,8 +14,9 @@ from typing import Callable
 
 from engine import rubric
 from engine.match import AgentSpec
-from engine.scenario import build_match, local_policy
+from engine.scenario import local_policy
 from orchestrator.agents.player import AgentSeat
+from orchestrator.play.fork import memories, new_match
 from orchestrator.play.head import Head
 from orchestrator.play.job import Job, Outcome, failed, internal_error, log_table, packed_bytes, transcript_ipc
 from orchestrator.recorder import Unrecorded
@@ -93,7 +94,7 @@ def play(job: Job, players: ModelSeats | None, should_stop: Callable[[], bool] =
     if players is not None:
         return asyncio.run(play_async(job, players, should_stop, on_tick, on_frame, should_drain))
     started = int(time.time() * 1000)
-    match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
+    match = new_match(job, seat_specs)
     stop = scripted_season(match, job, should_stop, _framed(match, on_tick, on_frame))
     return packed(job, match, stop, None, job.usage(), 0.0, None, started, pack)
 
@@ -103,7 +104,9 @@ async def play_async(job: Job, players: ModelSeats, should_stop: Callable[[], bo
                      should_drain: Callable[[], bool] = lambda: False, stopped: asyncio.Event | None = None) -> Outcome:
     """play() for a match with model seats, as a coroutine; stopped: set on a cancel (ModelSeats)."""
     started = int(time.time() * 1000)
-    match = build_match(job.season_ticks, job.env, seat_specs(job.seats))
+    match = await asyncio.to_thread(new_match, job, seat_specs)  # a fork's rebuild: CPU, off the loop
+    if job.meta.get("fork"):
+        players.memories = await asyncio.to_thread(memories, job)
     usage = job.usage()
     error = None
     try:
@@ -138,15 +141,20 @@ def _framed(match, on_tick: Callable[[int], None], on_frame: Callable[[dict], No
 def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[dict], spend: float,
            error: dict | None, started: int, pack: bool = True) -> Outcome:
     """A played match finished, scored and packed for the head (pack=False: its log left a table)."""
-    # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat
+    # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat; a
+    # fork's seats played from its tick on
     for u in usage:
-        u["agent_turns"] = match.tick
+        u["agent_turns"] = match.tick - match.start_tick
     match.finish(stop)  # a season that ran out has finished itself already; this closes a stopped one
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])
+    if match.config.reseeds:  # where a fork drew its streams afresh: a replay of the log does the same
+        meta["reseeds"] = [list(r) for r in match.config.reseeds]
     cols = match.columns()
     log = log_table(job, cols, meta, match.messages)
     results = rubric.score(cols, specs_from_meta(meta))
+    if job.meta.get("fork"):
+        results["fork"] = {"run_id": job.meta["fork"]["run_id"], "tick": job.meta["fork"]["tick"]}
     turns, transcript = None, None
     if players is not None:
         mark_silent(results, players.turns)

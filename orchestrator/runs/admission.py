@@ -20,7 +20,7 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.grading import cost as grading_cost
-from orchestrator.runs import kinds, seats as seat_layer, until as until_body
+from orchestrator.runs import forks, kinds, seats as seat_layer, until as until_body
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
 from orchestrator.runs.world import Scenario
 from orchestrator.seats.families import request_problem
@@ -56,6 +56,7 @@ class Admission:
     prices_as_of: str | None = None  # the date of the price table the USD figures used
     stopping: until_body.Stopping | None = None  # a series' until and budget_usd (CONTRACT.md section 17)
     graded_decisions: int = 0        # decisions the launch may grade at most (orchestrator.grading.cost)
+    fork: Any = None                # a fork's admission (orchestrator.runs.forks.Fork), else None
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:
@@ -212,14 +213,16 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
         require(principal, "runs:write", write=True)
     else:
         require(principal, "runs:read")
-    body = check_run_body(raw)
+    forked = forks.read(core, principal, raw)  # None: the body forks no run
+    body = check_run_body(forked.body if forked else raw)
     stopping = until_body.check(body, body.get("trials", 1), spend_cap_range(principal))
-    scen = resolve_scenario(core, principal, body["scenario_id"], console=console)
+    scen = forked.scenario if forked else resolve_scenario(core, principal, body["scenario_id"], console=console)
     scen.kind.check_body(body)
     if principal.frozen:
         raise DomainError("billing_frozen", "the account is frozen after a payment dispute; runs cannot launch "
                           "until billing is resolved")
-    seats = resolve_seats(core, principal, body["roster"], scen.kind)
+    seats = forked.resolve(core, principal, resolve_seats) if forked else \
+        resolve_seats(core, principal, body["roster"], scen.kind)
     plan = principal.plan
     n_seats = len(seats)
     # over the plan is the plan's refusal, whatever the scenario takes; bad_roster is for rosters
@@ -238,15 +241,21 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     if trials > plan["series_max_trials"]:
         raise DomainError("plan_series", f"trials {trials} is over the {plan['name']} plan's "
                           f"{plan['series_max_trials']} trials per series")
-    graded = grading_cost.launch_decisions(scen.kind, seats, body.get("grading"), ticks, trials)
-    grading_cost.check(plan, graded, body.get("grading"))
     seed_mode = body.get("seed_mode", "vary") if trials > 1 else body.get("seed_mode")
     env = merge_env(scen.env, body.get("env"))
-    seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
-    trial_envs = [scen.kind.effective(scen, ticks, env, s, k) for k, s in enumerate(seeds)]
-    agent_turns = n_seats * ticks * trials
+    if forked:  # the original's seeds; continuation seeds from the series' seed
+        trial_envs, series_seed = forked.trial_envs(trials, _paired_seed(core, principal, body, trials), trial_seed)
+        ticks = forked.remaining  # what each run plays, meters and costs
+    else:
+        seeds, series_seed = _seeds(scen, body, trials, seed_mode, _paired_seed(core, principal, body, trials))
+        trial_envs = [scen.kind.effective(scen, ticks, env, s, k) for k, s in enumerate(seeds)]
+    agent_turns = n_seats * ticks * len(trial_envs)
+    # a fork grades its own ticks, in each of its runs (the control arm's too)
+    graded = grading_cost.launch_decisions(scen.kind, seats, body.get("grading"), ticks, len(trial_envs))
+    grading_cost.check(plan, graded, body.get("grading"))
     table = seat_layer.prices(core)
-    est = seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal), table=table)
+    est = forked.estimate(core, principal, seats, trials, table) if forked else \
+        seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal), table=table)
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
     seat_layer.check(core, principal, scen.kind.funded(seats), est)
     scripted = all(s["provider"] == "local" for s in seats)
@@ -255,7 +264,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,
                      spend_cap_usd=spend_cap(principal, body.get("max_spend_usd")), name=name, scripted=scripted,
                      priced=[e["priced"] for e in est["seats"]], prices_as_of=table.as_of, stopping=stopping,
-                     graded_decisions=graded)
+                     graded_decisions=graded, fork=forked)
 
 
 def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:
@@ -267,4 +276,4 @@ def wall_clock_ms(adm: Admission, workers: int, warming: bool = False) -> dict:
 
 
 def _span_ms(adm: Admission, workers: int) -> dict:
-    return adm.scenario.kind.span_ms(adm, math.ceil(adm.trials / max(1, workers)))
+    return adm.scenario.kind.span_ms(adm, math.ceil(len(adm.trial_envs) / max(1, workers)))

@@ -35,9 +35,25 @@ class Seat(StrictModel):
     instructions: Annotated[str, Field(max_length=MAX_INSTRUCTIONS)] = None
 
 
+# seat index -> the seat handed over; any other key is refused (bad_fork), so the schema allows no other
+ForkSeats = Annotated[dict[Annotated[str, Field(pattern="^[0-9]+$")], Seat],
+                      Field(json_schema_extra={"additionalProperties": False})]
+
+
+class ForkSpec(StrictModel):
+    """A run that goes on from tick `tick` of an ended world run (CONTRACT.md section 16): the seats
+    named (by index) are handed to new players from that tick, the others keep the original's."""
+    run_id: Annotated[str, Field(min_length=1, max_length=100)]
+    tick: Annotated[int, Field(ge=1)]
+    seats: ForkSeats = None
+    control: bool = None
+
+
 class RunBody(StrictModel):
-    scenario_id: Annotated[str, Field(min_length=1, max_length=100)]
-    roster: Annotated[list[Seat], Field(min_length=1)]
+    # both required unless the body forks a run (orchestrator.runs.forks fills them from the original)
+    scenario_id: Annotated[str, Field(min_length=1, max_length=100)] = None
+    roster: Annotated[list[Seat], Field(min_length=1)] = None
+    fork: ForkSpec = None
     name: Annotated[str, Field(max_length=80, pattern=PLAIN_TEXT)] = None
     season_ticks: Annotated[int, Field(ge=10, le=2000)] = None
     env: Env = None
@@ -57,7 +73,7 @@ class RunBody(StrictModel):
 CODES = {"scenario_id": "bad_scenario", "roster": "bad_roster", "name": "bad_request",
          "season_ticks": "bad_season_ticks", "env": "bad_env", "max_spend_usd": "bad_spend_cap",
          "trials": "bad_trials", "seed_mode": "bad_request", "paired_with": "bad_request",
-         "grading": "bad_request", **until_body.CODES}
+         "grading": "bad_request", "fork": "bad_fork", **until_body.CODES}
 HINTS = {**ENV_HINTS,
          "scenario_id": "send a library id (svc:...) or a saved scenario id (usc_...)",
          "roster": "send a non-empty array of seats, each {model, provider?, name?, reasoning?, temperature?, "
@@ -80,6 +96,10 @@ HINTS = {**ENV_HINTS,
 
 def check_run_body(raw: Any) -> dict:
     """Raw body -> the body as given (validated), or the field's own error code."""
+    if isinstance(raw, dict):
+        for name in ("scenario_id", "roster"):
+            if name not in raw:
+                raise DomainError("bad_request", f"{name} is required; send it, or fork a run with fork")
     # a seat without a model is bad_roster (SPEC.md), once the body's required fields are there at all
     if isinstance(raw, dict) and "scenario_id" in raw and isinstance(raw.get("roster"), list):
         for k, seat in enumerate(raw["roster"]):

@@ -359,7 +359,10 @@ class Dispatcher:
         return Job(run_id=row["id"], match_id=secrets.token_hex(16),  # unlisted pages: the id is the only key
                    data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=seats,
                    meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
-                         "config_hash": eff["hash"], "batch_id": row["batch_id"]},
+                         "config_hash": eff["hash"], "batch_id": row["batch_id"],
+                         # a fork's record, and where its worker reads the original (orchestrator.play.fork)
+                         **({"fork": {**json.loads(row["fork"]), "archive": self.archive.location}}
+                            if row["fork"] else {})},
                    spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
                    head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
                    archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats))

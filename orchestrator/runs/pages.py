@@ -74,7 +74,14 @@ def report(core: Core, match_id: str) -> dict:
             "finished_at_ms": row["finished_at_ms"], "stop_reason": row["stop_reason"],
             "roster": [_public_seat(s) for s in json.loads(row["roster"])],
             "results": results_of(row),  # the run view's results, decisions included
-            "decisions": public_decisions(core, row)}
+            "decisions": public_decisions(core, row),
+            "fork": _forked_from(eff)}
+
+
+def _forked_from(eff: dict) -> dict | None:
+    """A fork's public record of what it plays on from: the original match (its own report) and the tick."""
+    f = eff.get("fork")
+    return {"match_id": f["match_id"], "tick": f["tick"]} if f else None
 
 
 def _events(core: Core, match_id: str):
@@ -260,6 +267,7 @@ def replay_frames(core: Core, match_id: str) -> dict:
         return {"match_id": match_id, "status": row["status"], **season, "terrain": [], "agents": [],
                 "frames": [], "events": [], "moments": list(MOMENTS), "holdings": [], "links": links(match_id)}
     m = build_match(eff["season_ticks"], eff["env"], seat_specs(json.loads(row["roster"])))
+    m.config.reseeds = [tuple(r) for r in (meta or {}).get("reseeds") or []]  # a fork's fresh streams, if any
     terrain = ["".join(GLYPHS[TERRAINS[t]] for t in line) for line in m.world.terrain]
     legend = {v: k for k, v in GLYPHS.items()}
     if playing:  # not archived yet: the map (the engine is deterministic) and the field, for live positions

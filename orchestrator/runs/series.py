@@ -23,7 +23,7 @@ from typing import Any
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs import lifecycle, stopping, summaries
+from orchestrator.runs import fork_effect, lifecycle, stopping, summaries
 
 BATCH_PREFIX = "bat_"  # SPEC.md's prefix of a series' id
 MAX_WAIT_MS = 30_000  # as the seat turn's long-poll (CONTRACT.md section 13)
@@ -48,6 +48,7 @@ class State:
     kept: str | None = None  # the version of the series' kept summary (summaries.version)
     spent_usd: float = 0.0  # what its runs metered, all of them
     cancelled: int = 0  # its runs the caller cancelled
+    effect: list | None = None  # a forked series with control: fork - control per changed seat (fork_effect)
 
     @property
     def counts(self) -> Counter:
@@ -88,7 +89,8 @@ def _state(core: Core, batch) -> State:
     return State(batch, tuple(r["id"] for r in rows), tuple(r["status"] for r in rows),
                  tuple(r["match_id"] for r in scored),
                  tuple(r["match_id"] for r in scored if r["grading_status"] == "done"),
-                 kept["version"] if kept is not None else None, spend["usd"], spend["cancelled"])
+                 kept["version"] if kept is not None else None, spend["usd"], spend["cancelled"],
+                 fork_effect.effect(core, batch, tuple(r["match_id"] for r in scored)))
 
 
 def read_state(core: Core, principal: Principal, batch_id: str) -> State:
@@ -104,7 +106,8 @@ def _head(state: State) -> dict:
     counts = state.counts
     return {"batch_id": s["id"], "status": lifecycle.series_status(counts), "trials": s["trials"],
             "seed_mode": s["seed_mode"], "batch_seed": s["batch_seed"], "run_ids": list(state.run_ids),
-            "counts": dict(counts), **stopping.head(s, state.ended, state.spent_usd, state.cancelled)}
+            "counts": dict(counts), **stopping.head(s, state.ended, state.spent_usd, state.cancelled),
+            **({"effect": state.effect} if state.effect is not None else {})}
 
 
 def view(state: State, kept: summaries.Kept) -> dict:

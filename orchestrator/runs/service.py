@@ -13,7 +13,7 @@ from orchestrator.errors import DomainError
 from orchestrator.grading import cost as grading_cost
 from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
-from orchestrator.runs import archiving, ledger, lifecycle, stopping, until as until_body
+from orchestrator.runs import archiving, forks, ledger, lifecycle, stopping, until as until_body
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prices import stale_warning
@@ -49,7 +49,7 @@ def _precision(trials: int) -> dict:
 def _check_room(c, principal: Principal, adm: Admission, history_limit: int, now_ms: int) -> dict:
     """The checks that depend on the account's other runs; raises the launch's code."""
     plan = principal.plan
-    if ledger.history(c, principal.account_id) + adm.trials > history_limit:
+    if ledger.history(c, principal.account_id) + len(adm.trial_envs) > history_limit:
         raise DomainError("run_history_full", f"the account holds {history_limit} runs, the platform's ceiling; "
                           "no further runs can be recorded")
     queued = ledger.active_launches(c, principal.account_id)
@@ -104,7 +104,7 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
     """Queue a run or a whole series, reserving its agent turns and one queue slot atomically."""
     adm = admit(core, principal, raw, launching=True, console=console)
     batch_id = new_id("bat_") if adm.trials > 1 else None
-    run_ids = [new_id("run_") for _ in range(adm.trials)]
+    run_ids = [new_id("run_") for _ in adm.trial_envs]  # a fork with control: two runs per trial
     now = core.clock.now_ms()
     per_run_turns = len(adm.seats) * adm.season_ticks
     grading = launch_state(adm.scenario.kind, adm.seats, adm.body.get("grading"))
@@ -125,6 +125,8 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
                  per_run_turns, now, *grading))
         if batch_id:
             stopping.record(c, batch_id, adm.stopping, trial_spends=adm.usd["high"] > 0)
+        if adm.fork:
+            forks.record_launch(c, adm, batch_id, run_ids)
     d = getattr(core, "dispatcher", None)
     if d is not None:
         d.wake()

@@ -16,6 +16,7 @@ def links(match_id: str | None) -> dict | None:
 
 def run_view(row: sqlite3.Row) -> dict:
     eff = json.loads(row["effective"])
+    eff.setdefault("fork", None)  # CONTRACT.md section 16: null for a run that is not a fork
     running = row["status"] == "running"
     return {
         "run_id": row["id"],
@@ -45,6 +46,7 @@ def results_of(row: sqlite3.Row) -> dict | None:
         return None
     results = json.loads(row["results"])
     if "game" not in results:  # a world seat's decision grades, null until its grading is done
+        results.setdefault("fork", None)  # a fork's {run_id, tick}
         for entry in results["agents"]:
             entry.setdefault("decisions", None)
     return results

@@ -279,6 +279,8 @@ class ModelSeats:
         self.recorded = recorded or {"turns": [], "seats": {}}
         self.transcript: list[dict] = []
         self.turns: dict[int, dict] = {}
+        # seat -> [(observation text, reply, actions played)]: a fork's kept seats' memory (orchestrator.play.fork)
+        self.memories: dict[int, list] = {}
         self._stopped: asyncio.Future | None = None
 
     def play(self, match, job, usage: list[dict], should_stop, on_tick,
@@ -309,6 +311,8 @@ class ModelSeats:
                                                 prices=prices, memory_turns=self.memory_turns,
                                                 usd_per_mtok=cred.usd_per_mtok, record=self.record,
                                                 recorded=again.get(i), max_concurrent=cred.max_concurrent)
+                    for text, reply, played in self.memories.get(i, ()):
+                        p.memory.append(p.chat.remember(text, reply, played))
                 totals = self.recorded["seats"].get(i) or self.recorded["seats"].get(str(i))
                 if totals:  # a resumed run: what was metered before the fault, never billed again
                     p.usage, p.turns = dict(totals["usage"]), dict(totals["turns"])
@@ -356,7 +360,7 @@ class ModelSeats:
         out = {i: p.report() for i, p in players.items()}
         for i in range(len(job.seats)):
             if i not in out:
-                out[i] = {"usage": dict(new_usage(), agent_turns=match.tick), "turns": None}
+                out[i] = {"usage": dict(new_usage(), agent_turns=match.tick - match.start_tick), "turns": None}
         return out
 
     @staticmethod

@@ -6,7 +6,8 @@ Two places where JSON Schema cannot say what the API means, each handled narrowl
 - A few schema-valid requests are refused by rule, not by shape: an edit of a built-in skill
   (bad_skill), a create past the plan's allowance (too_many_*), and a launch the account cannot
   make (a scenario id that names nothing, a model no key routes, a plan ceiling, a seed rule), and a
-  leaderboard asked with neither of its two selectors (scenario_id, game). Only those refusals are
+  leaderboard asked with neither of its two selectors (scenario_id, game), a run body with neither a
+  scenario and roster nor a fork, a fork of a run that cannot be forked. Only those refusals are
   accepted.
 """
 from __future__ import annotations
@@ -20,7 +21,9 @@ BY_RULE = {"too_many_scenarios", "too_many_skills",
            # launch rules that a run body's shape cannot express
            "bad_scenario", "bad_roster", "bad_provider", "provider_key_required", "router_key_required",
            "router_balance_low", "email_unverified", "billing_frozen", "unknown_skill", "plan_seats", "plan_ticks",
-           "plan_series", "plan_quota", "too_many_runs", "run_history_full", "seed_not_allowed"}
+           "plan_series", "plan_quota", "too_many_runs", "run_history_full", "seed_not_allowed",
+           # a fork names an ended world run of the account, and a tick it played (CONTRACT.md section 16)
+           "bad_fork", "unknown_run"}
 
 
 def _ints(value: Any) -> Any:
@@ -53,4 +56,6 @@ def filter_failure(context, failure, case, response) -> bool:
     unknown_series = envelope.get("error") == "bad_request" and envelope.get("message", "").startswith("paired_with:")
     # the leaderboard needs scenario_id or game, both optional alone: OpenAPI cannot require one of two
     neither = envelope == {"error": "bad_request", "message": "scenario_id is required"}
-    return not (builtin_edit or unknown_series or neither)
+    # a run body names a scenario and a roster, or forks a run: OpenAPI cannot require one of two
+    nor_fork = envelope.get("error") == "bad_request" and "or fork a run with fork" in envelope.get("message", "")
+    return not (builtin_edit or unknown_series or neither or nor_fork)

@@ -24,7 +24,8 @@ TOOLS = {"whoami", "get_scenario_schema", "validate_scenario", "create_scenario"
          "list_library", "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript",
          "get_seat_turn", "submit_seat_actions",  # CONTRACT.md section 13
          "get_decisions",  # section 14
-         "export_run"}  # docs/FORMATS.md: a run or a series as a file
+         "export_run",  # docs/FORMATS.md: a run or a series as a file
+         "fork_run"}  # section 16
 READ_ONLY = {"whoami", "get_scenario_schema", "validate_scenario", "estimate_run", "get_usage", "list_skills",
              "get_skill", "list_scenarios", "get_scenario", "list_runs", "get_run", "get_batch", "list_library",
              "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript", "get_decisions",

@@ -113,6 +113,12 @@ async def test_real_results_of_every_tool_hold_to_its_output_schema(playing, fak
                                                    "actions": [{"action": "gather"}]})
         for run_id in (run["run_id"], arena["run"]["run_id"], *a["run_ids"], *b["run_ids"], agent["run_id"]):
             results.setdefault("get_run", []).append(await _ended(client, run_id))
+        fork = {"run_id": a["run_ids"][0], "tick": 5, "seats": {"0": {"model": "local/random"}}}
+        await tool("estimate_run", {"fork": fork, "trials": 2})
+        forked = (await tool("fork_run", {**fork, "trials": 2, "control": True}))["batch"]
+        for run_id in forked["run_ids"]:  # effective.fork and results.fork
+            results["get_run"].append(await _ended(client, run_id))
+        assert (await tool("get_batch", {"id": forked["batch_id"]}))["batch"]["effect"]
         await tool("list_runs", {"limit": 2})
         await tool("get_transcript", {"id": run["run_id"], "limit": 3})
         deadline = time.monotonic() + 300  # the model seat's grading (auto), after the run ended

@@ -204,6 +204,12 @@ CASES = [
          setup=_queued_run),
     est("seed_not_allowed", trials=2, env={"spawn_seed": 4}),
     est("seed_not_allowed", scenario_id="svc:long-winter", env={"seed": 4}),
+    # CONTRACT.md section 16: a fork that cannot be read, through estimate_run and fork_run alike
+    Case("bad_fork", "estimate_run", {"fork": "x"}, "POST", "/api/v1/runs/estimate", {"fork": "x"}),
+    Case("bad_fork", "fork_run", {"run_id": "run_nope", "tick": "3"}, "POST", "/api/v1/runs",
+         {"fork": {"run_id": "run_nope", "tick": "3"}}, plan="starter"),
+    Case("unknown_run", "fork_run", {"run_id": "run_nope", "tick": 3}, "POST", "/api/v1/runs",
+         {"fork": {"run_id": "run_nope", "tick": 3}}, plan="starter"),
     Case("unknown_run", "get_run", {"id": "run_nope"}, "GET", "/api/v1/runs/run_nope"),
     Case("unknown_run", "cancel_run", {"id": "run_nope"}, "POST", "/api/v1/runs/run_nope/cancel"),
     Case("unknown_run", "get_batch", {"id": "bat_nope"}, "GET", "/api/v1/batches/bat_nope"),

@@ -159,6 +159,11 @@ async def test_every_tool_answers_the_rest_body(idle):
         as_file = await t.tool("export_run", {"id": bid, "format": "csv"})
         assert base64.b64decode(as_file["base64"]) == rest(idle, token, "GET", f"/api/v1/batches/{bid}/export").content
         assert (as_file["filename"], as_file["size_bytes"]) == (f"{bid}.csv", len(base64.b64decode(as_file["base64"])))
+        t.called.add("fork_run")  # nothing played on this idle server: forking a queued run refuses alike
+        refused = await call(client, "fork_run", {"run_id": rid, "tick": 3, "seats": {"0": {"model": "local/random"}}})
+        r = rest(idle, token, "POST", "/api/v1/runs", {"fork": {"run_id": rid, "tick": 3,
+                                                                "seats": {"0": {"model": "local/random"}}}})
+        assert refused == (True, r.json()) and r.status_code == 400 and r.json()["error"] == "bad_fork"
         t.called.add("compare_batches")  # nothing played on this idle server: both refuse alike
         refused = await call(client, "compare_batches", {"batch_a": bid, "batch_b": bid})
         r = rest(idle, token, "GET", f"/api/v1/compare?batch_a={bid}&batch_b={bid}")

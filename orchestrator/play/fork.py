@@ -1,0 +1,150 @@
+"""Playing a fork where its job plays (CONTRACT.md section 16): the original's log read from the
+archive, the state at the fork's tick rebuilt (engine.fork, on the grader's rebuild) and the match
+played on from there; the memory of each model seat kept from the original restored from its
+transcript.
+
+A job's `meta["fork"]` is the run's fork record (orchestrator.runs.forks): the original's match and
+archive key, the tick, the continuation seed, the seats changed, and per roster seat the scripted
+policy that played it through the whole original log (None where a model, an agent or several
+players did), so the rebuild plays those seats' policies and their memory and streams come back as
+they were. A worker process keeps the last rebuilds: every trial of a forked series starts from one.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import replace
+
+from analytics.archive.store import Archive
+from engine.fork import at_tick, fork
+from engine.match import Match, MatchConfig
+from engine.observe import observation
+from engine.rollouts import config_of, rebuild
+from engine.scenario import build_match, local_policy
+from orchestrator.seats.memory import held
+from orchestrator.seats.observe_text import render_observation
+from orchestrator.seats.providers import Reply
+
+MODEL_PROVIDERS_SKIPPED = ("local", "agent")  # their players keep no conversation of ours
+
+
+def played_policies(roster: list[dict], record: dict) -> list[str | None]:
+    """Per roster seat of a run: the scripted policy that played it from tick 0 to its end, else None
+    (a model or agent seat, or one a fork handed to another player: `mixed`)."""
+    mixed = set(record.get("mixed", []))
+    return [local_policy(s["model"]) if s["provider"] == "local" and i not in mixed else None
+            for i, s in enumerate(roster)]
+
+
+def played_config(meta: dict, cols: dict, env: dict, policies: list[str | None]) -> MatchConfig:
+    """The original match's config as it was played: its archived meta (a fork's reseeds included),
+    the run's resources, and its scripted seats playing their policies."""
+    config = config_of(dict(meta, resources=env["resources"]), cols)
+    for i, policy in enumerate(policies):
+        if policy is not None:
+            config.agents[i] = replace(config.agents[i], policy=policy)
+    return config
+
+
+@functools.lru_cache(maxsize=4)
+def _original(uri: str, match_id: str, key: str | None):
+    cols, meta = Archive(uri).read_events(match_id, key)
+    if cols is None:
+        raise LookupError(f"the original match {match_id} is not in the archive")
+    return cols, meta
+
+
+@functools.lru_cache(maxsize=4)
+def _rebuilt(uri: str, match_id: str, key: str | None, env_json: str, policies: tuple, ticks: tuple):
+    cols, meta = _original(uri, match_id, key)
+    config = played_config(meta, cols, json.loads(env_json), list(policies))
+    return config, cols, rebuild(config, cols, ticks, [])
+
+
+def new_match(job, seat_specs) -> Match:
+    """The job's match, ready to play: a new one, or for a fork the original rebuilt to its tick."""
+    f = job.meta.get("fork")
+    specs = seat_specs(job.seats)
+    if not f:
+        return build_match(job.season_ticks, job.env, specs)
+    config, cols, snap = _rebuild(job, f, _memory_ticks(job, f))
+    # the seats handed over, and kept scripted seats the rebuild fed their logged actions (several
+    # players had them before: a fork's fork): each plays its policy from the tick, its memory fresh
+    restarted = {i: specs[i] for i, policy in enumerate(f["played"])
+                 if i in f["changed"] or (policy is None and specs[i].policy is not None)}
+    return fork(config, cols, f["tick"], restarted, f["continuation_seed"], snap)
+
+
+def _rebuild(job, f: dict, extra: tuple = ()):
+    ticks = tuple(sorted({f["tick"], *extra}))
+    return _rebuilt(f["archive"], f["match_id"], f["key"], json.dumps(job.env, sort_keys=True),
+                    tuple(f["played"]), ticks)
+
+
+def kept_models(job) -> list[int]:
+    f = job.meta.get("fork") or {}
+    return [i for i, s in enumerate(job.seats)
+            if i not in f.get("changed", ()) and s["provider"] not in MODEL_PROVIDERS_SKIPPED]
+
+
+@functools.lru_cache(maxsize=4)
+def _turns(uri: str, match_id: str, seat: int, tick: int) -> tuple:
+    """The seat's answered turns before tick that its memory held then (seats.memory.held: turns are
+    dropped in blocks, so how many depends on how many it had answered)."""
+    rows, _ = Archive(uri).read_transcript(match_id, seat=seat, limit=1_000_000)
+    answered = [r for r in rows if r["tick"] < tick and r["error"] is None and r["reply"] is not None]
+    return tuple(json.dumps(r) for r in answered[len(answered) - held(len(answered)):])
+
+
+def _memory_ticks(job, f: dict) -> tuple:
+    return tuple(json.loads(r)["tick"] for i in kept_models(job) for r in _turns(f["archive"], f["match_id"], i,
+                                                                                   f["tick"]))
+
+
+def memories(job) -> dict[int, list[tuple[str, Reply, int]]]:
+    """Per model seat kept from the original: its memory as it stood before the fork's tick, as
+    (observation text, reply, actions played) for its chat to remember (SeatPlayer.memory). The
+    observations are the original's, rebuilt at each remembered tick."""
+    f = job.meta.get("fork")
+    if not f:
+        return {}
+    config, cols, snap = _rebuild(job, f, _memory_ticks(job, f))
+    out = {}
+    for i in kept_models(job):
+        entries = []
+        for raw in _turns(f["archive"], f["match_id"], i, f["tick"]):
+            turn = json.loads(raw)
+            m = at_tick(config, snap, snap.index(turn["tick"]), cols)
+            played = len(turn["actions"] or []) + len(turn["refused"] or [])
+            entries.append((render_observation(observation(m, i)), reply_of(turn), played))
+        out[i] = entries
+    return out
+
+
+def reply_of(turn: dict) -> Reply:
+    """A transcript row's reply as the provider gave it (seats.player.raw_reply in reverse): its text
+    and tool calls; call ids are not kept, so they are numbered as a reply without ids is."""
+    raw, text, calls = turn["reply"], turn["reply"], []
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and set(data) == {"text", "tool_calls"}:
+        text, calls = data["text"], data["tool_calls"]
+    elif isinstance(data, list) and data and all(isinstance(c, dict) and set(c) == {"name", "arguments"}
+                                                 for c in data):
+        text, calls = "", data
+    message = ([{"type": "text", "text": text}] if text else []) + [
+        {"type": "tool_use", "id": f"toolu_{k}", "name": c["name"],
+         "input": c["arguments"] if isinstance(c["arguments"], dict) else _object(c["arguments"])}
+        for k, c in enumerate(calls)]
+    return Reply([(c["name"], c["arguments"], None) for c in calls], text, message=message,
+                 refusal=turn.get("refusal"), truncated=bool(turn.get("truncated")))
+
+
+def _object(arguments) -> dict:
+    try:
+        value = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
