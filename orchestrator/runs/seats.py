@@ -48,7 +48,7 @@ class ToolCalls:
         if self._own is None:
             self._own, self._platform = keys.held(self.core, self.principal.account_id), keys.held(self.core, keys.PLATFORM)
         info = self._own.get(provider)
-        if info is None and model in (self._platform.get(provider) or {}).get("models") or ():
+        if info is None and model in ((self._platform.get(provider) or {}).get("models") or ()):
             info = self._platform[provider]
         return keys.no_tools(info, provider, model)
 

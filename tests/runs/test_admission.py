@@ -51,6 +51,9 @@ CASES = [
     ("bad_roster", {"roster": [{"model": "local/random", "instructions": "x" * 4001}]}),
     ("bad_roster", {"roster": [{"model": "local/flying-monk"}]}),
     ("bad_provider", {"roster": [{"model": "m", "provider": "carrier-pigeon"}]}),
+    # no key of the account's and no platform key for the provider (a sponsor's model list read as absent)
+    ("router_key_required", {"roster": [{"model": "openai/gpt-x"}, SEAT]}),
+    ("provider_key_required", {"roster": [{"model": "gpt-x", "provider": "openai"}, SEAT]}),
     ("unknown_skill", {"roster": [SEAT, {"model": "local/random", "skills": ["usk_nope"]}]}),
     ("bad_trials", {"trials": 0}),
     ("bad_trials", {"trials": 1.5}),
