@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from api.console import words
 from orchestrator import auth, console_auth, keys
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
@@ -25,6 +26,7 @@ TEMPLATES.env.filters["when"] = lambda ms: "never" if ms is None else datetime.f
 TEMPLATES.env.globals["ENDED"] = lifecycle.TERMINAL
 TEMPLATES.env.filters["count_of"] = lambda n: f"{n:,}"
 TEMPLATES.env.globals["PROVIDERS"] = keys.ROUTED  # the roster pickers' choices, agent among them
+words.install(TEMPLATES.env)
 
 
 def usd(amount: float | None) -> str:
@@ -129,12 +131,20 @@ def optional_session(request: Request) -> console_auth.Session | None:
     return console_auth.session(request.app.state.core, request.cookies.get(COOKIE))
 
 
+ENV_FIELDS = ("turn_timeout_ms", "seed", "spawn_seed", "actions_per_turn")  # the builders' env fields
+
+
 def turn_timeout(form, body: dict) -> dict:
-    """A builder's turn timeout (ms) as the run body's env.turn_timeout_ms: a person playing an agent
-    seat needs longer than a model. Passed on as typed when it is not a number, so the service names it."""
-    value = (form.get("turn_timeout_ms") or "").strip()
-    if value:
-        body["env"] = {"turn_timeout_ms": int(value) if value.isdigit() else value}
+    """A builder's env fields (the turn timeout in ms, the seeds, actions per turn) as the run body's
+    env: a person playing an agent seat needs a longer turn than a model. Passed on as typed when not
+    a number, so the service names the field."""
+    env = {}
+    for field in ENV_FIELDS:
+        value = (form.get(field) or "").strip()
+        if value:
+            env[field] = int(value) if value.isdigit() else value
+    if env:
+        body["env"] = env
     return body
 
 

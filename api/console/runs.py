@@ -12,12 +12,15 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, turn_timeout
-from orchestrator import listing, scenarios
+from engine.rules import POLICIES, WORLD
+from orchestrator import keys, listing, scenarios
 from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
 from orchestrator.runs import series, summaries
+from orchestrator.runs.admission import spend_cap
+from orchestrator.seats.prices import VENDOR, PriceTable
 from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
 router = APIRouter(include_in_schema=False)
@@ -42,14 +45,35 @@ def _seat_indexes(form) -> list[int]:
 def _scenario_choices(user: Console) -> list[dict]:
     p = user.principal
     own = scenarios.list_scenarios(user.core, p)
-    return [{"id": s["id"], "name": s.get("title", s["id"])} for s in listing.library_scenarios(p)["scenarios"]] + \
-        [{"id": s["id"], "name": s["name"]} for s in own.get("scenarios", [])]
+    return [{"id": s["id"], "name": s.get("title", s["id"]), "season_ticks": s["season_ticks"]}
+            for s in listing.library_scenarios(p)["scenarios"]] + \
+        [{"id": s["id"], "name": s["name"], "season_ticks": s["season_ticks"]} for s in own.get("scenarios", [])]
+
+
+def _model_choices(user: Console) -> list[dict]:
+    """The models a seat of this account can name, for the builder's list: the scripted policies, every
+    priced model through a router key, a vendor's own through its key, and what the platform sponsors.
+    A suggestion only: any model id may be typed (a self-hosted one, a newer one)."""
+    out = [{"model": f"local/{p}", "provider": "local"} for p in POLICIES]
+    priced = PriceTable.shipped().models
+    for provider in keys.held(user.core, user.principal.account_id):
+        if provider == "router":
+            out += [{"model": m, "provider": provider} for m in priced]
+        elif provider in VENDOR:
+            out += [{"model": m.split("/", 1)[1], "provider": provider} for m in priced
+                    if m.startswith(VENDOR[provider] + "/")]
+    for provider, key in keys.held(user.core, keys.PLATFORM).items():
+        out += [{"model": m, "provider": provider, "sponsored": True} for m in key["models"] or []]
+    return out
 
 
 def _builder(user: Console, status: int = 200, form=None, **ctx) -> HTMLResponse:
     rows = range(max(len(_seat_indexes(form)), 1)) if form else range(SEAT_ROWS)
+    defaults = {"turn_timeout_ms": WORLD["turn_timeout_ms"], "actions_per_turn": WORLD["actions_per_turn"],
+                "max_spend_usd": spend_cap(user.principal, None)}
     return user.page("run_new.html", status=status, scenarios=_scenario_choices(user), seat_rows=rows,
-                     max_seats=user.principal.plan["seats_per_run"], form=form, **ctx)
+                     max_seats=user.principal.plan["seats_per_run"], form=form, models=_model_choices(user),
+                     defaults=defaults, **ctx)
 
 
 def _run_body(form) -> dict:
@@ -64,23 +88,24 @@ def _run_body(form) -> dict:
             except ValueError:
                 return text
     body: dict = {"scenario_id": form.get("scenario_id", "")}
-    for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd"):
+    for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd", "grading", "paired_with"):
         value = (form.get(field) or "").strip()
         if value:
-            body[field] = value if field in ("name", "seed_mode") else num(value)
+            body[field] = value if field in ("name", "seed_mode", "grading", "paired_with") else num(value)
     roster = []
     for k in _seat_indexes(form):
         model = (form.get(f"seat{k}_model") or "").strip()
         if not model:
             continue
         seat: dict = {"model": model}
-        for field in ("provider", "instructions", "format", "reasoning"):
+        for field in ("provider", "name", "instructions", "format", "reasoning"):
             value = (form.get(f"seat{k}_{field}") or "").strip()
             if value:
                 seat[field] = value
-        temperature = (form.get(f"seat{k}_temperature") or "").strip()
-        if temperature:
-            seat["temperature"] = num(temperature)
+        for field in ("temperature", "max_tokens"):
+            value = (form.get(f"seat{k}_{field}") or "").strip()
+            if value:
+                seat[field] = num(value)
         skills = [x.strip() for x in (form.get(f"seat{k}_skills") or "").split(",") if x.strip()]
         if skills:
             seat["skills"] = skills

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from engine.arena.games import GAMES
+from engine.arena.results import explain
 from orchestrator.grading import plan as grading
 
 
@@ -47,4 +49,8 @@ def results_of(row: sqlite3.Row) -> dict | None:
     if "game" not in results:  # a world seat's decision grades, null until its grading is done
         for entry in results["agents"]:
             entry.setdefault("decisions", None)
+    elif results["game"]["id"] in GAMES:  # a game archived before its seats said what their grade grades
+        for entry in results["agents"] + results["anchors"]:
+            if "grade_note" not in entry:
+                explain(entry, GAMES[results["game"]["id"]])
     return results

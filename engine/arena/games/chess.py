@@ -193,6 +193,7 @@ class Chess(Game):
             "threefold_repetition": "by threefold repetition", "fifty_moves": "by the 50-move rule",
             "ply_cap": f"at the {PLY_CAP}-ply cap"}
     fitness = "accuracy"
+    measure = "lichess's game accuracy of its moves, from Stockfish's evaluation of every position"
 
     def unavailable(self) -> str | None:
         from engine.arena import stockfish
