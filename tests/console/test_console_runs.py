@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from orchestrator import accounts
+from orchestrator import accounts, keys
 from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
 from tests.console.conftest import open_run_builder, sign_in_by_link
@@ -160,3 +160,42 @@ def test_the_public_match_page_shows_positions_while_the_match_plays(page, playi
         _shot(page, "match-live")
     finally:
         runs_service.cancel(playing.core, p, run_id)
+
+
+def test_the_builder_shows_its_defaults_offers_models_and_asks_for_grading(page, playing):
+    """Every field the run body takes, its default shown; the models the account's keys reach; the
+    estimate as the form changes, and again when the browser restores the typed form (back), where no
+    input event fires; a run of scripted seats graded because the form asked for it."""
+    email = "builder@example.org"
+    accounts.create_account(playing.core, email, plan="lab", verified=True)
+    keys.set_key(playing.core, provider="router", key="k-router", email=email)
+    open_run_builder(page, playing, email, "20")
+    expect(page.get_by_label("Season ticks")).to_have_attribute("placeholder", "300")  # the scenario's
+    expect(page.get_by_label("Trials")).to_have_attribute("placeholder", "1")
+    expect(page.get_by_label("Turn timeout (ms)")).to_have_attribute("placeholder", "30000")
+    expect(page.get_by_label("Seat 0 format").locator("option:checked")).to_have_text("tools (default)")
+    expect(page.get_by_label("Seat 0 reasoning").locator("option:checked")).to_have_text("provider's default")
+    expect(page.get_by_label("Decision grading").locator("option:checked")).to_have_text(
+        "auto (default): model and agent seats")
+    offered = page.locator("#models option").evaluate_all("os => os.map(o => o.value + ' ' + o.dataset.provider)")
+    assert "local/honest-trader local" in offered and "openai/gpt-4o router" in offered
+    page.get_by_label("Seat 0 model").fill("local/greedy-harvester")
+    page.get_by_label("Seat 0 model").dispatch_event("change")
+    expect(page.get_by_label("Seat 0 provider")).to_have_value("local")  # the list's provider came with it
+    page.get_by_label("Seat 1 model").fill("local/random")
+    page.get_by_label("Decision grading").select_option("all")
+    # the server's first estimate that passes admission builds the world once: seconds on a busy machine
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns", timeout=30_000)
+    page.goto(playing.url + "/console")
+    page.go_back()  # the browser restores the typed fields without an input event
+    expect(page.get_by_label("Seat 1 model")).to_have_value("local/random")
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
+    page.get_by_label("Decision grading").select_option("all")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Launch").click()
+    expect(page.get_by_test_id("run-status")).to_have_text("finished", timeout=120_000)
+    page.reload()  # the graded turns are listed once grading is done
+    expect(page.get_by_test_id("run-grading")).to_contain_text("done", timeout=60_000)
+    page.reload()
+    expect(page.get_by_test_id("graded-turn").first).to_be_visible()
+    _shot(page, "graded-run")
