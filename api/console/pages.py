@@ -161,11 +161,13 @@ async def estimate(user: Console, service: Callable, body_of: Callable[[dict], d
 
 async def launch(user: Console, service: Callable, body_of: Callable[[dict], dict],
                  builder: Callable[..., Response]) -> Response:
-    """Launch from a builder form and open the run's page; a refusal re-renders the form (`builder`) with
+    """Launch from a builder form and open the run's page (a series': the series' page); a refusal re-renders the form (`builder`) with
     the service's message and what the person typed."""
     form = await user.form()
     try:
         out = await asyncio.to_thread(service, user.core, user.principal, body_of(form))
     except DomainError as e:
         return refused(e, builder, user, form=form)
+    if out.get("batch"):  # a series: its page, where every trial and the intervals are
+        return RedirectResponse(f"/console/batches/{out['batch']['batch_id']}", status_code=303)
     return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)

@@ -12,6 +12,7 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, turn_timeout
+from engine.arena.games import GAMES
 from engine.rules import POLICIES, WORLD
 from orchestrator import keys, listing, scenarios
 from orchestrator.errors import DomainError
@@ -147,7 +148,17 @@ async def run_page(user: ConsoleUser, run_id: str):
                          run=run, results=got["results"])
     scenario = next((c["name"] for c in _scenario_choices(user) if c["id"] == run["scenario_id"]), None)
     marks = decisions.marked(user.core, run_id) if run["grading"] and run["grading"]["status"] == "done" else []
-    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario, marks=marks)
+    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario, marks=marks,
+                     trial=_trial_of(user, run))
+
+
+def _trial_of(user: Console, run: dict) -> dict | None:
+    """A series' trial: which one it is and how the series drew its seeds, for the seeds' line."""
+    if not run["batch_id"]:
+        return None
+    state = series.read_state(user.core, user.principal, run["batch_id"])
+    return {"index": state.run_ids.index(run["run_id"]), "trials": len(state.run_ids),
+            "seed_mode": state.batch["seed_mode"], "batch_seed": state.batch["batch_seed"]}
 
 
 @router.get("/console/runs/{run_id}/events")
@@ -205,11 +216,26 @@ async def series_page(user: ConsoleUser, batch_id: str):
     except DomainError as e:
         return dead_end(user, e)
     got = got["batch"]
-    svg = await _plot(got["summary"])
+    ctx = await _series_context(user, got)
     if user.request.headers.get("hx-request"):  # the live block, polled
-        return user.page("series_live.html", status=200 if got["status"] in FOLLOWED else STOP_POLLING,
-                         series=got, svg=svg)
-    return user.page("series.html", series=got, svg=svg)
+        return user.page("series_live.html", status=200 if got["status"] in FOLLOWED else STOP_POLLING, **ctx)
+    return user.page("series.html", **ctx)
+
+
+MAX_TRIAL_ROWS = 100  # trials listed on a series' page; a bigger series is read through the API
+_TRIAL_NAME = re.compile(r" \(trial \d+/\d+\)$")
+
+
+async def _series_context(user: Console, got: dict) -> dict:
+    """What the series' page shows: its name (the name sent at launch, which each trial's carries with
+    its number), each trial's run and results (seed, status, every seat's scores), and the plot."""
+    def read() -> list[dict]:
+        return [runs_service.get_run(user.core, user.principal, r) for r in got["run_ids"][:MAX_TRIAL_ROWS]]
+    trials = await asyncio.to_thread(read)
+    name = _TRIAL_NAME.sub("", trials[0]["run"]["name"]) if trials else got["batch_id"]
+    scenario_id = trials[0]["run"]["scenario_id"] if trials else ""
+    return {"series": got, "svg": await _plot(got["summary"]), "trials": trials, "series_name": name,
+            "game": scenario_id in GAMES, "more_trials": max(0, len(got["run_ids"]) - MAX_TRIAL_ROWS)}
 
 
 @router.get("/console/batches/{batch_id}/events")
@@ -224,7 +250,7 @@ async def series_events(user: ConsoleUser, batch_id: str):
         nonlocal state
         while True:
             got = series.view(state, await series.summary_of(user.core, state))["batch"]
-            html = TEMPLATES.get_template("series_live.html").render(series=got, svg=await _plot(got["summary"]), s=s)
+            html = TEMPLATES.get_template("series_live.html").render(**await _series_context(user, got), s=s)
             yield "event: series\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
             while True:
                 if state.ended or await request.is_disconnected():

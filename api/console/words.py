@@ -6,8 +6,8 @@ from __future__ import annotations
 from engine.arena.games import GAMES
 from engine.arena.results import ENDS, FLOORS
 
-# metric -> (display name, unit): "%" for 0..100 shares, "points" for the rubric's 0..100 scores, ""
-# for counts and other plain numbers
+# metric -> (display name, unit): "%" for 0..100 shares, "share" for 0..1 ones (shown as %), "points"
+# for the rubric's 0..100 scores (the unit goes in a table's header, not in every cell), "" for counts
 METRICS = {
     "fitness_index": ("Fitness index", "points"),
     "survival": ("Survival", "points"), "economy": ("Economy", "points"), "social": ("Social", "points"),
@@ -16,7 +16,8 @@ METRICS = {
     "accuracy": ("Accuracy", "%"), "acpl": ("Average centipawn loss", "cp"),
     "optimal_rate": ("Optimal moves", "%"), "legal_rate": ("Legal answers", "%"),
     "blunders": ("Blunders", ""), "mistakes": ("Mistakes", ""), "inaccuracies": ("Inaccuracies", ""),
-    "win_rate": ("Wins", "%"), "survival_rate": ("Survived", "%"), "decision_accuracy": ("Decision accuracy", "%"),
+    "win_rate": ("Wins", "share"), "survival_rate": ("Survived", "share"),
+    "decision_accuracy": ("Decision accuracy", "%"),
     "mean_regret": ("Mean regret", "points"), "regret": ("Regret", "points"),
     "agent_turns": ("Agent turns", ""), "input_tokens": ("Input tokens", ""), "output_tokens": ("Output tokens", ""),
     "usd": ("Cost", "USD"), "runs": ("Runs", ""), "model": ("Model", ""), "provider": ("Provider", ""),
@@ -28,20 +29,27 @@ def metric_name(name: str) -> str:
     return METRICS.get(name, (name.replace("_", " ").capitalize(), ""))[0]
 
 
+def metric_head(name: str) -> str:
+    """A table column's header: the name, and the unit its cells leave out ('Survival (0-100)')."""
+    label, unit = METRICS.get(name, (metric_name(name), ""))
+    return f"{label} (0-100)" if unit == "points" else f"{label} ({unit})" if unit == "cp" else label
+
+
 def figure(value, name: str = "", unit: str | None = None) -> str:
-    """A metric's value as a person reads it: '14' blunders, '66.7%', '41.3 points', '-' for none."""
+    """A metric's value as a person reads it: '14' blunders, '66.7%', '41.3' (a 0..100 score: its
+    header says so), '-' for none."""
     if value is None:
         return "-"
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value)
     unit = METRICS.get(name, ("", ""))[1] if unit is None else unit
+    if unit == "share":
+        value, unit = 100 * value, "%"
     if name in COUNTS or (isinstance(value, int) and unit in ("", "cp")):
-        text = f"{round(value):,}"
-    elif unit == "USD":
+        return f"{round(value):,}"
+    if unit == "USD":
         return f"{value:,.2f} USD" if value == 0 or abs(value) >= 0.01 else f"{value:.4f} USD"
-    else:
-        text = f"{value:,.1f}"
-    return text + ("%" if unit == "%" else f" {unit}" if unit else "")
+    return f"{value:,.1f}" + ("%" if unit == "%" else "")
 
 
 def interval(iv: dict | None, name: str = "") -> str:
@@ -50,7 +58,7 @@ def interval(iv: dict | None, name: str = "") -> str:
         return "n/a"
     if iv.get("low") is None or iv.get("high") is None:
         return f"{figure(iv['estimate'], name)} (no interval yet)"
-    return f"{figure(iv['estimate'], name)} ({figure(iv['low'], name, '')} to {figure(iv['high'], name)})"
+    return f"{figure(iv['estimate'], name)} ({figure(iv['low'], name)} to {figure(iv['high'], name)})"
 
 
 def game_end(results: dict) -> str:
@@ -72,5 +80,5 @@ def game_measure(results: dict) -> str:
 
 
 def install(env) -> None:
-    env.filters.update(metric=metric_name, figure=figure, interval=interval)
+    env.filters.update(metric=metric_name, metric_head=metric_head, figure=figure, interval=interval)
     env.globals.update(game_end=game_end, game_title=game_title, game_measure=game_measure, GRADE_FLOORS=FLOORS)

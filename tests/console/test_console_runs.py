@@ -104,25 +104,44 @@ def test_seat_rows_are_added_and_removed_up_to_the_plan(page, playing):
     assert [seat["model"] for seat in roster] == ["local/honest-trader", "local/random", "local/greedy-harvester"]
 
 
-def test_series_page_plots_per_seat_intervals(page, playing):
+def test_a_series_lands_on_its_page_with_its_name_trials_and_intervals(page, playing):
     email = "series@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     open_run_builder(page, playing, email, "30")
+    page.get_by_label("Run name").fill("three maps")
     page.get_by_label("Trials").fill("3")
     page.get_by_label("Seat 0 model").fill("local/honest-trader")
     page.get_by_label("Seat 1 model").fill("local/aggressive-raider")
     expect(page.get_by_test_id("estimate")).to_contain_text("Trials")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
-    page.get_by_test_id("series-link").click()
+    expect(page).to_have_url(re.compile(r"/console/batches/[^/]+$"))  # the series, not its first trial
+    expect(page.get_by_test_id("series-name")).to_have_text("Series three maps")
+    expect(page).to_have_title("Series three maps · Scenario Studio")
     # the page follows the series itself (the batch read's long-poll over SSE, polling as fallback)
-    expect(page.get_by_test_id("series-status")).to_have_text("finished", timeout=90_000)
+    expect(page.get_by_test_id("series-status")).to_have_text("finished", timeout=120_000)
     expect(page.get_by_test_id("series-counts")).to_have_text("3 finished")
     expect(page.get_by_test_id("series-plot").locator("svg")).to_be_visible()
     assert page.get_by_test_id("series-seat").count() >= 2
     expect(page.get_by_test_id("series-seat").first).to_contain_text("seat 0 · ")
+    # every dimension with its interval, named for people
+    summary = page.get_by_test_id("series-summary")
+    for name in ("Fitness index", "Wins", "Survival", "Economy", "Social", "Competitiveness", "Exploration"):
+        expect(summary.locator("thead")).to_contain_text(name)
+    assert "_" not in summary.inner_text()
+    expect(page.get_by_test_id("series-seat").first.locator("td").nth(4)).to_contain_text(" to ")
+    # a row per trial with its own seeds, and every seat's scores
+    trials = page.get_by_test_id("series-trial")
+    expect(trials).to_have_count(3)
+    seeds = page.get_by_test_id("trial-seeds").all_inner_texts()
+    assert len(set(seeds)) == 3, seeds
+    expect(page.get_by_test_id("series-trials").locator("tbody tr")).to_have_count(3 * 2)
     _shot(page, "series")
-
+    # a trial's page says whose seed it plays: its own, drawn from the series', not "shared"
+    trials.nth(1).get_by_role("link").click()
+    expect(page.get_by_test_id("run-seeds")).to_contain_text(f"seed {seeds[1].split(', ')[0]} (trial 2's own, drawn "
+                                                              "from the series' seed")
+    expect(page.get_by_test_id("run-seeds")).not_to_contain_text("shared")
 
 
 def test_the_public_match_page_shows_positions_while_the_match_plays(page, playing):
