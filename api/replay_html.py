@@ -148,7 +148,8 @@ function show(d,live){
   res.agents.map(e=>[e,false]).concat((res.anchors||[]).map(e=>[e,true])).sort((p,q)=>p[0].rank-q[0].rank).forEach(([e,anc])=>{
    const a=byName[e.name+(anc?'#a':'')],tr=el('tr'),who=el('td');if(a)who.append(dot(a.color));
    who.append(el('span',a?a.label:e.name));tr.append(el('td',e.rank),who,el('td',e.fitness_index.toFixed(1)),el('td',e.status));t.append(tr);});});
- go(live?0:k);}
+ const asked=new URLSearchParams(location.search).get('tick');// ?tick=N opens at that tick (the console's links)
+ go(live?0:(asked!=null?frameAt(+asked):k));}
 load();
 """.replace("__COLORS__", json.dumps(TERRAIN_COLORS))
 

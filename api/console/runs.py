@@ -136,8 +136,11 @@ async def run_launch(user: ConsoleUser):
 STOP_POLLING = 286
 
 
+GRADED_PAGE = 10  # labelled turns a run page lists at a time, worst first
+
+
 @router.get("/console/runs/{run_id}")
-async def run_page(user: ConsoleUser, run_id: str):
+async def run_page(user: ConsoleUser, run_id: str, turns: str | None = None):
     try:
         got = runs_service.get_run(user.core, user.principal, run_id)
     except DomainError as e:
@@ -148,8 +151,10 @@ async def run_page(user: ConsoleUser, run_id: str):
                          run=run, results=got["results"])
     scenario = next((c["name"] for c in _scenario_choices(user) if c["id"] == run["scenario_id"]), None)
     marks = decisions.marked(user.core, run_id) if run["grading"] and run["grading"]["status"] == "done" else []
+    start = min(int(turns) if turns and turns.isdigit() else 0, max(0, len(marks) - 1))  # a page's first turn
     return user.page("run.html", run=run, results=got["results"], scenario_name=scenario, marks=marks,
-                     trial=_trial_of(user, run))
+                     trial=_trial_of(user, run), shown=marks[start:start + GRADED_PAGE], start=start,
+                     page_size=GRADED_PAGE)
 
 
 def _trial_of(user: Console, run: dict) -> dict | None:

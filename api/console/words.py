@@ -79,6 +79,31 @@ def game_measure(results: dict) -> str:
     return GAMES[g["id"]].measure if g["id"] in GAMES else "the quality of its moves"
 
 
+def action_words(action) -> str:
+    """One world action as a person reads it: 'move north', 'accept offer 3', 'offer #2 3 wood for 1 food'."""
+    if not isinstance(action, dict):
+        return str(action)
+    a = dict(action)
+    kind = a.pop("action", "?")
+    if kind == "move":
+        return f"move {a.get('direction', '')}".strip()
+    if kind == "offer":
+        return f"offer #{a.get('to')} {a.get('give_qty')} {a.get('give')} for {a.get('want_qty')} {a.get('want')}"
+    if kind in ("accept", "decline"):
+        return f"{kind} offer {a.get('offer_id')}"
+    if kind == "raid":
+        return f"raid #{a.get('target')}"
+    if kind == "say":
+        return f"say \"{a.get('text', '')}\"" + (f" to #{a['to']}" if a.get("to") is not None else "")
+    return " ".join([kind, *(f"{k.replace('_', ' ')} {v}" for k, v in a.items())])
+
+
+def turn_words(actions) -> str:
+    """A turn's actions in order: 'gather, then move north'; 'wait' for none."""
+    return ", then ".join(action_words(a) for a in actions or []) or "wait"
+
+
 def install(env) -> None:
-    env.filters.update(metric=metric_name, metric_head=metric_head, figure=figure, interval=interval)
+    env.filters.update(metric=metric_name, metric_head=metric_head, figure=figure, interval=interval,
+                       turn_words=turn_words)
     env.globals.update(game_end=game_end, game_title=game_title, game_measure=game_measure, GRADE_FLOORS=FLOORS)

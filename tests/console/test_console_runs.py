@@ -217,4 +217,12 @@ def test_the_builder_shows_its_defaults_offers_models_and_asks_for_grading(page,
     expect(page.get_by_test_id("run-grading")).to_contain_text("done", timeout=60_000)
     page.reload()
     expect(page.get_by_test_id("graded-turn").first).to_be_visible()
+    # a turn in words ("gather, then move north"), worst first, linked to its tick on the replay
+    taken = page.get_by_test_id("turn-taken").all_inner_texts()
+    assert taken and not any("{" in t or "action" in t for t in taken), taken
+    regrets = [float(r) for r in page.get_by_test_id("graded-turn").locator("td:nth-child(4)").all_inner_texts()]
+    assert regrets == sorted(regrets, reverse=True) and len(regrets) <= 10
     _shot(page, "graded-run")
+    tick = page.get_by_test_id("graded-tick").first.inner_text()
+    page.get_by_test_id("graded-tick").first.click()
+    expect(page.locator("#tick")).to_contain_text(f"tick {tick} of", timeout=30_000)
