@@ -11,6 +11,7 @@ from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
 from tests.console.conftest import open_run_builder, sign_in_by_link
 from tests.console.test_console import _shot
+from tests.waiting import until
 
 
 def test_build_launch_watch_and_open_results(page, playing):
@@ -213,9 +214,11 @@ def test_the_builder_shows_its_defaults_offers_models_and_asks_for_grading(page,
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
     expect(page.get_by_test_id("run-status")).to_have_text("finished", timeout=120_000)
+    run_id = page.url.rsplit("/", 1)[1]
+    until(lambda: runs_service.get_run(playing.core, _principal(page, playing), run_id)["run"]["grading"]["status"]
+          == "done", timeout=180, every=0.5, what="the run's grading")
     page.reload()  # the graded turns are listed once grading is done
-    expect(page.get_by_test_id("run-grading")).to_contain_text("done", timeout=60_000)
-    page.reload()
+    expect(page.get_by_test_id("run-grading")).to_contain_text("done")
     expect(page.get_by_test_id("graded-turn").first).to_be_visible()
     # a turn in words ("gather, then move north"), worst first, linked to its tick on the replay
     taken = page.get_by_test_id("turn-taken").all_inner_texts()
