@@ -148,15 +148,17 @@ def turn_timeout(form, body: dict) -> dict:
     return body
 
 
-async def estimate(user: Console, service: Callable, body_of: Callable[[dict], dict]) -> HTMLResponse:
+async def estimate(user: Console, service: Callable, body_of: Callable[[dict], dict],
+                   score: str = "fitness") -> HTMLResponse:
     """The estimate fragment of a builder form: `service` is the service's estimate function, `body_of`
-    turns the form into its body. A refusal is the fragment's answer, so it comes back as a 200."""
+    turns the form into its body, `score` names the score whose precision it states (an arena game's
+    is its moves' accuracy). A refusal is the fragment's answer, so it comes back as a 200."""
     form = await user.form()
     try:
         est = service(user.core, user.principal, body_of(form))
     except DomainError as e:
         return user.page("estimate.html", error_code=e.code, message=e.message)
-    return user.page("estimate.html", est=est["batch"])
+    return user.page("estimate.html", est=est["batch"], score=score)
 
 
 async def launch(user: Console, service: Callable, body_of: Callable[[dict], dict],

@@ -31,6 +31,8 @@ def test_pick_connect_four_launch_and_see_the_graded_board(page, playing):
     page.get_by_label("Seat 0 model").fill("local/solver")
     expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
     expect(page.get_by_test_id("estimate")).to_contain_text("local/solver")
+    expect(page.get_by_test_id("estimate")).to_contain_text("from the mean accuracy")  # a game's score
+    expect(page.get_by_label("Trials")).to_have_attribute("placeholder", "1")
     _shot(page, "arena")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch game").click()

@@ -1,6 +1,7 @@
 // The play page of an agent seat: ask for the seat's turn (a long-poll the server answers as soon as the
 // turn opens or the run ends), show the observation and the time left, and send the person's actions as
-// the REST body {tick, actions}. The world's actions come from the form, a game's move from the board.
+// the REST body {tick, actions}. The world's actions come from the form (filled by clicks on the map: world_view.js),
+// a game's move from the board.
 import {actionWords, worldView} from "/console/static/world_view.js";
 
 const D = JSON.parse(document.getElementById("play-data").textContent);
