@@ -99,8 +99,10 @@ def arena_page(rep: dict, frames: dict) -> str:
         head += f"<p>result <b>{escape(g['result'])}</b> ({escape(g['termination'])}, {g['plies']} plies)</p><ul>"
         for a in res["agents"]:
             dims = ", ".join(f"{escape(k)} {v}" for k, v in a["dimensions"].items())
+            # the result first, then the moves' accuracy and what its letter grades (docs/RUBRIC.md)
             head += (f"<li>seat {a['seat']} · <b>{escape(a['name'])}</b> ({escape(a['model'])}, {escape(a['side'])}): "
-                     f"{escape(a['status'])}, fitness {a['fitness_index']} ({escape(a['grade'])}); {dims}</li>")
+                     f"<b>{escape(a['status'])}</b>; accuracy {a['fitness_index']:.1f}%, grade {escape(a['grade'])}; "
+                     f"{dims}<br><small>{escape(a['grade_note'])}</small></li>")
         head += "</ul>"
     if game.notation:
         head += (f"<p><a data-testid='pgn-link' href='/api/matches/{escape(rep['match_id'])}/pgn' download>"

@@ -85,4 +85,4 @@ def report_html(rep: dict) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{STYLE}</head><body>{head}"
             f"<p>{res['rubric']}, {res['match_ticks']} ticks played, field of {res['field_size']}</p>"
             f"<table><tr>{header}</tr>{rows}</table><div class='charts'>{charts}</div>"
-            f"{decisions_block(rep.get('decisions'), res['match_ticks'])}</body></html>")
+            f"{decisions_block(rep.get('decisions'), res['match_ticks'], rep['match_id'])}</body></html>")

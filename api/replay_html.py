@@ -8,9 +8,14 @@ service's Content-Security-Policy (api/headers.py admits inline scripts, nothing
 """
 from __future__ import annotations
 
+import json
 from html import escape
 
 from api.html import STYLE, nav
+
+# each terrain's colour by its map glyph (engine.observe.GLYPHS), the same on the console's play page
+TERRAIN_COLORS = {".": "#cfe8b0", "T": "#2f7d32", "#": "#9e9e9e", "*": "#d84372", "o": "#6d4c41", "R": "#f2c14e",
+                  "~": "#4f8fd6"}
 
 _STYLE = """<style>
 .terrain span,.filters label{display:inline-block;margin:.1rem .8rem .1rem 0;white-space:nowrap}
@@ -20,7 +25,7 @@ _STYLE = """<style>
 h2{font-size:1.05rem;margin:1rem 0 .3rem}.live .archived{display:none}</style>"""
 
 _JS = r"""
-const COLORS={'.':'#cfe8b0','T':'#2f7d32','#':'#9e9e9e','*':'#d84372','o':'#6d4c41','R':'#f2c14e','~':'#4f8fd6'};
+const COLORS=__COLORS__;
 const MARK={raid:'#d62728',trade:'#2ca02c',offer:'#8fd175',decline:'#ff9896',build:'#8c564b',craft:'#9467bd',
  say:'#17becf',starve:'#000'};
 const WORDS={raid:'raids',trade:'trades',offer:'offers',decline:'declined offers',build:'shelters built',
@@ -145,9 +150,10 @@ function show(d,live){
   res.agents.map(e=>[e,false]).concat((res.anchors||[]).map(e=>[e,true])).sort((p,q)=>p[0].rank-q[0].rank).forEach(([e,anc])=>{
    const a=byName[e.name+(anc?'#a':'')],tr=el('tr'),who=el('td');if(a)who.append(dot(a.color));
    who.append(el('span',a?a.label:e.name));tr.append(el('td',e.rank),who,el('td',e.fitness_index.toFixed(1)),el('td',e.status));t.append(tr);});});
- go(live?0:k);}
+ const asked=new URLSearchParams(location.search).get('tick');// ?tick=N opens at that tick (the console's links)
+ go(live?0:(asked!=null?frameAt(+asked):k));}
 load();
-"""
+""".replace("__COLORS__", json.dumps(TERRAIN_COLORS))
 
 
 def replay_html(match_id: str) -> str:

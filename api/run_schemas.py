@@ -278,6 +278,8 @@ class ArenaAgentResult(Scorecard):
     crafter_score: None
     dimensions: Union[ChessDimensions, ConnectFourDimensions]
     side: str
+    fitness_measure: Literal["accuracy"]  # fitness_index is the seat's move accuracy, not its result
+    grade_note: str  # the result, and that the grade is for the moves' accuracy, with the letters' floors
 
 
 class Oracle(Closed):

@@ -8,6 +8,8 @@ from fastapi.responses import HTMLResponse
 from api.console.pages import Console, ConsoleUser, estimate, launch, turn_timeout
 from engine.arena.games import GAMES
 from orchestrator.runs import service as runs_service
+from orchestrator.runs.admission import spend_cap
+from orchestrator.runs.arena import TURN_TIMEOUT_MS
 
 router = APIRouter(include_in_schema=False)
 
@@ -37,7 +39,8 @@ def _body(form) -> dict:
 
 
 def _picker(user: Console, status: int = 200, **ctx) -> HTMLResponse:
-    return user.page("arena.html", status=status, games=_games(), **ctx)
+    defaults = {"turn_timeout_ms": TURN_TIMEOUT_MS, "max_spend_usd": spend_cap(user.principal, None)}
+    return user.page("arena.html", status=status, games=_games(), defaults=defaults, **ctx)
 
 
 @router.get("/console/arena")
@@ -47,7 +50,7 @@ async def arena_page(user: ConsoleUser):
 
 @router.post("/console/arena/estimate")
 async def arena_estimate(user: ConsoleUser):
-    return await estimate(user, runs_service.arena_estimate, _body)
+    return await estimate(user, runs_service.arena_estimate, _body, score="accuracy")
 
 
 @router.post("/console/arena")

@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from api.console import words
 from orchestrator import auth, console_auth, keys
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
@@ -25,6 +26,7 @@ TEMPLATES.env.filters["when"] = lambda ms: "never" if ms is None else datetime.f
 TEMPLATES.env.globals["ENDED"] = lifecycle.TERMINAL
 TEMPLATES.env.filters["count_of"] = lambda n: f"{n:,}"
 TEMPLATES.env.globals["PROVIDERS"] = keys.ROUTED  # the roster pickers' choices, agent among them
+words.install(TEMPLATES.env)
 
 
 def usd(amount: float | None) -> str:
@@ -129,33 +131,45 @@ def optional_session(request: Request) -> console_auth.Session | None:
     return console_auth.session(request.app.state.core, request.cookies.get(COOKIE))
 
 
+ENV_FIELDS = ("turn_timeout_ms", "seed", "spawn_seed", "actions_per_turn")  # the builders' env fields
+
+
 def turn_timeout(form, body: dict) -> dict:
-    """A builder's turn timeout (ms) as the run body's env.turn_timeout_ms: a person playing an agent
-    seat needs longer than a model. Passed on as typed when it is not a number, so the service names it."""
-    value = (form.get("turn_timeout_ms") or "").strip()
-    if value:
-        body["env"] = {"turn_timeout_ms": int(value) if value.isdigit() else value}
+    """A builder's env fields (the turn timeout in ms, the seeds, actions per turn) as the run body's
+    env: a person playing an agent seat needs a longer turn than a model. Passed on as typed when not
+    a number, so the service names the field."""
+    env = {}
+    for field in ENV_FIELDS:
+        value = (form.get(field) or "").strip()
+        if value:
+            env[field] = int(value) if value.isdigit() else value
+    if env:
+        body["env"] = env
     return body
 
 
-async def estimate(user: Console, service: Callable, body_of: Callable[[dict], dict]) -> HTMLResponse:
+async def estimate(user: Console, service: Callable, body_of: Callable[[dict], dict],
+                   score: str = "fitness") -> HTMLResponse:
     """The estimate fragment of a builder form: `service` is the service's estimate function, `body_of`
-    turns the form into its body. A refusal is the fragment's answer, so it comes back as a 200."""
+    turns the form into its body, `score` names the score whose precision it states (an arena game's
+    is its moves' accuracy). A refusal is the fragment's answer, so it comes back as a 200."""
     form = await user.form()
     try:
         est = service(user.core, user.principal, body_of(form))
     except DomainError as e:
         return user.page("estimate.html", error_code=e.code, message=e.message)
-    return user.page("estimate.html", est=est["batch"])
+    return user.page("estimate.html", est=est["batch"], score=score)
 
 
 async def launch(user: Console, service: Callable, body_of: Callable[[dict], dict],
                  builder: Callable[..., Response]) -> Response:
-    """Launch from a builder form and open the run's page; a refusal re-renders the form (`builder`) with
+    """Launch from a builder form and open the run's page (a series': the series' page); a refusal re-renders the form (`builder`) with
     the service's message and what the person typed."""
     form = await user.form()
     try:
         out = await asyncio.to_thread(service, user.core, user.principal, body_of(form))
     except DomainError as e:
         return refused(e, builder, user, form=form)
+    if out.get("batch"):  # a series: its page, where every trial and the intervals are
+        return RedirectResponse(f"/console/batches/{out['batch']['batch_id']}", status_code=303)
     return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)

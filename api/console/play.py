@@ -13,9 +13,13 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from api.console.pages import ConsoleUser, dead_end
+from api.replay_html import TERRAIN_COLORS
 from api.deps import BodyDep
 from api.errors import envelope
 from engine.arena.games import GAMES
+from engine.kernels.codes import RESOURCES, TERRAINS
+from engine.observe import GLYPHS
+from engine.rules import TERRAIN_RES
 from orchestrator import console_auth
 from orchestrator.agents import turns
 from orchestrator.errors import DomainError
@@ -39,6 +43,14 @@ def world_actions() -> list[dict]:
                   for name, p in params["properties"].items()]
         out.append({"name": spec["name"], "description": spec["description"], "fields": fields})
     return out
+
+
+def terrain_legend() -> list[dict]:
+    """The map's key for the play page, as the replay colours it: each terrain's glyph, its name, the
+    goods gathered there (water: none, it blocks), and its colour."""
+    goods = {t: (RESOURCES[r] if r >= 0 and t != "water" else None) for t, r in zip(TERRAINS, TERRAIN_RES)}
+    return [{"glyph": g, "terrain": t.replace("_", " "), "goods": goods[t], "color": TERRAIN_COLORS[g]}
+            for t, g in GLYPHS.items()]
 
 
 def _board(scenario_id: str) -> str | None:
@@ -70,7 +82,7 @@ async def play_page(user: ConsoleUser, run_id: str, seat: str):
     index = int(seat)  # an agent seat's index, as the checks found
     return user.page("play.html", run=run, seat=index, entry=run["roster"][index], turn=turn, board=board,
                      actions_per_turn=run["effective"]["env"].get("actions_per_turn", 1),
-                     actions=None if board else world_actions())
+                     actions=None if board else world_actions(), terrain=None if board else terrain_legend())
 
 
 @router.get("/console/runs/{run_id}/seats/{seat}/turn")

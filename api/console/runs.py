@@ -12,12 +12,16 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, turn_timeout
-from orchestrator import listing, scenarios
+from engine.arena.games import GAMES
+from engine.rules import POLICIES, WORLD
+from orchestrator import keys, listing, scenarios
 from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
 from orchestrator.runs import series, stopping, summaries, until as until_body
+from orchestrator.runs.admission import spend_cap
+from orchestrator.seats.prices import VENDOR, PriceTable
 from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
 router = APIRouter(include_in_schema=False)
@@ -42,14 +46,35 @@ def _seat_indexes(form) -> list[int]:
 def _scenario_choices(user: Console) -> list[dict]:
     p = user.principal
     own = scenarios.list_scenarios(user.core, p)
-    return [{"id": s["id"], "name": s.get("title", s["id"])} for s in listing.library_scenarios(p)["scenarios"]] + \
-        [{"id": s["id"], "name": s["name"]} for s in own.get("scenarios", [])]
+    return [{"id": s["id"], "name": s.get("title", s["id"]), "season_ticks": s["season_ticks"]}
+            for s in listing.library_scenarios(p)["scenarios"]] + \
+        [{"id": s["id"], "name": s["name"], "season_ticks": s["season_ticks"]} for s in own.get("scenarios", [])]
+
+
+def _model_choices(user: Console) -> list[dict]:
+    """The models a seat of this account can name, for the builder's list: the scripted policies, every
+    priced model through a router key, a vendor's own through its key, and what the platform sponsors.
+    A suggestion only: any model id may be typed (a self-hosted one, a newer one)."""
+    out = [{"model": f"local/{p}", "provider": "local"} for p in POLICIES]
+    priced = PriceTable.shipped().models
+    for provider in keys.held(user.core, user.principal.account_id):
+        if provider == "router":
+            out += [{"model": m, "provider": provider} for m in priced]
+        elif provider in VENDOR:
+            out += [{"model": m.split("/", 1)[1], "provider": provider} for m in priced
+                    if m.startswith(VENDOR[provider] + "/")]
+    for provider, key in keys.held(user.core, keys.PLATFORM).items():
+        out += [{"model": m, "provider": provider, "sponsored": True} for m in key["models"] or []]
+    return out
 
 
 def _builder(user: Console, status: int = 200, form=None, **ctx) -> HTMLResponse:
     rows = range(max(len(_seat_indexes(form)), 1)) if form else range(SEAT_ROWS)
+    defaults = {"turn_timeout_ms": WORLD["turn_timeout_ms"], "actions_per_turn": WORLD["actions_per_turn"],
+                "max_spend_usd": spend_cap(user.principal, None)}
     return user.page("run_new.html", status=status, scenarios=_scenario_choices(user), seat_rows=rows,
-                     max_seats=user.principal.plan["seats_per_run"], form=form, until_metrics=until_body.METRICS, **ctx)
+                     max_seats=user.principal.plan["seats_per_run"], form=form, until_metrics=until_body.METRICS,
+                     models=_model_choices(user), defaults=defaults, **ctx)
 
 
 def _run_body(form) -> dict:
@@ -64,10 +89,11 @@ def _run_body(form) -> dict:
             except ValueError:
                 return text
     body: dict = {"scenario_id": form.get("scenario_id", "")}
-    for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd", "budget_usd"):
+    for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd", "budget_usd", "grading",
+                  "paired_with"):
         value = (form.get(field) or "").strip()
         if value:
-            body[field] = value if field in ("name", "seed_mode") else num(value)
+            body[field] = value if field in ("name", "seed_mode", "grading", "paired_with") else num(value)
     half_width = (form.get("until_half_width") or "").strip()
     if half_width:
         body["until"] = {"half_width": num(half_width), "metric": form.get("until_metric") or until_body.DEFAULT_METRIC}
@@ -77,13 +103,14 @@ def _run_body(form) -> dict:
         if not model:
             continue
         seat: dict = {"model": model}
-        for field in ("provider", "instructions", "format", "reasoning"):
+        for field in ("provider", "name", "instructions", "format", "reasoning"):
             value = (form.get(f"seat{k}_{field}") or "").strip()
             if value:
                 seat[field] = value
-        temperature = (form.get(f"seat{k}_temperature") or "").strip()
-        if temperature:
-            seat["temperature"] = num(temperature)
+        for field in ("temperature", "max_tokens"):
+            value = (form.get(f"seat{k}_{field}") or "").strip()
+            if value:
+                seat[field] = num(value)
         skills = [x.strip() for x in (form.get(f"seat{k}_skills") or "").split(",") if x.strip()]
         if skills:
             seat["skills"] = skills
@@ -113,8 +140,11 @@ async def run_launch(user: ConsoleUser):
 STOP_POLLING = 286
 
 
+GRADED_PAGE = 10  # labelled turns a run page lists at a time, worst first
+
+
 @router.get("/console/runs/{run_id}")
-async def run_page(user: ConsoleUser, run_id: str):
+async def run_page(user: ConsoleUser, run_id: str, turns: str | None = None):
     try:
         got = runs_service.get_run(user.core, user.principal, run_id)
     except DomainError as e:
@@ -125,7 +155,19 @@ async def run_page(user: ConsoleUser, run_id: str):
                          run=run, results=got["results"])
     scenario = next((c["name"] for c in _scenario_choices(user) if c["id"] == run["scenario_id"]), None)
     marks = decisions.marked(user.core, run_id) if run["grading"] and run["grading"]["status"] == "done" else []
-    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario, marks=marks)
+    start = min(int(turns) if turns and turns.isdigit() else 0, max(0, len(marks) - 1))  # a page's first turn
+    return user.page("run.html", run=run, results=got["results"], scenario_name=scenario, marks=marks,
+                     trial=_trial_of(user, run), shown=marks[start:start + GRADED_PAGE], start=start,
+                     page_size=GRADED_PAGE)
+
+
+def _trial_of(user: Console, run: dict) -> dict | None:
+    """A series' trial: which one it is and how the series drew its seeds, for the seeds' line."""
+    if not run["batch_id"]:
+        return None
+    state = series.read_state(user.core, user.principal, run["batch_id"])
+    return {"index": state.run_ids.index(run["run_id"]), "trials": len(state.run_ids),
+            "seed_mode": state.batch["seed_mode"], "batch_seed": state.batch["batch_seed"]}
 
 
 @router.get("/console/runs/{run_id}/events")
@@ -183,11 +225,27 @@ async def series_page(user: ConsoleUser, batch_id: str):
     except DomainError as e:
         return dead_end(user, e)
     got = got["batch"]
-    svg, seq_svg = await _plot(got["summary"]), await _sequence_plot(user, got)
+    ctx = await _series_context(user, got)
     if user.request.headers.get("hx-request"):  # the live block, polled
-        return user.page("series_live.html", status=200 if got["status"] in FOLLOWED else STOP_POLLING,
-                         series=got, svg=svg, seq_svg=seq_svg)
-    return user.page("series.html", series=got, svg=svg, seq_svg=seq_svg)
+        return user.page("series_live.html", status=200 if got["status"] in FOLLOWED else STOP_POLLING, **ctx)
+    return user.page("series.html", **ctx)
+
+
+MAX_TRIAL_ROWS = 100  # trials listed on a series' page; a bigger series is read through the API
+_TRIAL_NAME = re.compile(r" \(trial \d+/\d+\)$")
+
+
+async def _series_context(user: Console, got: dict) -> dict:
+    """What the series' page shows: its name (the name sent at launch, which each trial's carries with
+    its number), each trial's run and results (seed, status, every seat's scores), and the plot."""
+    def read() -> list[dict]:
+        return [runs_service.get_run(user.core, user.principal, r) for r in got["run_ids"][:MAX_TRIAL_ROWS]]
+    trials = await asyncio.to_thread(read)
+    name = _TRIAL_NAME.sub("", trials[0]["run"]["name"]) if trials else got["batch_id"]
+    scenario_id = trials[0]["run"]["scenario_id"] if trials else ""
+    return {"series": got, "svg": await _plot(got["summary"]), "seq_svg": await _sequence_plot(user, got),
+            "trials": trials, "series_name": name, "game": scenario_id in GAMES,
+            "more_trials": max(0, len(got["run_ids"]) - MAX_TRIAL_ROWS)}
 
 
 @router.get("/console/batches/{batch_id}/events")
@@ -202,8 +260,7 @@ async def series_events(user: ConsoleUser, batch_id: str):
         nonlocal state
         while True:
             got = series.view(state, await series.summary_of(user.core, state))["batch"]
-            html = TEMPLATES.get_template("series_live.html").render(series=got, svg=await _plot(got["summary"]), s=s,
-                                                                     seq_svg=await _sequence_plot(user, got))
+            html = TEMPLATES.get_template("series_live.html").render(**await _series_context(user, got), s=s)
             yield "event: series\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
             while True:
                 if state.ended or await request.is_disconnected():

@@ -16,14 +16,15 @@ from orchestrator.runs.transcript import get_transcript
 router = APIRouter(include_in_schema=False)
 
 
-def _actions(actions) -> list[str]:
-    """What the engine received, one action per line; the archive keeps them as a JSON list's text."""
+def _actions(actions) -> list:
+    """What the engine received (world actions as objects, arena moves as text); the archive keeps them
+    as a JSON list's text."""
     if isinstance(actions, str):
         try:
             actions = json.loads(actions)
         except ValueError:
             return [actions]
-    return [a if isinstance(a, str) else json.dumps(a) for a in actions or []]
+    return list(actions or [])
 
 
 @router.get("/console/runs/{run_id}/transcript")

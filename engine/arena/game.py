@@ -23,6 +23,7 @@ class Game(ABC):
     board: str                     # the board the match page draws
     ends: dict[str, str]           # its own terminations, in words for the epilogue
     fitness: str                   # the dimension that is the fitness index
+    measure: str                   # what that dimension measures, in words (results' grade_note)
     legend: str = ""               # what the page's move list says (labels, numbers), under the list
     notation: str | None = None    # its standard notation, which annotated_pgn writes (the report links it)
 

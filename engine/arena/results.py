@@ -2,12 +2,26 @@
 from __future__ import annotations
 
 from engine.arena.game import Game
-from engine.rubric import grade
+from engine.rubric import GRADES, grade
 
 ENDS = {"resignation": "by resignation", "forfeit": "by forfeit", "cancelled": "when cancelled"}  # any game's
 
 
 BLUNDER_PRONE = 2  # blunders in one game that make a seat Blunder-prone
+MEASURE = "accuracy"  # the name every page shows an arena seat's fitness_index under (as lichess does)
+VERBS = {"won": "Won", "lost": "Lost", "drew": "Drew", "forfeit": "Forfeited", "unfinished": "Stopped"}
+FLOORS = ", ".join(f"{letter} from {floor}" for floor, letter in GRADES if floor) + ", else F"
+
+
+def explain(entry: dict, game: Game) -> dict:
+    """An arena seat's fitness_index and grade grade its moves, not the game's result (docs/RUBRIC.md,
+    Arena seats): `fitness_measure` names the figure, `grade_note` says so beside the result, so a won
+    game graded F is never read as a failing one."""
+    entry["fitness_measure"] = MEASURE
+    entry["grade_note"] = (f"{VERBS.get(entry['status'], entry['status'])}; {entry['grade']} grades the quality of its "
+                           f"moves, not the result: accuracy {entry['fitness_index']:.1f}%, {game.measure} "
+                           f"({FLOORS}).")
+    return entry
 
 
 def archetype(status: str, fitness: float, blunders: int) -> str:
@@ -50,8 +64,7 @@ def build(game: Game, seats: list[dict], first_seat: int, moves: list[dict], res
         fitness = dims[game.fitness]
         status = _status(result, first, termination, forfeit_seat == seat)
         side = game.sides[0 if first else 1]
-        verb = {"won": "Won", "lost": "Lost", "drew": "Drew", "forfeit": "Forfeited",
-                "unfinished": "Stopped"}[status]
+        verb = VERBS[status]
         epilogue = (f"{verb} {ends.get(termination, termination)} after {len(moves)} plies playing {side}; "
                     f"{game.quality(fitness)}, {counts['blunder']} blunder{'s' if counts['blunder'] != 1 else ''}.")
         agents.append({"seat": seat, "name": spec["name"], "model": spec["model"],
@@ -59,6 +72,7 @@ def build(game: Game, seats: list[dict], first_seat: int, moves: list[dict], res
                        "grade": grade(fitness), "archetype": archetype(status, fitness, counts["blunder"]),
                        "status": status, "crafter_score": None, "dimensions": dims, "epilogue": epilogue,
                        "side": side})
+        explain(agents[-1], game)
     best = min(agents, key=lambda a: (a["rank"], a["seat"]))
     summary = {"id": game.id, "result": result, "termination": termination, "plies": len(moves), "oracle": oracle,
                "first_seat": first_seat, **(record or {})}

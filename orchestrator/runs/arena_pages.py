@@ -11,6 +11,7 @@ from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs.pages import _public_seat, _row
+from orchestrator.runs.views import results_of
 
 
 def is_arena(core: Core, match_id: str) -> bool:
@@ -38,7 +39,7 @@ def report(core: Core, match_id: str) -> dict:
             "config_hash": eff["hash"], "seed": eff["seed"], "first_seat": eff["first_seat"],
             "started_at_ms": row["started_at_ms"], "finished_at_ms": row["finished_at_ms"],
             "stop_reason": row["stop_reason"], "roster": [_public_seat(s) for s in json.loads(row["roster"])],
-            "results": json.loads(row["results"]) if row["results"] else None, "moves": moves, "graph": graph}
+            "results": results_of(row), "moves": moves, "graph": graph}
 
 
 def frames(core: Core, match_id: str) -> dict:

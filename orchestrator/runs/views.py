@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from engine.arena.games import GAMES
+from engine.arena.results import explain
 from orchestrator.grading import plan as grading
 
 
@@ -49,4 +51,8 @@ def results_of(row: sqlite3.Row) -> dict | None:
         results.setdefault("fork", None)  # a fork's {run_id, tick}
         for entry in results["agents"]:
             entry.setdefault("decisions", None)
+    elif results["game"]["id"] in GAMES:  # a game archived before its seats said what their grade grades
+        for entry in results["agents"] + results["anchors"]:
+            if "grade_note" not in entry:
+                explain(entry, GAMES[results["game"]["id"]])
     return results

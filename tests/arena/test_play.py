@@ -117,3 +117,30 @@ def test_resign_ends_the_game_for_the_other_side(tools):
     assert r["game"]["termination"] == "resignation" and r["game"]["result"] == "1-0"
     assert [a["status"] for a in r["agents"]] == ["won", "lost"]
     assert r["game"]["plies"] == 1
+
+
+def test_an_arena_seats_grade_says_it_grades_the_moves_not_the_result(tools):
+    """A winner can grade low (docs/RUBRIC.md, Arena seats): its entry names the figure and says why."""
+    out = play(C4, seats("local/random", "model/x"), seed=1, tools=tools, answerers={1: Scripted(["resign"])})
+    won, lost = out["results"]["agents"]
+    assert won["status"] == "won" and lost["status"] == "lost"
+    for entry in (won, lost):
+        assert entry["fitness_measure"] == "accuracy"
+        assert "grades the quality of its moves, not the result" in entry["grade_note"]
+        assert f"accuracy {entry['fitness_index']:.1f}%" in entry["grade_note"]
+        assert "A+ from 90, A from 80, B from 70, C from 60, D from 50, else F" in entry["grade_note"]
+    assert won["grade_note"].startswith(f"Won; {won['grade']} grades")
+    assert lost["grade_note"].startswith(f"Lost; {lost['grade']} grades")
+
+
+def test_results_archived_before_the_grade_note_gain_it_when_read(tools):
+    import json
+
+    from orchestrator.runs.views import results_of
+
+    out = play(C4, seats("local/solver", "local/random"), seed=1, tools=tools)
+    old = json.loads(json.dumps(out["results"]))
+    for entry in old["agents"]:
+        del entry["fitness_measure"], entry["grade_note"]
+    read = results_of({"results": json.dumps(old)})
+    assert [a["grade_note"] for a in read["agents"]] == [a["grade_note"] for a in out["results"]["agents"]]

@@ -31,13 +31,24 @@ def test_pick_connect_four_launch_and_see_the_graded_board(page, playing):
     page.get_by_label("Seat 0 model").fill("local/solver")
     expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
     expect(page.get_by_test_id("estimate")).to_contain_text("local/solver")
+    expect(page.get_by_test_id("estimate")).to_contain_text("from the mean accuracy")  # a game's score
+    expect(page.get_by_label("Trials")).to_have_attribute("placeholder", "1")
     _shot(page, "arena")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch game").click()
     expect(page.get_by_test_id("run-status")).to_have_text("finished", timeout=60_000)
     # the solver moves first in a single game and never loses
     expect(page.get_by_test_id("game-result")).to_contain_text("1-0")
+    expect(page.get_by_test_id("game-result")).to_contain_text("seat 0 · solver won with four in a row")
     expect(page.get_by_test_id("result-row")).to_have_count(2)
+    # the result first; the figure under its own name, and what its letter grades said beside it
+    results = page.get_by_test_id("results")
+    expect(results.locator("th").nth(3)).to_have_text("Result")
+    expect(results.locator("th").nth(4)).to_have_text("Accuracy")
+    assert "Fitness" not in results.inner_text() and "_" not in results.locator("thead").inner_text()
+    expect(page.get_by_test_id("result-status").first).to_have_text("won (first)")
+    expect(page.get_by_test_id("result-row").first).to_contain_text("100.0%")
+    expect(page.get_by_test_id("grade-note")).to_contain_text("Accuracy grades each seat's moves, not the result")
     href = page.get_by_test_id("match-link").first.get_attribute("href")
     page.goto(playing.url + href)
     moves = page.locator("#moves li")
@@ -45,6 +56,8 @@ def test_pick_connect_four_launch_and_see_the_graded_board(page, playing):
     expect(moves.first).to_contain_text("optimal")
     expect(page.locator("#board")).to_be_visible()
     expect(page.locator("li").filter(has_text="seat 0 · ")).to_have_count(1)  # as the console names it
+    expect(page.locator("li").filter(has_text="seat 1 · ")).to_contain_text("lost; accuracy")
+    expect(page.locator("li").filter(has_text="seat 1 · ")).to_contain_text("not the result")
     _shot(page, "arena-match")
 
 

@@ -1,5 +1,5 @@
 """A person plays an agent seat in the browser (CONTRACT.md section 13): Connect Four against the perfect
-solver to the end by clicking columns, a short world season through the action form, and what another
+solver to the end by clicking columns, a short world season by clicking on its map, and what another
 account and the public pages see. A real server playing runs (Ray), Debian's Chromium."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from orchestrator.runs.transcript import get_transcript
 from tests.console.conftest import Live, open_run_builder, sign_in_by_link
 from tests.console.test_console import _shot
 
-TURN = 30_000  # ms: a turn of the person's, then the next one opening
+TURN = 90_000  # ms: a turn of the person's, then the next one opening (the first: the run starting, on a loaded machine)
 
 
 def _principal(page: Page, live: Live):
@@ -87,19 +87,25 @@ def test_a_person_plays_connect_four_against_the_solver_to_the_end(page, playing
     plies = 0
     while _wait_for_turn(page) == "open":
         expect(page.get_by_test_id("turn-status")).to_have_text("your turn")
+        expect(page.get_by_test_id("play-notice")).not_to_contain_text("Waiting")  # nothing stale beside "your turn"
         expect(page.get_by_test_id("observation")).to_contain_text("Playable columns")
         assert page.get_by_test_id("deadline").inner_text().endswith(" s")
+        expect(page.locator("#board thead button").first).to_have_text("1 ↓")  # columns numbered as the moves are
+        if plies:  # the solver's last disc is marked
+            expect(page.get_by_test_id("last-move")).to_have_count(1)
         playable = page.locator("#board thead button:enabled").evaluate_all("bs => bs.map(b => +b.dataset.column)")
         # the disc goes where the person clicks: the column's top cell, as a person would
         page.locator(f'#board td.c4[data-column="{playable[0]}"]').first.click()
-        expect(page.get_by_test_id("play-notice")).to_contain_text("Sent 1 action")
+        expect(page.get_by_test_id("play-sent")).to_contain_text("Sent 1 action")
         plies += 1
         if plies == 2:
             _shot(page, "play-connect-four")
         assert plies <= 21, "a Connect Four game has at most 21 moves a side"
     expect(page.get_by_test_id("turn-status")).to_have_text("ended")
     expect(page.get_by_test_id("game-result")).to_contain_text("0-1", timeout=60_000)  # the solver never loses
-    expect(page.get_by_test_id("my-result")).to_contain_text("lost")
+    expect(page.get_by_test_id("my-result")).to_contain_text("you lost")
+    expect(page.get_by_test_id("grade-note")).to_contain_text("not the result")
+    expect(page.get_by_test_id("turn-tick")).to_have_text(f"game over after {2 * plies} plies")
     _shot(page, "play-connect-four-result")
     got = runs_service.get_run(playing.core, _principal(page, playing), run_id)
     assert got["run"]["status"] == "finished" and got["results"]["game"]["plies"] == 2 * plies
@@ -131,8 +137,12 @@ def test_a_person_moves_on_the_chess_board_then_resigns(page, playing):
         ply = page.get_by_test_id("turn-tick").inner_text()
         page.locator(f'#board [data-square="{src}"]').first.click()
         page.locator(f'#board [data-square="{dst}"]').first.click()
-        expect(page.get_by_test_id("play-notice")).to_contain_text(f"Sent 1 action for ply {ply};")
+        expect(page.get_by_test_id("play-sent")).to_contain_text(f"Sent 1 action for ply {ply}.")
     assert _wait_for_turn(page) == "open"
+    # the board has its coordinates, and random's last move is marked on it
+    last = page.locator("#board").get_attribute("data-last-move")
+    assert last and page.locator("#board .square.last-move").count() == 2
+    assert page.locator(f'#board .square.last-move[data-square="{last[2:4]}"]').count() == 1
     page.once("dialog", lambda d: d.accept())
     page.get_by_role("button", name="Resign").click()
     expect(page.get_by_test_id("game-result")).to_contain_text("0-1", timeout=60_000)
@@ -142,7 +152,7 @@ def test_a_person_moves_on_the_chess_board_then_resigns(page, playing):
         [{"move": "e2e4"}], [{"move": "g1f3"}], [{"action": "resign"}]]
 
 
-def test_a_person_plays_a_short_world_season_through_the_form(page, playing, browser):
+def test_a_person_plays_a_short_world_season_by_clicking(page, playing, browser):
     email = "baseline@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     open_run_builder(page, playing, email, "10")
@@ -157,37 +167,51 @@ def test_a_person_plays_a_short_world_season_through_the_form(page, playing, bro
     page.get_by_test_id("play-link").click()
     p = _principal(page, playing)
 
-    # a few ticks by hand: a move and a gather, then an eat alone; the rest passed with no action
-    plays = [[("move", {"direction": "north"}), ("gather", {})], [("eat", {})],
-             [("move", {"direction": "west"})]]
-    ticks = []
+    # three turns by clicking: a step toward a tile next to the seat, then "Gather here"; the rest passed
+    ticks, clicked = [], []
     while _wait_for_turn(page) == "open":
         expect(page.get_by_test_id("turn-status")).to_have_text("your turn")
+        expect(page.get_by_test_id("play-notice")).not_to_contain_text("Waiting")  # nothing stale beside "your turn"
         expect(page.get_by_test_id("observation")).not_to_be_empty()
         tick = int(page.get_by_test_id("turn-tick").inner_text().split()[0])
-        chosen = plays[len(ticks)] if len(ticks) < len(plays) else []
-        for k in range(page.locator(".action-row").count()):  # rows from an earlier turn are set again
-            page.get_by_label(f"Action {k + 1}", exact=True).select_option(chosen[k][0] if k < len(chosen) else "")
-        for k, (_, fields) in enumerate(chosen):
-            for name, value in fields.items():
-                page.get_by_label(f"Action {k + 1} {name}").select_option(value)
-        if len(ticks) == 0:
-            _shot(page, "play-world")
+        if len(ticks) < 3:
+            you = page.locator("#world-map .cell.you")
+            expect(you).to_contain_text("you")
+            x, y = int(you.get_attribute("data-x")), int(you.get_attribute("data-y"))
+            # the first tile beside the seat that is on the map: north, east, south or west of it
+            for direction, (dx, dy) in (("north", (0, -1)), ("east", (1, 0)), ("south", (0, 1)), ("west", (-1, 0))):
+                tile = page.locator(f'#world-map .cell[data-x="{x + dx}"][data-y="{y + dy}"]')
+                if tile.is_enabled():
+                    break
+            tile.click()
+            page.get_by_role("button", name="Gather here", exact=True).click()
+            expect(page.get_by_label("Action 1", exact=True)).to_have_value("move")
+            expect(page.get_by_label("Action 1 direction")).to_have_value(direction)
+            expect(page.get_by_label("Action 2", exact=True)).to_have_value("gather")
+            clicked.append(direction)
+            if len(ticks) == 0:
+                expect(page.get_by_test_id("terrain-key")).to_contain_text("forest: wood")
+                expect(page.get_by_test_id("seat-state")).to_contain_text("Health")
+                _shot(page, "play-world")
+            else:  # last tick's outcome, as a banner
+                expect(page.get_by_test_id("last-outcome")).to_contain_text(f"Tick {tick - 1}: move")
         page.get_by_role("button", name="Submit actions").click()
-        expect(page.get_by_test_id("play-notice")).to_contain_text(f"Sent {len(chosen)} action")
+        expect(page.get_by_test_id("play-sent")).to_have_text(f"Sent {2 if len(ticks) < 3 else 0} actions for tick {tick}.")
         ticks.append(tick)
     assert len(ticks) == 10 and ticks == sorted(ticks)
     expect(page.get_by_test_id("my-result")).to_contain_text("seat 0 · me", timeout=60_000)
+    expect(page.get_by_test_id("turn-tick")).to_have_text("season over: 10 of 10 ticks played")
     got = runs_service.get_run(playing.core, p, run_id)
     assert got["run"]["status"] == "finished" and got["run"]["roster"][0]["turns"]["answered"] == 10
 
     # the owner's transcript has what the person sent, marked as sent from the console
     turns = get_transcript(playing.core, p, run_id, seat="0", cursor=None, limit="100")["turns"]
     assert len(turns) == 10 and {t["submitted_by"] for t in turns} == {f"console:{p.handle}"}
-    first = json.loads(turns[0]["reply"])
-    assert first == {"tick": ticks[0], "actions": [{"action": "move", "direction": "north"}, {"action": "gather"}]}
+    sent = [json.loads(t["reply"]) for t in turns[:3]]
+    assert sent == [{"tick": t, "actions": [{"action": "move", "direction": d}, {"action": "gather"}]}
+                    for t, d in zip(ticks, clicked)]
     page.goto(f"{playing.url}/console/runs/{run_id}/transcript?seat=0")
-    expect(page.get_by_test_id("transcript-turn").first).to_contain_text('"direction":"north"')
+    expect(page.get_by_test_id("transcript-turn").first).to_contain_text(clicked[0])
 
     # the public pages never show what was submitted, nor who sent it
     public = _public_pages(playing, got["run"])
@@ -260,7 +284,7 @@ def test_waiting_pages_hold_no_server_thread(page, playing):
         page.goto(f"{playing.url}/console/runs/{run_id}/seats/0")
         assert _wait_for_turn(page) == "open"
         page.get_by_role("button", name="Submit actions").click()
-        expect(page.get_by_test_id("play-notice")).to_contain_text("Sent 0 actions")
+        expect(page.get_by_test_id("play-sent")).to_contain_text("Sent 0 actions")
         cookie = {c["name"]: c["value"] for c in page.context.cookies()}
 
         async def crowd():

@@ -6,11 +6,12 @@ import re
 
 from playwright.sync_api import expect
 
-from orchestrator import accounts
+from orchestrator import accounts, keys
 from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
 from tests.console.conftest import open_run_builder, sign_in_by_link
 from tests.console.test_console import _shot
+from tests.waiting import until
 
 
 def test_build_launch_watch_and_open_results(page, playing):
@@ -104,25 +105,44 @@ def test_seat_rows_are_added_and_removed_up_to_the_plan(page, playing):
     assert [seat["model"] for seat in roster] == ["local/honest-trader", "local/random", "local/greedy-harvester"]
 
 
-def test_series_page_plots_per_seat_intervals(page, playing):
+def test_a_series_lands_on_its_page_with_its_name_trials_and_intervals(page, playing):
     email = "series@example.org"
     accounts.create_account(playing.core, email, plan="lab", verified=True)
     open_run_builder(page, playing, email, "30")
+    page.get_by_label("Run name").fill("three maps")
     page.get_by_label("Trials").fill("3")
     page.get_by_label("Seat 0 model").fill("local/honest-trader")
     page.get_by_label("Seat 1 model").fill("local/aggressive-raider")
     expect(page.get_by_test_id("estimate")).to_contain_text("Trials")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
-    page.get_by_test_id("series-link").click()
+    expect(page).to_have_url(re.compile(r"/console/batches/[^/]+$"))  # the series, not its first trial
+    expect(page.get_by_test_id("series-name")).to_have_text("Series three maps")
+    expect(page).to_have_title("Series three maps · Scenario Studio")
     # the page follows the series itself (the batch read's long-poll over SSE, polling as fallback)
-    expect(page.get_by_test_id("series-status")).to_have_text("finished", timeout=90_000)
+    expect(page.get_by_test_id("series-status")).to_have_text("finished", timeout=120_000)
     expect(page.get_by_test_id("series-counts")).to_have_text("3 finished")
     expect(page.get_by_test_id("series-plot").locator("svg")).to_be_visible()
     assert page.get_by_test_id("series-seat").count() >= 2
     expect(page.get_by_test_id("series-seat").first).to_contain_text("seat 0 · ")
+    # every dimension with its interval, named for people
+    summary = page.get_by_test_id("series-summary")
+    for name in ("Fitness index", "Wins", "Survival", "Economy", "Social", "Competitiveness", "Exploration"):
+        expect(summary.locator("thead")).to_contain_text(name)
+    assert "_" not in summary.inner_text()
+    expect(page.get_by_test_id("series-seat").first.locator("td").nth(4)).to_contain_text(" to ")
+    # a row per trial with its own seeds, and every seat's scores
+    trials = page.get_by_test_id("series-trial")
+    expect(trials).to_have_count(3)
+    seeds = page.get_by_test_id("trial-seeds").all_inner_texts()
+    assert len(set(seeds)) == 3, seeds
+    expect(page.get_by_test_id("series-trials").locator("tbody tr")).to_have_count(3 * 2)
     _shot(page, "series")
-
+    # a trial's page says whose seed it plays: its own, drawn from the series', not "shared"
+    trials.nth(1).get_by_role("link").click()
+    expect(page.get_by_test_id("run-seeds")).to_contain_text(f"seed {seeds[1].split(', ')[0]} (trial 2's own, drawn "
+                                                              "from the series' seed")
+    expect(page.get_by_test_id("run-seeds")).not_to_contain_text("shared")
 
 
 def test_the_public_match_page_shows_positions_while_the_match_plays(page, playing):
@@ -160,3 +180,52 @@ def test_the_public_match_page_shows_positions_while_the_match_plays(page, playi
         _shot(page, "match-live")
     finally:
         runs_service.cancel(playing.core, p, run_id)
+
+
+def test_the_builder_shows_its_defaults_offers_models_and_asks_for_grading(page, playing):
+    """Every field the run body takes, its default shown; the models the account's keys reach; the
+    estimate as the form changes, and again when the browser restores the typed form (back), where no
+    input event fires; a run of scripted seats graded because the form asked for it."""
+    email = "builder@example.org"
+    accounts.create_account(playing.core, email, plan="lab", verified=True)
+    keys.set_key(playing.core, provider="router", key="k-router", email=email)
+    open_run_builder(page, playing, email, "20")
+    expect(page.get_by_label("Season ticks")).to_have_attribute("placeholder", "300")  # the scenario's
+    expect(page.get_by_label("Trials")).to_have_attribute("placeholder", "1")
+    expect(page.get_by_label("Turn timeout (ms)")).to_have_attribute("placeholder", "30000")
+    expect(page.get_by_label("Seat 0 format").locator("option:checked")).to_have_text("tools (default)")
+    expect(page.get_by_label("Seat 0 reasoning").locator("option:checked")).to_have_text("provider's default")
+    expect(page.get_by_label("Decision grading").locator("option:checked")).to_have_text(
+        "auto (default): model and agent seats")
+    offered = page.locator("#models option").evaluate_all("os => os.map(o => o.value + ' ' + o.dataset.provider)")
+    assert "local/honest-trader local" in offered and "openai/gpt-4o router" in offered
+    page.get_by_label("Seat 0 model").fill("local/greedy-harvester")
+    page.get_by_label("Seat 0 model").dispatch_event("change")
+    expect(page.get_by_label("Seat 0 provider")).to_have_value("local")  # the list's provider came with it
+    page.get_by_label("Seat 1 model").fill("local/random")
+    page.get_by_label("Decision grading").select_option("all")
+    # the server's first estimate that passes admission builds the world once: seconds on a busy machine
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns", timeout=30_000)
+    page.goto(playing.url + "/console")
+    page.go_back()  # the browser restores the typed fields without an input event
+    expect(page.get_by_label("Seat 1 model")).to_have_value("local/random")
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
+    page.get_by_label("Decision grading").select_option("all")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Launch").click()
+    expect(page.get_by_test_id("run-status")).to_have_text("finished", timeout=120_000)
+    run_id = page.url.rsplit("/", 1)[1]
+    until(lambda: runs_service.get_run(playing.core, _principal(page, playing), run_id)["run"]["grading"]["status"]
+          == "done", timeout=180, every=0.5, what="the run's grading")
+    page.reload()  # the graded turns are listed once grading is done
+    expect(page.get_by_test_id("run-grading")).to_contain_text("done")
+    expect(page.get_by_test_id("graded-turn").first).to_be_visible()
+    # a turn in words ("gather, then move north"), worst first, linked to its tick on the replay
+    taken = page.get_by_test_id("turn-taken").all_inner_texts()
+    assert taken and not any("{" in t or "action" in t for t in taken), taken
+    regrets = [float(r) for r in page.get_by_test_id("graded-turn").locator("td:nth-child(4)").all_inner_texts()]
+    assert regrets == sorted(regrets, reverse=True) and len(regrets) <= 10
+    _shot(page, "graded-run")
+    tick = page.get_by_test_id("graded-tick").first.inner_text()
+    page.get_by_test_id("graded-tick").first.click()
+    expect(page.locator("#tick")).to_contain_text(f"tick {tick} of", timeout=30_000)

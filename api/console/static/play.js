@@ -1,6 +1,9 @@
 // The play page of an agent seat: ask for the seat's turn (a long-poll the server answers as soon as the
 // turn opens or the run ends), show the observation and the time left, and send the person's actions as
-// the REST body {tick, actions}. The world's actions come from the form, a game's move from the board.
+// the REST body {tick, actions}. The world's actions come from the form (filled by clicks on the map: world_view.js),
+// a game's move from the board.
+import {actionWords, worldView} from "/console/static/world_view.js";
+
 const D = JSON.parse(document.getElementById("play-data").textContent);
 const $ = (sel) => document.querySelector(sel);
 const base = `/console/runs/${encodeURIComponent(D.run_id)}/seats/${D.seat}`;
@@ -16,6 +19,8 @@ function say(text, error = false) {
   if (!error) $('[data-testid="play-error"]').textContent = "";
 }
 
+const unit = () => (D.board ? "ply" : "tick");
+
 function open() {
   return turn && turn.status === "your_turn" && !answered;
 }
@@ -26,16 +31,29 @@ function countdown() {
   el.textContent = `${Math.max(0, Math.round((turn.deadline_ms - Date.now()) / 1000))} s`;
 }
 
+function tickWords(view) {
+  // ticks and plies are numbered from 0, as in the event log and the transcript
+  if (view.tick === null) return "";
+  if (view.status === "ended") {
+    return D.board ? "game over" : `season over: ${view.tick + 1} of ${view.season_ticks} ticks played`;
+  }
+  return D.board ? `${view.tick}` : `${view.tick} (turn ${view.tick + 1} of ${view.season_ticks})`;
+}
+
 async function show(view) {
+  const fresh = view.status === "your_turn" && (!turn || turn.tick !== view.tick || turn.status !== "your_turn");
   turn = view;
-  $('[data-testid="turn-tick"]').textContent = view.tick === null ? "" :
-    (D.board ? `${view.tick}` : `${view.tick} of ${view.season_ticks}`);
+  $('[data-testid="turn-tick"]').textContent = tickWords(view);
+  if (fresh) say("");  // "waiting for the next turn" is over: the turn is open
   if (view.directions) { $("#directions").hidden = false; $('[data-testid="directions"]').textContent = view.directions; }
   if (view.observation) {
     $('[data-testid="observation"]').textContent = view.observation.text;
     $('[data-testid="state"]').textContent = JSON.stringify(view.observation.state, null, 2);
     if (board) await board.show(view.observation.state);  // drawn before a move can start on it
+    if (world) world.show(view.observation.state);
     if (turn !== view) return;  // a newer view came while this one was drawn
+  } else if (view.status === "ended" && !board && !world?.shown) {
+    $('[data-testid="observation"]').textContent = "The run ended before a turn of yours opened.";
   }
   controls();
 }
@@ -47,6 +65,7 @@ function controls() {
   document.body.dataset.turn = open() ? "open" : turn.status;
   document.querySelectorAll("#play button, #play select, #play input").forEach((el) => { el.disabled = !open(); });
   if (board) board.enable(open());
+  if (world) world.enable(open());
   countdown();
 }
 
@@ -74,12 +93,15 @@ async function submit(actions) {
   answered = true;  // one answer a turn: the controls wait while it is on its way
   controls();
   say("Sending ...");
+  $('[data-testid="play-sent"]').textContent = "";
   const res = await fetch(`${base}/actions`, {method: "POST", redirect: "manual",
     headers: {"content-type": "application/json", "x-csrf-token": D.csrf},
     body: JSON.stringify({tick, actions})});
   const body = await answer(res);
   if (res.ok) {
-    say(`Sent ${body.received} action${body.received === 1 ? "" : "s"} for ${D.board ? "ply" : "tick"} ${tick}; waiting for the next turn.`);
+    say("Waiting for the next turn.");
+    $('[data-testid="play-sent"]').textContent = `Sent ${body.received} action${body.received === 1 ? "" : "s"} for ${unit()} ${tick}.`;
+    clearRows();
     done();
   } else if (body.error === "turn_closed") {
     say(body.message, true);
@@ -107,6 +129,8 @@ async function result() {
     const res = await fetch(`${base}/result`);
     $("#result").innerHTML = await res.text();
     const final = $("#result [data-final]");
+    const plies = $("#result [data-plies]");
+    if (plies) $('[data-testid="turn-tick"]').textContent = `game over after ${plies.dataset.plies} plies`;
     if (!final || final.dataset.final === "yes") return;
     await new Promise((r) => setTimeout(r, 1000));
   }
@@ -119,7 +143,8 @@ async function play(first) {
       answered = false;
       await show(view);
       if (view.status === "ended") {
-        $("#play").hidden = true;
+        if (board) $("#play").hidden = true;  // a world's last view stays, its controls off
+        else document.querySelectorAll("#actions, .quick").forEach((el) => { el.hidden = true; });
         say("The run has ended.");
         await result();
         return;
@@ -138,15 +163,38 @@ async function play(first) {
 
 // --- the world's action form ---------------------------------------------------------------------
 
+function showFields(row) {
+  const kind = row.querySelector(".action-kind").value;
+  row.querySelectorAll(".action-fields").forEach((f) => { f.hidden = f.dataset.action !== kind; });
+}
+
+function clearRows() {
+  document.querySelectorAll("#actions .action-row").forEach((row) => {
+    row.querySelectorAll("select, input").forEach((el) => { el.value = ""; });
+    showFields(row);
+  });
+}
+
+function fill(action) {
+  // a click's action into the form's next empty row, where the person sees it before sending
+  const row = [...document.querySelectorAll("#actions .action-row")].find((r) => !r.querySelector(".action-kind").value);
+  if (!row) { say(`Every row is set (${actionWords(action)} not added): clear them, or submit.`, true); return; }
+  row.querySelector(".action-kind").value = action.action;
+  showFields(row);
+  for (const [k, v] of Object.entries(action)) {
+    const field = row.querySelector(`.action-fields[data-action="${action.action}"] [data-field="${k}"]`);
+    if (field) field.value = String(v);
+  }
+  say(`Action ${+row.dataset.row + 1}: ${actionWords(action)}.`);
+}
+
 function worldForm() {
   const form = $("#actions");
   if (!form) return;
   form.querySelectorAll(".action-row").forEach((row) => {
-    const kind = row.querySelector(".action-kind");
-    kind.addEventListener("change", () => row.querySelectorAll(".action-fields").forEach((f) => {
-      f.hidden = f.dataset.action !== kind.value;
-    }));
+    row.querySelector(".action-kind").addEventListener("change", () => showFields(row));
   });
+  $("#clear-actions").addEventListener("click", () => { clearRows(); say(""); });
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const actions = [];
@@ -169,7 +217,18 @@ function worldForm() {
 async function chessBoard(el) {
   const {Chessboard, COLOR, FEN, INPUT_EVENT_TYPE} = await import("/arena/assets/cm-chessboard/src/Chessboard.js");
   const cb = new Chessboard(el, {position: FEN.start, assetsUrl: "/arena/assets/cm-chessboard/assets/",
-                                style: {pieces: {file: "pieces/standard.svg"}}});
+                                style: {pieces: {file: "pieces/standard.svg"}, borderType: "frame"}});
+  function markLast() {
+    // the last move's two squares, as a board app marks them (the board is drawn once, so mark on it)
+    el.querySelectorAll(".square.last-move").forEach((sq) => sq.classList.remove("last-move"));
+    const last = ((state && state.moves_uci) || []).at(-1);
+    if (!last) return;
+    for (const sq of [last.slice(0, 2), last.slice(2, 4)]) {
+      const rect = el.querySelector(`.square[data-square="${sq}"]`);
+      if (rect) rect.classList.add("last-move");
+    }
+    el.dataset.lastMove = last;
+  }
   let state = null, on = false, side = COLOR.white;
   function move(from, to) {
     const legal = (state && state.legal_uci) || [];
@@ -191,6 +250,7 @@ async function chessBoard(el) {
       const you = s.you === "black" ? COLOR.black : COLOR.white;
       if (you !== side) { side = you; await cb.setOrientation(you); }
       await cb.setPosition(s.fen, false);
+      markLast();
     },
     enable(yes) {
       on = yes;
@@ -209,23 +269,26 @@ function connectFourBoard(el) {
     const head = t.createTHead().insertRow();
     for (let c = 1; c <= 7; c++) {
       const b = document.createElement("button");
-      b.type = "button"; b.textContent = "↓"; b.dataset.column = c;
+      b.type = "button"; b.textContent = `${c} ↓`; b.dataset.column = c;
       b.setAttribute("aria-label", `Column ${c}`);
       b.disabled = !on || !state.playable_columns.includes(c);
       b.onclick = () => submit([{column: c}]);
       head.insertCell().append(b);
     }
     const body = t.createTBody();
-    for (const row of state.grid) {
+    // the last disc played: the top one of the last move's column
+    const lastCol = (state.moves || []).at(-1), lastRow = lastCol ? state.grid.findIndex((r) => r[lastCol - 1]) : -1;
+    state.grid.forEach((row, j) => {
       const tr = body.insertRow();
       row.forEach((v, i) => {
         const td = tr.insertCell(), disc = document.createElement("span");
         td.className = "c4"; td.dataset.column = i + 1;
-        disc.className = "disc" + (v ? " p" + v : "");
+        disc.className = "disc" + (v ? " p" + v : "") + (j === lastRow && i + 1 === lastCol ? " last" : "");
+        if (disc.classList.contains("last")) { disc.dataset.testid = "last-move"; disc.title = `the last disc, column ${lastCol}`; }
         td.append(disc);
         td.onclick = () => { if (on && state.playable_columns.includes(i + 1)) submit([{column: i + 1}]); };
       });
-    }
+    });
     el.replaceChildren(t);
     const you = document.createElement("p");
     you.innerHTML = `You play <span class="disc p${state.you === "X" ? 1 : 2}"></span> (${state.you}).`;
@@ -239,6 +302,7 @@ function connectFourBoard(el) {
 
 const boardEl = $("#board");
 const board = !boardEl ? null : D.board === "chess" ? await chessBoard(boardEl) : connectFourBoard(boardEl);
+const world = $("#world-map") ? worldView($("#play"), {legend: D.terrain, fill}) : null;
 const resign = $("#resign");
 if (resign) resign.addEventListener("click", () => { if (confirm("Resign this game?")) submit([{action: "resign"}]); });
 worldForm();

@@ -35,5 +35,17 @@
     renumber();
     htmx.trigger(form, "seats-changed");
   });
+  // a model picked from the list brings its provider, where none is typed yet
+  body.addEventListener("change", (e) => {
+    if (e.target.dataset.field !== "model") return;
+    const option = [...document.querySelectorAll("#models option")].find((o) => o.value === e.target.value);
+    const provider = e.target.closest("tr").querySelector('[data-field="provider"]');
+    if (option && !provider.value) provider.value = option.dataset.provider;
+  });
+  // the season's default is the chosen scenario's
+  const scenario = document.getElementById("run-scenario"), ticks = document.getElementById("run-ticks");
+  const showTicks = () => { ticks.placeholder = scenario.selectedOptions[0]?.dataset.ticks || ""; };
+  scenario.addEventListener("change", showTicks);
+  showTicks();
   renumber();
 })();

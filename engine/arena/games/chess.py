@@ -194,6 +194,7 @@ class Chess(Game):
             "ply_cap": f"at the {PLY_CAP}-ply cap"}
     fitness = "accuracy"
     notation = "PGN"
+    measure = "lichess's game accuracy of its moves, from Stockfish's evaluation of every position"
 
     def unavailable(self) -> str | None:
         from engine.arena import stockfish

@@ -158,6 +158,7 @@ class ConnectFour(Game):
     board = "grid"
     ends = {"four_in_row": "with four in a row", "board_full": "on a full board"}
     fitness = "optimal_rate"
+    measure = "the share of its moves that the perfect solver rates optimal"
     legend = LEGEND
 
     def new(self) -> Position:
