@@ -22,7 +22,7 @@ def test_a_series_until_precise_from_the_builder_to_its_plot(page, playing):
     expect(page.get_by_test_id("estimate-expected-trials")).to_contain_text("of at most 30", timeout=30_000)
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
-    page.get_by_test_id("series-link").click()
+    # a launched series lands on its own page
     expect(page.get_by_test_id("series-until")).to_contain_text("±30")
     expect(page.get_by_test_id("series-stopped")).to_contain_text("Stopped: precise", timeout=120_000)
     expect(page.get_by_test_id("series-sequence").locator("svg")).to_be_visible()
