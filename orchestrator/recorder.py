@@ -38,6 +38,7 @@ import ray
 from orchestrator.core import Core
 from orchestrator.runs import lifecycle
 from orchestrator.seats.limits import configured_cap
+from orchestrator.seats.prices import PriceTable
 
 log = logging.getLogger("studio.recorder")
 RECORD_PATIENCE_S = 120.0
@@ -65,8 +66,10 @@ def credentials(core: Core, run_id: str) -> dict[int, dict]:
     roster = json.loads(row["roster"])
     creds = seat_credentials(core, row["account_id"], roster, [s["funding"] for s in roster])
     cap = configured_cap(core.config)
+    table = PriceTable.for_data_dir(core.data_dir)
     return {i: {"key": c.key, "base_url": c.base_url, "usd_per_mtok": c.usd_per_mtok, "private_ok": c.private_ok,
-                "max_concurrent": cap} for i, c in creds.items()}
+                "max_concurrent": cap, "price": table.row(roster[i].get("provider"), roster[i]["model"])}
+            for i, c in creds.items()}
 
 
 def patience_s(core: Core) -> float:

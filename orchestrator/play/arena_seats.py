@@ -106,7 +106,7 @@ class ArenaSeat:
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
                               seat=self.label, max_concurrent=credential.max_concurrent)
         self.timeout_s = turn_timeout_ms / 1000
-        self.prices = prices or shipped_prices()
+        self.prices = credential.table(self.model, prices or shipped_prices())
         self.usd_per_mtok = credential.usd_per_mtok
         self.usage = new_usage()
         self.turns = new_turns()  # the world's counts; `invalid` is settled from the play loop, which judges legality

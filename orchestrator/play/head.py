@@ -73,7 +73,7 @@ class Head:
 
 def _credentials(raw: dict) -> dict[int, Credential]:
     return {int(i): Credential(c["key"], c["base_url"], c["usd_per_mtok"], c.get("private_ok", False),
-                               c.get("max_concurrent")) for i, c in raw.items()}
+                               c.get("max_concurrent"), c.get("price")) for i, c in raw.items()}
 
 
 # Calls on their way at once per worker: a few, so a slow transaction does not hold every match up,

@@ -258,6 +258,13 @@ class Credential:
     usd_per_mtok: list[float] | None = None
     private_ok: bool = False
     max_concurrent: int | None = None
+    price: list[float] | None = None  # the service's price table's row for the seat's model, if it has one
+
+    def table(self, model: str, base: PriceTable) -> PriceTable:
+        """The table the seat meters with: the service's row for its model (read on the head with the
+        key, so a table `studio prices update` wrote into the data dir prices what the estimate priced)
+        over the worker's shipped table."""
+        return base.with_row(model, self.price) if self.price else base
 
 
 class ModelSeats:
@@ -308,7 +315,8 @@ class ModelSeats:
                     client = await stack.enter_async_context(new_client(private_ok=cred.private_ok))
                     players[i] = p = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
                                                 turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
-                                                prices=prices, memory_turns=self.memory_turns,
+                                                prices=cred.table(job.seats[i]["model"], prices),
+                                                memory_turns=self.memory_turns,
                                                 usd_per_mtok=cred.usd_per_mtok, record=self.record,
                                                 recorded=again.get(i), max_concurrent=cred.max_concurrent)
                     for text, reply, played in self.memories.get(i, ()):

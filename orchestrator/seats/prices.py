@@ -30,6 +30,7 @@ seats x season ticks x trials; anchors and local seats are free.
 from __future__ import annotations
 
 import datetime as dt
+import copy
 import json
 import os
 import re
@@ -96,6 +97,19 @@ class PriceTable:
             names += [f"{VENDOR[provider]}/{model}", f"{VENDOR[provider]}/{_DATE.sub('', model)}",
                       f"{VENDOR[provider]}/{bare}"]
         return next((n for n in names if n in self.models), None)
+
+    def row(self, provider: str | None, model: str) -> list[float] | None:
+        """[USD per M input, output, cached input read, cache write] of the model's own row; None where
+        the model is priced at the fallback or free."""
+        pin, pout, source = self.lookup(provider, model)
+        return [pin, pout, *self.cache_prices(provider, model)] if source == "table" else None
+
+    def with_row(self, model: str, row: list[float]) -> "PriceTable":
+        """This table with the model's row replaced (a seat metered at the service's price)."""
+        out = copy.copy(self)
+        out.models = {**self.models, model: (float(row[0]), float(row[1]))}
+        out.cache = {**self.cache, model: (float(row[2]), float(row[3]))}
+        return out
 
     def cache_prices(self, provider: str | None, model: str) -> tuple[float, float]:
         """(USD per M cached input tokens read, per M written to the cache); the input price where the

@@ -9,9 +9,10 @@ import pytest
 
 from api.app import create_app
 from api.cli import main
-from orchestrator import accounts, auth, keys
+from orchestrator import accounts, auth, keys, recorder
 from orchestrator.clock import ManualClock
 from orchestrator.core import Core
+from orchestrator.play.head import _credentials
 from orchestrator.seats.price_update import update
 from orchestrator.seats.prices import PriceTable, estimate
 from tests.api.conftest import CONFIG
@@ -97,3 +98,18 @@ def test_the_command_refuses_without_a_router_key_and_writes_the_table(world, ca
     assert main(["prices", "update", "--data-dir", str(data_dir), "--email", "ops@example.org"]) == 2
     assert "no model with a price" in capsys.readouterr().err
     router.models = ROUTER_LIST
+
+
+def test_a_launched_seat_is_metered_at_the_services_table(world):
+    """The worker meters with the row the head read from the data dir's table, not its shipped copy."""
+    c, core, *_ = world
+    assert update(core, email="ops@example.org")["models"] == 1
+    r = c.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 10,
+                                     "roster": [SEAT, {"model": "local/honest-trader"}]})
+    assert r.status_code == 201, r.text
+    creds = _credentials(recorder.credentials(core, r.json()["run"]["run_id"]))
+    assert creds[0].price == [2.0, 10.0, 2.0, 2.0]
+    metered = creds[0].table(SEAT["model"], PriceTable.shipped())
+    assert metered.cost("router", SEAT["model"], 1_000_000, 1_000_000) == 12.0
+    assert PriceTable.shipped().cost("router", SEAT["model"], 1_000_000, 1_000_000) != 12.0  # the fallback
+    c.post(f"/api/v1/runs/{r.json()['run']['run_id']}/cancel")
