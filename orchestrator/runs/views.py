@@ -47,8 +47,9 @@ def results_of(row: sqlite3.Row) -> dict | None:
     if not row["results"]:
         return None
     results = json.loads(row["results"])
-    if "game" not in results:  # a world seat's decision grades, null until its grading is done
-        results.setdefault("fork", None)  # a fork's {run_id, tick}
+    # a world seat's decision grades, null until its grading is done; `fork` ({run_id, tick}) only on a
+    # fork's results, so a run's results stay what the rubric recomputes from its log
+    if "game" not in results:
         for entry in results["agents"]:
             entry.setdefault("decisions", None)
     elif results["game"]["id"] in GAMES:  # a game archived before its seats said what their grade grades

@@ -7,8 +7,8 @@ Two places where JSON Schema cannot say what the API means, each handled narrowl
   (bad_skill), a create past the plan's allowance (too_many_*), and a launch the account cannot
   make (a scenario id that names nothing, a model no key routes, a plan ceiling, a seed rule), and a
   leaderboard asked with neither of its two selectors (scenario_id, game), a run body with neither a
-  scenario and roster nor a fork, a fork of a run that cannot be forked. Only those refusals are
-  accepted.
+  scenario and roster nor a fork, a fork of a run that cannot be forked, `until` or `budget_usd` on a
+  single run, decisions past the plan's grading ceiling. Only those refusals are accepted.
 """
 from __future__ import annotations
 
@@ -23,7 +23,12 @@ BY_RULE = {"too_many_scenarios", "too_many_skills",
            "router_balance_low", "email_unverified", "billing_frozen", "unknown_skill", "plan_seats", "plan_ticks",
            "plan_series", "plan_quota", "too_many_runs", "run_history_full", "seed_not_allowed",
            # a fork names an ended world run of the account, and a tick it played (CONTRACT.md section 16)
-           "bad_fork", "unknown_run"}
+           "bad_fork", "unknown_run",
+           # until on a single run, or a seat the roster does not have (CONTRACT.md section 17)
+           "bad_until"}
+# bad_request refusals by rule on a run body: a budget on a single run (section 17), decisions past the
+# plan's grading ceiling
+RULE_MESSAGES = ("budget_usd: only a series", "grading: this launch asks to grade")
 
 
 def _ints(value: Any) -> Any:
@@ -58,4 +63,5 @@ def filter_failure(context, failure, case, response) -> bool:
     neither = envelope == {"error": "bad_request", "message": "scenario_id is required"}
     # a run body names a scenario and a roster, or forks a run: OpenAPI cannot require one of two
     nor_fork = envelope.get("error") == "bad_request" and "or fork a run with fork" in envelope.get("message", "")
-    return not (builtin_edit or unknown_series or neither or nor_fork)
+    by_rule = envelope.get("error") == "bad_request" and envelope.get("message", "").startswith(RULE_MESSAGES)
+    return not (builtin_edit or unknown_series or neither or nor_fork or by_rule)
