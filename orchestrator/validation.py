@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from engine.text import HIDDEN, valid
 from orchestrator.errors import DomainError
 
 
@@ -24,9 +25,11 @@ class StrictModel(BaseModel):
 
 
 # Names are shown to people: no control characters (NUL included) and no bidirectional overrides or
-# isolates, which can make a name read differently from what it is. Literal characters in the class,
-# so the pattern means the same to pydantic's regex engine and to JSON Schema readers.
-PLAIN_TEXT = "^[^" + "\x00-\x1f\x7f" + "\u202a-\u202e" + "\u2066-\u2069" + "]*$"
+# isolates, which can make a name read differently from what it is (engine.text.HIDDEN: literal
+# characters, so the pattern means the same to pydantic's regex engine and to JSON Schema readers).
+PLAIN_TEXT = "^[^" + HIDDEN + "]*$"
+UNICODE_MESSAGE = ("should be valid Unicode text: it holds a lone UTF-16 surrogate (U+D800 to U+DFFF, such as "
+                   "the JSON escape \\ud800 without its pair), which cannot be stored")
 PLAIN_TEXT_MESSAGE = "should be plain text: no control characters (such as NUL) and no bidirectional overrides"
 
 
@@ -40,6 +43,26 @@ def whole_numbers(raw: Any) -> Any:
     if isinstance(raw, list):
         return [whole_numbers(v) for v in raw]
     return raw
+
+
+def not_unicode(raw: Any, loc: tuple = ()) -> tuple | None:
+    """Where in raw JSON a string is not valid Unicode (engine.text.valid), as a pydantic loc; a field
+    name that is not names the object holding it. None when every string is valid."""
+    if isinstance(raw, str):
+        return None if valid(raw) else loc
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            if isinstance(k, str) and not valid(k):
+                return loc
+            found = not_unicode(v, loc + (k,))
+            if found is not None:
+                return found
+    elif isinstance(raw, list):
+        for k, v in enumerate(raw):
+            found = not_unicode(v, loc + (k,))
+            if found is not None:
+                return found
+    return None
 
 
 def _path(loc: tuple) -> str:
@@ -100,8 +123,12 @@ def parse(adapter: TypeAdapter | type[BaseModel], raw: Any, *, codes: dict[str, 
     """
     try:
         raw = whole_numbers(raw)
+        bad = not_unicode(raw)
     except RecursionError:
         raise DomainError("bad_request", "the body nests too deeply; send a flat JSON object") from None
+    if bad is not None:  # before the model: text no run, store or response can hold never goes further
+        code = codes.get(bad[0], default) if bad else "bad_request"
+        raise DomainError(code, f"{_path(prefix + bad) or 'the body'}: {UNICODE_MESSAGE}")
     try:
         if isinstance(adapter, TypeAdapter):
             return adapter.validate_python(raw)

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from engine.events import COLUMNS
 from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
 from engine.rubric import DIMENSIONS, STATS
+from engine.text import writable
 
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
 _REASONS = pa.array(list(REASONS), pa.string())
@@ -156,9 +157,24 @@ TRANSCRIPT_SCHEMA = pa.schema([
 ])
 
 
+_TRANSCRIPT_TEXT = ("reply", "actions", "error", "refusal", "submitted_by")
+
+
 def transcript_table(turns: list[dict]) -> pa.Table:
-    """turns: rows of TRANSCRIPT_SCHEMA's fields (actions as JSON text), in tick then seat order."""
-    return pa.Table.from_pylist(turns, schema=TRANSCRIPT_SCHEMA)
+    """turns: rows of TRANSCRIPT_SCHEMA's fields (actions as JSON text), in tick then seat order. A
+    model's words are kept as it sent them, but for what UTF-8 cannot hold (engine.text.writable), so
+    no reply can keep a run's transcript from being written."""
+    return pa.Table.from_pylist([_writable(t) for t in turns], schema=TRANSCRIPT_SCHEMA)
+
+
+def _writable(turn: dict) -> dict:
+    out = dict(turn)
+    for k in _TRANSCRIPT_TEXT:
+        if isinstance(out.get(k), str):
+            out[k] = writable(out[k])
+    if out.get("refused"):
+        out["refused"] = [writable(r) if isinstance(r, str) else r for r in out["refused"]]
+    return out
 
 
 def transcript_rows(table: pa.Table, *, seat: int | None = None, offset: int = 0,

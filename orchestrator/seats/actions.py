@@ -10,7 +10,8 @@ without touching this file:
 Replies are turned into action dicts and left for engine.actions.encode to judge, so a refusal is
 recorded by the engine with its own reason: an unknown tool name passes through as
 {"action": name} (refused with unknown_action) and arguments pass through as they came (wrong types
-are refused with bad_arguments). What cannot even be read as an action (arguments that are not JSON,
+are refused with bad_arguments, as is text the event log cannot hold, a lone surrogate from a JSON
+escape). What cannot even be read as an action (arguments that are not JSON,
 a reply that is neither a tool call nor the JSON object) becomes a `Refused`, which the tick turns
 into an INVALID row carrying the same reason codes and a note saying what was wrong.
 
@@ -157,6 +158,20 @@ def from_text(text: str) -> list[dict | Refused]:
         excerpt = (text or "").strip().replace("\n", " ")[:80]
         return [Refused("unknown_action", "malformed reply", f"expected {{\"actions\": [...]}}, got {excerpt!r}")]
     return from_list(value)
+
+
+def from_reply(reply, fmt: str) -> list[dict | Refused | np.ndarray]:
+    """A model's reply (seats.providers.Reply) -> its actions, in the seat's format ("tools" or "json")."""
+    if reply.refusal is not None:
+        return [REFUSAL]
+    if reply.truncated:
+        return [TRUNCATED]
+    calls = [from_call(name, args) for name, args, _ in reply.calls]
+    text = reply.text.strip()
+    # each format reads the other's shape too: a clear intent is played rather than refused
+    if fmt == "tools":
+        return calls or (from_text(text) if text else [NO_REPLY_WAIT])
+    return (from_text(text) if text else calls) or [NO_REPLY_WAIT]
 
 
 def from_list(value: list) -> list[dict | Refused]:
