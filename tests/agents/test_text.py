@@ -1,17 +1,28 @@
-"""Text an agent sends, against a real server playing on Ray (issue 38 F1, F6): what no run can hold
-(a lone UTF-16 surrogate, from a JSON escape) is refused at the door on every agent surface, naming
-the field; what it can hold plays, stays in the event log as said, and public pages show it without
-control characters or bidirectional overrides."""
+"""Text an agent or a model sends, against a real server playing on Ray (issue 38 F1, F6): what no run
+can hold (a lone UTF-16 surrogate, from a JSON escape) is refused at the door on every agent surface,
+naming the field; what it can hold plays, stays in the event log as said, and public pages show it
+without control characters or bidirectional overrides. Then the served twin of the in-process
+property test (tests/seats/test_text_properties.py): a few whole runs with generated text."""
 from __future__ import annotations
 
 import json
+import secrets
+import threading
+import time
 
 import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from analytics.archive.store import Archive
-from orchestrator import console_auth
+from orchestrator import console_auth, keys
+from orchestrator.accounts import create_account
+from orchestrator.auth import SCOPES, mint
 from tests.agents.conftest import world_body
 from tests.runs.conftest import wait_terminal
+from tests.seats.fake_provider import FakeProvider
+from tests.seats.text_inputs import SEATS, bodies, no_hidden, turn
 
 ABSENT_S = 5
 TURN = "/api/v1/runs/{}/seats/0/turn"
@@ -91,3 +102,78 @@ def test_a_lone_surrogate_is_refused_on_every_agent_surface_and_said_text_is_hid
     replay = pages[4].json()
     says = [e["text"] for e in replay["events"] if e["kind"] == "say"]
     assert says and all("\x00" not in s and "\u202e" not in s and "\n" not in s for s in says)
+
+
+# -- the served twin of the property test --------------------------------------------------------------
+SERVED_TICKS = 10  # the shortest season a run takes
+
+
+@pytest.fixture(scope="module")
+def fake():
+    with FakeProvider() as server:
+        yield server
+
+
+def _play(c: httpx.Client, run_id: str, turns: list) -> None:
+    """The agent over REST: each open turn answered with the generated actions (their JSON escapes, as a
+    client writes them), and a chosen wait after a 400."""
+    until = time.monotonic() + 120
+    while time.monotonic() < until:
+        turn_ = c.get(TURN.format(run_id), params={"wait_ms": 10000}).json()
+        if turn_["status"] == "ended":
+            return
+        if turn_["status"] != "your_turn":
+            continue
+        sent = json.dumps({"tick": turn_["tick"], "actions": turns[turn_["tick"]][0]}).encode()
+        r = c.post(ACTIONS.format(run_id), content=sent, headers=JSON)
+        if r.status_code == 400:
+            assert r.json()["error"] in ("bad_actions", "bad_request"), r.text
+            r = c.post(ACTIONS.format(run_id), json={"tick": turn_["tick"], "actions": []})
+        assert r.status_code == 200, r.text
+    raise TimeoutError(f"run {run_id} did not end")
+
+
+def _in_thread(fn, *args) -> tuple[threading.Thread, list]:
+    errors = []
+
+    def run():
+        try:
+            fn(*args)
+        except BaseException as e:  # noqa: BLE001  (handed to the test's thread)
+            errors.append(e)
+    t = threading.Thread(target=run)
+    t.start()
+    return t, errors
+
+
+@settings(max_examples=5, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+@given(turns=st.lists(turn, min_size=SERVED_TICKS, max_size=SERVED_TICKS))
+def test_any_text_through_a_served_run(srv, fake, turns):
+    email = f"text-{secrets.token_hex(6)}@example.com"
+    create_account(srv.core, email, plan="lab", verified=True)
+    keys.set_key(srv.core, provider="router", key="k-router", email=email, base_url=fake.url + "/v1")
+    token, _ = mint(srv.core, email, scopes=SCOPES)
+    roster = [dict(SEATS[0]), {**SEATS[1], "model": f"prop/json-{email}"}, {**SEATS[2], "model": f"prop/tools-{email}"}]
+    json_answers, tools_answers = bodies(turns)
+    fake.script(roster[1]["model"], *({"body": b} for b in json_answers))
+    fake.script(roster[2]["model"], *({"body": b} for b in tools_answers))
+    with httpx.Client(base_url=srv.url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as c:
+        r = c.post("/api/v1/runs", json=world_body(SERVED_TICKS, roster=roster,
+                                                   env={"turn_timeout_ms": 30000, "anchors": []}))
+        assert r.status_code == 201, r.text
+        rid = r.json()["run"]["run_id"]
+        agent, errors = _in_thread(_play, c, rid, turns)
+        body = wait_terminal(c, rid, timeout=120)
+        agent.join(timeout=30)
+        assert not errors, errors
+        run = body["run"]
+        assert run["status"] == "finished" and run["error"] is None, run["error"]
+        metered = sum(s["usage"]["agent_turns"] for s in run["roster"])
+        kept = c.get(f"/api/v1/runs/{rid}/transcript", params={"limit": 500}).json()["turns"]
+        assert len(kept) == metered == len(SEATS) * SERVED_TICKS  # every metered turn
+        links = run["links"]
+        pages = [c.get(links["match"]), c.get(links["match"], params={"format": "html"}), c.get(links["log"]),
+                 c.get(links["replay"]), c.get(links["replay"], params={"format": "json"})]
+    assert [p.status_code for p in pages] == [200] * 5
+    assert no_hidden(pages[2].text)
