@@ -12,7 +12,7 @@ import time
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from analytics.archive.store import Archive
@@ -146,9 +146,19 @@ def _in_thread(fn, *args) -> tuple[threading.Thread, list]:
     return t, errors
 
 
+# the audit's inputs, every time: lone surrogates from the agent and from both reply formats, NUL and an
+# override, a 64 KiB text (tools calls carry their arguments as JSON text, escapes and all)
+AUDIT = [([{"action": "say", "text": "a\ud800b"}], json.dumps({"actions": [{"action": "say", "text": "a\ud800b"}]}),
+          ([("say", json.dumps({"text": "\udfff" + "z" * 65536}))], "")),
+         ([{"action": "say", "text": "a\x00b\u202e"}], json.dumps({"actions": [{"action": "say", "text": SAID}]},
+                                                                  ensure_ascii=False),
+          ([("say", '{"text": "\\ud800"}')], ""))] * (SERVED_TICKS // 2)
+
+
 @settings(max_examples=5, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
 @given(turns=st.lists(turn, min_size=SERVED_TICKS, max_size=SERVED_TICKS))
+@example(turns=AUDIT)
 def test_any_text_through_a_served_run(srv, fake, turns):
     email = f"text-{secrets.token_hex(6)}@example.com"
     create_account(srv.core, email, plan="lab", verified=True)
@@ -169,6 +179,7 @@ def test_any_text_through_a_served_run(srv, fake, turns):
         assert not errors, errors
         run = body["run"]
         assert run["status"] == "finished" and run["error"] is None, run["error"]
+        assert [s["turns"]["answered"] for s in run["roster"][1:]] == [SERVED_TICKS] * 2, run["roster"]  # every reply read
         metered = sum(s["usage"]["agent_turns"] for s in run["roster"])
         kept = c.get(f"/api/v1/runs/{rid}/transcript", params={"limit": 500}).json()["turns"]
         assert len(kept) == metered == len(SEATS) * SERVED_TICKS  # every metered turn
