@@ -3,7 +3,8 @@
 - `valid`: text the event log and the archive can hold: a Python str is any sequence of code points,
   but Arrow, Parquet and JSON responses hold UTF-8, which has no lone UTF-16 surrogate (U+D800 to
   U+DFFF, what a JSON escape such as "\\ud800" decodes to). What a seat says must be valid, or its
-  action is refused (engine.actions.encode); a request body holding such text is refused at the door.
+  action is refused (engine.actions.encode); `invalid_at` finds such text in a request body (refused
+  at the door, orchestrator.validation) or in a model's action (refused, orchestrator.seats.actions).
 - `writable`: what a model said, kept for its owner (the transcript): lone surrogates become U+FFFD.
 - `shown`: what a public page shows of a text the event log keeps as said: control characters (NUL,
   newlines: a said line break would forge a line of the play-by-play) and bidirectional overrides and
@@ -28,6 +29,26 @@ def valid(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def invalid_at(value, loc: tuple = ()) -> tuple | None:
+    """Where in a JSON value (str, list, dict) a text is not valid, as a path of keys and indexes (a
+    key that is not valid names the object holding it); None when all of it is."""
+    if isinstance(value, str):
+        return None if valid(value) else loc
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str) and not valid(k):
+                return loc
+            found = invalid_at(v, loc + (k,))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for k, v in enumerate(value):
+            found = invalid_at(v, loc + (k,))
+            if found is not None:
+                return found
+    return None
 
 
 def writable(text: str) -> str:

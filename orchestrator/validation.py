@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from engine.text import HIDDEN, valid
+from engine.text import HIDDEN, invalid_at
 from orchestrator.errors import DomainError
 
 
@@ -43,26 +43,6 @@ def whole_numbers(raw: Any) -> Any:
     if isinstance(raw, list):
         return [whole_numbers(v) for v in raw]
     return raw
-
-
-def not_unicode(raw: Any, loc: tuple = ()) -> tuple | None:
-    """Where in raw JSON a string is not valid Unicode (engine.text.valid), as a pydantic loc; a field
-    name that is not names the object holding it. None when every string is valid."""
-    if isinstance(raw, str):
-        return None if valid(raw) else loc
-    if isinstance(raw, dict):
-        for k, v in raw.items():
-            if isinstance(k, str) and not valid(k):
-                return loc
-            found = not_unicode(v, loc + (k,))
-            if found is not None:
-                return found
-    elif isinstance(raw, list):
-        for k, v in enumerate(raw):
-            found = not_unicode(v, loc + (k,))
-            if found is not None:
-                return found
-    return None
 
 
 def _path(loc: tuple) -> str:
@@ -123,7 +103,7 @@ def parse(adapter: TypeAdapter | type[BaseModel], raw: Any, *, codes: dict[str, 
     """
     try:
         raw = whole_numbers(raw)
-        bad = not_unicode(raw)
+        bad = invalid_at(raw)
     except RecursionError:
         raise DomainError("bad_request", "the body nests too deeply; send a flat JSON object") from None
     if bad is not None:  # before the model: text no run, store or response can hold never goes further

@@ -7,6 +7,7 @@ Where the files live is analytics.archive.layout's concern (their names) and ana
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -157,7 +158,8 @@ TRANSCRIPT_SCHEMA = pa.schema([
 ])
 
 
-_TRANSCRIPT_TEXT = ("reply", "actions", "error", "refusal", "submitted_by")
+_TRANSCRIPT_TEXT = ("reply", "error", "refusal", "submitted_by")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def transcript_table(turns: list[dict]) -> pa.Table:
@@ -174,7 +176,20 @@ def _writable(turn: dict) -> dict:
             out[k] = writable(out[k])
     if out.get("refused"):
         out["refused"] = [writable(r) if isinstance(r, str) else r for r in out["refused"]]
+    if isinstance(out.get("actions"), str):
+        out["actions"] = _writable_json(out["actions"])
     return out
+
+
+def _writable_json(text: str) -> str:
+    """JSON text whose strings stay writable once read back: an escaped lone surrogate (an arena move
+    as a model sent it) would decode to one, so such text is written with U+FFFD in its place."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return writable(text)
+    try:
+        return writable(json.dumps(json.loads(text), ensure_ascii=False))
+    except ValueError:
+        return writable(text)
 
 
 def transcript_rows(table: pa.Table, *, seat: int | None = None, offset: int = 0,

@@ -33,6 +33,7 @@ from engine.kernels.codes import (
     DIRECTIONS, INVALID, R_BAD_ARGUMENTS, R_UNKNOWN_ACTION, RESOURCES, WAIT,
 )
 from engine.rules import WORLD
+from engine.text import invalid_at
 
 # Argument types of ACTION_SPECS -> JSON schema. "agent?" is optional (omitted = everyone).
 TYPE_SCHEMA = {
@@ -127,7 +128,18 @@ def from_call(name, arguments) -> dict | Refused:
         arguments = {}
     if not isinstance(arguments, dict):
         return Refused("bad_arguments", f"{name}: arguments must be a JSON object")
-    return {**arguments, "action": name}  # the tool's name wins over any "action" argument
+    return checked({**arguments, "action": name})  # the tool's name wins over any "action" argument
+
+
+def checked(action: dict) -> dict | Refused:
+    """An action of a known name, refused whole when any of its text is not valid Unicode (a lone
+    surrogate, from a JSON escape): no transcript, log or page could hold it."""
+    bad = invalid_at(action)
+    if bad is None:
+        return action
+    field = ".".join(str(p) for p in bad) or "a field name"
+    return Refused("bad_arguments", f"{action['action']}: text that is not valid Unicode",
+                   f"{field} holds a lone UTF-16 surrogate")
 
 
 def _first_object(text: str):
@@ -179,5 +191,5 @@ def from_list(value: list) -> list[dict | Refused]:
     list is a chosen wait."""
     if not value:
         return [dict(CHOSEN_WAIT)]
-    return [(a if known(a.get("action")) else unknown(a.get("action"))) if isinstance(a, dict)
+    return [(checked(a) if known(a.get("action")) else unknown(a.get("action"))) if isinstance(a, dict)
             else Refused("bad_arguments", f"actions[{k}] is not an object") for k, a in enumerate(value)]

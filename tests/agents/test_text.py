@@ -181,7 +181,9 @@ def test_any_text_through_a_served_run(srv, fake, turns):
         assert run["status"] == "finished" and run["error"] is None, run["error"]
         assert [s["turns"]["answered"] for s in run["roster"][1:]] == [SERVED_TICKS] * 2, run["roster"]  # every reply read
         metered = sum(s["usage"]["agent_turns"] for s in run["roster"])
-        kept = c.get(f"/api/v1/runs/{rid}/transcript", params={"limit": 500}).json()["turns"]
+        got = c.get(f"/api/v1/runs/{rid}/transcript", params={"limit": 500})
+        assert got.status_code == 200, got.text
+        kept = got.json()["turns"]
         assert len(kept) == metered == len(SEATS) * SERVED_TICKS  # every metered turn
         links = run["links"]
         pages = [c.get(links["match"]), c.get(links["match"], params={"format": "html"}), c.get(links["log"]),

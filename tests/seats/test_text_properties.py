@@ -126,6 +126,7 @@ def check_run(turns: list, archive_uri: str) -> None:
     archive = Archive(archive_uri)
     kept, more = archive.read_transcript(match_id, limit=500)
     assert len(kept) == metered and not more  # every metered turn
+    encodes(kept)  # the owner's transcript page
     for t, (_, reply, _) in enumerate(turns):
         assert kept[len(SEATS) * t + 1]["reply"] == writable(reply)  # the model's words, where UTF-8 can hold them
 
