@@ -99,8 +99,7 @@ def failed(job: Job, usage: list[dict], error: dict, started: int | None, turns:
 
 
 UNRECORDED = ("the match was played to tick {tick}, but its record could not be written to the archive (a fault in "
-              "the service, logged under this run's id); every turn it played stays metered and in the run's "
-              "transcript")
+              "the service, logged under this run's id); the turns it played stay metered")
 
 
 def unrecorded(job: Job, usage: list[dict], started: int | None, turns: list | None, tick: int,
