@@ -11,6 +11,7 @@ from engine.kernels.codes import (
     ACTIONS, DIRECTIONS, INVALID, N_RES, NO_ACTION, R_BAD_ARGUMENTS, R_UNKNOWN_ACTION, RESOURCES,
 )
 from engine.rules import WORLD, effect_text, share_text, uses_text
+from engine.text import valid
 
 _GY, _TOOL = WORLD["gather_yield"], WORLD["tool_gather_bonus"]
 SAY_MAX = WORLD["say_max_chars"]
@@ -69,7 +70,8 @@ def encode(action: dict, messages: list[str], say_max: int = SAY_MAX) -> np.ndar
         elif typ == "resource":
             val = RESOURCES.index(v) if v in RESOURCES else None
         elif typ == "text":
-            val = _note(messages, v[:say_max]) if isinstance(v, str) else None
+            # text the log cannot hold (a lone surrogate) is refused like a wrong type, whoever sent it
+            val = _note(messages, v[:say_max]) if isinstance(v, str) and valid(v[:say_max]) else None
         elif typ == "agent?":
             val = -1 if v is None else _int(v)
         else:

@@ -127,8 +127,17 @@ def sign_out(core: Core, s: Session, everywhere: bool = False) -> None:
             c.execute("UPDATE console_sessions SET revoked_at_ms = ? WHERE id_hash = ?", (core.clock.now_ms(), s.id_hash))
 
 
-def check_csrf(s: Session, sent: str | None) -> None:
-    if not sent or not secrets.compare_digest(sent, s.csrf):
+def same_token(sent, expected: str | None) -> bool:
+    """Whether a CSRF token sent in a form or header is the expected one, compared in constant time as
+    UTF-8 bytes: what a client sends may be any text (compare_digest refuses non-ASCII str), or not
+    text at all (a multipart form's file)."""
+    if not isinstance(sent, str) or not sent or not expected:
+        return False
+    return secrets.compare_digest(sent.encode("utf-8", "surrogatepass"), expected.encode("utf-8"))
+
+
+def check_csrf(s: Session, sent) -> None:
+    if not same_token(sent, s.csrf):
         raise DomainError("csrf_failed", "this form is stale or came from another site; reload the page and try again")
 
 

@@ -2,15 +2,20 @@
 
 A base URL an account stores must be http or https and resolve only to public addresses, unless it
 starts with an entry of the operator's `[providers] allow_base_urls` in config.toml. "Starts with" is
-read on the parsed URL (same scheme, host and port, and a path under the entry's path), so
-`http://127.0.0.1:11434@169.254.169.254/` or `http://127.0.0.1.example.org/` never pass as
-`http://127.0.0.1`. The seats' transport checks the address it connects to again (seats/transport.py).
+read on the URL as the HTTP client (httpx) will request it: same scheme, host and port, and a path
+under the entry's path once dot segments are resolved and percent-escapes decoded (`/v1/../../x`,
+`/v1/%2e%2e/x` are not under `/v1`), userinfo aside; so `http://127.0.0.1:11434@169.254.169.254/` or
+`http://127.0.0.1.example.org/` never pass as `http://127.0.0.1`. The seats' transport checks the
+address it connects to again (seats/transport.py).
 """
 from __future__ import annotations
 
 import ipaddress
+import posixpath
 import socket
 from urllib.parse import urlsplit
+
+import httpx
 
 from orchestrator.errors import DomainError
 from orchestrator.plans import ConfigError
@@ -31,15 +36,18 @@ def allow_list(config: dict) -> tuple[str, ...]:
 
 
 def _parts(url: str) -> tuple[str, str, int | None, str]:
-    """(scheme, host, port, path); ValueError when the URL has no host or a bad port."""
-    u = urlsplit(url.strip())
-    scheme = u.scheme.lower()
-    host = (u.hostname or "").lower()
-    port = u.port  # ValueError on a port outside 0..65535
-    if not host:
+    """(scheme, host, port, path) where httpx sends a request for url, the path normalised as a server
+    that decodes percent-escapes before routing reads it: decoded (httpx.URL.path), backslashes read as
+    slashes, dot segments resolved. ValueError when the URL has no host or a bad port."""
+    try:
+        u = httpx.URL(url.strip())  # lowercases scheme and host, resolves literal dot segments
+    except httpx.InvalidURL as e:
+        raise ValueError(f"{url!r} is not a URL ({e})") from None
+    if not u.host:
         raise ValueError(f"{url!r} names no host")
-    default = {"http": 80, "https": 443}.get(scheme)
-    return scheme, host, port or default, u.path or "/"
+    path = posixpath.normpath(u.path.replace("\\", "/") or "/")
+    default = {"http": 80, "https": 443}.get(u.scheme)
+    return u.scheme, u.host, u.port or default, "/" + path.lstrip("/")
 
 
 def allowed(url: str, entries: tuple[str, ...]) -> bool:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from engine.text import HIDDEN, invalid_at
 from orchestrator.errors import DomainError
 
 
@@ -24,9 +25,11 @@ class StrictModel(BaseModel):
 
 
 # Names are shown to people: no control characters (NUL included) and no bidirectional overrides or
-# isolates, which can make a name read differently from what it is. Literal characters in the class,
-# so the pattern means the same to pydantic's regex engine and to JSON Schema readers.
-PLAIN_TEXT = "^[^" + "\x00-\x1f\x7f" + "\u202a-\u202e" + "\u2066-\u2069" + "]*$"
+# isolates, which can make a name read differently from what it is (engine.text.HIDDEN: literal
+# characters, so the pattern means the same to pydantic's regex engine and to JSON Schema readers).
+PLAIN_TEXT = "^[^" + HIDDEN + "]*$"
+UNICODE_MESSAGE = ("should be valid Unicode text: it holds a lone UTF-16 surrogate (U+D800 to U+DFFF, such as "
+                   "the JSON escape \\ud800 without its pair), which cannot be stored")
 PLAIN_TEXT_MESSAGE = "should be plain text: no control characters (such as NUL) and no bidirectional overrides"
 
 
@@ -100,8 +103,12 @@ def parse(adapter: TypeAdapter | type[BaseModel], raw: Any, *, codes: dict[str, 
     """
     try:
         raw = whole_numbers(raw)
+        bad = invalid_at(raw)
     except RecursionError:
         raise DomainError("bad_request", "the body nests too deeply; send a flat JSON object") from None
+    if bad is not None:  # before the model: text no run, store or response can hold never goes further
+        code = codes.get(bad[0], default) if bad else "bad_request"
+        raise DomainError(code, f"{_path(prefix + bad) or 'the body'}: {UNICODE_MESSAGE}")
     try:
         if isinstance(adapter, TypeAdapter):
             return adapter.validate_python(raw)

@@ -7,6 +7,7 @@ Where the files live is analytics.archive.layout's concern (their names) and ana
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -16,6 +17,7 @@ import pyarrow.parquet as pq
 from engine.events import COLUMNS
 from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
 from engine.rubric import DIMENSIONS, STATS
+from engine.text import writable
 
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
 _REASONS = pa.array(list(REASONS), pa.string())
@@ -156,9 +158,38 @@ TRANSCRIPT_SCHEMA = pa.schema([
 ])
 
 
+_TRANSCRIPT_TEXT = ("reply", "error", "refusal", "submitted_by")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
 def transcript_table(turns: list[dict]) -> pa.Table:
-    """turns: rows of TRANSCRIPT_SCHEMA's fields (actions as JSON text), in tick then seat order."""
-    return pa.Table.from_pylist(turns, schema=TRANSCRIPT_SCHEMA)
+    """turns: rows of TRANSCRIPT_SCHEMA's fields (actions as JSON text), in tick then seat order. A
+    model's words are kept as it sent them, but for what UTF-8 cannot hold (engine.text.writable), so
+    no reply can keep a run's transcript from being written."""
+    return pa.Table.from_pylist([_writable(t) for t in turns], schema=TRANSCRIPT_SCHEMA)
+
+
+def _writable(turn: dict) -> dict:
+    out = dict(turn)
+    for k in _TRANSCRIPT_TEXT:
+        if isinstance(out.get(k), str):
+            out[k] = writable(out[k])
+    if out.get("refused"):
+        out["refused"] = [writable(r) if isinstance(r, str) else r for r in out["refused"]]
+    if isinstance(out.get("actions"), str):
+        out["actions"] = _writable_json(out["actions"])
+    return out
+
+
+def _writable_json(text: str) -> str:
+    """JSON text whose strings stay writable once read back: an escaped lone surrogate (an arena move
+    as a model sent it) would decode to one, so such text is written with U+FFFD in its place."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return writable(text)
+    try:
+        return writable(json.dumps(json.loads(text), ensure_ascii=False))
+    except ValueError:
+        return writable(text)
 
 
 def transcript_rows(table: pa.Table, *, seat: int | None = None, offset: int = 0,

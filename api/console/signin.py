@@ -47,7 +47,7 @@ async def login_submit(request: Request):
     form = dict(await request.form())
     sent, expected = form.get("csrf") or "", request.cookies.get(LOGIN_CSRF_COOKIE) or ""
     try:
-        if not expected or not secrets.compare_digest(sent, expected):
+        if not console_auth.same_token(sent, expected):
             raise DomainError("csrf_failed", "this form is stale or came from another site; reload the page and "
                               "try again")
         sid = await asyncio.to_thread(console_auth.sign_in_password, request.app.state.core, form.get("email", ""),

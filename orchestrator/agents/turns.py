@@ -134,17 +134,23 @@ async def _from_store(core: Core, principal: Principal, run_id: str, index: int,
         await asyncio.sleep(min(STORE_POLL_S, left))
 
 
+def read_actions(raw: Any, allowed: int) -> dict:
+    """A submission's body checked: {tick, actions}, at most `allowed` actions, and no text a run cannot
+    hold (orchestrator.validation.parse refuses it naming the field); DomainError otherwise."""
+    body = parse(SeatActions, raw, codes=CODES, hints=HINTS).model_dump()
+    if len(body["actions"]) > allowed:
+        raise DomainError("bad_actions", f"actions: {len(body['actions'])} sent, but this run allows "
+                          f"{allowed} per turn; send at most {allowed}")
+    return body
+
+
 async def submit_actions(core: Core, principal: Principal, run_id: str, seat: Any, raw: Any) -> dict:
     """Hand the seat's actions for its open turn to the match: {ok, tick, received}. The engine judges
     them when the tick plays; refusals show in the next observation and in the transcript."""
     require(principal, WRITE, write=True)
     row = _row(core, principal, run_id)
     index, _ = _agent_seat(row, seat)
-    body = parse(SeatActions, raw, codes=CODES, hints=HINTS).model_dump()
-    allowed = json.loads(row["effective"])["env"].get("actions_per_turn", 1)
-    if len(body["actions"]) > allowed:
-        raise DomainError("bad_actions", f"actions: {len(body['actions'])} sent, but this run allows "
-                          f"{allowed} per turn; send at most {allowed}")
+    body = read_actions(raw, json.loads(row["effective"])["env"].get("actions_per_turn", 1))
     if row["status"] in TERMINAL:
         raise DomainError("turn_closed", f"tick {body['tick']} is not open: the run has ended ({row['status']}); "
                           "no turn is open")

@@ -19,7 +19,7 @@ from engine.arena.play import Tools, play as play_game
 from orchestrator.agents.player import AgentArenaSeat
 from orchestrator.play.arena_seats import ArenaSeat
 from orchestrator.play.head import Head
-from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc
+from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc, unrecorded
 from orchestrator.seats.player import Credential
 from orchestrator.seats.providers import SeatFailed
 
@@ -108,12 +108,15 @@ def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lam
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, seed=job.env["seed"],
                 first_seat=job.env["first_seat"], seats=[{"name": s["name"], "model": s["model"]} for s in job.seats])
     cancelled = results["game"]["termination"] == "cancelled"
-    return Outcome(run_id=job.run_id, status="cancelled" if cancelled else "finished",
-                   stop_reason="cancelled" if cancelled else "season_end", match_ticks=results["match_ticks"],
-                   results=results, match_id=job.match_id, usage=usage, spend_usd=sum(u["usd"] for u in usage),
-                   started_at_ms=started, seats=seats_ipc(job, results), turns=_turns(job, seats),
-                   transcript=_transcript(seats),
-                   game=json.dumps({"meta": meta, "moves": out["moves"], "results": results}).encode())
+    try:
+        return Outcome(run_id=job.run_id, status="cancelled" if cancelled else "finished",
+                       stop_reason="cancelled" if cancelled else "season_end", match_ticks=results["match_ticks"],
+                       results=results, match_id=job.match_id, usage=usage, spend_usd=sum(u["usd"] for u in usage),
+                       started_at_ms=started, seats=seats_ipc(job, results), turns=_turns(job, seats),
+                       transcript=_transcript(seats),
+                       game=json.dumps({"meta": meta, "moves": out["moves"], "results": results}).encode())
+    except Exception:  # the game was played and metered; only its record failed
+        return unrecorded(job, usage, started, _turns(job, seats), results["match_ticks"], _asked(seats))
 
 
 def _settle(usage: list[dict], seats: dict[int, ArenaSeat], turns: list[dict] | None = None) -> None:
@@ -129,10 +132,13 @@ def _settle(usage: list[dict], seats: dict[int, ArenaSeat], turns: list[dict] | 
             u["agent_turns"] = turns[i]["answers"]
 
 
+def _asked(seats: dict[int, ArenaSeat]) -> list[dict]:
+    """Every model answer of the game, in ply order: the owner's transcript."""
+    return sorted((r for s in seats.values() for r in s.transcript), key=lambda r: r["tick"])
+
+
 def _transcript(seats: dict[int, ArenaSeat]) -> bytes | None:
-    """Every model answer of the game (Arrow IPC), in ply order, for the owner's transcript."""
-    return transcript_ipc(sorted((r for s in seats.values() for r in s.transcript), key=lambda r: r["tick"])) \
-        if seats else None
+    return transcript_ipc(_asked(seats)) if seats else None
 
 
 def _turns(job: Job, seats: dict[int, ArenaSeat]) -> list[dict | None]:

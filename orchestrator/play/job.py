@@ -98,6 +98,26 @@ def failed(job: Job, usage: list[dict], error: dict, started: int | None, turns:
                    started_at_ms=started, turns=turns, transcript=transcript)
 
 
+UNRECORDED = ("the match was played to tick {tick}, but its record could not be written to the archive (a fault in "
+              "the service, logged under this run's id); the turns it played stay metered")
+
+
+def unrecorded(job: Job, usage: list[dict], started: int | None, turns: list | None, tick: int,
+               transcript: list[dict] | bytes | None) -> Outcome:
+    """A played match whose record (event log, seat rows) could not be made or packed, whatever the
+    reason: the run fails naming that, never with the exception's text (the worker logs it), and keeps
+    its transcript (transcript: the rows, or their packed bytes) beside what the recorder wrote."""
+    log.exception("run %s: the match's record could not be written", job.run_id)
+    if isinstance(transcript, list):
+        try:
+            transcript = transcript_ipc(transcript)
+        except Exception:  # the recorder's rows stay the run's transcript
+            log.exception("run %s: its transcript could not be packed", job.run_id)
+            transcript = None
+    return failed(job, usage, {"error": "internal_error", "message": UNRECORDED.format(tick=tick)}, started, turns,
+                  transcript)
+
+
 def internal_error(where: str, e: Exception) -> dict:
     """run.error for an exception no seat explains; the run fails rather than score a broken match."""
     return {"error": "internal_error", "message": f"{where}: {type(e).__name__}: {str(e)[:200]}"}
@@ -175,7 +195,10 @@ def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True
     which retries landing them for `record_patience_s` and then fails the run naming the cause.
     land=False: hand the bytes back without trying (the archive refused this match's chunk)."""
     archived = landed
-    packed_bytes(o, job)
+    try:
+        packed_bytes(o, job)
+    except Exception:
+        o = unrecorded(job, o.usage, o.started_at_ms, o.turns, o.match_ticks, o.transcript)
     if archived is None and land and o.seats is not None and job.lands_here:
         try:
             files = _archive(job.archive).land(o.match_id, o.events, o.seats, o.transcript, o.game)

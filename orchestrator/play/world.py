@@ -18,7 +18,8 @@ from engine.scenario import local_policy
 from orchestrator.agents.player import AgentSeat
 from orchestrator.play.fork import memories, new_match
 from orchestrator.play.head import Head
-from orchestrator.play.job import Job, Outcome, failed, internal_error, log_table, packed_bytes, transcript_ipc
+from orchestrator.play.job import (Job, Outcome, failed, internal_error, log_table, packed_bytes, transcript_ipc,
+                                  unrecorded)
 from orchestrator.recorder import Unrecorded
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.providers import SeatFailed
@@ -125,7 +126,12 @@ async def play_async(job: Job, players: ModelSeats, should_stop: Callable[[], bo
         return Outcome(run_id=job.run_id, status="drained", stop_reason="drained", match_ticks=match.tick,
                        results=None, match_id=None, usage=usage, spend_usd=spend, started_at_ms=started,
                        turns=turns)
-    return await asyncio.to_thread(packed, job, match, stop, players, usage, spend, error, started)
+    try:
+        return await asyncio.to_thread(packed, job, match, stop, players, usage, spend, error, started)
+    except Exception:  # the season was played and metered; only its record failed
+        for u in usage:
+            u["agent_turns"] = match.tick
+        return unrecorded(job, usage, started, turns, match.tick, players.transcript)
 
 
 def _framed(match, on_tick: Callable[[int], None], on_frame: Callable[[dict], None] | None) -> Callable[[int], None]:

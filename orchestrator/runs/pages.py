@@ -1,6 +1,9 @@
 """Public match pages (no token; unlisted: the 128-bit match id is the only key): the report, the
 play-by-play log and replay frames, all read from the archived event log.
 
+The event log keeps what a seat said as it said it; these pages show it without control characters
+or bidirectional overrides (engine.text.shown), read once where the pages read the log (`_events`).
+
 The public record names the built-in skills a seat carried and only counts its own skills: their
 names and texts are private to the account.
 """
@@ -16,6 +19,7 @@ from engine.kernels.codes import (ACCEPT, ACTIONS, BUILD, CRAFT, DECLINE, EVENT_
                                   RESOURCES, SAY, STARVE, TERRAINS)
 from engine.observe import GLYPHS
 from engine.scenario import build_match
+from engine.text import shown
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.grading.read import public as public_decisions
@@ -49,9 +53,9 @@ def _row(core: Core, match_id: str):
 
 def _public_seat(seat: dict) -> dict:
     record = skills_record(seat["skills"])
-    return {"seat": seat["seat"], "name": seat["name"], "model": seat["model"], "provider": seat["provider"],
-            "scaffold": seat["scaffold"], "skills": record["builtin"], "own_skills": record["own"],
-            "instructions": bool(seat.get("instructions"))}
+    return {"seat": seat["seat"], "name": shown(seat["name"]), "model": shown(seat["model"]),
+            "provider": seat["provider"], "scaffold": seat["scaffold"], "skills": record["builtin"],
+            "own_skills": record["own"], "instructions": bool(seat.get("instructions"))}
 
 
 def progress(core: Core, match_id: str) -> dict:
@@ -86,7 +90,17 @@ def _forked_from(eff: dict) -> dict | None:
 
 def _events(core: Core, match_id: str):
     row = _row(core, match_id)
-    return Archive.of(core.data_dir, core.config).read_events(match_id, row["batch_id"])
+    return public_log(*Archive.of(core.data_dir, core.config).read_events(match_id, row["batch_id"]))
+
+
+def public_log(cols: dict | None, meta: dict | None) -> tuple[dict | None, dict | None]:
+    """An archived log's columns and metadata with their texts and names as the public pages show them."""
+    if cols is not None:
+        text = cols["text"]
+        for r in np.nonzero(text != None)[0]:  # noqa: E711  (say and invalid rows only)
+            text[r] = shown(text[r])
+        meta["field"] = [dict(a, name=shown(a["name"]), model=shown(a["model"])) for a in meta["field"]]
+    return cols, meta
 
 
 def display_names(field: list[dict]) -> list[str]:
@@ -155,10 +169,15 @@ def log_text(core: Core, match_id: str) -> str:
         if row["status"] == "running":
             return f"{row['name']}: the match is still playing; the play-by-play appears when it is archived.\n"
         return f"{row['name']}: {row['status']}; no play-by-play was archived for this match.\n"
+    return play_by_play(row["name"], match_id, cols, meta)
+
+
+def play_by_play(title: str, match_id: str, cols: dict, meta: dict) -> str:
+    """The public log's text from the match's columns and metadata (as `public_log` gives them)."""
     names = display_names(meta["field"])
     messages = {int(cols["b"][r]): cols["text"][r] for r in np.nonzero(cols["text"] != None)[0]}  # noqa: E711
     table = [messages.get(k, "") for k in range(max(messages, default=-1) + 1)]
-    lines = [f"# {row['name']} ({match_id})", f"# field: {', '.join(names)}"]
+    lines = [f"# {title} ({match_id})", f"# field: {', '.join(names)}"]
     tick = -1
     for r in range(len(cols["tick"])):
         k, i = int(cols["kind"][r]), int(cols["agent"][r])
@@ -233,7 +252,7 @@ def _moment(k: int, cols: dict, r: int, names: list[str]) -> tuple[str, str] | N
     return None
 
 
-def _timeline(cols: dict, names: list[str]) -> list[dict]:
+def timeline(cols: dict, names: list[str]) -> list[dict]:
     """The moments worth marking under the replay (MOMENTS), in log order; a raid says whether it was won."""
     out = []
     for r in np.nonzero(np.isin(cols["kind"], (RAID, ACCEPT, DECLINE, OFFER, BUILD, CRAFT, SAY, STARVE)))[0]:
@@ -281,5 +300,5 @@ def replay_frames(core: Core, match_id: str) -> dict:
     names = display_names(meta["field"])
     return {"match_id": match_id, "status": row["status"], **season, "ticks_played": world_frames.ticks_played(cols),
             "terrain": terrain, "legend": legend, "agents": _field_view(meta["field"]), "frames": frames,
-            "events": _timeline(cols, names), "moments": list(MOMENTS), "holdings": holdings,
+            "events": timeline(cols, names), "moments": list(MOMENTS), "holdings": holdings,
             "kinds": list(EVENT_KINDS), "links": links(match_id)}

@@ -1,7 +1,9 @@
 """A run's transcript: every model turn of its match, for the run's owner only (never a public page).
 
 The rows are archived beside the match's events when the match ends (analytics.archive); a run
-still playing, or one whose seats are all scripted, has none yet.
+still playing, or one whose seats are all scripted, has none yet. Until then they are the store's
+(the recorder's rows), and they stay there for a run whose match was never archived, which keeps its
+transcript whatever ended it.
 """
 from __future__ import annotations
 
@@ -52,7 +54,10 @@ def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, 
 
 
 def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
-    if row["status"] in TERMINAL and row["match_id"] is not None:
+    # the store's rows go when the match is archived (lifecycle.ended_many), in the same transaction: a
+    # run that ended with its turns still there (its record could not be written) reads them
+    kept = core.store.one("SELECT 1 FROM run_turns WHERE run_id = ? LIMIT 1", (row["id"],)) is not None
+    if row["status"] in TERMINAL and row["match_id"] is not None and not kept:
         return Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], **page)
     recorded = [json.loads(t["turn"]) for t in turns_recorded(core.store.conn(), row["id"])]
     return transcript_rows(transcript_table(recorded), **page)

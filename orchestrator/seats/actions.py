@@ -10,7 +10,8 @@ without touching this file:
 Replies are turned into action dicts and left for engine.actions.encode to judge, so a refusal is
 recorded by the engine with its own reason: an unknown tool name passes through as
 {"action": name} (refused with unknown_action) and arguments pass through as they came (wrong types
-are refused with bad_arguments). What cannot even be read as an action (arguments that are not JSON,
+are refused with bad_arguments, as is text the event log cannot hold, a lone surrogate from a JSON
+escape). What cannot even be read as an action (arguments that are not JSON,
 a reply that is neither a tool call nor the JSON object) becomes a `Refused`, which the tick turns
 into an INVALID row carrying the same reason codes and a note saying what was wrong.
 
@@ -32,6 +33,7 @@ from engine.kernels.codes import (
     DIRECTIONS, INVALID, R_BAD_ARGUMENTS, R_UNKNOWN_ACTION, RESOURCES, WAIT,
 )
 from engine.rules import WORLD
+from engine.text import invalid_at
 
 # Argument types of ACTION_SPECS -> JSON schema. "agent?" is optional (omitted = everyone).
 TYPE_SCHEMA = {
@@ -126,7 +128,18 @@ def from_call(name, arguments) -> dict | Refused:
         arguments = {}
     if not isinstance(arguments, dict):
         return Refused("bad_arguments", f"{name}: arguments must be a JSON object")
-    return {**arguments, "action": name}  # the tool's name wins over any "action" argument
+    return checked({**arguments, "action": name})  # the tool's name wins over any "action" argument
+
+
+def checked(action: dict) -> dict | Refused:
+    """An action of a known name, refused whole when any of its text is not valid Unicode (a lone
+    surrogate, from a JSON escape): no transcript, log or page could hold it."""
+    bad = invalid_at(action)
+    if bad is None:
+        return action
+    field = ".".join(str(p) for p in bad) or "a field name"
+    return Refused("bad_arguments", f"{action['action']}: text that is not valid Unicode",
+                   f"{field} holds a lone UTF-16 surrogate")
 
 
 def _first_object(text: str):
@@ -159,10 +172,24 @@ def from_text(text: str) -> list[dict | Refused]:
     return from_list(value)
 
 
+def from_reply(reply, fmt: str) -> list[dict | Refused | np.ndarray]:
+    """A model's reply (seats.providers.Reply) -> its actions, in the seat's format ("tools" or "json")."""
+    if reply.refusal is not None:
+        return [REFUSAL]
+    if reply.truncated:
+        return [TRUNCATED]
+    calls = [from_call(name, args) for name, args, _ in reply.calls]
+    text = reply.text.strip()
+    # each format reads the other's shape too: a clear intent is played rather than refused
+    if fmt == "tools":
+        return calls or (from_text(text) if text else [NO_REPLY_WAIT])
+    return (from_text(text) if text else calls) or [NO_REPLY_WAIT]
+
+
 def from_list(value: list) -> list[dict | Refused]:
     """The action objects of a json-format reply (or an agent seat's submission) -> actions. An empty
     list is a chosen wait."""
     if not value:
         return [dict(CHOSEN_WAIT)]
-    return [(a if known(a.get("action")) else unknown(a.get("action"))) if isinstance(a, dict)
+    return [(checked(a) if known(a.get("action")) else unknown(a.get("action"))) if isinstance(a, dict)
             else Refused("bad_arguments", f"actions[{k}] is not an object") for k, a in enumerate(value)]

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 
 from orchestrator.seats import played
-from orchestrator.seats.actions import NO_REPLY_WAIT, REFUSAL, TIMEOUT_WAIT, TRUNCATED, Refused, from_call, from_text
+from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_reply
 from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prices import PriceTable, reply_cost
@@ -137,7 +137,7 @@ class SeatPlayer:
         self.usage["input_tokens"] += reply.input_tokens
         self.usage["output_tokens"] += reply.output_tokens
         self.usage["usd"] += cost
-        actions = self._read(reply)[: self.actions_per_turn]
+        actions = from_reply(reply, self.format)[: self.actions_per_turn]
         refused = [a for a in actions if isinstance(a, Refused)]
         if refused or not actions:
             self.turns["invalid"] += 1
@@ -181,17 +181,6 @@ class SeatPlayer:
     def report(self) -> dict:
         return {"usage": dict(self.usage), "turns": dict(self.turns)}
 
-    def _read(self, reply) -> list:
-        if reply.refusal is not None:
-            return [REFUSAL]
-        if reply.truncated:
-            return [TRUNCATED]
-        calls = [from_call(name, args) for name, args, _ in reply.calls]
-        text = reply.text.strip()
-        # each format reads the other's shape too: a clear intent is played rather than refused
-        if self.format == "tools":
-            return calls or (from_text(text) if text else [NO_REPLY_WAIT])
-        return (from_text(text) if text else calls) or [NO_REPLY_WAIT]
 
 
 @dataclass

@@ -35,6 +35,7 @@ from importlib import metadata
 import certifi
 import httpx
 
+from engine.text import writable
 from orchestrator.seats.actions import tool_specs
 from orchestrator.seats.faults import ProviderError, Rejected, SeatFailed, TurnTimeout, Unreachable
 from orchestrator.seats.families import THINKING_BUDGET, openai_effort, openai_takes_temperature, reasoning_on, \
@@ -115,15 +116,16 @@ def _int(value) -> int:
 
 
 def error_message(data) -> str | None:
-    """The provider's own words in an error body ({"error": {"message"}} or {"error": "..."}), if any."""
+    """The provider's own words in an error body ({"error": {"message"}} or {"error": "..."}), if any;
+    they may end up in run.error, so as text a response can hold."""
     if not isinstance(data, dict):
         return None
     err = data.get("error")
     if isinstance(err, dict):
         msg = err.get("message") or err.get("type") or json.dumps(err)
-        return str(msg)[:EXCERPT]
+        return writable(str(msg)[:EXCERPT])
     if isinstance(err, str) and err:
-        return err[:EXCERPT]
+        return writable(err[:EXCERPT])
     return None
 
 

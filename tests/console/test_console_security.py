@@ -6,7 +6,7 @@ import httpx
 from playwright.sync_api import expect
 
 from api.headers import CSP
-from orchestrator import accounts, auth, keys
+from orchestrator import accounts, auth, console_auth, keys
 from tests.console.conftest import sign_in_by_link
 
 
@@ -81,3 +81,20 @@ def test_the_consoles_scripts_run_under_the_policy(page, live, person):
     page.goto(live.url + "/console/runs/new")
     assert page.evaluate("() => typeof htmx") == "object"
     assert "frame-ancestors 'none'" in CSP
+
+
+def test_a_csrf_token_of_any_text_is_refused_with_403(live, person):
+    """Issue 38 F2: a non-ASCII token made compare_digest raise (a 500); any token that is not the
+    session's is csrf_failed, in a header, a form field, or a multipart file field."""
+    with httpx.Client(base_url=live.url, follow_redirects=False) as c:
+        assert c.get(console_auth.login_link(live.core, person, live.url)).status_code == 303
+        assert c.get("/console/keys").status_code == 200  # signed in
+        tries = [c.post("/console/runs/run_x/seats/0/actions", content=b'{"tick": 0, "actions": []}',
+                        headers={"x-csrf-token": ("é" * 43).encode(), "content-type": "application/json"}),
+                 c.post("/console/keys", data={"csrf": "éé", "provider": "openai", "key": "sk-x"}),
+                 c.post("/console/keys", data={"provider": "openai", "key": "sk-x"}, files={"csrf": b"x"})]
+        login = httpx.post(live.url + "/console/login", data={"csrf": "éé", "email": person, "password": "x"},
+                           cookies={"studio_login_csrf": "abc"})
+    for r in tries:
+        assert r.status_code == 403 and r.json()["error"] == "csrf_failed", r.text
+    assert login.status_code == 403 and "reload the page" in login.text  # the form again, with why

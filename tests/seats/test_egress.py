@@ -116,3 +116,25 @@ def test_probe_says_ok_rejected_or_unreachable():
     assert status == "unreachable" and "GET http://127.0.0.1:9/v1/models" in detail
     with pytest.raises(httpx.ConnectError):  # AddressRefused is an httpx.ConnectError for other callers
         run(new_client().get("http://127.0.0.1:9/"))
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:11434/v1/../../escaped", "http://127.0.0.1:11434/v1/%2e%2e/%2E%2E/escaped",
+    "http://127.0.0.1:11434/v1%2F..%2F..%2Fescaped", "http://127.0.0.1:11434/v1/..%5C..%5Cescaped",
+    "http://127.0.0.1:11434/v1/x/../../escaped", "http://127.0.0.1:11434/v10",
+])
+def test_an_allowed_prefix_is_matched_on_the_normalised_path(url):
+    """Issue 38 F5: `/v1/../../escaped` is where httpx sends the request (`/escaped/models`), and a
+    server that decodes before routing reads `%2e%2e` and `%2F` the same: not under the entry `/v1`."""
+    config = {"providers": {"allow_base_urls": ["http://127.0.0.1:11434/v1"]}}
+    assert not egress.allowed(url, egress.allow_list(config))
+    with pytest.raises(DomainError) as e:
+        egress.check_account_url(url, config)
+    assert e.value.code == "bad_base_url"
+
+
+def test_what_normalises_under_an_allowed_prefix_passes():
+    entries = ("http://127.0.0.1:11434/v1",)
+    for url in ("http://127.0.0.1:11434/v1/./x/../y", "http://user:pw@127.0.0.1:11434/v1",
+                "HTTP://127.0.0.1:11434/v1/", "http://127.0.0.1:11434/v1/x/.."):
+        assert egress.allowed(url, entries), url
