@@ -2,6 +2,7 @@
 one page of turns at a time, through the same service function."""
 from __future__ import annotations
 
+import asyncio
 import json
 
 from fastapi import APIRouter
@@ -11,7 +12,7 @@ from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.runs import kinds, service as runs_service
 from orchestrator.runs.lifecycle import SCORED
-from orchestrator.runs.transcript import get_transcript
+from orchestrator.runs.transcript import get_transcript, observations
 
 router = APIRouter(include_in_schema=False)
 
@@ -35,8 +36,10 @@ async def transcript_page(user: ConsoleUser, run_id: str, seat: str | None = Non
     except DomainError as e:
         return dead_end(user, e)
     grades = decisions.labels(user.core, run_id, [(t["tick"], t["seat"]) for t in got["turns"]])
-    turns = [dict(t, actions=_actions(t.get("actions")), grade=grades.get((t["tick"], t["seat"])))
-             for t in got["turns"]]
+    # what each turn's seat was shown, rebuilt from the ended match's log (not kept in the transcript)
+    shown = await asyncio.to_thread(observations, user.core, user.principal, run_id, got["turns"])
+    turns = [dict(t, actions=_actions(t.get("actions")), grade=grades.get((t["tick"], t["seat"])),
+                  observation=shown.get((t["tick"], t["seat"]))) for t in got["turns"]]
     forkable = run["status"] in SCORED and run["match_id"] is not None and kinds.of(run["scenario_id"]) is kinds.WORLD
     return user.page("transcript.html", run=run, seat=None if seat is None else int(seat),
                      turns=turns, next_cursor=got["next_cursor"], forkable=forkable)

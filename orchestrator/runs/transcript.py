@@ -66,3 +66,18 @@ def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
 def every_turn(core: Core, row) -> list[dict]:
     """All of a run's transcript turns at once (an owner's export), in tick then seat order."""
     return _page(core, row, seat=None, offset=0, limit=2 ** 62)[0]
+
+
+def observations(core: Core, principal: Principal, run_id: str, turns: list[dict]) -> dict[tuple[int, int], str]:
+    """{(tick, seat): the observation text the seat answered} for the given turns of an ended match,
+    rebuilt from its event log (the world's kind; an arena game gives none, docs/FORMATS.md); {} while
+    the run plays or where today's engine does not reproduce the log."""
+    from orchestrator.runs import kinds
+
+    require(principal, READ)
+    row = _row(core, principal, run_id)
+    if row["status"] not in TERMINAL or row["match_id"] is None or not turns:
+        return {}
+    shown = kinds.of(row["scenario_id"]).observations(core, row, {t["seat"] for t in turns})
+    wanted = {(t["tick"], t["seat"]) for t in turns}
+    return {k: v for k, v in shown.items() if k in wanted}

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from orchestrator import accounts, console_auth
 from orchestrator.runs import service as runs_service
-from orchestrator.runs.transcript import get_transcript
+from orchestrator.runs.transcript import get_transcript, observations
 from tests.console.conftest import Live, open_run_builder, sign_in_by_link
 from tests.console.test_console import _shot
 
@@ -212,6 +212,11 @@ def test_a_person_plays_a_short_world_season_by_clicking(page, playing, browser)
                     for t, d in zip(ticks, clicked)]
     page.goto(f"{playing.url}/console/runs/{run_id}/transcript?seat=0")
     expect(page.get_by_test_id("transcript-turn").first).to_contain_text(clicked[0])
+    # a turn opens to what the seat was shown, rebuilt from the match's log
+    shown = page.get_by_test_id("turn-observation").first
+    shown.locator("summary").click()
+    expect(shown).to_contain_text(f"tick {ticks[0]} of 10")
+    assert observations(playing.core, p, run_id, turns[:1])[(ticks[0], 0)].startswith(f"tick {ticks[0]} of 10")
 
     # the public pages never show what was submitted, nor who sent it
     public = _public_pages(playing, got["run"])
