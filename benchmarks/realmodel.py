@@ -241,6 +241,41 @@ def figures(seats: list[dict]) -> dict:
     }
 
 
+def inspect_eval(url: str, token: str, model_url: str, tmp: Path, c: httpx.Client, ticks: int, deadline: float) -> dict:
+    """Inspect's own OpenAI-compatible provider plays a world seat (docs/FORMATS.md): `inspect eval
+    scenario_studio/world` launches a run with an agent seat on this service and answers its turns with
+    the model; the eval log must say success and score the seat from the run's results."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    logs = tmp / "inspect"
+    env = dict(os.environ, STUDIO_URL=url, STUDIO_TOKEN=token, REALMODEL_BASE_URL=model_url,
+               REALMODEL_API_KEY="none", INSPECT_LOG_DIR=str(logs))
+    argv = [str(Path(sys.executable).with_name("inspect")), "eval", "scenario_studio/world",
+            "--model", f"openai-api/realmodel/{MODEL}", "-T", "seats=inspect,local/random",
+            "-T", f"season_ticks={ticks}", "-T", json.dumps({"turn_timeout_ms": TURN_TIMEOUT_MS}).join(["env=", ""]),
+            "-T", "name=realmodel inspect", "--max-samples", "1", "--temperature", "0", "--max-tokens", "96",
+            "--log-dir", str(logs), "--display", "plain"]
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=max(60, deadline - time.monotonic()))
+    check(out.returncode == 0, f"inspect eval exited {out.returncode}: {(out.stdout + out.stderr)[-1500:]}")
+    found = list_eval_logs(str(logs))
+    check(len(found) == 1, f"inspect eval wrote {len(found)} logs")
+    log = read_eval_log(found[0])
+    check(log.status == "success", f"inspect eval ended {log.status}: {log.error}")
+    sample = log.samples[0]
+    run_id = sample.metadata["run_id"]
+    view = c.get(f"/api/v1/runs/{run_id}").json()
+    check(view["run"]["status"] == "finished", f"the Inspect seat's run ended {view['run']['status']}")
+    agent = next(a for a in view["results"]["agents"] if a["seat"] == 0)
+    score = sample.scores["scorecard"]
+    check(score.value == agent["fitness_index"], f"Inspect scored {score.value}, the run {agent['fitness_index']}")
+    seat = view["run"]["roster"][0]
+    check(seat["turns"]["answered"] > 0, f"the Inspect seat answered no turn: {seat['turns']}")
+    usage = log.stats.model_usage.get(f"openai-api/realmodel/{MODEL}")
+    return {"run_id": run_id, "answered": seat["turns"]["answered"], "invalid": seat["turns"]["invalid"],
+            "fitness_index": agent["fitness_index"],
+            "input_tokens": usage.input_tokens if usage else None}
+
+
 def play(args, tmp: Path) -> dict:
     t0 = time.monotonic()
     deadline = t0 + args.deadline_s
@@ -255,6 +290,7 @@ def play(args, tmp: Path) -> dict:
             views = wait_ended(c, [world], deadline)
             game = launch_game(url, data)
             views |= wait_ended(c, [game], deadline)
+            inspected = inspect_eval(url, token, model_url, tmp, c, args.ticks, deadline) if args.inspect else None
             played_s = time.monotonic() - t0 - ready_s
             world_seats = checked_seats(c, "world run", views[world])
             game_seats = checked_seats(c, "Connect Four", views[game])
@@ -276,7 +312,9 @@ def play(args, tmp: Path) -> dict:
         "figures": {"world": figures(world_seats), "connect_four": figures(game_seats),
                     "start_s": {"value": round(ready_s, 1), "unit": "s",
                                 "note": "model server and studio serve answering, CLI setup included"},
-                    "play_s": {"value": round(played_s, 1), "unit": "s", "note": "both runs, launch to ended"},
+                    "play_s": {"value": round(played_s, 1), "unit": "s",
+                               "note": "the runs, launch to ended (with --inspect, the Inspect eval's too)"},
+                    "inspect": inspected,
                     "wall_s": {"value": round(wall, 1), "unit": "s"}},
         "targets": [
             target("runs ended finished", "2 of 2", finished, "runs", finished == 2),
@@ -296,6 +334,8 @@ def main() -> None:
     ap.add_argument("--budget-s", type=float, default=300, help="the whole check's time target (reported)")
     ap.add_argument("--deadline-s", type=float, default=1200,
                     help="runs still playing this long after the start fail the check (a hang, not a slow machine)")
+    ap.add_argument("--inspect", action=argparse.BooleanOptionalAction, default=True,
+                    help="then Inspect's OpenAI-compatible provider plays a world seat (inspect eval scenario_studio/world)")
     ap.add_argument("--logs", type=Path, help="copy the model server's and the service's logs here")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="rm", dir="/tmp"))  # short: Ray's socket paths live under it
