@@ -22,13 +22,13 @@ import time
 
 from orchestrator.agents import exchange as exchanges
 from orchestrator.play.arena_seats import on_loop
-from orchestrator.seats import played
 from orchestrator.seats.actions import TIMEOUT_WAIT, Refused, from_list
+from orchestrator.seats.base import SeatBase
 from orchestrator.seats.faults import SeatFailed
 from orchestrator.seats.observe_text import render_observation
-from orchestrator.seats.player import new_turns, new_usage
 from orchestrator.seats.prompt import compose_directions
-from orchestrator.seats.seat import seat_label
+from orchestrator.seats.recording import OFF_RECORD, Recorder
+from orchestrator.seats.turn import TurnRecord, actions_json
 
 MISSED_TICKS = 3
 MISSED = "no actions within the turn"
@@ -39,47 +39,37 @@ class AgentAbsent(SeatFailed):
     code = "agent_absent"
 
 
-class _Turns:
+class _Turns(SeatBase):
     """What both kinds of agent seat share: the exchange, counts, transcript and the absence rule."""
 
-    def __init__(self, index: int, seat: dict, *, run_id: str, exchange, turn_timeout_ms: int):
-        self.index, self.seat, self.run_id, self.exchange = index, seat, run_id, exchange
-        self.provider, self.model = "agent", seat["model"]
-        self.label = seat_label(index, seat)
+    def __init__(self, index: int, seat: dict, *, run_id: str, exchange, turn_timeout_ms: int,
+                 usage: dict | None = None, recorder: Recorder = OFF_RECORD, to_replay: dict[int, dict] | None = None):
+        super().__init__(index, seat, usage=usage, recorder=recorder, to_replay=to_replay)
+        self.run_id, self.exchange = run_id, exchange
+        self.provider = "agent"
         self.directions = compose_directions(seat.get("skills") or [], seat.get("instructions")) or None
         self.turn_timeout_ms = int(turn_timeout_ms)
         self.started_ms = exchanges.now_ms()
-        self.usage = new_usage()
-        self.turns = new_turns()
-        self.transcript: list[dict] = []
         self.away = 0  # consecutive missed turns while out of touch
 
-    def _row(self, tick: int) -> dict:
-        row = {"tick": tick, "seat": self.index, "reply": None, "actions": None, "refused": [], "latency_ms": None,
-               "input_tokens": 0, "output_tokens": 0, "error": None, "refusal": None, "truncated": False,
-               "submitted_by": None}
-        self.transcript.append(row)
-        return row
-
     async def _open(self, view: dict, timeout_ms: int) -> dict:
-        self.usage["agent_turns"] += 1
         return await self.exchange.open_turn.remote(self.run_id, self.index, view, timeout_ms, self.started_ms)
 
-    def _judge(self, got: dict, row: dict, timeout_ms: int) -> bool:
+    def _judge(self, got: dict, turn: TurnRecord, timeout_ms: int) -> bool:
         """Whether the agent acted; raises AgentAbsent when the absence rule says so."""
         if got.get("absent"):
-            row["error"] = "agent_absent"
+            turn.error = "agent_absent"
             raise AgentAbsent(f"{self.label}: the agent never asked for its turn within {got['absent_s']:g} s of "
                               "the run starting; start the agent (GET /api/v1/runs/:id/seats/:seat/turn) before "
                               "or right after the launch")
         if got.get("missed"):
             self.turns["timed_out"] += 1
-            row.update(error=MISSED, latency_ms=float(timeout_ms))
+            turn.error, turn.latency_ms = MISSED, float(timeout_ms)
             self.away = 0 if got["in_touch"] else self.away + 1
             return False
         self.away = 0
         self.turns["answered"] += 1
-        row.update(reply=got["reply"], submitted_by=got["submitted_by"], latency_ms=float(got["latency_ms"]))
+        turn.reply, turn.submitted_by, turn.latency_ms = got["reply"], got["submitted_by"], float(got["latency_ms"])
         return True
 
     def _gone(self) -> None:
@@ -87,69 +77,63 @@ class _Turns:
             raise AgentAbsent(f"{self.label}: the agent stopped asking for its turns and missed {self.away} in a "
                               "row")
 
-    def report(self) -> dict:
-        return {"usage": dict(self.usage), "turns": dict(self.turns)}
-
     async def ended(self, tick: int | None) -> None:
         await self.exchange.end.remote(self.run_id, tick)
 
 
 class AgentSeat(_Turns):
-    """An agent seat in a world match, played as orchestrator.seats.player.SeatPlayer is."""
+    """An agent seat in a world match, played as orchestrator.seats.player.SeatPlayer is (orchestrator.seats.base)."""
 
     def __init__(self, index: int, seat: dict, *, run_id: str, exchange, turn_timeout_ms: int, actions_per_turn: int,
-                 record=None, recorded: dict[int, dict] | None = None):
-        super().__init__(index, seat, run_id=run_id, exchange=exchange, turn_timeout_ms=turn_timeout_ms)
+                 usage: dict | None = None, recorder: Recorder = OFF_RECORD, to_replay: dict[int, dict] | None = None):
+        super().__init__(index, seat, run_id=run_id, exchange=exchange, turn_timeout_ms=turn_timeout_ms, usage=usage,
+                         recorder=recorder, to_replay=to_replay)
         self.actions_per_turn = int(actions_per_turn)
-        self.record = record              # async (tick, seat, turn, play, memory, report), or None
-        self.recorded = dict(recorded or {})  # tick -> {turn, play, memory} still to replay
-        self.replayed = False
-        self.tick = 0                     # the tick being asked, set by play_tick
 
     @classmethod
-    def of(cls, index: int, job, match, *, record=None, recorded=None) -> "AgentSeat":
+    def of(cls, index: int, job, match, *, usage: dict | None = None, recorder: Recorder = OFF_RECORD,
+           to_replay: dict[int, dict] | None = None) -> "AgentSeat":
         return cls(index, job.seats[index], run_id=job.run_id, exchange=exchanges.for_job(job.agents),
-                   turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt, record=record,
-                   recorded=recorded)
+                   turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt, usage=usage,
+                   recorder=recorder, to_replay=to_replay)
+
+    def replaying(self, row: dict) -> None:
+        self.away = 0
 
     async def act(self, observation: dict, deadline: float | None = None) -> list:
         """This tick's actions (action dicts, Refused, or the timeout wait row); raises AgentAbsent."""
-        again = self.recorded.pop(self.tick, None)
-        self.replayed = again is not None
+        again = self.replay()
         if again is not None:  # a resumed run: the turn as it was played
-            self.transcript.append(again["turn"])
-            self.away = 0
-            return played.decode(again["play"])
+            return again
         loop = asyncio.get_running_loop()
         budget_s = self.turn_timeout_ms / 1000 if deadline is None else deadline - loop.time()
         timeout_ms = max(0, round(budget_s * 1000))
+        text = render_observation(observation)
         view = {"tick": self.tick, "season_ticks": observation["season_ticks"],
                 "actions_per_turn": self.actions_per_turn,
-                "observation": {"text": render_observation(observation), "state": observation},
-                "directions": self.directions}
-        row = self._row(self.tick)
-        got = await self._open(view, timeout_ms)
+                "observation": {"text": text, "state": observation}, "directions": self.directions}
+        turn = self.ask(text)
         try:
-            acted = self._judge(got, row, timeout_ms)
+            got = await self._open(view, timeout_ms)
+        except asyncio.CancelledError:  # a cancel while the agent thinks: the turn was asked all the same
+            self.abandoned(turn)
+            raise
+        try:
+            acted = self._judge(got, turn, timeout_ms)
         except AgentAbsent:
-            await self._record(row, [])
+            await self.close_turn(turn, [])
             raise
         if not acted:
-            await self._record(row, [TIMEOUT_WAIT])
+            await self.close_turn(turn, [TIMEOUT_WAIT])
             self._gone()
             return [TIMEOUT_WAIT]
         actions = from_list(got["actions"])[: self.actions_per_turn]
         refused = [a for a in actions if isinstance(a, Refused)]
         if refused:
             self.turns["invalid"] += 1
-        row.update(actions=json.dumps([a for a in actions if isinstance(a, dict)]),
-                   refused=[r.transcript() for r in refused])
-        await self._record(row, actions)
+        turn.actions, turn.refused = actions_json(actions), [r.transcript() for r in refused]
+        await self.close_turn(turn, actions)
         return actions
-
-    async def _record(self, row: dict, actions: list) -> None:
-        if self.record is not None:
-            await self.record(self.tick, self.index, row, played.encode(actions), None, self.report())
 
 
 def move_of(actions: list) -> str:
@@ -168,9 +152,9 @@ class AgentArenaSeat(_Turns):
     """An agent seat in an arena game: answer(position, feedback) for engine.arena.play, on the
     caller's loop as orchestrator.play.arena_seats.ArenaSeat. A ply is this game's tick."""
 
-    def __init__(self, index: int, seat: dict, *, job, loop: asyncio.AbstractEventLoop):
+    def __init__(self, index: int, seat: dict, *, job, loop: asyncio.AbstractEventLoop, usage: dict | None = None):
         super().__init__(index, seat, run_id=job.run_id, exchange=exchanges.for_job(job.agents),
-                         turn_timeout_ms=job.env["turn_timeout_ms"])
+                         turn_timeout_ms=job.env["turn_timeout_ms"], usage=usage)
         self.loop, self.season_ticks = loop, job.season_ticks
         self.on_fault = None  # ArenaSeat's hook; an agent seat has no provider faults
 
@@ -181,16 +165,20 @@ class AgentArenaSeat(_Turns):
         view = {"tick": position.plies, "season_ticks": self.season_ticks, "actions_per_turn": 1,
                 "observation": {"text": text, "state": {**position.state(), "refused": feedback}},
                 "directions": self.directions}
-        row = self._row(position.plies)
+        self.tick = position.plies
+        turn = self.ask(text)
         t0 = time.perf_counter()
-        got = on_loop(self.loop, self._open(view, self.turn_timeout_ms))
-        if not self._judge(got, row, self.turn_timeout_ms):
-            row["latency_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-            self._gone()
-            return None  # the play loop counts a timed-out turn as one illegal answer
-        move = move_of(got["actions"])
-        row["actions"] = json.dumps([move])
-        return move
+        try:  # an arena game is not resumed: its turns go to the transcript, not the recorder
+            got = on_loop(self.loop, self._open(view, self.turn_timeout_ms))
+            if not self._judge(got, turn, self.turn_timeout_ms):
+                turn.latency_ms = round((time.perf_counter() - t0) * 1000, 1)
+                self._gone()
+                return None  # the play loop counts a timed-out turn as one illegal answer
+            move = move_of(got["actions"])
+            turn.actions = json.dumps([move])
+            return move
+        finally:
+            self.transcript.append(turn.row())
 
     def close(self) -> None:
         on_loop(self.loop, self.ended(self.transcript[-1]["tick"] if self.transcript else None))

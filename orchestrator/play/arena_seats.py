@@ -24,11 +24,13 @@ from typing import Callable
 from engine.arena.games import GAMES
 from orchestrator.seats.actions import REFUSAL, TRUNCATED
 from orchestrator.seats.faults import FaultStreak
-from orchestrator.seats.player import Credential, new_turns, new_usage, shipped_prices
+from orchestrator.seats.ledger import asked, charge, new_usage
+from orchestrator.seats.player import Credential, shipped_prices
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.seats.providers import ProviderError, SeatFailed, TurnTimeout, make_chat, new_client
 from orchestrator.seats.seat import seat_label
+from orchestrator.seats.turn import TurnRecord, new_turns
 
 SYSTEM = ("You are playing a two-player board game against another player. Each turn you are shown the "
           "position and must answer {answer}. An illegal answer is sent back with the reason; the third "
@@ -92,7 +94,7 @@ class ArenaSeat:
     fault before the ply is played (the play loop reports after each ply)."""
 
     def __init__(self, index: int, seat: dict, *, credential: Credential, turn_timeout_ms: int,
-                 loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None):
+                 loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None, usage: dict | None = None):
         self.index, self.seat, self.loop = index, seat, loop
         self.provider = seat.get("provider") or "router"
         self.model = seat["model"]
@@ -108,22 +110,12 @@ class ArenaSeat:
         self.timeout_s = turn_timeout_ms / 1000
         self.prices = credential.table(self.model, prices or shipped_prices())
         self.usd_per_mtok = credential.usd_per_mtok
-        self.usage = new_usage()
+        self.usage = new_usage() if usage is None else usage  # the seat's entry in the run's ledger
         self.turns = new_turns()  # the world's counts; `invalid` is settled from the play loop, which judges legality
         self.faults = FaultStreak(self.label, self.provider)
         self.on_fault: Callable[[int], None] | None = None
         self.transcript: list[dict] = []
         self._refused: str | None = None  # the reason this seat refused its own last answer
-
-    def _log(self, ply: int, t0: float, reply: str = "", move: str | None = None, error: str | None = None,
-             tokens: tuple = (None, None), refused: tuple = (), refusal: str | None = None,
-             truncated: bool = False) -> None:
-        """One transcript row per call, in the world's shape: a ply is this game's tick."""
-        self.transcript.append({"tick": ply, "seat": self.index, "reply": reply[:2000],
-                                "actions": json.dumps([move] if move is not None else []), "refused": list(refused),
-                                "latency_ms": round((time.perf_counter() - t0) * 1000, 1),
-                                "input_tokens": tokens[0], "output_tokens": tokens[1], "error": error,
-                                "refusal": refusal, "truncated": truncated})
 
     def answer(self, position, feedback: str | None) -> str | None:
         if feedback and self.transcript and not self.transcript[-1]["refused"]:
@@ -132,7 +124,7 @@ class ArenaSeat:
             feedback = REASKED[self._refused]
         self._refused = None
         text = position.prompt() + (f"\nYour previous answer was refused: {feedback}. Answer again." if feedback else "")
-        self.usage["agent_turns"] += 1
+        asked(self.usage)
         while True:
             t0 = time.perf_counter()
             try:
@@ -152,25 +144,33 @@ class ArenaSeat:
             self.faults.clear()
             self.turns["answered"] += 1
             self.turns["retries"] = self.chat.retries
-            self.usage["input_tokens"] += reply.input_tokens
-            self.usage["output_tokens"] += reply.output_tokens
-            self.usage["usd"] += reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok)
             said = reply.text or "".join(f"{n}({a if isinstance(a, str) else json.dumps(a)})" for n, a, _ in reply.calls)
-            tokens = (reply.input_tokens, reply.output_tokens)
+            turn = TurnRecord(position.plies, self.index, asked=text, reply=said, input_tokens=reply.input_tokens,
+                              output_tokens=reply.output_tokens,
+                              usd=reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok))
+            charge(self.usage, turn)
             if reply.refusal is not None or reply.truncated:
                 refused = REFUSAL if reply.refusal is not None else TRUNCATED
                 self._refused = refused.reason
-                self._log(position.plies, t0, said, tokens=tokens, refused=[refused.transcript()],
-                          refusal=reply.refusal, truncated=reply.truncated)
+                turn.actions, turn.refused = "[]", [refused.transcript()]
+                turn.refusal, turn.truncated = reply.refusal, reply.truncated
+                self._log(t0, turn)
                 return ""  # no move: the play loop counts an illegal answer and asks again
             move = read_move(reply.text or "", reply.calls)
-            self._log(position.plies, t0, said, move, tokens=tokens)
+            turn.actions = json.dumps([move])
+            self._log(t0, turn)
             return move
 
     def _missed(self, ply: int, t0: float, count: str, e: Exception) -> None:
         self.turns[count] += 1
         self.turns["retries"] = self.chat.retries
-        self._log(ply, t0, error=str(e)[:500])
+        self._log(t0, TurnRecord(ply, self.index, reply="", actions="[]", input_tokens=None, output_tokens=None,
+                                 error=str(e)[:500]))
+
+    def _log(self, t0: float, turn: TurnRecord) -> None:
+        """One transcript row per call, in the world's shape: a ply is this game's tick."""
+        turn.reply, turn.latency_ms = turn.reply[:2000], round((time.perf_counter() - t0) * 1000, 1)
+        self.transcript.append(turn.row())
 
     async def _send(self, text: str):
         deadline = self.loop.time() + self.timeout_s

@@ -11,10 +11,11 @@ bounded by turn_timeout_ms, and submits one tick to the engine:
   refusal and a reply cut at its token ceiling are refused whole, with reasons refusal and truncated;
 - a seat that can never play (a rejected key, an unknown model) raises SeatFailed before the tick
   is submitted: the run fails naming seat and provider.
-Every turn asked writes its transcript row, whatever ended it, and hands it to `record` (the head's
-recorder) with what the seat played and its totals as soon as the turn ends: a run resumed after a
-fault replays those turns (`recorded`) through this same code instead of asking again.
-Usage per seat: agent_turns (every tick the seat was asked to play), input/output tokens from the
+Every turn asked writes its transcript row (a TurnRecord, orchestrator.seats.turn), whatever ended
+it, and hands it to the run's recorder (orchestrator.seats.recording) with what the seat played and
+its totals as soon as the turn ends: a run resumed after a fault replays those turns (`to_replay`)
+through this same code instead of asking again (orchestrator.seats.base).
+Usage per seat, charged to the seat's entry in the run's ledger (orchestrator.seats.ledger): agent_turns (every tick the seat was asked to play), input/output tokens from the
 provider's usage fields, USD priced from the price table (cache reads and writes at their own prices),
 or the router's own cost of the call when it states one.
 """
@@ -27,29 +28,19 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from orchestrator.seats import played
 from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_reply
 from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
+from orchestrator.seats.ledger import USAGE_FIELDS, Ledger, new_usage
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prices import PriceTable, reply_cost
-from orchestrator.seats.seat import seat_label
-from orchestrator.seats.memory import Memory
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
 from orchestrator.seats.providers import PooledClient, make_chat, new_client
+from orchestrator.seats.base import SeatBase
+from orchestrator.seats.recording import OFF_RECORD, Recorder, nothing_to_replay
+from orchestrator.seats.turn import TurnRecord, actions_json, new_turns
 
-USAGE_FIELDS = ("agent_turns", "input_tokens", "output_tokens", "usd")
-
-
-def new_usage() -> dict:
-    return {"agent_turns": 0, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
-
-
-def new_turns() -> dict:
-    """answered: a reply came back (invalid ones included); invalid: a reply with nothing playable or
-    a part refused; timed_out: no answer within the turn; provider_errors: every other provider fault
-    (connection errors, 5xx/529/429 past the retries, other 4xx, bodies that are no answer, error
-    objects); retries: extra attempts within turns."""
-    return {"answered": 0, "invalid": 0, "timed_out": 0, "provider_errors": 0, "retries": 0}
+__all__ = ["Credential", "ModelSeats", "SeatPlayer", "TickReport", "USAGE_FIELDS", "new_turns", "new_usage",
+           "play_tick", "raw_reply", "shipped_prices"]
 
 
 def raw_reply(reply) -> str:
@@ -59,7 +50,7 @@ def raw_reply(reply) -> str:
     return text if not calls else json.dumps({"text": text, "tool_calls": calls}) if text else json.dumps(calls)
 
 
-class SeatPlayer:
+class SeatPlayer(SeatBase):
     """One model seat: its provider client, prompt, bounded memory and usage counters.
 
     seat: the roster entry as resolved at launch (model, provider, format, reasoning, temperature,
@@ -68,13 +59,12 @@ class SeatPlayer:
     def __init__(self, index: int, seat: dict, *, key: str | None, client: PooledClient,
                  base_url: str | None = None, turn_timeout_ms: int = 30000, actions_per_turn: int = 2,
                  prices: PriceTable | None = None, memory_turns: int = MEMORY_TURNS,
-                 usd_per_mtok: list[float] | None = None, record=None, recorded: dict[int, dict] | None = None,
-                 max_concurrent: int | None = None):
-        self.index, self.seat = index, seat
+                 usd_per_mtok: list[float] | None = None, recorder: Recorder = OFF_RECORD,
+                 to_replay: dict[int, dict] | None = None,
+                 max_concurrent: int | None = None, usage: dict | None = None):
+        super().__init__(index, seat, usage=usage, recorder=recorder, to_replay=to_replay, memory_turns=memory_turns)
         self.provider = seat.get("provider") or "router"
-        self.model = seat["model"]
         self.format = seat.get("format") or "tools"
-        self.label = seat_label(index, seat)
         self.directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
         self.system = system_prompt(self.format, self.directions)
         self.scaffold = scaffold(self.format, self.directions)
@@ -86,38 +76,25 @@ class SeatPlayer:
         self.turn_timeout_ms = int(turn_timeout_ms)
         self.actions_per_turn = int(actions_per_turn)
         self.prices = prices or shipped_prices()
-        self.memory = Memory(memory_turns)
-        self.usage = new_usage()
-        self.turns = new_turns()
         self.usd_per_mtok = usd_per_mtok
-        self.transcript: list[dict] = []  # one row per turn asked (archive.TRANSCRIPT_SCHEMA's fields)
-        self.tick = 0                     # the tick being asked, for the transcript
         self.faults = FaultStreak(self.label, self.provider)
         self.last_error: str | None = None
-        self.record = record              # async (tick, seat, turn, play, memory, report), or None
-        self.recorded = dict(recorded or {})  # tick -> {turn, play, memory} still to replay
-        self.replayed = False             # the last turn came from the record, not the provider
 
     async def act(self, observation: dict, deadline: float | None = None) -> list:
         """This tick's actions: action dicts, Refused, or a wait row (np.ndarray) with its cause.
         deadline: event-loop time by which the answer must be in (default: now + turn_timeout_ms).
         Counts the turn and writes its transcript row however it ends; raises SeatFaulted at the
         FAULT_TICKS-th provider fault in a row, SeatFailed when the seat can never play."""
-        again = self.recorded.pop(self.tick, None)
-        self.replayed = again is not None
+        again = self.replay()
         if again is not None:
-            return self._replay(again)
+            return again
         loop = asyncio.get_running_loop()
         if deadline is None:
             deadline = loop.time() + self.turn_timeout_ms / 1000
-        self.usage["agent_turns"] += 1
         text = render_observation(observation)
+        turn = self.ask(text)
         started = loop.time()
         retries_before = self.chat.retries
-        turn = {"tick": self.tick, "seat": self.index, "reply": None, "actions": None, "refused": [],
-                "latency_ms": None, "input_tokens": 0, "output_tokens": 0, "error": None,
-                "refusal": None, "truncated": False}
-        self.transcript.append(turn)
         try:
             # the deadline is enforced here, so a provider that never answers is counted like any other
             async with asyncio.timeout_at(deadline):
@@ -128,59 +105,45 @@ class SeatPlayer:
             return await self._fault(turn, started, retries_before, e)
         except SeatFailed as e:
             self._missed(turn, started, retries_before, "provider_errors", str(e))
-            await self._record(turn, [], None)
+            await self.close_turn(turn, [])
+            raise
+        except asyncio.CancelledError:  # a cancel while the provider thinks: the turn was asked all the same
+            self.abandoned(turn)
             raise
         self.faults.clear()
         self.turns["answered"] += 1
         self.turns["retries"] += self.chat.retries - retries_before
-        cost = reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok)
-        self.usage["input_tokens"] += reply.input_tokens
-        self.usage["output_tokens"] += reply.output_tokens
-        self.usage["usd"] += cost
+        turn.input_tokens, turn.output_tokens = reply.input_tokens, reply.output_tokens
+        turn.usd = reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok)
+        self.charge(turn)
         actions = from_reply(reply, self.format)[: self.actions_per_turn]
         refused = [a for a in actions if isinstance(a, Refused)]
         if refused or not actions:
             self.turns["invalid"] += 1
-        turn.update(reply=raw_reply(reply), latency_ms=round(1e3 * (loop.time() - started), 1),
-                    input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
-                    actions=json.dumps([a for a in actions if isinstance(a, dict)]),
-                    refused=[r.transcript() for r in refused], refusal=reply.refusal, truncated=reply.truncated)
+        turn.reply, turn.latency_ms = raw_reply(reply), round(1e3 * (loop.time() - started), 1)
+        turn.actions, turn.refused = actions_json(actions), [r.transcript() for r in refused]
+        turn.refusal, turn.truncated = reply.refusal, reply.truncated
         entry = self.chat.remember(text, reply, len(actions))
         self.memory.append(entry)
-        await self._record(turn, actions, entry)
+        await self.close_turn(turn, actions, entry)
         return actions
 
-    async def _fault(self, turn: dict, started: float, retries_before: int, e: ProviderError) -> list:
+    async def _fault(self, turn: TurnRecord, started: float, retries_before: int, e: ProviderError) -> list:
         timed_out = isinstance(e, TurnTimeout)
         self._missed(turn, started, retries_before, "timed_out" if timed_out else "provider_errors", str(e))
         out = [TIMEOUT_WAIT if timed_out else NO_REPLY_WAIT]
-        await self._record(turn, out, None)
+        await self.close_turn(turn, out)
         self.faults.fault(e)  # raises at the FAULT_TICKS-th in a row
         return out
 
-    async def _record(self, turn: dict, actions: list, memory) -> None:
-        if self.record is not None:
-            await self.record(self.tick, self.index, turn, played.encode(actions), memory, self.report())
+    def replaying(self, row: dict) -> None:
+        self.faults.replayed(row.get("error") is not None)
 
-    def _replay(self, again: dict) -> list:
-        """A recorded turn: its transcript row and conversation entry restored, its actions played as
-        they were. Its usage and counts are in the totals the seat resumed with."""
-        turn = again["turn"]
-        self.transcript.append(turn)
-        if again["memory"] is not None:
-            self.memory.append(again["memory"])
-        self.faults.replayed(turn.get("error") is not None)
-        return played.decode(again["play"])
-
-    def _missed(self, turn: dict, started: float, retries_before: int, count: str, error: str) -> None:
+    def _missed(self, turn: TurnRecord, started: float, retries_before: int, count: str, error: str) -> None:
         self.last_error = error
         self.turns[count] += 1
         self.turns["retries"] += self.chat.retries - retries_before
-        turn.update(error=error, latency_ms=round(1e3 * (asyncio.get_running_loop().time() - started), 1))
-
-    def report(self) -> dict:
-        return {"usage": dict(self.usage), "turns": dict(self.turns)}
-
+        turn.error, turn.latency_ms = error, round(1e3 * (asyncio.get_running_loop().time() - started), 1)
 
 
 @dataclass
@@ -261,18 +224,21 @@ class ModelSeats:
     should_stop, on_tick) -> (stop_reason, spend_usd)`. The event loop and the pooled HTTP clients
     live for one play() call.
 
-    report: an async callable (tick, {seat: {usage, turns}}) awaited after every tick played and once
-    more when the season ends however it ends (orchestrator.recorder writes it to the store).
+    usage: the run's ledger entries (Job.usage()), which every seat charges as its turns end; the spend
+    returned and the spend cap's check read them (orchestrator.seats.ledger).
+    recorder: where every turn goes as it ends, and every seat's totals after every tick played and
+    once more when the season ends however it ends (orchestrator.seats.recording); `to_replay`: what
+    it recorded before a fault, which a resumed run plays again (Recorder.replay()).
     agent_seat: builds the player of a seat with provider "agent" (orchestrator.agents.player.AgentSeat.of).
     After play(), `transcript` holds every turn's row and `turns` every seat's counts."""
 
     def __init__(self, credentials: dict[int, Credential], *, prices: PriceTable | None = None,
-                 memory_turns: int = MEMORY_TURNS, report=None, record=None, recorded: dict | None = None,
+                 memory_turns: int = MEMORY_TURNS, recorder: Recorder = OFF_RECORD, to_replay: dict | None = None,
                  agent_seat=None):
         self.credentials, self.prices, self.memory_turns = credentials, prices, memory_turns
-        self.agent_seat = agent_seat  # (index, job, match, record=, recorded=) -> the player of an agent seat
-        self.report, self.record = report, record
-        self.recorded = recorded or {"turns": [], "seats": {}}
+        self.agent_seat = agent_seat  # (index, job, match, usage=, recorder=, to_replay=) -> an agent seat's player
+        self.recorder = recorder
+        self.to_replay = to_replay or nothing_to_replay()
         self.transcript: list[dict] = []
         self.turns: dict[int, dict] = {}
         # seat -> [(observation text, reply, actions played)]: a fork's kept seats' memory (orchestrator.play.fork)
@@ -288,14 +254,16 @@ class ModelSeats:
         """stopped: set when should_stop() turns true (a worker's cancel); a tick waiting on providers
         then ends at once, where without it the tick looks at should_stop every CANCEL_POLL_S."""
         prices = self.prices or shipped_prices()
+        ledger = Ledger(usage)
         again: dict[int, dict[int, dict]] = {}  # seat -> tick -> a recorded turn to replay
-        for t in self.recorded["turns"]:
+        for t in self.to_replay["turns"]:
             again.setdefault(t["seat"], {})[t["tick"]] = t
         async with contextlib.AsyncExitStack() as stack:
             players = {}
             for i in match.external:
                 if job.seats[i].get("provider") == "agent":  # the account's own program (orchestrator.agents)
-                    players[i] = p = self.agent_seat(i, job, match, record=self.record, recorded=again.get(i))
+                    players[i] = p = self.agent_seat(i, job, match, usage=ledger.entry(i), recorder=self.recorder,
+                                                     to_replay=again.get(i))
                     # however the season ends, the agent's waiting calls hear that it did
                     stack.push_async_callback(lambda p=p: p.ended(match.tick - 1 if match.tick else None))
                 else:
@@ -305,50 +273,42 @@ class ModelSeats:
                     players[i] = p = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
                                                 turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
                                                 prices=cred.table(job.seats[i]["model"], prices),
-                                                memory_turns=self.memory_turns,
-                                                usd_per_mtok=cred.usd_per_mtok, record=self.record,
-                                                recorded=again.get(i), max_concurrent=cred.max_concurrent)
+                                                memory_turns=self.memory_turns, usd_per_mtok=cred.usd_per_mtok,
+                                                recorder=self.recorder, to_replay=again.get(i),
+                                                max_concurrent=cred.max_concurrent, usage=ledger.entry(i))
                     for text, reply, played in self.memories.get(i, ()):
                         p.memory.append(p.chat.remember(text, reply, played))
-                totals = self.recorded["seats"].get(i) or self.recorded["seats"].get(str(i))
+                totals = self.to_replay["seats"].get(i) or self.to_replay["seats"].get(str(i))
                 if totals:  # a resumed run: what was metered before the fault, never billed again
-                    p.usage, p.turns = dict(totals["usage"]), dict(totals["turns"])
-                    usage[i].update(p.usage)
+                    ledger.resume(i, totals["usage"])
+                    p.resume(totals)
             if stopped is not None:
                 self._stopped = stack.enter_context(_waiting(stopped))
             try:
-                return await self._season(match, job, players, usage, should_stop, on_tick, should_drain)
+                return await self._season(match, job, players, ledger, should_stop, on_tick, should_drain)
             finally:  # whatever ended the season, every seat's tokens so far are metered (they were paid)
-                for i, p in players.items():
-                    for k in USAGE_FIELDS:
-                        usage[i][k] = p.usage[k]
-                    self.turns[i] = dict(p.turns)
+                self.turns.update((i, dict(p.turns)) for i, p in players.items())
                 self.transcript = sorted((t for p in players.values() for t in p.transcript),
                                          key=lambda t: (t["tick"], t["seat"]))
-                if self.report is not None:
-                    await self.report(match.tick, self._totals(match, job, players))
+                await self.recorder.report(match.tick, self._totals(match, job, players))
 
-    async def _season(self, match, job, players, usage, should_stop, on_tick, should_drain) -> tuple[str, float]:
-        spend = sum(p.usage["usd"] for p in players.values())
+    async def _season(self, match, job, players, ledger: Ledger, should_stop, on_tick,
+                      should_drain) -> tuple[str, float]:
         while not match.done:
             if should_stop():
-                return "cancelled", spend
+                return "cancelled", ledger.usd
             if should_drain():  # the service stops: at this tick boundary every answered turn is recorded
-                return "drained", spend
+                return "drained", ledger.usd
             report = await self._tick(match, players, should_stop, self._stopped)
             if report is None:  # cancelled while waiting on providers: that tick is not played
-                return "cancelled", spend
-            for i, delta in report.usage.items():
-                for k in USAGE_FIELDS:
-                    usage[i][k] += delta[k]
-            spend += report.usd
+                return "cancelled", ledger.usd
             on_tick(match.tick)
-            if self.report is not None and not report.replayed:  # the live tick; a replayed one changed nothing
-                await self.report(match.tick, self._totals(match, job, players))
+            if not report.replayed:  # the live tick; a replayed one changed nothing
+                await self.recorder.report(match.tick, self._totals(match, job, players))
             # a stop, not a hold: the tick that crosses the cap is the last one played
-            if job.spend_cap_usd is not None and spend >= job.spend_cap_usd and not match.done:
-                return "spend_cap", spend
-        return "season_end", spend
+            if job.spend_cap_usd is not None and ledger.usd >= job.spend_cap_usd and not match.done:
+                return "spend_cap", ledger.usd
+        return "season_end", ledger.usd
 
     @staticmethod
     def _totals(match, job, players) -> dict[int, dict]:

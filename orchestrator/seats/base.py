@@ -1,0 +1,74 @@
+"""What a world seat does around its turns, the same for a model seat (orchestrator.seats.player)
+and an agent seat (orchestrator.agents.player): replay of the turns a resumed run recorded before a
+fault, recording of every turn asked (orchestrator.seats.recording), the conversation memory, the
+seat's counts and its entry in the run's ledger (orchestrator.seats.ledger)."""
+from __future__ import annotations
+
+from orchestrator.seats import played
+from orchestrator.seats.ledger import asked, charge, new_usage
+from orchestrator.seats.memory import Memory
+from orchestrator.seats.prompt import MEMORY_TURNS
+from orchestrator.seats.recording import OFF_RECORD, Recorder
+from orchestrator.seats.seat import seat_label
+from orchestrator.seats.turn import TurnRecord, new_turns
+
+
+class SeatBase:
+    """A world seat's turns. usage: the seat's entry in the run's ledger (a fresh one for a seat
+    played alone); recorder: where each turn goes as it ends; to_replay: tick -> {turn, play, memory}
+    a resumed run recorded, played again as it was."""
+
+    def __init__(self, index: int, seat: dict, *, usage: dict | None = None, recorder: Recorder = OFF_RECORD,
+                 to_replay: dict[int, dict] | None = None, memory_turns: int = MEMORY_TURNS):
+        self.index, self.seat = index, seat
+        self.model = seat["model"]
+        self.label = seat_label(index, seat)
+        self.usage = new_usage() if usage is None else usage
+        self.turns = new_turns()
+        self.memory = Memory(memory_turns)
+        self.transcript: list[dict] = []  # one row per turn asked
+        self.tick = 0                     # the tick being asked, set by play_tick
+        self.recorder = recorder
+        self.to_replay = dict(to_replay or {})
+        self.replayed = False             # the last turn came from the record, not the seat
+
+    def resume(self, totals: dict) -> None:
+        """A resumed run's counts so far (its usage is in the ledger it resumed with)."""
+        self.turns = dict(totals["turns"])
+
+    def replay(self) -> list | None:
+        """This tick's turn, if the run recorded it before a fault: its transcript row and conversation
+        entry restored, its actions as they were played (None: ask the seat). Its usage and counts are
+        in the totals the seat resumed with."""
+        again = self.to_replay.pop(self.tick, None)
+        self.replayed = again is not None
+        if again is None:
+            return None
+        self.transcript.append(again["turn"])
+        if again["memory"] is not None:
+            self.memory.append(again["memory"])
+        self.replaying(again["turn"])
+        return played.decode(again["play"])
+
+    def replaying(self, row: dict) -> None:
+        """What a seat kind restores beyond the transcript and memory (its fault or absence streak)."""
+
+    def ask(self, asked_text: str | None = None) -> TurnRecord:
+        """A turn asked: counted in the ledger, its record begun."""
+        asked(self.usage)
+        return TurnRecord(self.tick, self.index, asked=asked_text)
+
+    def charge(self, turn: TurnRecord) -> None:
+        charge(self.usage, turn)
+
+    async def close_turn(self, turn: TurnRecord, actions: list, memory=None) -> None:
+        """A turn asked, however it ended: in the transcript, and recorded with the seat's totals."""
+        self.transcript.append(turn.row())
+        await self.recorder.turn(turn, played.encode(actions), memory, self.report())
+
+    def abandoned(self, turn: TurnRecord) -> None:
+        """A turn given up on a cancel: in the transcript as far as it got, never recorded."""
+        self.transcript.append(turn.row())
+
+    def report(self) -> dict:
+        return {"usage": dict(self.usage), "turns": dict(self.turns)}

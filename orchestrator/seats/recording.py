@@ -1,0 +1,64 @@
+"""The recorder: where a playing run's seats get their keys and leave their turns and totals.
+
+One protocol, two implementations, chosen once per job (orchestrator.play.head.recorder_for):
+- a worker's: the head node's Recorder actor (orchestrator.runs.recorder), which writes every turn
+  and report to the store as it comes, so a run resumed after a fault replays what it recorded;
+- in-process play's: keys read from the job's data dir; turns and reports go nowhere (the caller
+  records the outcome), so there is nothing to replay.
+A seat played on its own (tests, benchmarks) records with OFF_RECORD.
+
+Words: a turn is *recorded* once the store holds it (orchestrator.runs.lifecycle.recorded); a resumed
+run *replays* its recorded turns; a report *meters* every seat's totals (lifecycle.metered).
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+from orchestrator.seats.turn import TurnRecord
+
+
+class Unrecorded(Exception):
+    """The store refused a playing run's writes for its whole patience: the run cannot go on safely."""
+
+    def envelope(self) -> dict:
+        return {"error": "internal_error", "message": str(self)}
+
+
+def nothing_to_replay() -> dict:
+    return {"turns": [], "seats": {}}
+
+
+class Recorder(Protocol):
+    async def credentials(self) -> dict:
+        """seat index -> orchestrator.seats.player.Credential, for the seats that need a key."""
+
+    async def replay(self) -> dict:
+        """What the run recorded before a fault: {turns: [{tick, seat, turn, play, memory}],
+        seats: {index: {usage, turns}}}."""
+
+    async def turn(self, turn: TurnRecord, play: list, memory, totals: dict) -> None:
+        """One turn as it ended (play: what the seat played, orchestrator.seats.played; memory: the
+        conversation entry it left) with the seat's totals {usage, turns}; returns once it is kept."""
+
+    async def report(self, tick: int, seats: dict[int, dict]) -> None:
+        """Every seat's totals {usage, turns} so far and the live tick."""
+
+
+class OffRecord:
+    """Records nothing and has nothing to replay: a seat played on its own, and the base of
+    in-process play's recorder."""
+
+    async def credentials(self) -> dict:
+        return {}
+
+    async def replay(self) -> dict:
+        return nothing_to_replay()
+
+    async def turn(self, turn: TurnRecord, play: list, memory, totals: dict) -> None:
+        return None
+
+    async def report(self, tick: int, seats: dict[int, dict]) -> None:
+        return None
+
+
+OFF_RECORD = OffRecord()
