@@ -17,11 +17,12 @@ from typing import Callable
 from engine.arena.game import Game
 from engine.arena.play import Tools, play as play_game
 from orchestrator.agents.player import AgentArenaSeat
-from orchestrator.play.arena_seats import ArenaSeat
-from orchestrator.play.head import Head
+from orchestrator.play.arena_seats import ArenaSeat, on_loop
 from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc, unrecorded
+from orchestrator.seats.ledger import Ledger
 from orchestrator.seats.player import Credential
 from orchestrator.seats.providers import SeatFailed
+from orchestrator.seats.recording import Recorder
 
 
 @functools.cache
@@ -30,26 +31,30 @@ def tools() -> Tools:
     return Tools()
 
 
-def model_seats(job: Job, head: Head, loop: asyncio.AbstractEventLoop) -> dict[int, ArenaSeat]:
-    """The seats a model or an agent plays (every seat not `local`), keyed by seat index."""
+def model_seats(job: Job, recorder: Recorder, loop: asyncio.AbstractEventLoop,
+                ledger: Ledger) -> dict[int, ArenaSeat]:
+    """The seats a model or an agent plays (every seat not `local`), keyed by seat index, each charging
+    its entry in the run's ledger."""
     model = {i: s for i, s in enumerate(job.seats) if s["provider"] != "local"}
     if not model:
         return {}
-    creds = head.credentials()
-    return {i: AgentArenaSeat(i, s, job=job, loop=loop) if s["provider"] == "agent" else
+    creds = on_loop(loop, recorder.credentials())
+    return {i: AgentArenaSeat(i, s, job=job, loop=loop, usage=ledger.entry(i)) if s["provider"] == "agent" else
             ArenaSeat(i, s, credential=creds.get(i) or Credential(None), turn_timeout_ms=job.env["turn_timeout_ms"],
-                      loop=loop) for i, s in model.items()}
+                      loop=loop, usage=ledger.entry(i)) for i, s in model.items()}
 
 
-def _reporter(head: Head, seats: dict[int, ArenaSeat], on_tick: Callable[[int], None]) -> Callable[[int], None]:
-    """After every ply: the live ply, and the model seats' usage and counts written to the head, so a
-    worker that dies mid-game loses no metered spend (the world reports once per tick). After every
+def _reporter(recorder: Recorder, seats: dict[int, ArenaSeat], on_tick: Callable[[int], None],
+              loop: asyncio.AbstractEventLoop) -> Callable[[int], None]:
+    """After every ply: the live ply, and the model seats' usage and counts written to the recorder, so
+    a worker that dies mid-game loses no metered spend (the world reports once per tick). After every
     faulted call too, so the run view shows a seat's faults before its ply is played."""
-    if not head.reports or not seats:
+    if not seats:
         return on_tick
 
     def report(ply: int) -> None:
-        head.report(ply, {i: {"usage": dict(s.usage), "turns": dict(s.turns)} for i, s in seats.items()})
+        on_loop(loop, recorder.report(ply, {i: {"usage": dict(s.usage), "turns": dict(s.turns)}
+                                            for i, s in seats.items()}))
 
     def on_ply(ply: int) -> None:
         on_tick(ply)
@@ -69,28 +74,29 @@ def _games() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(GAME_THREADS, thread_name_prefix="arena-game")
 
 
-async def play_async(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lambda: False,
+async def play_async(game: Game, job: Job, recorder: Recorder, should_stop: Callable[[], bool] = lambda: False,
                      on_tick: Callable[[int], None] = lambda t: None) -> Outcome:
     """play() on a thread of its own; its model seats' provider calls run on this (the caller's) loop,
     beside every other match of the worker."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_games(), functools.partial(play, game, job, head, should_stop, on_tick, loop))
+    return await loop.run_in_executor(_games(), functools.partial(play, game, job, recorder, should_stop, on_tick, loop))
 
 
-def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lambda: False,
+def play(game: Game, job: Job, recorder: Recorder, should_stop: Callable[[], bool] = lambda: False,
          on_tick: Callable[[int], None] = lambda t: None, loop: asyncio.AbstractEventLoop | None = None) -> Outcome:
     """Play and grade one game. loop: where the model seats' provider calls run (a running loop in
     another thread); by default a loop of the game's own."""
     started = int(time.time() * 1000)
-    usage = job.usage()
+    ledger = Ledger(job.usage())
+    usage = ledger.seats
     own_loop = loop is None
     loop = asyncio.new_event_loop() if own_loop else loop
     seats: dict[int, ArenaSeat] = {}
     try:
-        seats = model_seats(job, head, loop)
+        seats = model_seats(job, recorder, loop, ledger)
         out = play_game(game.id, [{"name": s["name"], "model": s["model"]} for s in job.seats],
                         first_seat=job.env["first_seat"], seed=job.env["seed"], tools=tools(), answerers=seats,
-                        should_stop=should_stop, on_ply=_reporter(head, seats, on_tick))
+                        should_stop=should_stop, on_ply=_reporter(recorder, seats, on_tick, loop))
     except SeatFailed as e:  # a provider fault streak, a key rejected, a model unknown: never a loss
         _settle(usage, seats)
         return failed(job, usage, e.envelope(), started, _turns(job, seats), _transcript(seats))
@@ -111,7 +117,7 @@ def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lam
     try:
         return Outcome(run_id=job.run_id, status="cancelled" if cancelled else "finished",
                        stop_reason="cancelled" if cancelled else "season_end", match_ticks=results["match_ticks"],
-                       results=results, match_id=job.match_id, usage=usage, spend_usd=sum(u["usd"] for u in usage),
+                       results=results, match_id=job.match_id, usage=usage, spend_usd=ledger.usd,
                        started_at_ms=started, seats=seats_ipc(job, results), turns=_turns(job, seats),
                        transcript=_transcript(seats),
                        game=json.dumps({"meta": meta, "moves": out["moves"], "results": results}).encode())
@@ -120,9 +126,8 @@ def play(game: Game, job: Job, head: Head, should_stop: Callable[[], bool] = lam
 
 
 def _settle(usage: list[dict], seats: dict[int, ArenaSeat], turns: list[dict] | None = None) -> None:
-    for i, u in enumerate(usage):
+    for i, u in enumerate(usage):  # the seats charged their entries as they played (model_seats)
         if i in seats:
-            u.update(seats[i].usage)
             if turns is not None:  # the play loop judged legality: illegal answers less the timeouts
                 seats[i].turns["invalid"] = turns[i]["illegal"] - turns[i]["timed_out"]
                 rows = [r for r in seats[i].transcript if r["error"] is None]

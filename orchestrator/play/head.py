@@ -1,10 +1,11 @@
-"""The control plane as a playing job reaches it, one way whatever plays the job: its seats' keys,
-and a place for their usage reports.
+"""The control plane as a playing job reaches it: its seats' keys, and a place for their turns and
+totals. One protocol (orchestrator.seats.recording.Recorder), chosen once per job by `recorder_for`:
 
-On a worker that is the head node's Recorder actor (orchestrator.recorder): it hands the keys over in
-the call (never written on the worker's side) and writes each report to the run's row at once, so the
-worker opens no file of the control plane. In-process play (no recorder) reads the keys from the
-job's data dir and reports nowhere: its caller records the outcome.
+- `Remote`: on a worker, the head node's Recorder actor (orchestrator.runs.recorder). It hands the
+  keys over in the call (never written on the worker's side) and writes each turn and report to the
+  run's row at once, so the worker opens no file of the control plane;
+- `InProcess`: in-process play reads the keys from the job's data dir and records nowhere (its
+  caller records the outcome), so it has nothing to replay.
 
 A worker playing hundreds of matches on one event loop sends their turns and reports to the recorder
 through one `Outbox`: whatever its matches write while a call is on its way goes in the next call,
@@ -15,60 +16,46 @@ from __future__ import annotations
 import asyncio
 import weakref
 
+from orchestrator.core import Core
+from orchestrator.seats.funding import run_credentials
 from orchestrator.seats.player import Credential
+from orchestrator.seats.recording import OffRecord, Recorder, Unrecorded
+from orchestrator.seats.turn import TurnRecord
 
 
-class Head:
-    def __init__(self, job, recorder=None):
-        self.job, self.recorder = job, recorder
+def recorder_for(job, actor=None) -> Recorder:
+    """A job's recorder: the head's Recorder actor when a worker was handed one, else in-process play's."""
+    return InProcess(job) if actor is None else Remote(job.run_id, actor)
 
-    @property
-    def reports(self) -> bool:
-        return self.recorder is not None
 
-    def credentials(self) -> dict[int, Credential]:
-        """seat index -> the key its client uses, for the seats that need one."""
-        if self.recorder is not None:
-            import ray
+class InProcess(OffRecord):
+    def __init__(self, job):
+        self.job = job
 
-            return _credentials(ray.get(self.recorder.credentials.remote(self.job.run_id)))
-        from orchestrator import recorder
-        from orchestrator.core import Core
+    async def credentials(self) -> dict[int, Credential]:
+        return await asyncio.to_thread(lambda: _credentials(run_credentials(Core.open(self.job.data_dir),
+                                                                            self.job.run_id)))
 
-        return _credentials(recorder.credentials(Core.open(self.job.data_dir), self.job.run_id))
 
-    async def credentials_async(self) -> dict[int, Credential]:
-        if self.recorder is None:
-            return await asyncio.to_thread(self.credentials)
-        return _credentials(await _unwrapped(self.recorder.credentials.remote(self.job.run_id)))
+class Remote:
+    """The head's Recorder actor as a worker reaches it for one run: reads by call, writes through the
+    loop's Outbox, each awaited until committed (a report overtaken by its predecessor would roll the
+    totals back)."""
 
-    def report(self, tick: int, seats: dict) -> None:
-        """seats: index -> {usage, turns}, totals so far. Waited for: a report overtaken by its
-        predecessor would roll the totals back."""
-        import ray
+    def __init__(self, run_id: str, actor):
+        self.run_id, self.actor = run_id, actor
 
-        ray.get(self.recorder.report.remote(self.job.run_id, tick, seats))
+    async def credentials(self) -> dict[int, Credential]:
+        return _credentials(await _unwrapped(self.actor.credentials.remote(self.run_id)))
 
-    async def report_async(self, tick: int, seats: dict) -> None:
-        await outbox(self.recorder).put("report", (self.job.run_id, tick, seats))
+    async def replay(self) -> dict:
+        return await _unwrapped(self.actor.replay.remote(self.run_id))
 
-    async def record_turn_async(self, tick: int, seat: int, turn: dict, play: list, memory, report: dict) -> None:
-        """One model turn as it happened, with the seat's totals (orchestrator.recorder.record_turn)."""
-        await outbox(self.recorder).put("turn", (self.job.run_id, tick, seat, turn, play, memory, report))
+    async def turn(self, turn: TurnRecord, play: list, memory, totals: dict) -> None:
+        await outbox(self.actor).put("turn", (self.run_id, turn.tick, turn.seat, turn.row(), play, memory, totals))
 
-    def recorded(self) -> dict:
-        """What the run recorded before its worker or service went away (orchestrator.recorder.recorded);
-        in-process play records nothing, so it resumes nothing."""
-        if self.recorder is None:
-            return {"turns": [], "seats": {}}
-        import ray
-
-        return ray.get(self.recorder.recorded.remote(self.job.run_id))
-
-    async def recorded_async(self) -> dict:
-        if self.recorder is None:
-            return {"turns": [], "seats": {}}
-        return await _unwrapped(self.recorder.recorded.remote(self.job.run_id))
+    async def report(self, tick: int, seats: dict[int, dict]) -> None:
+        await outbox(self.actor).put("report", (self.run_id, tick, seats))
 
 
 def _credentials(raw: dict) -> dict[int, Credential]:
@@ -143,8 +130,6 @@ def outbox(recorder) -> Outbox:
 async def _unwrapped(call):
     """Await a recorder call; a store that stayed unwritable reaches the play code as the recorder's own
     Unrecorded (its message names the cause), not wrapped in Ray's task error."""
-    from orchestrator.recorder import Unrecorded
-
     try:
         return await call
     except Exception as e:

@@ -12,7 +12,7 @@ from typing import Callable
 
 from engine.arena.games import GAMES
 from orchestrator.play import arena, world
-from orchestrator.play.head import Head
+from orchestrator.play.head import recorder_for
 from orchestrator.play.job import Job, Outcome
 
 
@@ -21,13 +21,13 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
              on_frame: Callable[[dict], None] | None = None,
              should_drain: Callable[[], bool] = lambda: False, pack: bool = True) -> Outcome:
     """Play a job wherever it runs: a Ray worker passes the head's Recorder actor, in-process play
-    none (orchestrator.play.head). on_tick gets every tick (an arena game's every ply) reported;
-    on_frame, the world's live positions after each. pack=False: a scripted world match keeps its log
+    none (orchestrator.play.head.recorder_for). on_tick gets every tick (an arena game's every ply)
+    reported; on_frame, the world's live positions after each. pack=False: a scripted world match keeps its log
     as a table (world.play)."""
-    head = Head(job, recorder)
+    recording = recorder_for(job, recorder)
     game = GAMES.get(job.scenario_id)
     if game is not None:
-        return arena.play(game, job, head, should_stop, on_tick)
+        return arena.play(game, job, recording, should_stop, on_tick)
     if all(s["provider"] == "local" for s in job.seats):
         return world.play(job, None, should_stop, on_tick, on_frame, pack=pack)
     return asyncio.run(play_job_async(job, should_stop, on_tick, recorder, on_frame, should_drain))
@@ -40,11 +40,11 @@ async def play_job_async(job: Job, should_stop: Callable[[], bool] = lambda: Fal
                          stopped: asyncio.Event | None = None) -> Outcome:
     """play_job as a coroutine, for a worker that plays many matches on one event loop. stopped: an
     event set together with should_stop, so a model match waiting on providers stops at once."""
-    head = Head(job, recorder)
+    recording = recorder_for(job, recorder)
     game = GAMES.get(job.scenario_id)
     if game is not None:
-        return await arena.play_async(game, job, head, should_stop, on_tick)
+        return await arena.play_async(game, job, recording, should_stop, on_tick)
     if all(s["provider"] == "local" for s in job.seats):
         return await asyncio.to_thread(world.play, job, None, should_stop, on_tick, on_frame)
-    return await world.play_async(job, await world.model_seats(head), should_stop, on_tick, on_frame, should_drain,
+    return await world.play_async(job, await world.model_seats(recording), should_stop, on_tick, on_frame, should_drain,
                                   stopped)

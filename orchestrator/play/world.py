@@ -17,25 +17,22 @@ from engine.match import AgentSpec
 from engine.scenario import local_policy
 from orchestrator.agents.player import AgentSeat
 from orchestrator.play.fork import memories, new_match
-from orchestrator.play.head import Head
 from orchestrator.play.job import (Job, Outcome, failed, internal_error, log_table, packed_bytes, transcript_ipc,
                                   unrecorded)
-from orchestrator.recorder import Unrecorded
+from orchestrator.seats.ledger import Ledger
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.providers import SeatFailed
+from orchestrator.seats.recording import Recorder, Unrecorded
 
 log = logging.getLogger("studio.playing")
 CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)
 
 
-async def model_seats(head: Head) -> ModelSeats:
-    """The seat layer for a world job with model or agent seats: keys from the head, usage and every
-    turn recorded by it, and the turns it recorded before a fault replayed (a resumed run)."""
-    if not head.reports:
-        return ModelSeats(await head.credentials_async(), agent_seat=AgentSeat.of)
-    creds, recorded = await asyncio.gather(head.credentials_async(), head.recorded_async())
-    return ModelSeats(creds, report=head.report_async, record=head.record_turn_async, recorded=recorded,
-                      agent_seat=AgentSeat.of)
+async def model_seats(recorder: Recorder) -> ModelSeats:
+    """The seat layer for a world job with model or agent seats: keys from the recorder, usage and
+    every turn recorded by it, and the turns it recorded before a fault replayed (a resumed run)."""
+    creds, to_replay = await asyncio.gather(recorder.credentials(), recorder.replay())
+    return ModelSeats(creds, recorder=recorder, to_replay=to_replay, agent_seat=AgentSeat.of)
 
 
 def mark_silent(results: dict, turns: dict[int, dict]) -> None:
@@ -108,17 +105,18 @@ async def play_async(job: Job, players: ModelSeats, should_stop: Callable[[], bo
     match = await asyncio.to_thread(new_match, job, seat_specs)  # a fork's rebuild: CPU, off the loop
     if job.meta.get("fork"):
         players.memories = await asyncio.to_thread(memories, job)
-    usage = job.usage()
+    ledger = Ledger(job.usage())
+    usage = ledger.seats
     error = None
     try:
-        stop, spend = await players.play_async(match, job, usage, should_stop, _framed(match, on_tick, on_frame),
-                                               should_drain, stopped)
+        stop, _ = await players.play_async(match, job, usage, should_stop, _framed(match, on_tick, on_frame),
+                                           should_drain, stopped)
     except (SeatFailed, Unrecorded) as e:  # a key rejected, a provider down, a store that stays full
         stop, error = "failed", e.envelope()
     except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
         log.exception("run %s: the match stopped at tick %d", job.run_id, match.tick)
         stop, error = "failed", internal_error(f"the match stopped at tick {match.tick}", e)
-    spend = sum(u["usd"] for u in usage)
+    spend = ledger.usd  # whatever ended the season: every turn paid is in the ledger
     turns = [players.turns.get(i) for i in range(len(job.seats))]
     if stop == "failed" and match.tick == 0:  # nothing played: no match to archive
         return failed(job, usage, error, started, turns)
@@ -129,8 +127,7 @@ async def play_async(job: Job, players: ModelSeats, should_stop: Callable[[], bo
     try:
         return await asyncio.to_thread(packed, job, match, stop, players, usage, spend, error, started)
     except Exception:  # the season was played and metered; only its record failed
-        for u in usage:
-            u["agent_turns"] = match.tick
+        ledger.settle_turns(match.tick)
         return unrecorded(job, usage, started, turns, match.tick, players.transcript)
 
 
@@ -149,8 +146,7 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
     """A played match finished, scored and packed for the head (pack=False: its log left a table)."""
     # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat; a
     # fork's seats played from its tick on
-    for u in usage:
-        u["agent_turns"] = match.tick - match.start_tick
+    Ledger(usage).settle_turns(match.tick - match.start_tick)
     match.finish(stop)  # a season that ran out has finished itself already; this closes a stopped one
     meta = dict(job.meta, run_id=job.run_id, match_id=job.match_id, field=field_meta(match),
                 season_ticks=job.season_ticks, seed=job.env["seed"], spawn_seed=job.env["spawn_seed"])

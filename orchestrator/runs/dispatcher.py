@@ -28,7 +28,7 @@ from orchestrator.core import Core
 from orchestrator.grading.grader import Grader
 from orchestrator.play import Job
 from orchestrator.agents.exchange import Exchanges
-from orchestrator.recorder import patience_s, start_recorder
+from orchestrator.runs.recorder import patience_s, start_recorder
 from orchestrator.runs import kinds, lifecycle, stopping
 from orchestrator.runs.archiving import Archiver
 from orchestrator.runs.modelpool import ModelPool

@@ -13,9 +13,13 @@ The balance itself is read by orchestrator.seats.balance.
 """
 from __future__ import annotations
 
+import json
+
 from orchestrator import keys
 from orchestrator.errors import DomainError
+from orchestrator.seats.limits import configured_cap
 from orchestrator.seats.player import Credential
+from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.seat import resolve_provider, seat_label
 
 ROUTED = keys.ROUTED
@@ -91,3 +95,18 @@ def credentials(core, account_id: str, roster: list[dict], fundings: list[str]) 
         out[i] = Credential(keys.plaintext(core, owner, provider), info.get("base_url"), info.get("usd_per_mtok"),
                             keys.private_ok(core, owner, provider))
     return out
+
+
+def run_credentials(core, run_id: str) -> dict[int, dict]:
+    """seat index -> {key, base_url, usd_per_mtok, private_ok, max_concurrent, price} for a run's seats
+    that need a key: what the recorder hands a worker in the call (never written on its side)."""
+    row = core.store.one("SELECT account_id, roster FROM runs WHERE id = ?", (run_id,))
+    if row is None:
+        return {}
+    roster = json.loads(row["roster"])
+    creds = credentials(core, row["account_id"], roster, [s["funding"] for s in roster])
+    cap = configured_cap(core.config)
+    table = PriceTable.for_data_dir(core.data_dir)
+    return {i: {"key": c.key, "base_url": c.base_url, "usd_per_mtok": c.usd_per_mtok, "private_ok": c.private_ok,
+                "max_concurrent": cap, "price": table.row(roster[i].get("provider"), roster[i]["model"])}
+            for i, c in creds.items()}

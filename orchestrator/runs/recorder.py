@@ -1,0 +1,203 @@
+"""The one channel between the workers playing model seats and the control plane: the Ray side of
+orchestrator.seats.recording's Recorder (a worker reaches it through orchestrator.play.head.Remote).
+
+Workers touch no file of the control plane (the store, the key file): a `Recorder` actor pinned to
+the head node does it for them.
+- `credentials(run_id)`: the decrypted keys of a run's model seats, returned in the call (never
+  written on the worker's side), with the operator's cap on each key's requests in flight;
+- `turn(run_id, tick, seat, ...)`: one model turn as it happened (its transcript row, what the seat
+  played, the conversation entry it left) with the seat's usage and counts so far, in one write. The
+  worker awaits it as each answer arrives, so a worker killed with -9, or a service that goes away,
+  loses neither spend nor transcript for any turn that was answered;
+- `report(run_id, tick, seats)`: every seat's usage and counts so far and the live tick, after each tick;
+- `write([(kind, args), ...])`: many turns and reports at once, each answered on its own; a worker
+  sends its matches' writes this way (orchestrator.play.head);
+- `replay(run_id)`: what a resumed run replays: its recorded turns and every seat's totals.
+
+Writes are grouped: whatever arrives while the store is busy with a transaction (and at least
+FLUSH_EVERY_S after the last one began) goes in the next one, many runs' rows in one transaction, on a
+thread of its own so the actor's event loop keeps taking calls. A call returns once its rows are
+committed, so "every metered turn is in the transcript" holds as before.
+
+A write the store refuses for now (a full disk, a held lock) is retried until it lands or
+RECORD_PATIENCE_S pass (`[runs] record_patience_s` in config.toml): the match waits meanwhile, and only a store that stays unwritable fails the
+run, with a message that names the cause.
+
+The functions below do the work over a Core; the actor only holds one.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import ray
+
+from orchestrator.core import Core
+from orchestrator.runs import lifecycle
+from orchestrator.seats.funding import run_credentials as credentials
+from orchestrator.seats.recording import Unrecorded
+
+log = logging.getLogger("studio.recorder")
+RECORD_PATIENCE_S = 120.0
+RETRY_S = 0.5
+# One transaction per this long at most while writes keep coming: under load a transaction takes many
+# runs' rows; a lone write waits for nothing.
+FLUSH_EVERY_S = 0.02
+
+
+def patience_s(core: Core) -> float:
+    """How long a playing run waits for a store that refuses writes: `[runs] record_patience_s`."""
+    return float((core.config.get("runs") or {}).get("record_patience_s", RECORD_PATIENCE_S))
+
+
+def _patiently(core: Core, step, what: str):
+    """step(c) in a write transaction, retried while the store refuses writes for now."""
+    patience = patience_s(core)
+    began, refused = time.monotonic(), False  # from the first attempt: SQLite's busy wait counts too
+    while True:
+        try:
+            with core.store.write() as c:
+                out = step(c)
+            if refused:
+                log.warning("the store takes %s again after %.1f s", what, time.monotonic() - began)
+            return out
+        except sqlite3.OperationalError as e:
+            now = time.monotonic()
+            if not refused:
+                refused = True
+                log.error("the store refused %s (%s); retrying every %.1f s", what, e, RETRY_S)
+            if now - began >= patience:
+                raise Unrecorded(f"the service could not record this run's turns for {patience:.0f} s: {e}") from e
+            time.sleep(RETRY_S)
+
+
+def record(core: Core, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
+    """Write what a playing run has metered so far (lifecycle.metered): seats maps index -> {usage,
+    turns}, totals; only a run still launching or running is written."""
+    return _patiently(core, lambda c: lifecycle.metered(c, run_id, tick, seats), "a run's usage")
+
+
+def record_turn(core: Core, run_id: str, tick: int, seat: int, turn: dict, play: list, memory, report: dict) -> bool:
+    return _patiently(core, lambda c: lifecycle.recorded(c, run_id, tick, seat, turn, play, memory, report),
+                      "a model turn")
+
+
+_STEPS = {"report": lifecycle.metered, "turn": lifecycle.recorded}
+
+
+def record_many(core: Core, entries: list[tuple[str, tuple]]) -> list:
+    """Turns and reports (kind, args as `turn` and `report` take them) in one transaction; one result
+    each, in order: what its step returned, or the exception that refused it. A store that stays
+    unwritable raises Unrecorded for all of them; an entry the store refuses for any other reason is
+    written again alone, so it fails by itself and the others land."""
+    try:
+        return _patiently(core, lambda c: [_STEPS[kind](c, *args) for kind, args in entries],
+                          f"{len(entries)} model turns and reports")
+    except Unrecorded:
+        raise
+    except Exception:
+        if len(entries) == 1:
+            raise
+    out = []
+    for kind, args in entries:
+        try:
+            out.append(_patiently(core, lambda c: _STEPS[kind](c, *args), "a model turn"))
+        except Unrecorded:
+            raise
+        except Exception as e:
+            log.exception("recording a %s of run %s failed", kind, args[0])
+            out.append(e)
+    return out
+
+
+def replay(core: Core, run_id: str) -> dict:
+    """{turns: [{tick, seat, turn, play, memory}], seats: {index: {usage, turns}}} of a run that resumes;
+    empty lists and maps for a run that never recorded a turn."""
+    turns = lifecycle.turns_recorded(core.store.conn(), run_id)
+    row = core.store.one("SELECT roster FROM runs WHERE id = ?", (run_id,))
+    roster = json.loads(row["roster"]) if row else []
+    return {"turns": [{"tick": t["tick"], "seat": t["seat"], "turn": json.loads(t["turn"]), "play": json.loads(t["play"]),
+                       "memory": None if t["memory"] is None else json.loads(t["memory"])} for t in turns],
+            "seats": {i: {"usage": s["usage"], "turns": s["turns"]} for i, s in enumerate(roster) if s.get("turns")}}
+
+
+class Recorder:
+    """An async actor: its event loop only queues and answers; the store is written on one thread
+    (its own SQLite connection), read on others."""
+
+    def __init__(self, data_dir: str):
+        self.core = Core.open(data_dir)
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="recorder-write")
+        self._queue: list[tuple[list, asyncio.Future]] = []
+        self._flushing = False
+        self._flusher: asyncio.Task | None = None  # held here: the loop keeps only weak references to tasks
+        self._began = 0.0  # loop time the last transaction began
+
+    async def credentials(self, run_id: str) -> dict[int, dict]:
+        return await asyncio.to_thread(credentials, self.core, run_id)
+
+    async def replay(self, run_id: str) -> dict:
+        return await asyncio.to_thread(replay, self.core, run_id)
+
+    async def report(self, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
+        return _one(await self.write([("report", (run_id, tick, seats))]))
+
+    async def turn(self, run_id: str, tick: int, seat: int, turn: dict, play: list, memory, report: dict) -> bool:
+        return _one(await self.write([("turn", (run_id, tick, seat, turn, play, memory, report))]))
+
+    async def write(self, entries: list[tuple[str, tuple]]) -> list:
+        """Entries written in the next transaction; returns once it committed (record_many's results)."""
+        done = asyncio.get_running_loop().create_future()
+        self._queue.append((entries, done))
+        if not self._flushing:
+            self._flushing = True
+            self._flusher = asyncio.ensure_future(self._flush())
+        return await done
+
+    async def _flush(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._queue:
+                wait = self._began + FLUSH_EVERY_S - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._began = loop.time()
+                batch, self._queue = self._queue, []
+                entries = [e for es, _ in batch for e in es]
+                try:
+                    results = await loop.run_in_executor(self._writer, record_many, self.core, entries)
+                except Exception as e:  # Unrecorded, or a lone entry's own error: each caller gets it
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(e)
+                    continue
+                k = 0
+                for es, done in batch:
+                    if not done.done():  # a caller that went away
+                        done.set_result(results[k:k + len(es)])
+                    k += len(es)
+        finally:
+            self._flushing = False
+
+
+def _one(results: list):
+    if isinstance(results[0], BaseException):
+        raise results[0]
+    return results[0]
+
+
+def start_recorder(data_dir: str):
+    """The Recorder actor on this (the head) node: the store lives here, not on the workers' disks.
+    Async: thousands of matches' writes wait on it at once, each a coroutine, not a thread."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    here = ray.get_runtime_context().get_node_id()
+    actor = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1, max_concurrency=RECORDER_CALLS)(Recorder)
+    return actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote(data_dir)
+
+
+RECORDER_CALLS = 10000  # calls the actor holds at once; workers batch theirs, so few are in flight
