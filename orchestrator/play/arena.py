@@ -17,9 +17,10 @@ from typing import Callable
 from engine.arena.game import Game
 from engine.arena.play import Tools, play as play_game
 from orchestrator.agents.player import AgentArenaSeat
-from orchestrator.play.arena_seats import ArenaSeat, on_loop
+from orchestrator.play.arena_seats import ArenaSeat
 from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc, unrecorded
 from orchestrator.seats.ledger import Ledger
+from orchestrator.seats.loop import on_loop
 from orchestrator.seats.player import Credential
 from orchestrator.seats.providers import SeatFailed
 from orchestrator.seats.recording import Recorder

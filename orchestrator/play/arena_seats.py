@@ -25,6 +25,7 @@ from engine.arena.games import GAMES
 from orchestrator.seats.actions import REFUSAL, TRUNCATED
 from orchestrator.seats.faults import FaultStreak
 from orchestrator.seats.ledger import asked, charge, new_usage
+from orchestrator.seats.loop import on_loop
 from orchestrator.seats.player import Credential, shipped_prices
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
@@ -76,14 +77,6 @@ def read_move(text: str, calls=()) -> str:
         except json.JSONDecodeError:
             pass
     return text
-
-
-def on_loop(loop: asyncio.AbstractEventLoop, coro):
-    """Run coro on a seat's loop from the game's thread: a model worker's running loop, busy with other
-    matches (the game's thread waits), or a loop of the game's own."""
-    if loop.is_running():
-        return asyncio.run_coroutine_threadsafe(coro, loop).result()
-    return loop.run_until_complete(coro)
 
 
 class ArenaSeat:

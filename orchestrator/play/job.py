@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from analytics.archive import format as archive
 from analytics.archive.store import Archive
-from orchestrator.seats.player import new_usage
+from orchestrator.seats.ledger import new_usage
 
 log = logging.getLogger("studio.playing")
 
@@ -59,7 +59,7 @@ class Job:
         return self.meta.get("node_id") != self.head_node
 
     def usage(self) -> list[dict]:
-        """Every seat's usage, zeroed: the one shape a run's usage takes (seats.player.new_usage)."""
+        """Every seat's usage, zeroed: the one shape a run's usage takes (seats.ledger.new_usage)."""
         return [new_usage() for _ in self.seats]
 
 
