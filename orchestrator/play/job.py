@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from analytics.archive import format as archive
 from analytics.archive.store import Archive
-from orchestrator.seats.ledger import new_usage
+from orchestrator.seats.ledger import Ledger, new_usage
 
 log = logging.getLogger("studio.playing")
 
@@ -94,7 +94,7 @@ def failed(job: Job, usage: list[dict], error: dict, started: int | None, turns:
     """A job whose play failed before anything was archived; the turns already paid stay metered, and
     the transcript of the turns asked (when the worker holds it) is kept with the run."""
     return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=0, results=None,
-                   match_id=None, usage=usage, spend_usd=sum(u["usd"] for u in usage), error=error,
+                   match_id=None, usage=usage, spend_usd=Ledger(usage).usd, error=error,
                    started_at_ms=started, turns=turns, transcript=transcript)
 
 

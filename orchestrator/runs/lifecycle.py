@@ -24,6 +24,7 @@ from typing import Iterator
 
 from orchestrator.errors import DomainError
 from orchestrator.listeners import Listeners
+from orchestrator.seats.ledger import Ledger
 
 log = logging.getLogger("studio.lifecycle")
 
@@ -154,6 +155,12 @@ def tick(c: sqlite3.Connection, run_id: str, live_tick: int) -> bool:
     return _move(c, "tick", run_id, "live_tick = ?", (live_tick,), quiet=True)
 
 
+def spend(roster: list[dict]) -> float:
+    """A run's spend as the store keeps it: its roster's usage entries are the run's ledger as the
+    worker last reported it (orchestrator.seats.ledger), the spend_usd column its total."""
+    return Ledger([s["usage"] for s in roster]).usd
+
+
 def metered(c: sqlite3.Connection, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
     """What a playing run has metered so far: seats maps index -> {usage, turns} (totals, not deltas,
     so a repeated report changes nothing twice). A report that arrives after the run ended never
@@ -167,9 +174,8 @@ def metered(c: sqlite3.Connection, run_id: str, tick: int, seats: dict[int, dict
         roster[int(i)]["usage"] = s["usage"]
         if s.get("turns") is not None:  # scripted seats report their played ticks only
             roster[int(i)]["turns"] = s["turns"]
-    spend = sum(s["usage"]["usd"] for s in roster)
     return _move(c, "metered", run_id, "roster = ?, spend_usd = ?, live_tick = MAX(COALESCE(live_tick, 0), ?)",
-                 (json.dumps(roster), spend, tick), quiet=True)
+                 (json.dumps(roster), spend(roster), tick), quiet=True)
 
 
 def recorded(c: sqlite3.Connection, run_id: str, tick: int, seat: int, turn: dict, play: list, memory,
@@ -185,8 +191,7 @@ def recorded(c: sqlite3.Connection, run_id: str, tick: int, seat: int, turn: dic
     roster[seat]["usage"], roster[seat]["turns"] = report["usage"], report["turns"]
     c.execute("INSERT OR REPLACE INTO run_turns (run_id, tick, seat, turn, play, memory) VALUES (?, ?, ?, ?, ?, ?)",
               (run_id, tick, seat, json.dumps(turn), json.dumps(play), None if memory is None else json.dumps(memory)))
-    return _move(c, "recorded", run_id, "roster = ?, spend_usd = ?", (json.dumps(roster),
-                                                                        sum(s["usage"]["usd"] for s in roster)), quiet=True)
+    return _move(c, "recorded", run_id, "roster = ?, spend_usd = ?", (json.dumps(roster), spend(roster)), quiet=True)
 
 
 def turns_recorded(c: sqlite3.Connection, run_id: str) -> list[sqlite3.Row]:
