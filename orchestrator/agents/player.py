@@ -115,7 +115,7 @@ class AgentSeat(_Turns):
         turn = self.ask(text)
         try:
             got = await self._open(view, timeout_ms)
-        except asyncio.CancelledError:  # a cancel while the agent thinks: the turn was asked all the same
+        except BaseException:  # a cancel while the agent thinks: the turn was asked all the same
             self.abandoned(turn)
             raise
         try:

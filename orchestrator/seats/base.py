@@ -67,7 +67,8 @@ class SeatBase:
         await self.recorder.turn(turn, played.encode(actions), memory, self.report())
 
     def abandoned(self, turn: TurnRecord) -> None:
-        """A turn given up on a cancel: in the transcript as far as it got, never recorded."""
+        """A turn given up (a cancel, an error no seat explains): in the transcript as far as it got,
+        never recorded."""
         self.transcript.append(turn.row())
 
     def report(self) -> dict:

@@ -15,9 +15,10 @@ Every turn asked writes its transcript row (a TurnRecord, orchestrator.seats.tur
 it, and hands it to the run's recorder (orchestrator.seats.recording) with what the seat played and
 its totals as soon as the turn ends: a run resumed after a fault replays those turns (`to_replay`)
 through this same code instead of asking again (orchestrator.seats.base).
-Usage per seat, charged to the seat's entry in the run's ledger (orchestrator.seats.ledger): agent_turns (every tick the seat was asked to play), input/output tokens from the
-provider's usage fields, USD priced from the price table (cache reads and writes at their own prices),
-or the router's own cost of the call when it states one.
+Usage per seat, charged to the seat's entry in the run's ledger (orchestrator.seats.ledger):
+agent_turns (every tick the seat was asked to play), input/output tokens from the provider's usage
+fields, USD priced from the price table (cache reads and writes at their own prices), or the router's
+own cost of the call when it states one.
 """
 from __future__ import annotations
 
@@ -29,13 +30,13 @@ import time
 from dataclasses import dataclass, field
 
 from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_reply
+from orchestrator.seats.base import SeatBase
 from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
 from orchestrator.seats.ledger import USAGE_FIELDS, Ledger, new_usage
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
 from orchestrator.seats.providers import PooledClient, make_chat, new_client
-from orchestrator.seats.base import SeatBase
 from orchestrator.seats.recording import OFF_RECORD, Recorder, nothing_to_replay
 from orchestrator.seats.turn import TurnRecord, actions_json, new_turns
 
@@ -107,7 +108,7 @@ class SeatPlayer(SeatBase):
             self._missed(turn, started, retries_before, "provider_errors", str(e))
             await self.close_turn(turn, [])
             raise
-        except asyncio.CancelledError:  # a cancel while the provider thinks: the turn was asked all the same
+        except BaseException:  # a cancel while the provider thinks: the turn was asked all the same
             self.abandoned(turn)
             raise
         self.faults.clear()
