@@ -186,7 +186,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN check_detail TEXT;
     ALTER TABLE provider_keys ADD COLUMN checked_at_ms INTEGER;
     """,
-    # A model run's turns as they happen (orchestrator.recorder): the owner's transcript while the run
+    # A model run's turns as they happen (orchestrator.runs.recorder): the owner's transcript while the run
     # plays, and what a resumed run replays after its worker or the service went away (play: the
     # seat's actions as the tick code took them, seats.played; memory: the conversation entry the turn
     # left). n numbers the asks of one seat in one tick (an arena seat may be asked again after an
