@@ -12,7 +12,8 @@ from typing import Any, Awaitable, Callable
 from pydantic import BaseModel
 
 from api.limits import MAX_BODY_BYTES, too_large
-from api import run_schemas, schemas, turn_schemas
+from api import (analysis_schemas, estimate_schemas, run_schemas, schemas, series_schemas, transcript_schemas,
+                 turn_schemas, usage_schemas)
 from api.mcp import fork_tool
 from engine.rules import POLICIES
 from orchestrator import listing, scenarios, skills
@@ -346,12 +347,13 @@ OUTPUTS: dict[str, type[BaseModel]] = {
     "get_scenario": schemas.ScenarioOne, "update_scenario": schemas.ScenarioOne, "delete_scenario": schemas.Deleted,
     "list_skills": schemas.SkillList, "get_skill": schemas.SkillOne, "create_skill": schemas.SkillCreated,
     "update_skill": schemas.SkillOne, "delete_skill": schemas.Deleted, "list_library": schemas.LibraryList,
-    "list_anchors": schemas.AnchorListing, "estimate_run": run_schemas.Estimate, "launch_run": run_schemas.Launched,
-    "list_runs": run_schemas.RunList, "get_run": run_schemas.RunOne, "get_transcript": run_schemas.Transcript,
-    "get_decisions": run_schemas.Decisions,
-    "cancel_run": run_schemas.Cancelled, "get_batch": run_schemas.BatchOne, "get_usage": run_schemas.Usage,
-    "get_leaderboard": run_schemas.LeaderboardAnswer, "compare_batches": run_schemas.ComparisonAnswer,
-    "export_batch": run_schemas.CsvExport, "export_run": run_schemas.FileExport, "fork_run": run_schemas.Launched,
+    "list_anchors": schemas.AnchorListing, "estimate_run": estimate_schemas.Estimate,
+    "launch_run": run_schemas.Launched, "list_runs": run_schemas.RunList, "get_run": run_schemas.RunOne,
+    "get_transcript": transcript_schemas.Transcript, "get_decisions": transcript_schemas.Decisions,
+    "cancel_run": run_schemas.Cancelled, "get_batch": series_schemas.BatchOne, "get_usage": usage_schemas.Usage,
+    "get_leaderboard": analysis_schemas.LeaderboardAnswer, "compare_batches": analysis_schemas.ComparisonAnswer,
+    "export_batch": analysis_schemas.CsvExport, "export_run": analysis_schemas.FileExport,
+    "fork_run": run_schemas.Launched,
     "get_seat_turn": turn_schemas.SeatTurn, "submit_seat_actions": turn_schemas.ActionsReceived,
 }
 
