@@ -21,7 +21,7 @@ from orchestrator.play.arena_seats import ArenaSeat
 from orchestrator.play.head import Head
 from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc, unrecorded
 from orchestrator.seats.player import Credential
-from orchestrator.seats.providers import SeatFailed
+from orchestrator.seats.faults import SeatFailed
 
 
 @functools.cache

@@ -23,11 +23,12 @@ from typing import Callable
 
 from engine.arena.games import GAMES
 from orchestrator.seats.actions import REFUSAL, TRUNCATED
-from orchestrator.seats.faults import FaultStreak
+from orchestrator.seats.client import new_client
+from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
 from orchestrator.seats.player import Credential, new_turns, new_usage, shipped_prices
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
-from orchestrator.seats.providers import ProviderError, SeatFailed, TurnTimeout, make_chat, new_client
+from orchestrator.seats.providers import make_chat
 from orchestrator.seats.seat import seat_label
 
 SYSTEM = ("You are playing a two-player board game against another player. Each turn you are shown the "

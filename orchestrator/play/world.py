@@ -22,7 +22,7 @@ from orchestrator.play.job import (Job, Outcome, failed, internal_error, log_tab
                                   unrecorded)
 from orchestrator.recorder import Unrecorded
 from orchestrator.seats.player import ModelSeats
-from orchestrator.seats.providers import SeatFailed
+from orchestrator.seats.faults import SeatFailed
 
 log = logging.getLogger("studio.playing")
 CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)

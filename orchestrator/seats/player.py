@@ -35,7 +35,8 @@ from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.seat import seat_label
 from orchestrator.seats.memory import Memory
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
-from orchestrator.seats.providers import PooledClient, make_chat, new_client
+from orchestrator.seats.client import PooledClient, new_client
+from orchestrator.seats.providers import make_chat
 
 USAGE_FIELDS = ("agent_turns", "input_tokens", "output_tokens", "usd")
 
@@ -300,7 +301,7 @@ class ModelSeats:
                     stack.push_async_callback(lambda p=p: p.ended(match.tick - 1 if match.tick else None))
                 else:
                     cred = self.credentials.get(i) or Credential(None)
-                    # one pool per seat (providers.new_client)
+                    # one pool per seat (client.new_client)
                     client = await stack.enter_async_context(new_client(private_ok=cred.private_ok))
                     players[i] = p = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
                                                 turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,
