@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 import ray
 
 from orchestrator.core import Core
+from orchestrator.errors import envelope
 from orchestrator.runs import lifecycle
 from orchestrator.seats.limits import configured_cap
 from orchestrator.seats.prices import PriceTable
@@ -52,7 +53,7 @@ class Unrecorded(Exception):
     """The store refused a playing run's writes for RECORD_PATIENCE_S: the run cannot go on safely."""
 
     def envelope(self) -> dict:
-        return {"error": "internal_error", "message": str(self)}
+        return envelope("internal_error", str(self))
 
 
 def credentials(core: Core, run_id: str) -> dict[int, dict]:

@@ -17,6 +17,8 @@ caller of a seat's Chat keep one each.
 """
 from __future__ import annotations
 
+from orchestrator.errors import envelope
+
 FAULT_TICKS = 3
 TIMEOUT, UNREACHABLE, REJECTED = "provider_timeout", "provider_unreachable", "provider_rejected"
 
@@ -26,7 +28,7 @@ class SeatFailed(Exception):
     code = "provider_error"
 
     def envelope(self) -> dict:
-        return {"error": self.code, "message": str(self)}
+        return envelope(self.code, str(self))
 
 
 class KeyRejected(SeatFailed):
