@@ -1,5 +1,5 @@
 """Comparisons over the archive: thin wrappers that pick the right seat rows, pair them, and hand
-the numbers to stats.py / ranking.py. Metrics are checked against a fixed list and read from
+the numbers to paired.py, iqm.py / ranking.py. Metrics are checked against a fixed list and read from
 pandas columns, so no caller text ever becomes part of a SQL statement.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from analytics import stats
+from analytics import choice, iqm, paired
 from analytics.data import DIMENSIONS, STATS, as_data, failed_left_out, plain, where
 from analytics.ranking import Leaderboard, bradley_terry
 
@@ -62,7 +62,7 @@ def _rounded(value, digits: int):
     return None if value is None else round(float(value), digits)
 
 
-def _result(comparison: stats.Comparison, metric: str, keys: list, **labels) -> dict:
+def _result(comparison: paired.Comparison, metric: str, keys: list, **labels) -> dict:
     """Scores to 2 decimals, the probability of improvement to 4 (rounded here, where the result
     is built; the statistics ran at full precision)."""
     keys = [[plain(x) for x in k] if isinstance(k, tuple) else plain(k) for k in keys]
@@ -75,12 +75,12 @@ def _result(comparison: stats.Comparison, metric: str, keys: list, **labels) -> 
 def compare_seats(data, batch_id: str, seat_a: int | str, seat_b: int | str, metric: str = "fitness_index",
                   confidence: float = 0.95) -> dict:
     """Seat a against seat b inside one series, paired per match (same map, same seed):
-    the difference of means (a - b) with its interval (bounded for 0..100 scores, stats.py's
+    the difference of means (a - b) with its interval (bounded for 0..100 scores, paired.py's
     DIFFERENCE_METHOD) and the probability that a beats b."""
     _check_metric(metric)
     rows = _rows(data, batch_id=batch_id)
     a, b, keys = _paired(_pick(rows, seat_a), _pick(rows, seat_b), "match_id", metric)
-    return _result(stats.paired_comparison(a, b, confidence, bounded=metric in stats.BOUNDED), metric, keys,
+    return _result(paired.paired_comparison(a, b, confidence, bounded=metric in choice.BOUNDED), metric, keys,
                    batch_id=batch_id,
                    seat_a=seat_a, seat_b=seat_b)
 
@@ -92,7 +92,7 @@ def compare_configs(data, batch_a: str, batch_b: str, seat: int | str, metric: s
     a = _pick(_rows(data, batch_id=batch_a), seat)
     b = _pick(_rows(data, batch_id=batch_b), seat if seat_b is None else seat_b)
     x, y, keys = _paired(a, b, SEEDS, metric)
-    return _result(stats.paired_comparison(x, y, confidence, bounded=metric in stats.BOUNDED), metric, keys,
+    return _result(paired.paired_comparison(x, y, confidence, bounded=metric in choice.BOUNDED), metric, keys,
                    batch_a=batch_a, batch_b=batch_b,
                    seat=seat)
 
@@ -104,7 +104,7 @@ def skill_uplift(data, series_with: str, series_without: str, seat: int | str, m
     a = _pick(_rows(data, batch_id=series_with), seat)
     b = _pick(_rows(data, batch_id=series_without), seat)
     x, y, keys = _paired(a, b, SEEDS, metric)
-    return _result(stats.skill_uplift(x, y, confidence, bounded=metric in stats.BOUNDED), metric, keys,
+    return _result(paired.skill_uplift(x, y, confidence, bounded=metric in choice.BOUNDED), metric, keys,
                    series_with=series_with, series_without=series_without, seat=seat)
 
 
@@ -119,7 +119,7 @@ def aggregate_over_scenarios(data, *, metric: str = "fitness_index", by: str = "
     out = []
     for key, part in rows.groupby(by, sort=True):
         scores = {str(s): g[metric].to_numpy(float) for s, g in part.groupby("scenario_id", sort=True)}
-        interval = stats.aggregate_iqm(scores, confidence)
+        interval = iqm.aggregate_iqm(scores, confidence)
         out.append({by: plain(key), **interval.to_dict(), "scenarios": {s: int(v.size) for s, v in scores.items()}})
     return sorted(out, key=lambda r: -r["estimate"])
 

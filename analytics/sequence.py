@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analytics import stats
+from analytics import choice, precision
 
 METHOD = "hedged-capital betting confidence sequence"
 GRID = 1000          # steps of the scale the candidate means take (confseq's `breaks`)
 TRUNCATE = 0.5       # a bet never stakes more than half of what it could lose (the paper's c)
 CHUNK_CELLS = 2_000_000  # rows x grid x n cells per block: bounds many series without a huge array
-# The estimate's expected_trials: series of the reference population (stats.reference_series) played
+# The estimate's expected_trials: series of the reference population (precision.reference_series) played
 # until the sequence is as narrow as asked; this many of them (a trial count's mean moves by under
 # one trial beyond it).
 REFERENCE_SERIES = 200
@@ -148,8 +148,8 @@ def stopping_times(x, half_width: float, lo: float = 0.0, hi: float = 100.0, con
 def _reference_half_widths(ceiling: int, reference_sd: float) -> np.ndarray:
     """(REFERENCE_SERIES, ceiling): the sequence's half-width after each trial of the reference
     series, on the 0..100 scale."""
-    x = stats.reference_series(ceiling, reference_sd, REFERENCE_SERIES)
-    low, high = bounds(x, *stats.SCALE)
+    x = precision.reference_series(ceiling, reference_sd, REFERENCE_SERIES)
+    low, high = bounds(x, *choice.SCALE)
     out = (high - low) / 2
     out.flags.writeable = False
     return out
@@ -163,6 +163,6 @@ def expected_trials(half_width: float, ceiling: int, reference_sd: float, lo: fl
     if ceiling < 2:
         raise ValueError(f"a series has at least 2 trials, got a ceiling of {ceiling}")
     widths = _reference_half_widths(int(ceiling), float(reference_sd))
-    done = widths <= half_width * (stats.SCALE[1] - stats.SCALE[0]) / (hi - lo)
+    done = widths <= half_width * (choice.SCALE[1] - choice.SCALE[0]) / (hi - lo)
     played = np.where(done.any(axis=1), done.argmax(axis=1) + 1, ceiling)
     return int(min(ceiling, max(2, math.ceil(float(played.mean())))))

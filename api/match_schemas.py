@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
-from api.run_schemas import ArenaResults, Provider, Results, Status, StopReason
+from api.result_schemas import ArenaResults, Results
+from api.run_schemas import Provider, Status, StopReason
 from api.schemas import Closed
 
 # A world replay frame's agent: [x, y, alive, health, satiety, net worth (null while live)], then, when the

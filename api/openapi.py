@@ -1,6 +1,7 @@
 """OpenAPI 3.1 document: request bodies come from the service core's own strict models, so the
 document describes exactly what validation accepts (the routes read raw JSON and hand it to the core),
-and answers from the closed models of api/schemas.py, api/run_schemas.py and api/match_schemas.py.
+and answers from the closed models of api/schemas.py and api/*_schemas.py (runs, results, estimates,
+series, usage, transcripts, analysis, matches, agent seats' turns).
 
 Routes carry no `-> dict` annotation: FastAPI would take it for a response model, merge an open object
 into every documented answer and validate each answer against it."""

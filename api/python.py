@@ -31,7 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
-from api.mcp.tools import BY_NAME, invoke
+from api.mcp.arguments import invoke
+from api.mcp.tools import BY_NAME
 from orchestrator import auth
 from orchestrator.core import Core
 from orchestrator.errors import DomainError

@@ -31,7 +31,10 @@ _HERE = str(Path(__file__).resolve().parent)
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(_HERE)]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analytics import intervals, stats  # noqa: E402
+from analytics import intervals  # noqa: E402
+from analytics.choice import DIFFERENCE_METHOD, method_for  # noqa: E402
+from analytics.paired import difference_bounds  # noqa: E402
+from analytics.precision import precision_half_width  # noqa: E402
 from analytics.data import DIMENSIONS  # noqa: E402
 
 WORLDS = ("svc:custom-base-v1", "svc:harvest-commons")
@@ -105,7 +108,7 @@ def _paired(a: np.ndarray, b: np.ndarray, n: int, reps: int, seed: int) -> dict:
     truth = a.mean() - b.mean()
     idx = rng.integers(0, a.size, (reps, n))
     d = a[idx] - b[idx]
-    low, high = stats.difference_bounds(d)
+    low, high = difference_bounds(d)
     other = rng.integers(0, a.size, (reps, n))
     xa, xb = a[idx], b[other]
     se = np.sqrt(xa.var(axis=1, ddof=1) / n + xb.var(axis=1, ddof=1) / n)
@@ -118,7 +121,7 @@ def _paired(a: np.ndarray, b: np.ndarray, n: int, reps: int, seed: int) -> dict:
     return {"coverage": float(np.mean((low <= truth) & (truth <= high))), "width_paired": paired_width,
             "width_unpaired": float(np.mean(unpaired)),
             "width_ratio_unpaired_over_paired": float(np.mean(unpaired) / paired_width) if paired_width else None,
-            "method": stats.DIFFERENCE_METHOD}
+            "method": DIFFERENCE_METHOD}
 
 
 def main() -> None:
@@ -164,12 +167,12 @@ def main() -> None:
                     else max(bounded, key=lambda m: row[m]["coverage"]["min"]))
             choice[metric][n] = pick
 
-    # what the product uses (stats.CHOICE) measured as the product uses it
+    # what the product uses (analytics.choice.CHOICE) measured as the product uses it
     used, fails_cov, fails_scale, fails_width = {}, [], [], []
     for metric in METRICS:
         used[metric] = {}
         for n in NS:
-            method = stats.method_for(metric, n)
+            method = method_for(metric, n)
             row = table[metric][n]
             fig = row[method]
             used[metric][n] = {"method": method, "coverage": fig["coverage"], "width_points": fig["width_points"],
@@ -190,8 +193,8 @@ def main() -> None:
         for w in WORLDS:
             for s in range(len(SEATS)):
                 pop = pops[w][s, :, fi]
-                predicted = stats.precision_half_width(n, float(pop.std(ddof=1)), metric="fitness_index").half_width
-                achieved = cells["fitness_index"][n][f"{w} {SEATS[s]}"][stats.method_for("fitness_index", n)]["width"] / 2
+                predicted = precision_half_width(n, float(pop.std(ddof=1)), metric="fitness_index").half_width
+                achieved = cells["fitness_index"][n][f"{w} {SEATS[s]}"][method_for("fitness_index", n)]["width"] / 2
                 ratios.append(predicted / achieved)
         precision[n] = {"predicted_over_achieved_half_width": _spread(ratios)}
 
@@ -199,7 +202,7 @@ def main() -> None:
     for n in NS:
         runs = [_paired(pops[w][0, :, fi], others[w][0, :, fi], n, args.reps, 7 * n + WORLDS.index(w))
                 for w in WORLDS]
-        paired[n] = {"method": stats.DIFFERENCE_METHOD,
+        paired[n] = {"method": DIFFERENCE_METHOD,
                      "coverage": _spread([r["coverage"] for r in runs]),
                      "width_paired_points": _spread([r["width_paired"] for r in runs]),
                      "width_unpaired_points": _spread([r["width_unpaired"] for r in runs]),
@@ -214,8 +217,8 @@ def main() -> None:
                    for w in WORLDS for s, seat in enumerate(SEATS)}
     width_vs_t = {m: {n: round(table[m][n][choice[m][n]]["width_points"]["median"]
                                / table[m][n]["t"]["width_points"]["median"], 2) for n in NS} for m in METRICS}
-    mismatched = [f"{m} n={n}: measured {choice[m][n]}, stats.py {stats.method_for(m, n)}"
-                  for m in METRICS for n in NS if choice[m][n] != stats.method_for(m, n)]
+    mismatched = [f"{m} n={n}: measured {choice[m][n]}, choice.py {method_for(m, n)}"
+                  for m in METRICS for n in NS if choice[m][n] != method_for(m, n)]
     print(json.dumps({
         "benchmark": "coverage",
         "setup": {"matches_per_population": MATCHES, "worlds": WORLDS, "seats": SEATS, "paired_against": OTHER_SEATS, "series_per_cell": args.reps,
@@ -224,20 +227,20 @@ def main() -> None:
         "populations": populations,
         "used": used,
         "measured_choice": choice,
-        "choice_differs_from_stats_py": mismatched,
+        "choice_differs_from_choice_py": mismatched,
         "table": table,
         "width_vs_t": width_vs_t,
         "precision_check": precision,
         "paired_difference": paired,
         "seconds": {"generate_population": round(generated, 2), "total": round(time.perf_counter() - started, 2)},
         "targets": [
-            {"goal": "coverage >= 93% for every metric, every n in 5..50, with the method stats.py uses",
+            {"goal": "coverage >= 93% for every metric, every n in 5..50, with the method choice.py picks",
              "measured": fails_cov or "all cells hold", "met": not fails_cov},
-            {"goal": "no bound outside 0..100 with the method stats.py uses",
+            {"goal": "no bound outside 0..100 with the method choice.py picks",
              "measured": fails_scale or "none outside", "met": not fails_scale},
             {"goal": "width <= 1.15 x t where t already covers (>= 93%)",
              "measured": fails_width or "within", "met": not fails_width},
-            {"goal": "stats.py's table is this run's choice",
+            {"goal": "choice.py's table is this run's choice",
              "measured": mismatched or "same", "met": not mismatched},
             {"goal": "paired difference coverage >= 93% for n in 5..50",
              "measured": {n: paired[n]["coverage"]["min"] for n in NS if n >= 5},

@@ -7,7 +7,7 @@ are drawn with replacement per population and the share whose sequence EVER excl
 mean, at any n up to 200, is counted (the promise: at most 5%).
 
 Also measured: the sequence's width at n = 10, 30, 100 against the fixed-n interval the summary
-reports at that n (stats.CHOICE's method); and, for two scripted seats of different spreads (the
+reports at that n (choice.CHOICE's method); and, for two scripted seats of different spreads (the
 honest trader and the random policy on svc:harvest-commons, fitness_index), how many trials a series
 launched `until: {half_width: 3}` plays (ceiling 200) and what it costs, against the fixed N the
 estimate advises for +-3 points (the smallest N whose precision.half_width_95 at the reference spread
@@ -30,7 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analytics import intervals, sequence, stats  # noqa: E402
+from analytics import choice, intervals, precision, sequence, stats  # noqa: E402
 from analytics.data import DIMENSIONS  # noqa: E402
 from orchestrator.seats.prices import estimate as price_estimate  # noqa: E402
 
@@ -59,12 +59,12 @@ def _spread(values, unit: str, digits: int = 4) -> dict:
 
 def _fixed_n(x: np.ndarray, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """The fixed-n interval the summary reports for these series (rows) at their length."""
-    method = stats.method_for(metric, x.shape[1])
+    method = choice.method_for(metric, x.shape[1])
     fn = intervals.METHODS[method]
     if method in intervals.BOOTSTRAP:
-        return fn(x, 0.95, *stats.SCALE, n_resamples=stats.DEFAULT_RESAMPLES,
+        return fn(x, 0.95, *choice.SCALE, n_resamples=stats.DEFAULT_RESAMPLES,
                   rng=np.random.default_rng(stats.DEFAULT_SEED))
-    return fn(x, 0.95, *stats.SCALE)
+    return fn(x, 0.95, *choice.SCALE)
 
 
 def _population_cell(pop: np.ndarray, metric: str, reps: int, n: int, seed: int) -> dict:
@@ -79,14 +79,14 @@ def _population_cell(pop: np.ndarray, metric: str, reps: int, n: int, seed: int)
             continue
         fl, fh = _fixed_n(x[:, :k], metric)
         widths[k] = {"sequence": float(np.mean(high[:, k - 1] - low[:, k - 1])), "fixed_n": float(np.mean(fh - fl)),
-                     "fixed_n_method": stats.method_for(metric, k)}
+                     "fixed_n_method": choice.method_for(metric, k)}
     return {"ever_excluded": float(missed.mean()), "widths": widths}
 
 
 def advised_n(target: float, limit: int = 1000) -> int:
     """The estimate's advice: the fewest trials whose expected fitness half-width is <= target."""
     for n in range(2, limit + 1):
-        if stats.precision_half_width(n, 10.0, metric="fitness_index").half_width <= target:
+        if precision.precision_half_width(n, 10.0, metric="fitness_index").half_width <= target:
             return n
     return limit
 
@@ -125,7 +125,7 @@ def main() -> None:
     coverage = {m: _spread([c["ever_excluded"] for c in cells[m].values()], "share of series") for m in METRICS}
     widths = {m: {k: {"sequence": _spread([c["widths"][k]["sequence"] for c in cells[m].values()], "points", 2),
                       "fixed_n": _spread([c["widths"][k]["fixed_n"] for c in cells[m].values()], "points", 2),
-                      "fixed_n_method": stats.method_for(m, k),
+                      "fixed_n_method": choice.method_for(m, k),
                       "ratio": _spread([c["widths"][k]["sequence"] / c["widths"][k]["fixed_n"]
                                         for c in cells[m].values()], "sequence width / fixed-n width", 2)}
                   for k in WIDTH_NS if k <= args.n} for m in METRICS}

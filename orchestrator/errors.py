@@ -54,6 +54,11 @@ STATUS: dict[str, int] = {
 }
 
 
+def envelope(code: str, message: str) -> dict:
+    """SPEC.md's error envelope, the one shape of every refusal and of a failed run's `error`."""
+    return {"error": code, "message": message}
+
+
 class DomainError(Exception):
     """A refusal with SPEC.md's code; status comes from STATUS so no caller can pick a wrong one."""
 
@@ -67,7 +72,7 @@ class DomainError(Exception):
         self.retry_after_s = retry_after_s  # set on rate_limited and unavailable; REST sends it as Retry-After
 
     def envelope(self) -> dict:
-        return {"error": self.code, "message": self.message}
+        return envelope(self.code, self.message)
 
     def __repr__(self) -> str:
         return f"DomainError({self.code!r}, {self.message!r})"

@@ -6,6 +6,7 @@ forbid), and keep no defaults in their JSON Schema: an omitted field is simply a
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
@@ -31,6 +32,23 @@ PLAIN_TEXT = "^[^" + HIDDEN + "]*$"
 UNICODE_MESSAGE = ("should be valid Unicode text: it holds a lone UTF-16 surrogate (U+D800 to U+DFFF, such as "
                    "the JSON escape \\ud800 without its pair), which cannot be stored")
 PLAIN_TEXT_MESSAGE = "should be plain text: no control characters (such as NUL) and no bidirectional overrides"
+
+
+_DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit() also takes '²', which int() refuses
+
+
+def integer_param(value: Any, name: str, low: int, high: int, *, default: int | None = None,
+                  code: str = "bad_request", hint: str | None = None) -> int | None:
+    """An integer parameter as a query string or path sends it ('25') or as JSON and a tool argument do
+    (25): low..high, else `code` with "name: hint" (by default: send an integer from low to high).
+    None (absent) gives `default`."""
+    if value is None:
+        return default
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise DomainError(code, f"{name}: {hint or f'send an integer from {low} to {high}'}")
+    return value
 
 
 def whole_numbers(raw: Any) -> Any:

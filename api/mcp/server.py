@@ -18,7 +18,9 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from api.errors import failure
-from api.mcp.tools import BY_NAME, TOOLS, ToolSpec, input_schema, invoke, invoke_follow, output_schema
+from api.mcp.arguments import invoke, invoke_follow
+from api.mcp.schemas import input_schema, output_schema
+from api.mcp.tools import BY_NAME, TOOLS, ToolSpec
 from orchestrator import auth, listing
 from orchestrator.auth import Principal
 from orchestrator.core import Core

@@ -1,25 +1,21 @@
 """The MCP tools (CONTRACT.md section 5): one row per tool, each naming the service function its REST
 twin calls. Arguments are the REST body's fields, flat, plus `id` where the REST path has one, plus
 optional `api_key`; the body reaches the core raw, so its validation (and every error) is REST's.
+The tools' JSON Schemas are api/mcp/schemas.py's; api/mcp/arguments.py splits a call's arguments.
 """
 from __future__ import annotations
 
-import copy
-import json
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel
 
-from api.limits import MAX_BODY_BYTES, too_large
-from api import run_schemas, schemas, turn_schemas
 from api.mcp import fork_tool
 from engine.rules import POLICIES
 from orchestrator import listing, scenarios, skills
 from orchestrator.auth import Principal
 from orchestrator.agents import turns
 from orchestrator.core import Core
-from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.me import me
 from orchestrator.runs import analysis, exports, series, service, transcript, usage
@@ -27,8 +23,6 @@ from orchestrator.runs.body import PROVIDERS, RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
 
-API_KEY = {"type": "string", "description": "Access token (dsk_ followed by 64 hex characters). Only needed when "
-           "the connection sends no Authorization: Bearer header; when given it is used instead of the header."}
 LOCAL_SEATS = ", ".join(f"local/{p}" for p in POLICIES)
 
 
@@ -338,125 +332,3 @@ TRANSCRIPT_QUERY = {  # get_transcript: GET /api/v1/runs/:id/transcript's query 
     "limit": {"type": "integer", "minimum": 1, "maximum": 500},
     "cursor": {"type": "string", "description": "next_cursor of the previous page"},
 }
-
-# Each tool's structured result: its REST twin's answer, so the same model describes both.
-OUTPUTS: dict[str, type[BaseModel]] = {
-    "whoami": schemas.Me, "get_scenario_schema": schemas.ScenarioSchema, "validate_scenario": schemas.Validated,
-    "create_scenario": schemas.ScenarioCreated, "list_scenarios": schemas.ScenarioList,
-    "get_scenario": schemas.ScenarioOne, "update_scenario": schemas.ScenarioOne, "delete_scenario": schemas.Deleted,
-    "list_skills": schemas.SkillList, "get_skill": schemas.SkillOne, "create_skill": schemas.SkillCreated,
-    "update_skill": schemas.SkillOne, "delete_skill": schemas.Deleted, "list_library": schemas.LibraryList,
-    "list_anchors": schemas.AnchorListing, "estimate_run": run_schemas.Estimate, "launch_run": run_schemas.Launched,
-    "list_runs": run_schemas.RunList, "get_run": run_schemas.RunOne, "get_transcript": run_schemas.Transcript,
-    "get_decisions": run_schemas.Decisions,
-    "cancel_run": run_schemas.Cancelled, "get_batch": run_schemas.BatchOne, "get_usage": run_schemas.Usage,
-    "get_leaderboard": run_schemas.LeaderboardAnswer, "compare_batches": run_schemas.ComparisonAnswer,
-    "export_batch": run_schemas.CsvExport, "export_run": run_schemas.FileExport, "fork_run": run_schemas.Launched,
-    "get_seat_turn": turn_schemas.SeatTurn, "submit_seat_actions": turn_schemas.ActionsReceived,
-}
-
-
-def output_schema(spec: ToolSpec) -> dict:
-    """The JSON Schema of the tool's structured content (an object, its $refs within itself)."""
-    schema = OUTPUTS[spec.name].model_json_schema(mode="serialization")
-    schema.pop("title", None)
-    return schema
-
-
-def input_schema(spec: ToolSpec) -> dict:
-    """The model's own JSON Schema (the one REST's OpenAPI document shows) plus `id` and `api_key`.
-    It documents the arguments; the server does not enforce it, the core validates them as REST's."""
-    if spec.model is not None:
-        schema = copy.deepcopy(spec.model.model_json_schema())
-        schema.pop("title", None)
-    else:
-        query = {"query": spec.query or QUERY, "id_query": spec.query or TRANSCRIPT_QUERY,
-                 "seat_query": spec.query}.get(spec.shape, {})
-        schema = {"type": "object", "properties": copy.deepcopy(query), "additionalProperties": False}
-    props = schema.setdefault("properties", {})
-    if spec.shape in ("seat_query", "seat_body"):
-        seat = {k: dict(SEAT_TURN_QUERY[k]) for k in ("run_id", "seat")}
-        schema["properties"] = props = {**seat, **{k: v for k, v in props.items() if k not in seat}}
-        schema["required"] = ["run_id", "seat", *schema.get("required", [])]
-    if spec.id_text:
-        schema["properties"] = props = {"id": {"type": "string", "description": spec.id_text}, **props}
-        schema["required"] = ["id", *schema.get("required", [])]
-    props["api_key"] = dict(API_KEY)
-    return schema
-
-
-# --- splitting raw arguments into what the service function takes ---------------------------------
-
-def _take_id(args: dict, name: str = "id") -> str:
-    value = _take(args, name)
-    if not isinstance(value, str):
-        raise DomainError("bad_request", f"{name}: should be a string")
-    return value
-
-
-def _take(args: dict, name: str):
-    if args.get(name) is None:
-        raise DomainError("bad_request", f"{name} is required")
-    return args.pop(name)
-
-
-def _no_more(args: dict, allowed: tuple[str, ...]) -> None:
-    # REST ignores unknown query parameters, but a tool argument that does nothing is a caller's typo.
-    for name in args:
-        raise DomainError("bad_request", f"unknown argument '{name}'; allowed arguments: "
-                          f"{', '.join((*allowed, 'api_key'))}")
-
-
-def _sized(body: dict) -> dict:
-    # REST refuses bodies over MAX_BODY_BYTES (api/limits.py); measure the body as compact JSON.
-    size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
-    if size > MAX_BODY_BYTES:
-        raise too_large(MAX_BODY_BYTES)
-    return body
-
-
-def _query(args: dict, query: dict) -> dict:
-    _no_more({k: v for k, v in args.items() if k not in query}, tuple(query))
-    for name in (n for n, schema in query.items() if "string" in schema["type"]):
-        if args.get(name) is not None and not isinstance(args[name], str):
-            raise DomainError("bad_request", f"{name}: should be a string")
-    return args  # null means absent, as an omitted query parameter; the service checks the values
-
-
-def invoke(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict:
-    """Call the tool's service function with `args` (api_key already removed), split by its shape."""
-    if spec.shape == "none":
-        _no_more(args, ())
-        return spec.call(core, principal)
-    if spec.shape == "id":
-        ident = _take_id(args)
-        _no_more(args, ("id",))
-        return spec.call(core, principal, ident)
-    if spec.shape == "body":
-        return spec.call(core, principal, _sized(args))
-    if spec.shape == "id_body":
-        ident = _take_id(args)
-        return spec.call(core, principal, ident, _sized(args))
-    if spec.shape == "id_query":
-        ident, query = _id_query(spec, args)
-        return spec.call(core, principal, ident, **query)
-    if spec.shape in ("seat_query", "seat_body"):  # a coroutine: the transport awaits it
-        run_id, seat = _take_id(args, "run_id"), _take(args, "seat")
-        if spec.shape == "seat_body":
-            return spec.call(core, principal, run_id, seat, _sized(args))
-        _no_more({k: v for k, v in args.items() if k != "wait_ms"}, tuple(SEAT_TURN_QUERY))
-        return spec.call(core, principal, run_id, seat, wait_ms=args.get("wait_ms"))
-    return spec.call(core, principal, **_query(args, spec.query or QUERY))
-
-
-def _id_query(spec: ToolSpec, args: dict) -> tuple[str, dict]:
-    ident = _take_id(args)
-    query = spec.query or TRANSCRIPT_QUERY
-    _no_more({k: v for k, v in args.items() if k not in query}, ("id", *query))
-    return ident, args
-
-
-async def invoke_follow(spec: ToolSpec, core: Core, principal: Principal, args: dict) -> dict:
-    """invoke() for a tool that may wait: its coroutine twin, on the caller's event loop."""
-    ident, query = _id_query(spec, args)
-    return await spec.follow(core, principal, ident, **query)

@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from api.deps import Caller, caller
 from api.openapi import responses
-from api.run_schemas import ComparisonAnswer, LeaderboardAnswer
+from api.analysis_schemas import ComparisonAnswer, LeaderboardAnswer
 from orchestrator.errors import DomainError
 from orchestrator.runs import analysis, exports, service
 

@@ -8,7 +8,11 @@ from fastapi.responses import JSONResponse, Response
 
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
-from api.run_schemas import BatchOne, Cancelled, Decisions, Estimate, Launched, RunList, RunOne, Transcript, Usage
+from api.estimate_schemas import Estimate
+from api.run_schemas import Cancelled, Launched, RunList, RunOne
+from api.series_schemas import BatchOne
+from api.transcript_schemas import Decisions, Transcript
+from api.usage_schemas import Usage
 from orchestrator.grading import read as decisions
 from orchestrator.runs import series, service, transcript, usage
 from orchestrator.runs.body import RunBody

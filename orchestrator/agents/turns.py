@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -31,11 +30,10 @@ from orchestrator.errors import DomainError
 from orchestrator.runs.lifecycle import TERMINAL
 from orchestrator.runs.service import WRITE, _row
 from orchestrator.seats.prompt import compose_directions
-from orchestrator.validation import StrictModel, parse
+from orchestrator.validation import StrictModel, integer_param, parse
 
 MAX_WAIT_MS = 30_000
 STORE_POLL_S = 0.5  # without an exchange here, how often a long-poll looks at the run's status
-_DIGITS = re.compile(r"[0-9]{1,9}")
 
 
 class SeatActions(StrictModel):
@@ -59,18 +57,10 @@ def submitted_by(principal: Principal) -> str:
     return f"token:{principal.token_prefix}"
 
 
-def _number(value: Any, name: str, lo: int, hi: int, code: str) -> int:
-    if isinstance(value, str) and _DIGITS.fullmatch(value):  # from a path or query string
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise DomainError(code, f"{name}: send an integer from {lo} to {hi}")
-    return value
-
-
 def _agent_seat(row, seat: Any) -> tuple[int, dict]:
     roster = json.loads(row["roster"])
     try:
-        index = _number(seat, "seat", 0, max(0, len(roster) - 1), "not_agent_seat")
+        index = integer_param(seat, "seat", 0, max(0, len(roster) - 1))
     except DomainError:
         index = None
     if index is None or index >= len(roster) or not is_agent(roster[index]):
@@ -101,7 +91,7 @@ async def get_turn(core: Core, principal: Principal, run_id: str, seat: Any, *, 
     require(principal, WRITE, write=True)
     row = _row(core, principal, run_id)
     index, entry = _agent_seat(row, seat)
-    wait = 0 if wait_ms is None else _number(wait_ms, "wait_ms", 0, MAX_WAIT_MS, "bad_request")
+    wait = integer_param(wait_ms, "wait_ms", 0, MAX_WAIT_MS, default=0)
     if row["status"] in TERMINAL:
         return _view(row, index, entry, "ended")
     exchange = _exchange(core)

@@ -22,7 +22,7 @@ from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ip
 from orchestrator.seats.ledger import Ledger
 from orchestrator.seats.loop import on_loop
 from orchestrator.seats.player import Credential
-from orchestrator.seats.providers import SeatFailed
+from orchestrator.seats.faults import SeatFailed
 from orchestrator.seats.recording import Recorder
 
 

@@ -23,13 +23,14 @@ from typing import Callable
 
 from engine.arena.games import GAMES
 from orchestrator.seats.actions import REFUSAL, TRUNCATED
-from orchestrator.seats.faults import FaultStreak
+from orchestrator.seats.client import new_client
+from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
 from orchestrator.seats.ledger import asked, charge, new_usage
 from orchestrator.seats.loop import on_loop
 from orchestrator.seats.player import Credential, shipped_prices
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
-from orchestrator.seats.providers import ProviderError, SeatFailed, TurnTimeout, make_chat, new_client
+from orchestrator.seats.providers import make_chat
 from orchestrator.seats.seat import seat_label
 from orchestrator.seats.turn import TurnRecord, new_turns
 

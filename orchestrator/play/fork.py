@@ -23,7 +23,7 @@ from engine.rollouts import config_of, rebuild
 from engine.scenario import build_match, local_policy
 from orchestrator.seats.memory import held
 from orchestrator.seats.observe_text import render_observation
-from orchestrator.seats.providers import Reply
+from orchestrator.seats.reply import Reply
 
 MODEL_PROVIDERS_SKIPPED = ("local", "agent")  # their players keep no conversation of ours
 

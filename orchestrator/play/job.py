@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from analytics.archive import format as archive
 from analytics.archive.store import Archive
+from orchestrator.errors import envelope
 from orchestrator.seats.ledger import Ledger, new_usage
 
 log = logging.getLogger("studio.playing")
@@ -114,13 +115,12 @@ def unrecorded(job: Job, usage: list[dict], started: int | None, turns: list | N
         except Exception:  # the recorder's rows stay the run's transcript
             log.exception("run %s: its transcript could not be packed", job.run_id)
             transcript = None
-    return failed(job, usage, {"error": "internal_error", "message": UNRECORDED.format(tick=tick)}, started, turns,
-                  transcript)
+    return failed(job, usage, envelope("internal_error", UNRECORDED.format(tick=tick)), started, turns, transcript)
 
 
 def internal_error(where: str, e: Exception) -> dict:
     """run.error for an exception no seat explains; the run fails rather than score a broken match."""
-    return {"error": "internal_error", "message": f"{where}: {type(e).__name__}: {str(e)[:200]}"}
+    return envelope("internal_error", f"{where}: {type(e).__name__}: {str(e)[:200]}")
 
 
 def run_row(job: Job) -> dict:

@@ -21,7 +21,7 @@ from orchestrator.play.job import (Job, Outcome, failed, internal_error, log_tab
                                   unrecorded)
 from orchestrator.seats.ledger import Ledger
 from orchestrator.seats.player import ModelSeats
-from orchestrator.seats.providers import SeatFailed
+from orchestrator.seats.faults import SeatFailed
 from orchestrator.seats.recording import Recorder, Unrecorded
 
 log = logging.getLogger("studio.playing")

@@ -23,10 +23,11 @@ from orchestrator.grading import cost as grading_cost
 from orchestrator.runs import forks, kinds, seats as seat_layer, until as until_body
 from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
 from orchestrator.runs.world import Scenario
-from orchestrator.seats.families import request_problem
-from orchestrator.seats.player import new_turns, new_usage
+from orchestrator.seats.chat import DEFAULT_MAX_TOKENS
+from orchestrator.seats.families import reasoning_on, request_problem
+from orchestrator.seats.ledger import new_usage
+from orchestrator.seats.turn import new_turns
 from orchestrator.seats.seat import seat_label
-from orchestrator.seats.providers import DEFAULT_MAX_TOKENS, reasoning_on
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
 # Spend caps are clamped into the plan's range (USD); an omitted cap gets the top of the range.

@@ -21,6 +21,7 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs.lifecycle import SCORED
+from orchestrator.validation import integer_param
 
 FORMATS = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}
 MAX_RESAMPLES = 2000
@@ -37,13 +38,7 @@ def _str(name: str, value: Any, *, required: bool = True) -> str | None:
 
 
 def _int(name: str, value: Any, low: int, high: int, default: int | None) -> int | None:
-    if value is None:
-        return default
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():  # a query string's number
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise DomainError("bad_request", f"{name}: should be an integer from {low} to {high}")
-    return value
+    return integer_param(value, name, low, high, default=default, hint=f"should be an integer from {low} to {high}")
 
 
 def _source(core: Core, matches: dict[str, str | None]) -> duckdb.DuckDBPyConnection:

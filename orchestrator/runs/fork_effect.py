@@ -1,12 +1,12 @@
 """A forked series' effect (CONTRACT.md section 16): with a control arm, for each changed seat and each
 metric of the summary, the mean paired difference fork - control over the trials whose two runs both
-ended with a match, with its 95% interval: analytics.stats.paired_comparison, the comparison every
+ended with a match, with its 95% interval: analytics.paired.paired_comparison, the comparison every
 paired series uses (analytics.compare), on the runs' own results."""
 from __future__ import annotations
 
 import json
 
-from analytics import stats
+from analytics import choice, paired, stats
 from engine.rubric import DIMENSIONS
 from orchestrator.core import Core
 from orchestrator.runs.lifecycle import SCORED
@@ -50,7 +50,7 @@ def _effect(core: Core, batch, spec: dict) -> list[dict]:
         for metric in METRICS:
             a = [_value(arms["fork"][k], seat, metric) for k in pairs]
             b = [_value(arms["control"][k], seat, metric) for k in pairs]
-            d = stats.paired_comparison(a, b, bounded=metric in stats.BOUNDED).difference if pairs else \
+            d = paired.paired_comparison(a, b, bounded=metric in choice.BOUNDED).difference if pairs else \
                 stats.Interval(None, None, None, 0, "empty")
             out.append({"seat": seat, "metric": metric, "mean": _round(d.estimate), "low": _round(d.low),
                         "high": _round(d.high), "n": d.n, "method": d.method})

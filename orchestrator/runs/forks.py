@@ -28,7 +28,8 @@ from orchestrator.runs.body import HINTS, Seat
 from orchestrator.runs.lifecycle import SCORED
 from orchestrator.runs.world import Scenario
 from orchestrator.seats.funding import seat_funding
-from orchestrator.seats.player import new_turns, new_usage
+from orchestrator.seats.ledger import new_usage
+from orchestrator.seats.turn import new_turns
 from orchestrator.validation import parse
 
 FIELDS = ("run_id", "tick", "seats", "control")

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
-from orchestrator.errors import DomainError
+from orchestrator.errors import DomainError, envelope
 from orchestrator.listeners import Listeners
 from orchestrator.seats.ledger import Ledger
 
@@ -101,7 +101,7 @@ def _move(c: sqlite3.Connection, name: str, run_id: str, sets: str, params: tupl
 
 
 def error_json(message: str, code: str = "internal_error") -> str:
-    return json.dumps({"error": code, "message": message})
+    return json.dumps(envelope(code, message))
 
 
 def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple = (),

@@ -38,7 +38,7 @@ import ray
 
 from orchestrator.core import Core
 from orchestrator.runs import lifecycle
-from orchestrator.seats.funding import run_credentials as credentials
+from orchestrator.seats.funding import run_credentials
 from orchestrator.seats.recording import Unrecorded
 
 log = logging.getLogger("studio.recorder")
@@ -138,7 +138,7 @@ class Recorder:
         self._began = 0.0  # loop time the last transaction began
 
     async def credentials(self, run_id: str) -> dict[int, dict]:
-        return await asyncio.to_thread(credentials, self.core, run_id)
+        return await asyncio.to_thread(run_credentials, self.core, run_id)
 
     async def replay(self, run_id: str) -> dict:
         return await asyncio.to_thread(replay, self.core, run_id)

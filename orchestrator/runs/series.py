@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import threading
 import time
 from collections import Counter
@@ -24,6 +23,7 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs import fork_effect, lifecycle, stopping, summaries
+from orchestrator.validation import integer_param
 
 BATCH_PREFIX = "bat_"  # SPEC.md's prefix of a series' id
 MAX_WAIT_MS = 30_000  # as the seat turn's long-poll (CONTRACT.md section 13)
@@ -33,7 +33,6 @@ CHECK_S = 0.25
 # How long a read of an ended series waits for a worker's task to compute its final summary before
 # computing it itself (a worker process may have to start first).
 SUMMARY_WAIT_S = 60.0
-_DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit() also takes '²', which int() refuses
 log = logging.getLogger("studio.summaries")
 
 
@@ -68,13 +67,8 @@ class State:
 
 def wait_ms_of(value: Any) -> int:
     """wait_ms as a query string or a tool argument: an integer of milliseconds, 0..MAX_WAIT_MS."""
-    if value is None:
-        return 0
-    if isinstance(value, str) and _DIGITS.fullmatch(value):
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_WAIT_MS:
-        raise DomainError("bad_request", f"wait_ms: send an integer of milliseconds from 0 to {MAX_WAIT_MS}")
-    return value
+    return integer_param(value, "wait_ms", 0, MAX_WAIT_MS, default=0,
+                         hint=f"send an integer of milliseconds from 0 to {MAX_WAIT_MS}")
 
 
 def _state(core: Core, batch) -> State:

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from analytics.stats import precision_half_width
+from analytics.precision import precision_half_width
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -17,6 +17,7 @@ from orchestrator.runs import archiving, forks, ledger, lifecycle, stopping, unt
 from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prices import stale_warning
+from orchestrator.validation import integer_param
 
 READ, WRITE = "runs:read", "runs:write"
 
@@ -38,7 +39,7 @@ def _grading_slots(core: Core) -> int:
 
 def _precision(trials: int) -> dict:
     # the expected half-width of the fitness_index interval the series summary will compute at this many
-    # trials, at the reference spread (analytics.stats.precision_half_width); one run has none
+    # trials, at the reference spread (analytics.precision.precision_half_width); one run has none
     p = precision_half_width(trials, REFERENCE_SD, metric="fitness_index")
     return {"reference_sd": REFERENCE_SD,
             "half_width_95": None if p.half_width is None else round(p.half_width, 4),
@@ -159,7 +160,7 @@ def get_run(core: Core, principal: Principal, run_id: str) -> dict:
     return {"run": run_view(row), "results": results_of(row)}
 
 
-_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also takes '²', which int() refuses
+_DIGITS = re.compile(r"[0-9]+")  # a cursor: ASCII only, as str.isdigit() also takes '²', which int() refuses
 STATUSES = lifecycle.STATUSES
 
 
@@ -167,11 +168,7 @@ def list_runs(core: Core, principal: Principal, *, status: str | None = None, sc
               batch_id: str | None = None, limit: int | str | None = None, cursor: str | None = None) -> dict:
     """Newest first; `next_cursor` resumes after the last run of this page."""
     require(principal, READ)
-    limit = 20 if limit is None else limit
-    if isinstance(limit, str) and _DIGITS.fullmatch(limit):  # a query string's value
-        limit = int(limit)
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
-        raise DomainError("bad_request", "limit: send an integer from 1 to 100")
+    limit = integer_param(limit, "limit", 1, 100, default=20)
     if status is not None and status not in STATUSES:
         raise DomainError("bad_request", f"status: send one of {', '.join(STATUSES)}")
     sql, params = "SELECT * FROM runs WHERE account_id = ?", [principal.account_id]

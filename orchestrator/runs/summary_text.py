@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from analytics.archive.format import SEAT_SCHEMA
 from analytics.archive.store import Archive
 from analytics.data import DIMENSIONS
-from analytics.stats import BCA_MIN_N, CHOICE
+from analytics.choice import BCA_MIN_N, CHOICE
 from analytics.summary import SUMMARY_COLUMNS, empty, summarize, table_rows
 from engine.rubric import ACHIEVEMENTS
 

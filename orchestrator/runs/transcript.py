@@ -17,19 +17,10 @@ from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs.lifecycle import TERMINAL, turns_recorded
 from orchestrator.runs.service import READ, _row
+from orchestrator.validation import integer_param
 
-_DIGITS = re.compile(r"[0-9]{1,9}")
+_DIGITS = re.compile(r"[0-9]{1,9}")  # a cursor
 DEFAULT_LIMIT, MAX_LIMIT = 100, 500
-
-
-def _count(value, name: str, default: int | None, lo: int, hi: int) -> int | None:
-    if value is None:
-        return default
-    if isinstance(value, str) and _DIGITS.fullmatch(value):  # a query string's value
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise DomainError("bad_request", f"{name}: send an integer from {lo} to {hi}")
-    return value
 
 
 def paged(core: Core, principal: Principal, run_id: str, seat, cursor, limit) -> tuple:
@@ -38,8 +29,8 @@ def paged(core: Core, principal: Principal, run_id: str, seat, cursor, limit) ->
     require(principal, READ)
     row = _row(core, principal, run_id)
     n_seats = len(json.loads(row["roster"]))
-    seat = _count(seat, "seat", None, 0, n_seats - 1)
-    limit = _count(limit, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+    seat = integer_param(seat, "seat", 0, n_seats - 1)
+    limit = integer_param(limit, "limit", 1, MAX_LIMIT, default=DEFAULT_LIMIT)
     if cursor is not None and not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor)):
         raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
     return row, seat, int(cursor or 0), limit

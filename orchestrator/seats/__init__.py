@@ -6,8 +6,8 @@ from orchestrator.seats.player import Credential, ModelSeats, SeatPlayer, TickRe
 from orchestrator.seats.prices import PriceTable, estimate
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prompt import compose_directions, scaffold, system_prompt
-from orchestrator.seats.faults import FaultStreak, SeatFaulted
-from orchestrator.seats.providers import KeyRejected, ProviderError, new_client
+from orchestrator.seats.client import new_client
+from orchestrator.seats.faults import FaultStreak, KeyRejected, ProviderError, SeatFaulted
 
 __all__ = [
     "Credential", "FaultStreak", "KeyRejected", "ModelSeats", "PriceTable", "ProviderError", "Refused",

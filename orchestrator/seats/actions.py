@@ -173,7 +173,7 @@ def from_text(text: str) -> list[dict | Refused]:
 
 
 def from_reply(reply, fmt: str) -> list[dict | Refused | np.ndarray]:
-    """A model's reply (seats.providers.Reply) -> its actions, in the seat's format ("tools" or "json")."""
+    """A model's reply (seats.reply.Reply) -> its actions, in the seat's format ("tools" or "json")."""
     if reply.refusal is not None:
         return [REFUSAL]
     if reply.truncated:

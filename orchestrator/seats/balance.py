@@ -12,7 +12,8 @@ import math
 import httpx
 
 from orchestrator import keys
-from orchestrator.seats.providers import DEFAULT_BASE_URL, new_client
+from orchestrator.seats.client import new_client
+from orchestrator.seats.providers import DEFAULT_BASE_URL
 
 BALANCE_TIMEOUT_S = 2.0
 

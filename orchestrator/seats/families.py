@@ -2,7 +2,7 @@
 carries, and the seats a provider would refuse, caught at admission instead (docs/SEATS.md).
 
 `request_problem(seat)` is the one check admission makes (estimate and launch alike); the clients in
-orchestrator.seats.providers build their requests from the same functions, so a request admission
+orchestrator.seats.openai_chat and anthropic_chat build their requests from the same functions, so a request admission
 let through is one the provider takes.
 
 OpenAI reasoning effort (the SDK's ReasoningEffort; which values a model takes is per family):

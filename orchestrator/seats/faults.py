@@ -17,6 +17,8 @@ caller of a seat's Chat keep one each.
 """
 from __future__ import annotations
 
+from orchestrator.errors import envelope
+
 FAULT_TICKS = 3
 TIMEOUT, UNREACHABLE, REJECTED = "provider_timeout", "provider_unreachable", "provider_rejected"
 
@@ -26,7 +28,28 @@ class SeatFailed(Exception):
     code = "provider_error"
 
     def envelope(self) -> dict:
-        return {"error": self.code, "message": str(self)}
+        return envelope(self.code, str(self))
+
+
+class KeyRejected(SeatFailed):
+    """The provider refused the key (401/403)."""
+    code = "provider_key_rejected"
+
+    def __init__(self, seat: str, provider: str, status: int):
+        self.seat, self.provider, self.status = seat, provider, status
+        super().__init__(f"{seat}: the {provider} provider rejected the key (HTTP {status}); "
+                         f"store a working {provider} key with `studio key set` and launch again")
+
+
+class ModelUnknown(SeatFailed):
+    """The provider does not know the model, or the key's base URL points nowhere (404): waiting every
+    tick would only burn the season."""
+    code = "provider_model_unknown"
+
+    def __init__(self, seat: str, provider: str):
+        self.seat, self.provider = seat, provider
+        super().__init__(f"{seat}: the {provider} provider answered 404 (no such model, or a wrong base URL "
+                         "on the key); check the model id and the key's --base-url and launch again")
 
 
 class ProviderError(Exception):

@@ -36,12 +36,10 @@ from orchestrator.seats.ledger import USAGE_FIELDS, Ledger, new_usage
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, scaffold, system_prompt
-from orchestrator.seats.providers import PooledClient, make_chat, new_client
+from orchestrator.seats.client import PooledClient, new_client
+from orchestrator.seats.providers import make_chat
 from orchestrator.seats.recording import OFF_RECORD, Recorder, nothing_to_replay
-from orchestrator.seats.turn import TurnRecord, actions_json, new_turns
-
-__all__ = ["Credential", "ModelSeats", "SeatPlayer", "TickReport", "USAGE_FIELDS", "new_turns", "new_usage",
-           "play_tick", "raw_reply", "shipped_prices"]
+from orchestrator.seats.turn import TurnRecord, actions_json
 
 
 def raw_reply(reply) -> str:
@@ -269,7 +267,7 @@ class ModelSeats:
                     stack.push_async_callback(lambda p=p: p.ended(match.tick - 1 if match.tick else None))
                 else:
                     cred = self.credentials.get(i) or Credential(None)
-                    # one pool per seat (providers.new_client)
+                    # one pool per seat (client.new_client)
                     client = await stack.enter_async_context(new_client(private_ok=cred.private_ok))
                     players[i] = p = SeatPlayer(i, job.seats[i], key=cred.key, base_url=cred.base_url, client=client,
                                                 turn_timeout_ms=job.env["turn_timeout_ms"], actions_per_turn=match.apt,

@@ -22,7 +22,8 @@ from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError
 from orchestrator.seats.prices import write_override
-from orchestrator.seats.providers import DEFAULT_BASE_URL, new_client
+from orchestrator.seats.client import new_client
+from orchestrator.seats.providers import DEFAULT_BASE_URL
 
 TIMEOUT_S = 30.0
 MAX_PAGES = 20

@@ -41,7 +41,7 @@ from pathlib import Path
 from orchestrator.seats.actions import tool_specs
 from orchestrator.seats.families import reasoning_on
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
-from orchestrator.seats.providers import DEFAULT_MAX_TOKENS
+from orchestrator.seats.chat import DEFAULT_MAX_TOKENS
 
 CHARS_PER_TOKEN = 4
 OBS_CHARS = 900            # a rendered observation with a few goods, agents and offers in view
@@ -130,7 +130,7 @@ class PriceTable:
 
 def reply_cost(prices: PriceTable, provider: str | None, model: str, reply,
                usd_per_mtok: list[float] | None = None) -> float:
-    """USD of one answered call (a providers.Reply): the key's own price when it carries one, else the
+    """USD of one answered call (a seats.reply.Reply): the key's own price when it carries one, else the
     router's own stated cost, else the table with cache reads and writes at their prices. One rule
     for every seat that calls a provider."""
     if usd_per_mtok is not None:  # a self-hosted server that charges: its price, cached or not

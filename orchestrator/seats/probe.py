@@ -26,13 +26,10 @@ import concurrent.futures
 
 import httpx
 
-from orchestrator.seats.providers import (
-    ANTHROPIC_VERSION,
-    DEFAULT_BASE_URL,
-    EXCERPT,
-    error_message,
-    new_client,
-)
+from orchestrator.seats.anthropic_chat import ANTHROPIC_VERSION
+from orchestrator.seats.chat import EXCERPT, error_message
+from orchestrator.seats.client import new_client
+from orchestrator.seats.providers import DEFAULT_BASE_URL
 
 PROBE_TIMEOUT_S = 5.0  # an offline setup waits this long at most; the key is stored either way
 # a self-hosted model on CPUs may load on its first request: the chat probes wait longer than the GET

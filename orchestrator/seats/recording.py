@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from orchestrator.errors import envelope
 from orchestrator.seats.turn import TurnRecord
 
 
@@ -21,7 +22,7 @@ class Unrecorded(Exception):
     """The store refused a playing run's writes for its whole patience: the run cannot go on safely."""
 
     def envelope(self) -> dict:
-        return {"error": "internal_error", "message": str(self)}
+        return envelope("internal_error", str(self))
 
 
 def nothing_to_replay() -> dict:

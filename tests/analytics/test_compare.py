@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from analytics import stats
+from analytics import choice, iqm, paired
 from analytics.compare import (aggregate_over_scenarios, compare_configs, compare_seats, finishing_orders,
                                leaderboard, skill_uplift)
 from analytics.ranking import bradley_terry
@@ -20,9 +20,9 @@ def test_two_seats_of_a_series_are_paired_per_match(archive_dir):
     rows = direct_seats(archive_dir)
     a, b = by_seed(rows, "bat_b", 0, "economy"), by_seed(rows, "bat_b", 1, "economy")
     diff = np.array([a[s] - b[s] for s in sorted(a)])
-    low, high = stats.difference_bounds(diff)
+    low, high = paired.difference_bounds(diff)
     assert got["difference"]["n"] == len(SEEDS_B)
-    assert got["difference"]["method"] == stats.METHOD_NAMES[stats.DIFFERENCE_METHOD]
+    assert got["difference"]["method"] == choice.METHOD_NAMES[choice.DIFFERENCE_METHOD]
     assert got["difference"]["estimate"] == round(diff.mean(), 2)
     assert (got["difference"]["low"], got["difference"]["high"]) == (round(low[0], 2), round(high[0], 2))
     assert -100.0 <= got["difference"]["low"] <= got["difference"]["high"] <= 100.0
@@ -36,7 +36,7 @@ def test_configurations_pair_on_the_seeds_both_series_played(archive_dir):
     a, b = by_seed(rows, "bat_a", 0, "fitness_index"), by_seed(rows, "bat_b", 0, "fitness_index")
     shared = sorted(set(a) & set(b))
     assert [seed for seed, _spawn in got["paired_on"]] == shared == SEEDS_B  # paired on (seed, spawn_seed)
-    want = stats.paired_comparison([a[s] for s in shared], [b[s] for s in shared], bounded=True)
+    want = paired.paired_comparison([a[s] for s in shared], [b[s] for s in shared], bounded=True)
     for key, digits in (("difference", 2), ("prob_improvement", 4)):
         w = getattr(want, key).to_dict()
         assert got[key] == w | {k: round(w[k], digits) for k in ("estimate", "low", "high")}
@@ -67,7 +67,7 @@ def test_iqm_over_scenarios_is_stratified_by_scenario(archive_dir):
     entry = got["local/honest-trader"]
     assert entry["scenarios"] == {"base": 32, "lush": 10}
     assert entry["estimate"] == pytest.approx(st.trim_mean(np.concatenate(list(scores.values())), 0.25))
-    want = stats.aggregate_iqm(scores)
+    want = iqm.aggregate_iqm(scores)
     assert (entry["low"], entry["high"]) == (want.low, want.high)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from analytics import intervals, stats
+from analytics import choice, intervals, paired, precision, stats
 
 X = np.array([12.0, 40.5, 33.0, 0.0, 71.25, 18.0, 55.0, 9.5, 26.0, 44.0, 0.0, 62.0])
 ZEROS_HEAVY = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 12.0, 85.0])
@@ -72,19 +72,19 @@ def test_all_equal_rows_do_not_crash(fn):
 
 
 def test_the_choice_covers_every_bounded_metric_at_every_n():
-    for metric in stats.BOUNDED:
+    for metric in choice.BOUNDED:
         for n in (2, 3, 4, 5, 7, 10, 29, 30, 50, 500):
-            assert stats.method_for(metric, n) in intervals.METHODS
-            assert stats.method_for(metric, n) != "t"  # plain t can leave the scale
+            assert choice.method_for(metric, n) in intervals.METHODS
+            assert choice.method_for(metric, n) != "t"  # plain t can leave the scale
     with pytest.raises(ValueError, match="no interval choice"):
-        stats.method_for("net_worth", 5)
+        choice.method_for("net_worth", 5)
 
 
-@pytest.mark.parametrize("metric", stats.BOUNDED)
+@pytest.mark.parametrize("metric", choice.BOUNDED)
 @pytest.mark.parametrize("sample", [ZEROS_HEAVY, X, np.array([100.0, 100.0, 100.0, 96.0, 100.0])])
 def test_bounded_interval_stays_within_0_100(metric, sample):
     got = stats.mean_interval(sample, metric=metric)
-    assert got.method == stats.METHOD_NAMES[stats.method_for(metric, sample.size)]
+    assert got.method == choice.METHOD_NAMES[choice.method_for(metric, sample.size)]
     assert 0.0 <= got.low <= got.estimate <= got.high <= 100.0
 
 
@@ -110,17 +110,17 @@ def test_bounded_interval_refuses_scores_off_the_scale():
 def test_paired_difference_of_scores_stays_within_minus_100_100():
     a = np.array([100.0, 100.0, 98.0, 100.0])
     b = np.array([0.0, 2.0, 0.0, 0.0])
-    got = stats.paired_comparison(a, b, bounded=True).difference
+    got = paired.paired_comparison(a, b, bounded=True).difference
     assert -100.0 <= got.low <= got.estimate <= got.high <= 100.0
-    assert got.method == stats.METHOD_NAMES[stats.DIFFERENCE_METHOD]
+    assert got.method == choice.METHOD_NAMES[choice.DIFFERENCE_METHOD]
 
 
 def test_precision_for_fitness_is_the_chosen_methods_width_on_the_reference_series():
     n = 10
-    x = stats.reference_series(n, 10.0)
-    low, high = intervals.METHODS[stats.method_for("fitness_index", n)](x)
-    got = stats.precision_half_width(n, 10.0, metric="fitness_index")
-    assert got.method == stats.method_for("fitness_index", n)
+    x = precision.reference_series(n, 10.0)
+    low, high = intervals.METHODS[choice.method_for("fitness_index", n)](x)
+    got = precision.precision_half_width(n, 10.0, metric="fitness_index")
+    assert got.method == choice.method_for("fitness_index", n)
     assert got.half_width == pytest.approx(float(np.mean(high - low)) / 2, rel=1e-12)
 
 

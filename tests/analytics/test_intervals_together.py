@@ -5,7 +5,7 @@ different n in the same call."""
 import numpy as np
 import pytest
 
-from analytics import intervals, stats
+from analytics import choice, intervals, stats
 from analytics.data import DIMENSIONS
 from orchestrator.sample import local_seats, play_series
 from tests.analytics.conftest import ANCHORS, direct_seats
@@ -29,12 +29,12 @@ def one_by_one(x: np.ndarray, metric: str) -> stats.Interval:
     with a fresh generator."""
     if x.size < 2:
         return stats.mean_interval(x, metric=metric)
-    method = stats.method_for(metric, x.size)
+    method = choice.method_for(metric, x.size)
     if method != "betting" and np.ptp(x) == 0:
         return stats.Interval(float(x[0]), float(x[0]), float(x[0]), x.size, "constant")
     extra = {"n_resamples": 2000, "rng": np.random.default_rng(0)} if method in intervals.BOOTSTRAP else {}
     low, high = intervals.METHODS[method](x[None, :], 0.95, 0.0, 100.0, **extra)
-    return stats.Interval(float(x.mean()), float(low[0]), float(high[0]), x.size, stats.METHOD_NAMES[method])
+    return stats.Interval(float(x.mean()), float(low[0]), float(high[0]), x.size, choice.METHOD_NAMES[method])
 
 
 def test_each_seats_interval_in_one_call_is_its_own_to_the_last_bit(scores):
@@ -53,7 +53,7 @@ def test_each_seats_interval_in_one_call_is_its_own_to_the_last_bit(scores):
     for x, metric, got in zip(samples, metrics, together):
         assert got == one_by_one(x, metric) == stats.mean_interval(x, metric=metric), (metric, x.size)
     used = {got.method for got in together}
-    assert {stats.METHOD_NAMES[m] for m in ("betting", "bootstrap_t", "t_clipped", "percentile", "bca",
+    assert {choice.METHOD_NAMES[m] for m in ("betting", "bootstrap_t", "t_clipped", "percentile", "bca",
                                             "arcsine_t")} | {"constant"} <= used
 
 

@@ -5,7 +5,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from analytics import stats
+from analytics import choice
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "analysis.ipynb"
 
@@ -29,11 +29,11 @@ def test_example_notebook_runs_without_errors(executed):
 
 def test_notebook_states_the_interval_methods_the_summary_uses(executed):
     """Its text named "Student t below 30 trials, BCa from 30" while summaries use CHOICE's bounded methods:
-    the method list is now printed from analytics.stats.CHOICE, and the summary table shows each method."""
+    the method list is now printed from analytics.choice.CHOICE, and the summary table shows each method."""
     prose = " ".join(c.source for c in executed.cells if c.cell_type == "markdown")
     assert "Student t below 30" not in prose and "its t interval" not in prose
     shown = [str(o.get("data", {})) for c in executed.cells if c.cell_type == "code" for o in c.outputs]
-    assert any(stats.choice_text("fitness_index") in s for s in shown)
+    assert any(choice.choice_text("fitness_index") in s for s in shown)
     # the series play 12 seeds: the summary's fitness intervals are CHOICE's 12-trial method
-    twelve = stats.METHOD_NAMES[stats.method_for("fitness_index", 12)]
+    twelve = choice.METHOD_NAMES[choice.method_for("fitness_index", 12)]
     assert any(twelve in s and "interval" in s for s in shown)

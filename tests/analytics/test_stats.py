@@ -7,15 +7,10 @@ import pytest
 from scipy import stats as st
 
 from analytics import stats
-from analytics.stats import (
-    aggregate_iqm,
-    iqm,
-    mean_interval,
-    paired_comparison,
-    precision_half_width,
-    skill_uplift,
-    wilson,
-)
+from analytics.iqm import aggregate_iqm, iqm
+from analytics.paired import paired_comparison, skill_uplift
+from analytics.precision import precision_half_width
+from analytics.stats import mean_interval, wilson
 
 SMALL = np.array([2.1, 3.4, 1.9, 5.0, 4.2, 3.3, 2.8, 7.5, 3.0, 2.2])
 # Skewed, fixed: 40 draws from a lognormal with a fixed seed.

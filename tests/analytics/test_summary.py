@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 import pytest
 from scipy import stats as st
 
-from analytics import stats
+from analytics import choice, stats
 from analytics.data import DIMENSIONS, open_data_dir
 from orchestrator.sample import local_seats, play_series
 from analytics.summary import series_summary
@@ -36,7 +36,7 @@ def test_small_series_uses_the_chosen_bounded_interval_and_wilson_rates(archive_
         assert (entry["name"], entry["model"], entry["anchor"]) == tuple(rows.iloc[0][["name", "model", "anchor"]])
         x = rows["fitness_index"].to_numpy()
         got = entry["fitness_index"]
-        assert got["method"] in (stats.METHOD_NAMES[stats.method_for("fitness_index", x.size)], "constant")
+        assert got["method"] in (choice.METHOD_NAMES[choice.method_for("fitness_index", x.size)], "constant")
         assert got["n"] == x.size == len(SEEDS_B)
         assert got["estimate"] == round(x.mean(), 2)
         assert (got["estimate"], got["low"], got["high"]) == rounded(stats.bounded_interval(x, "fitness_index"))
@@ -56,9 +56,9 @@ def test_from_30_runs_each_score_uses_its_chosen_method(archive_dir):
         x = rows[name].to_numpy()
         got = entry[name] if name == "fitness_index" else entry["dimensions"][name]
         assert got["n"] == len(SEEDS_A) >= 30
-        method = stats.method_for(name, x.size)
+        method = choice.method_for(name, x.size)
         constant = np.ptp(x) == 0 and method != "betting"  # all equal: the zero-width interval
-        assert got["method"] == ("constant" if constant else stats.METHOD_NAMES[method])
+        assert got["method"] == ("constant" if constant else choice.METHOD_NAMES[method])
         assert (got["estimate"], got["low"], got["high"]) == rounded(stats.bounded_interval(x, name))
         assert 0.0 <= got["low"] <= got["high"] <= 100.0
 

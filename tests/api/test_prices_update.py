@@ -9,7 +9,8 @@ import pytest
 
 from api.app import create_app
 from api.cli import main
-from orchestrator import accounts, auth, keys, recorder
+from orchestrator import accounts, auth, keys
+from orchestrator.seats.funding import run_credentials
 from orchestrator.clock import ManualClock
 from orchestrator.core import Core
 from orchestrator.play.head import _credentials
@@ -107,7 +108,7 @@ def test_a_launched_seat_is_metered_at_the_services_table(world):
     r = c.post("/api/v1/runs", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 10,
                                      "roster": [SEAT, {"model": "local/honest-trader"}]})
     assert r.status_code == 201, r.text
-    creds = _credentials(recorder.credentials(core, r.json()["run"]["run_id"]))
+    creds = _credentials(run_credentials(core, r.json()["run"]["run_id"]))
     assert creds[0].price == [2.0, 10.0, 2.0, 2.0]
     metered = creds[0].table(SEAT["model"], PriceTable.shipped())
     assert metered.cost("router", SEAT["model"], 1_000_000, 1_000_000) == 12.0

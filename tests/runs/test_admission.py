@@ -4,7 +4,8 @@ import threading
 
 import pytest
 
-from analytics.stats import SINGLE_RUN, method_for, precision_half_width
+from analytics.choice import method_for
+from analytics.precision import SINGLE_RUN, precision_half_width
 from orchestrator.errors import DomainError
 from orchestrator.grading import cost as grading_cost
 from orchestrator.grading.cost import DECISIONS_PER_CPU_S

@@ -5,7 +5,7 @@ import pyarrow.parquet as pq
 
 from analytics.archive.layout import EVENTS_DIR, series_files
 from analytics.archive.store import Archive
-from analytics.stats import METHOD_NAMES, method_for
+from analytics.choice import METHOD_NAMES, method_for
 from engine.hashing import content_hash
 from tests.runs.conftest import local_body, wait_terminal
 

@@ -13,7 +13,7 @@ import ray
 from orchestrator import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
-from orchestrator.recorder import record
+from orchestrator.runs.recorder import record
 from orchestrator.runs.dispatcher import Dispatcher
 from tests.api.util import free_port
 from tests.runs.conftest import start, wait_terminal

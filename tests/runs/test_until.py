@@ -6,7 +6,9 @@ import pytest
 
 from analytics import sequence
 from api.python import Studio
-from api.run_schemas import BatchOne, Estimate, Run
+from api.estimate_schemas import Estimate
+from api.run_schemas import Run
+from api.series_schemas import BatchOne
 from orchestrator.errors import DomainError
 from tests.mcp.conftest import call, connect, ok
 from tests.runs.conftest import account, local_body, start, wait_terminal

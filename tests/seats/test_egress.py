@@ -8,7 +8,7 @@ from orchestrator import egress
 from orchestrator.errors import DomainError
 from orchestrator.seats import SeatPlayer, new_client, play_tick
 from orchestrator.seats.probe import probe
-from orchestrator.seats.providers import SeatFailed
+from orchestrator.seats.faults import SeatFailed
 from orchestrator.seats.transport import AddressRefused
 from tests.seats.conftest import external_match, run
 from tests.seats.fake_provider import FakeProvider

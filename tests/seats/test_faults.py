@@ -6,7 +6,7 @@ import time
 import pytest
 
 from orchestrator.seats import SeatPlayer, play_tick
-from orchestrator.seats.providers import SeatFailed
+from orchestrator.seats.faults import SeatFailed
 from tests.api.util import free_port
 from tests.seats.conftest import external_match, players_for, rows_of, run, with_client
 

@@ -10,7 +10,8 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsNon
 
 from orchestrator.seats import play_tick
 from orchestrator.seats.prices import PriceTable
-from orchestrator.seats.providers import AnthropicChat, new_client
+from orchestrator.seats.anthropic_chat import AnthropicChat
+from orchestrator.seats.client import new_client
 from tests.seats.conftest import base_url, external_match, players_for, rows_of, run, with_client
 from tests.seats.fake_provider import check_openai
 from tests.seats.sdk_types import problems

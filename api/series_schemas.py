@@ -1,0 +1,93 @@
+"""Response shapes of a series (GET /api/v1/batches/:id): its view and its summary by seat
+(analytics.summary), as api/run_schemas.py describes runs."""
+from __future__ import annotations
+
+from typing import Literal
+
+from api.run_schemas import SeedMode, Status
+from api.schemas import Closed
+from orchestrator.runs.stopping import BUDGET, CANCELLED, CEILING, PRECISE
+from orchestrator.runs.until import Until
+
+
+class Interval(Closed):
+    """analytics.stats.Interval: null bounds where too few observations give none."""
+    estimate: float | None
+    low: float | None
+    high: float | None
+    n: int
+    method: str
+    confidence: float
+
+
+class ConfidenceSequence(Closed):
+    """The anytime-valid 95% confidence sequence of the mean (analytics.sequence), after the trials
+    scored so far in the order they ended (CONTRACT.md section 17)."""
+    low: float
+    high: float
+    half_width: float
+    method: str
+
+
+class SeatSummary(Closed):
+    seat: int
+    name: str
+    model: str
+    anchor: bool
+    n: int
+    matches: int
+    fitness_index: Interval
+    dimensions: dict[str, Interval]
+    win_rate: Interval
+    survival_rate: Interval
+    mean_rank: float | None
+    crafter_score: float | None
+    achievement_rates: dict[str, float]
+    decision_accuracy: Interval | None = None  # graded seats: mean decision accuracy over graded matches
+    cs: ConfidenceSequence | None = None  # a series with `until`: the sequence for its metric
+
+
+class BatchSummary(Closed):
+    """analytics.summary.series_summary by seat."""
+    batch_id: str
+    run_ids: list[str]
+    by: Literal["seat"]
+    runs: int
+    matches: int
+    scenario_ids: list[str]
+    seeds: int
+    confidence: float
+    seats: list[SeatSummary]
+
+
+class Effect(Closed):
+    """A forked series with control: a changed seat's mean paired difference fork - control on one
+    metric, with its 95% interval over n complete pairs (CONTRACT.md section 16)."""
+    seat: int
+    metric: str
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+    method: str
+
+
+class BatchView(Closed):
+    batch_id: str
+    status: Status
+    trials: int
+    seed_mode: SeedMode
+    batch_seed: int
+    run_ids: list[str]
+    counts: dict[Status, int]
+    until: Until | None
+    budget_usd: float | None
+    stopped: Literal[PRECISE, CEILING, BUDGET, CANCELLED] | None
+    spent_usd: float
+    summary: BatchSummary
+    effect: list[Effect] | None = None  # a forked series with control only
+
+
+class BatchOne(Closed):
+    batch: BatchView
+
