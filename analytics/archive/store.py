@@ -30,6 +30,8 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from analytics.archive import derive
+from analytics.archive.cache import DerivedCache
 from analytics.archive.format import (
     SEAT_SCHEMA,
     event_columns,
@@ -95,9 +97,10 @@ def _filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
 
 
 class Archive:
-    def __init__(self, uri: str, reach: str | None = None):
+    def __init__(self, uri: str, reach: str | None = None, cache: DerivedCache | None = None):
         self.uri = uri
         self.reach = reach or archive_reach(uri)
+        self.cache = cache  # regenerated logs (a scripted match's), kept on this machine; None: none kept
         self.fs, self.root = _filesystem(uri)
         for sub in SUBDIRS:
             self.fs.create_dir(self._path(sub), recursive=True)
@@ -105,7 +108,7 @@ class Archive:
     @classmethod
     def of(cls, data_dir: str | Path, config: dict | None = None) -> "Archive":
         uri = archive_uri(data_dir, config)
-        return cls(uri, archive_reach(uri, config))
+        return cls(uri, archive_reach(uri, config), DerivedCache.of(data_dir, config))
 
     @property
     def location(self) -> str:
@@ -148,16 +151,22 @@ class Archive:
             raise
 
     # -- a scripted worker's chunk of matches, one series' share of it -----------------------------
-    def land_part(self, key: str, events: list[pa.Table], seats: pa.Table) -> dict[str, int]:
-        """events: the matches' event tables (events_table), seats: their seat rows, in one table. Both
-        are written as they will be read (Parquet), staged in the series' directory under the first
-        match's id; the seat rows go last, as with a match landed alone. Returns the files written, by
-        path under the archive, with their sizes."""
+    def land_part(self, key: str, events: list[pa.Table], seats: pa.Table,
+                  derived: dict[str, dict] | None = None) -> dict[str, int]:
+        """events: the matches' event tables (events_table), seats: their seat rows, in one table;
+        derived: match id -> its record (analytics.archive.derive) for the scripted matches whose logs
+        are not written, kept in the seat rows' file. Both files are written as they will be read
+        (Parquet), staged in the series' directory under the first match's id; the seat rows go last,
+        as with a match landed alone. Returns the files written, by path under the archive, with their sizes."""
+        derived = derived or {}
         matches = {table_meta(t)["match_id"]: table_meta(t) for t in events}
-        part = staged(next(iter(matches)))
+        part = staged(next(iter({**matches, **derived})))
+        seat_meta = {m: {} for m in matches} | {m: {derive.KEY: r} for m, r in derived.items()}
         files = {}
         try:
-            for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], {m: {} for m in matches})):
+            for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], seat_meta)):
+                if not tables:
+                    continue
                 self.fs.create_dir(self._path(sub, key), recursive=True)
                 path = self._path(sub, key, part)
                 self._whole(path, lambda tmp, t=tables, m=meta: write_parquet(t, tmp, {"matches": m},
@@ -186,6 +195,16 @@ class Archive:
     def _part_matches(self, path: str) -> dict[str, dict]:
         """match id -> its metadata, for a part's file (events: the match's; seats: empty)."""
         return table_meta(pq.read_schema(path, filesystem=self.fs)).get("matches", {})
+
+    def _listed_matches(self, listed: str) -> dict[str, dict]:
+        """_part_matches of a part as listed: a staged part published since is read under its new name,
+        one dropped since holds nothing."""
+        for path in (listed, listed[:-len(staged(""))] + COMPACT if listed.endswith(staged("")) else None):
+            try:
+                return self._part_matches(path) if path else {}
+            except FileNotFoundError:
+                continue
+        return {}
 
     def _read_part(self, listed: str, wanted: set[str], schema=None) -> tuple[dict[str, dict], pa.Table | None]:
         """(its matches, its rows of the wanted ones or None when it holds none) for a part as listed: a
@@ -392,15 +411,20 @@ class Archive:
                        and self._exists(self._path(EVENTS_DIR, landed(m)))]  # arena games have none
         events = [self._read_landed(EVENTS_DIR, m) for m in with_events]
         meta = {"matches": {**old_meta, **{m: table_meta(t) for m, t in zip(with_events, events)}}}
-        seats = [self._read_landed(SEATS_DIR, m) for m in present if m not in in_seats]
+        new_seats = [m for m in present if m not in in_seats]
+        seats = [self._read_landed(SEATS_DIR, m) for m in new_seats]
+        # a scripted match's record (analytics.archive.derive) goes with its seat rows
+        old_seats = self._compact_meta(seats_file).get("matches", {}) if self._exists(seats_file) else {}
+        seat_meta = {"matches": {**old_seats, **{m: {derive.KEY: r} for m, t in zip(new_seats, seats)
+                                                 if (r := table_meta(t).get(derive.KEY))}}}
         # An earlier compaction of the same key (a series extended after a restart) is kept, not lost.
-        for target, tables in ((events_file, events), (seats_file, seats)):
+        for target, tables, kept in ((events_file, events, meta), (seats_file, seats, seat_meta)):
             if not tables:
                 continue
             if self._exists(target):
                 tables = [pq.read_table(target, filesystem=self.fs).replace_schema_metadata(None)] + tables
             tmp = f"{target}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
-            write_parquet(tables, tmp, meta if target == events_file else None, filesystem=self.fs)
+            write_parquet(tables, tmp, kept if kept["matches"] else None, filesystem=self.fs)
             self.fs.move(tmp, target)
         for m in present:  # the transcript stays: it is read per match, by its run's owner
             self._drop(m, (EVENTS_DIR, SEATS_DIR))
@@ -409,9 +433,9 @@ class Archive:
         return table_meta(pq.read_schema(path, filesystem=self.fs))
 
     # -- reads -------------------------------------------------------------------------------------
-    def events(self, match_id: str, key: str | None = None) -> pa.Table | None:
-        """One match's event log wherever it is now (landed, in a part of its series, or compacted under
-        its series' key)."""
+    def _stored(self, match_id: str, key: str | None = None) -> pa.Table | None:
+        """One match's event log wherever it is written now (landed, in a part of its series, or
+        compacted under its series' key)."""
         try:
             return self._read_landed(EVENTS_DIR, match_id)
         except (FileNotFoundError, OSError):  # not landed, or compacted away a moment ago
@@ -427,6 +451,82 @@ class Archive:
                         table = pq.read_table(f, filters=[("match_id", "=", match_id)])
                         return table.replace_schema_metadata({b"studio": json.dumps(meta[match_id]).encode()})
         return None
+
+    def stored_events(self, match_id: str, key: str | None = None) -> pa.Table | None:
+        """events() without regenerating: the log as written (or materialized), else None."""
+        return self._stored(match_id, key)
+
+    def events(self, match_id: str, key: str | None = None) -> pa.Table | None:
+        """One match's event log: as written (landed, in a part of its series, or compacted under its
+        series' key), else, for a scripted match kept as its inputs, regenerated and verified
+        (analytics.archive.derive; derive.DerivedLogError when it cannot be), through the cache."""
+        table = self._stored(match_id, key)
+        if table is not None:
+            return table
+        rec = self.derived(match_id, key)
+        return None if rec is None else self.regenerated(match_id, rec)
+
+    def regenerated(self, match_id: str, rec: dict) -> pa.Table:
+        if derive.engine_changed(rec):
+            return derive.regenerate(match_id, rec)  # raises, naming the engine
+        table = self.cache.get(match_id) if self.cache is not None else None
+        if table is None:
+            table = derive.regenerate(match_id, rec)
+            if self.cache is not None:
+                self.cache.put(match_id, table)
+        return table
+
+    def derived(self, match_id: str, key: str | None = None) -> dict | None:
+        """A scripted match's record (analytics.archive.derive) where its seat rows are, else None."""
+        try:
+            with self.fs.open_input_file(self._path(SEATS_DIR, landed(match_id))) as f:
+                return table_meta(pa.ipc.open_file(f).schema).get(derive.KEY)
+        except (FileNotFoundError, OSError):
+            pass
+        for k in dict.fromkeys(x for x in (key, match_id) if x):
+            for path in self._parts(SEATS_DIR, k).values():
+                held = self._listed_matches(path)
+                if match_id in held:
+                    return held[match_id].get(derive.KEY)
+            path = self._path(SEATS_DIR, compacted(k))
+            if self._exists(path):
+                held = self._compact_meta(path).get("matches", {})
+                if match_id in held:
+                    return held[match_id].get(derive.KEY)
+        return None
+
+    def index(self, sub: str) -> dict[str, dict[str, dict]]:
+        """Every series key of one kind (EVENTS_DIR or SEATS_DIR) -> its matches' metadata (events: the
+        match's; seats: its record when kept as inputs), from the files' footers: compacted, published
+        and staged parts, and matches landed alone (under their series' key, or their own id)."""
+        out: dict[str, dict[str, dict]] = {}
+        for info in self.fs.get_file_info(pafs.FileSelector(self._path(sub), allow_not_found=True, recursive=True)):
+            name, parent = posixpath.basename(info.path), posixpath.dirname(info.path)
+            if info.type != pafs.FileType.File or name.endswith(TEMP_SUFFIX):
+                continue
+            if (m := landed_id(name)) is not None:
+                try:
+                    with self.fs.open_input_file(info.path) as f:
+                        meta = table_meta(pa.ipc.open_file(f).schema)
+                except (FileNotFoundError, OSError):  # compacted away since the listing
+                    continue
+                meta = meta if sub == EVENTS_DIR else {k: v for k, v in meta.items() if k == derive.KEY}
+                key = meta.get(derive.KEY, {}).get("meta", meta).get("batch_id") or m
+                out.setdefault(key, {})[m] = meta
+            elif parent == self._path(sub) and name.endswith(COMPACT):
+                out.setdefault(name[:-len(COMPACT)], {}).update(self._listed_matches(info.path))
+            elif part_of(name):
+                out.setdefault(posixpath.basename(parent), {}).update(self._listed_matches(info.path))
+        return out
+
+    def write_events(self, key: str, tables: list[pa.Table], name: str) -> str:
+        """Event logs of a series written after the fact (analytics.archive.materialize): one published
+        part, `name`, read as any other part. Returns its path under the archive."""
+        self.fs.create_dir(self._path(EVENTS_DIR, key), recursive=True)
+        meta = {"matches": {table_meta(t)["match_id"]: table_meta(t) for t in tables}}
+        path = self._path(EVENTS_DIR, key, compacted(name))
+        self._whole(path, lambda tmp: write_parquet(tables, tmp, meta, filesystem=self.fs))
+        return f"{EVENTS_DIR}/{key}/{compacted(name)}"
 
     def read_events(self, match_id: str, key: str | None = None, with_text: bool = True):
         """(columns as numpy arrays, the match metadata), or (None, None) when nothing is archived."""

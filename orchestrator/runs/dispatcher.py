@@ -22,6 +22,7 @@ import ray
 from ray.exceptions import RayActorError, RayError
 
 from analytics.archive.format import from_ipc
+from analytics.archive import derive
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
 from orchestrator.core import Core
@@ -83,6 +84,7 @@ class Dispatcher:
         self._node = ""               # this process's Ray node (workers there hand back uncompressed)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
+        self.keep_log = derive.events_mode(core.config) == derive.STORED  # else scripted matches keep inputs
         self.agents = Exchanges(core.config)  # agent seats' open turns (orchestrator.agents.exchange)
 
     @property
@@ -365,7 +367,8 @@ class Dispatcher:
                             if row["fork"] else {})},
                    spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
                    head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
-                   archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats))
+                   archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats),
+                   keep_log=self.keep_log)
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too

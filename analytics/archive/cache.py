@@ -1,0 +1,85 @@
+"""The bounded cache of regenerated event logs, on this machine's disk under the data dir.
+
+    <data dir>/cache/derived/<engine digest>/<match_id>.arrow    one verified log, Arrow IPC (LZ4)
+
+A page read twice plays its match once. The cache holds at most `[archive] derived_cache_mb` of logs
+(config.toml, DEFAULT_MB when unset); writing one past that removes the least recently read until the
+cache fits again. Logs are kept under the engine digest that verified them, so an engine upgrade
+never serves a log its engine did not verify. Files are written to a temporary name and moved into
+place, so processes sharing the directory (the service's threads, a notebook) never read half a file.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import pyarrow as pa
+
+from analytics.archive.format import from_ipc, to_ipc
+from engine.digest import engine_digest
+
+CACHE_DIR = Path("cache") / "derived"
+DEFAULT_MB = 256
+SUFFIX = ".arrow"
+
+
+def cache_mb(config: dict | None) -> float:
+    return float(((config or {}).get("archive") or {}).get("derived_cache_mb", DEFAULT_MB))
+
+
+class DerivedCache:
+    def __init__(self, root: str | Path, max_bytes: int):
+        self.root = Path(root)
+        self.max_bytes = int(max_bytes)
+
+    @classmethod
+    def of(cls, data_dir: str | Path, config: dict | None = None) -> "DerivedCache":
+        return cls(Path(data_dir) / CACHE_DIR, int(cache_mb(config) * 1024 * 1024))
+
+    def _file(self, match_id: str) -> Path:
+        return self.root / engine_digest() / (match_id + SUFFIX)
+
+    def get(self, match_id: str) -> pa.Table | None:
+        path = self._file(match_id)
+        try:
+            with path.open("rb") as f:
+                table = from_ipc(f.read())
+            os.utime(path)  # read now: the last to go
+        except (FileNotFoundError, OSError, pa.ArrowInvalid):
+            return None
+        return table
+
+    def put(self, match_id: str, table: pa.Table) -> None:
+        data = to_ipc(table)
+        if len(data) > self.max_bytes:
+            return
+        path = self._file(match_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{secrets.token_hex(4)}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        self._fit()
+
+    def files(self) -> list[tuple[float, int, Path]]:
+        """(last read, bytes, path) of every cached log, under any engine digest."""
+        out = []
+        for p in self.root.glob("*/*" + SUFFIX):
+            try:
+                st = p.stat()
+            except FileNotFoundError:  # evicted by another process meanwhile
+                continue
+            out.append((st.st_mtime, st.st_size, p))
+        return out
+
+    def size(self) -> int:
+        return sum(size for _, size, _ in self.files())
+
+    def _fit(self) -> None:
+        files = sorted(self.files())
+        total = sum(size for _, size, _ in files)
+        for _, size, path in files:
+            if total <= self.max_bytes:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
