@@ -7,14 +7,18 @@ equals the stored one (every numeric column by its bytes, the texts, the metadat
 from __future__ import annotations
 
 import json
+import shutil
 
-import pyarrow.parquet as pq
+import pyarrow as pa
 import pytest
 
 from analytics.archive import derive
 from analytics.archive.cache import DerivedCache
 from analytics.archive.format import event_columns, from_ipc, table_meta, to_ipc
+from analytics.archive.materialize import engine_changed, pending
 from analytics.archive.store import Archive
+from analytics.data import open_data_dir
+from api.cli import main
 from engine import events
 from engine.rules import POLICIES
 from engine.scenario import resolve_env
@@ -69,12 +73,14 @@ SEEDS = range(48)
 @pytest.fixture(scope="module")
 def archives(tmp_path_factory):
     root = tmp_path_factory.mktemp("derived")
-    return _archive(root / "stored", True, SEEDS), _archive(root / "derived", False, SEEDS), root
+    # data dirs, as a notebook (analytics.data) and the CLI open them
+    return (_archive(root / "stored" / "archive", True, SEEDS), _archive(root / "derived" / "archive", False, SEEDS),
+            root)
 
 
 def test_derived_logs_equal_stored_logs_byte_for_byte(archives):
     stored, derived, root = archives
-    assert not list((root / "derived" / "events").rglob("*.*")), "a derived archive writes no event log"
+    assert not list((root / "derived" / "archive" / "events").rglob("*.*")), "a derived archive writes no event log"
     cancelled = 0
     for k in SEEDS:
         m = f"m{k:03d}"
@@ -136,7 +142,7 @@ def test_the_cache_plays_a_match_once_and_keeps_within_its_bound(archives, tmp_p
     _, derived, root = archives
     biggest = max(len(to_ipc(derived.events(f"m{k:03d}", KEY))) for k in range(12))
     bound = int(biggest * 2.5)
-    store = Archive(str(root / "derived"), cache=DerivedCache(tmp_path / "cache", bound))
+    store = Archive(str(root / "derived" / "archive"), cache=DerivedCache(tmp_path / "cache", bound))
     plays = []
     real = derive.regenerate
     monkeypatch.setattr(derive, "regenerate", lambda m, r: plays.append(m) or real(m, r))
@@ -148,3 +154,54 @@ def test_the_cache_plays_a_match_once_and_keeps_within_its_bound(archives, tmp_p
         assert store.cache.size() <= bound
     assert len(store.cache.files()) >= 2
     assert from_ipc(store.cache._file("m011").read_bytes()).equals(derived.events("m011", KEY))
+
+
+def _copy(root, tmp_path):
+    shutil.copytree(root / "derived", tmp_path / "data")
+    return tmp_path / "data"
+
+
+def _events(data_dir) -> pa.Table:
+    with open_data_dir(data_dir) as data:
+        return data.query_arrow("SELECT * FROM events WHERE match_id IN (SELECT match_id FROM seats WHERE "
+                                "batch_id = ?) ORDER BY ALL", [KEY])
+
+
+def test_a_query_over_a_series_events_materializes_its_logs_first(archives, tmp_path):
+    _, _, root = archives
+    data_dir = _copy(root, tmp_path)
+    seen = []
+    with open_data_dir(data_dir, progress=lambda done, total: seen.append((done, total))) as data:
+        one = data.events_arrow("m005")  # one match: derived through the cache, nothing written
+        assert not list((data_dir / "archive" / "events").rglob("*.parquet"))
+        got = data.query_arrow("SELECT count(*) AS n FROM events WHERE match_id = ?", ["m005"])
+    assert got.column("n").to_pylist() == [one.num_rows] and seen[-1] == (len(SEEDS), len(SEEDS))
+    assert pending(Archive(str(data_dir / "archive"))) == {}
+    assert _events(data_dir).equals(_events(root / "stored"))
+
+
+def test_studio_archive_materialize_writes_every_derived_log(archives, tmp_path, capsys):
+    _, _, root = archives
+    data_dir = _copy(root, tmp_path)
+    assert main(["archive", "materialize", "--batch", "nothing-here", "--data-dir", str(data_dir)]) == 0
+    assert json.loads(capsys.readouterr().out)["written"] == 0
+    assert main(["archive", "materialize", "--all", "--data-dir", str(data_dir)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"matches": len(SEEDS), "written": len(SEEDS), "failed": {}, "series": [KEY]}
+    stored, written = Archive(str(root / "stored" / "archive")), Archive(str(data_dir / "archive"))
+    for k in SEEDS:
+        m = f"m{k:03d}"
+        assert written.stored_events(m, KEY).equals(stored.events(m, KEY), check_metadata=True)
+    assert main(["archive", "materialize", "--all", "--data-dir", str(data_dir)]) == 0  # nothing left: a no-op
+    assert json.loads(capsys.readouterr().out)["matches"] == 0
+
+
+def test_materialize_names_what_another_engine_recorded(archives, tmp_path, monkeypatch, capsys):
+    _, _, root = archives
+    data_dir = _copy(root, tmp_path)
+    monkeypatch.setattr(derive, "engine_digest", lambda: "another-engine")
+    assert engine_changed(Archive(str(data_dir / "archive"))) == {KEY: len(SEEDS)}
+    assert main(["archive", "materialize", "--batch", KEY, "--data-dir", str(data_dir)]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["written"] == 0 and len(out["failed"]) == len(SEEDS)
+    assert all("another-engine" in why for why in out["failed"].values())
