@@ -93,3 +93,17 @@ def materialize(archive: Archive, keys: Iterable[str] | None = None, *, workers:
             for n, future in futures:
                 finished(n, future.result())
     return {"matches": total, "written": written, "failed": failed, "series": sorted(todo)}
+
+
+def engine_note(archive: Archive) -> str | None:
+    """What the server says at start when some matches were recorded under another engine (None when
+    none were): how many, and which command writes their logs before an upgrade."""
+    changed = engine_changed(archive)
+    if not changed:
+        return None
+    n = sum(changed.values())
+    return (f"{n} scripted match{'es' if n != 1 else ''} in {len(changed)} series (or single runs) were played under "
+            f"another engine than this one ({derive.engine_digest()}) and their event logs were not kept: their "
+            f"results stand, but their log, replay and decision pages cannot be shown. To keep such logs, run "
+            f"`{derive.UPGRADE_COMMAND}` with the engine that played them before upgrading (docs/RUNS.md, "
+            f"\"Upgrading the engine\").")

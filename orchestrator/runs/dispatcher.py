@@ -21,8 +21,9 @@ import time
 import ray
 from ray.exceptions import RayActorError, RayError
 
-from analytics.archive.format import from_ipc
 from analytics.archive import derive
+from analytics.archive import materialize as derived_logs
+from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
 from orchestrator.core import Core
@@ -117,6 +118,8 @@ class Dispatcher:
         self.archiver.on_ray(self._node)
         self.reconcile()
         self.archiver.sweep()
+        if note := derived_logs.engine_note(self.archive):  # matches this engine cannot replay (an upgrade)
+            log.warning(note)
         self.grader = Grader(self.core, self.archive).start()  # grades ended runs' decisions on the workers
         self.summaries = Summarizer(self.core, self.archive)  # series' summaries, computed on the workers
         self.core.dispatcher = self

@@ -1,0 +1,95 @@
+"""The service keeps scripted matches as their inputs (config.toml `[archive] events`, default
+"derived"): their event logs are not written; the pages read logs derived on demand, verified, once
+(the cache); an engine that cannot replay them is named at start and on their pages, and their
+results stand. `events = "stored"` writes every log as before."""
+from __future__ import annotations
+
+import logging
+import shutil
+
+import httpx
+import pytest
+
+from analytics.archive import derive
+from analytics.archive.store import Archive
+from tests.runs.conftest import CONFIG, account, local_body, start, wait_terminal
+
+
+@pytest.fixture(scope="module")
+def played(srv):
+    with srv.client(account(srv.core)) as c:
+        single = c.post("/api/v1/runs", json=local_body(season_ticks=40)).json()["run"]
+        batch_id = c.post("/api/v1/runs", json=local_body(season_ticks=40, trials=3)).json()["batch"]["batch_id"]
+        trials = [r["id"] for r in srv.core.store.all("SELECT id FROM runs WHERE batch_id = ?", (batch_id,))]
+        runs = [wait_terminal(c, r, timeout=300)["run"] for r in [single["run_id"]] + trials]
+    assert all(r["status"] == "finished" for r in runs)
+    return runs
+
+
+def test_scripted_matches_archive_their_inputs_and_no_log(played, srv):
+    archive = Archive.of(srv.data_dir, srv.core.config)
+    for run in played:
+        key = run.get("batch_id") or run["match_id"]
+        assert archive.stored_events(run["match_id"], key) is None
+        rec = archive.derived(run["match_id"], key)
+        assert rec["engine"] == derive.engine_digest() and rec["stop"] == [40, "season_end"]
+        assert rec["config"]["seed"] == run["effective"]["seed"]
+        assert archive.seats({run["match_id"]: key}).num_rows >= 2  # the results, as ever
+    events = srv.data_dir / "archive" / "events"
+    assert not [p for run in played for p in events.rglob("*") if run["match_id"] in p.name]
+
+
+def test_pages_read_the_derived_log_and_a_second_read_plays_nothing(played, srv, monkeypatch):
+    run = played[1]
+    plays = []
+    real = derive.regenerate
+    monkeypatch.setattr(derive, "regenerate", lambda m, r: plays.append(m) or real(m, r))
+    with httpx.Client(base_url=srv.url, timeout=60) as anon:
+        first = anon.get(run["links"]["log"])
+        again = anon.get(run["links"]["log"])
+        frames = anon.get(run["links"]["replay"], params={"format": "json"})
+    assert first.status_code == again.status_code == frames.status_code == 200
+    assert first.text == again.text and "# field: " in first.text
+    assert frames.json()["season_ticks"] == 40 and frames.json()["frames"]
+    assert plays == [run["match_id"]]  # cached: the page read three times played its match once
+
+
+def test_an_engine_that_cannot_replay_a_match_is_named_on_its_pages(played, srv, monkeypatch):
+    run = played[2]
+    recorded = Archive.of(srv.data_dir, srv.core.config).derived(run["match_id"], run["batch_id"])["engine"]
+    monkeypatch.setattr(derive, "engine_digest", lambda: "0123456789abcdef0000")
+    with httpx.Client(base_url=srv.url, timeout=60) as anon:
+        log = anon.get(run["links"]["log"])
+        frames = anon.get(run["links"]["replay"], params={"format": "json"})
+        report = anon.get(run["links"]["match"])
+    for r in (log, frames):
+        assert r.status_code == 410 and r.json()["error"] == "log_not_kept"
+        message = r.json()["message"]
+        assert recorded in message and "0123456789abcdef0000" in message and "results stand" in message
+    assert report.status_code == 200 and report.json()["results"]["agents"]  # its results stand
+
+
+def test_the_server_says_at_start_how_many_matches_another_engine_recorded(played, srv, tmp_path, monkeypatch,
+                                                                            caplog):
+    data = tmp_path / "data"
+    shutil.copytree(srv.data_dir / "archive", data / "archive")
+    monkeypatch.setattr(derive, "engine_digest", lambda: "0123456789abcdef0000")
+    with caplog.at_level(logging.WARNING, logger="studio.dispatcher"):
+        other = start(data)
+        other.stop()
+    notes = [r.getMessage() for r in caplog.records if "another engine" in r.getMessage()]
+    assert len(notes) == 1 and "studio archive materialize --all" in notes[0]
+    n = len(Archive(str(data / "archive")).index("seats"))  # every series and single run held here
+    assert n >= 2 and f"in {n} series" in notes[0]
+
+
+def test_stored_mode_writes_every_log(tmp_path):
+    s = start(tmp_path / "data", CONFIG + '\n[archive]\nevents = "stored"\n')
+    try:
+        with s.client(account(s.core)) as c:
+            run = wait_terminal(c, c.post("/api/v1/runs", json=local_body(season_ticks=30)).json()["run"]["run_id"],
+                                timeout=300)["run"]
+    finally:
+        s.stop()
+    archive = Archive.of(s.data_dir, s.core.config)
+    assert archive.stored_events(run["match_id"]) is not None and archive.derived(run["match_id"]) is None
