@@ -1,15 +1,18 @@
 """The bounded cache of regenerated event logs, on this machine's disk under the data dir.
 
-    <data dir>/cache/derived/<engine digest>/<match_id>.arrow    one verified log, Arrow IPC (LZ4)
+    <data dir>/cache/derived/<engine digest>/<match_id>.arrow    one verified log, Arrow IPC (uncompressed)
 
 A page read twice plays its match once. The cache holds at most `[archive] derived_cache_mb` of logs
 (config.toml, DEFAULT_MB when unset); writing one past that removes the least recently read until the
-cache fits again. Logs are kept under the engine digest that verified them, so an engine upgrade
+cache fits again. Each process counts what it wrote since it last listed the directory; another
+process's writes are seen at its next listing, so several processes together may pass the bound by
+what each wrote since (at most the bound each) until one of them lists it again. Logs are kept under the engine digest that verified them, so an engine upgrade
 never serves a log its engine did not verify. Files are written to a temporary name and moved into
 place, so processes sharing the directory (the service's threads, a notebook) never read half a file.
 """
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 from pathlib import Path
@@ -32,10 +35,13 @@ class DerivedCache:
     def __init__(self, root: str | Path, max_bytes: int):
         self.root = Path(root)
         self.max_bytes = int(max_bytes)
+        # what this process believes the cache holds: the directory is listed again (and trimmed) only
+        # once its writes could have passed the bound, not on every write
+        self._held: int | None = None
 
     @classmethod
     def of(cls, data_dir: str | Path, config: dict | None = None) -> "DerivedCache":
-        return cls(Path(data_dir) / CACHE_DIR, int(cache_mb(config) * 1024 * 1024))
+        return _one(str(Path(data_dir) / CACHE_DIR), int(cache_mb(config) * 1024 * 1024))
 
     def _file(self, match_id: str) -> Path:
         return self.root / engine_digest() / (match_id + SUFFIX)
@@ -51,7 +57,7 @@ class DerivedCache:
         return table
 
     def put(self, match_id: str, table: pa.Table) -> None:
-        data = to_ipc(table)
+        data = to_ipc(table, compress=False)  # the first read pays this write: no LZ4 on top
         if len(data) > self.max_bytes:
             return
         path = self._file(match_id)
@@ -59,7 +65,10 @@ class DerivedCache:
         tmp = path.with_name(f"{path.name}.{secrets.token_hex(4)}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, path)
-        self._fit()
+        if self._held is not None:
+            self._held += len(data)
+        if self._held is None or self._held > self.max_bytes:
+            self._fit()
 
     def files(self) -> list[tuple[float, int, Path]]:
         """(last read, bytes, path) of every cached log, under any engine digest."""
@@ -83,3 +92,10 @@ class DerivedCache:
                 break
             path.unlink(missing_ok=True)
             total -= size
+        self._held = total
+
+
+@functools.lru_cache(maxsize=16)
+def _one(root: str, max_bytes: int) -> DerivedCache:
+    """One cache object per directory and bound in a process: every request's archive shares it."""
+    return DerivedCache(root, max_bytes)

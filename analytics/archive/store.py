@@ -96,6 +96,10 @@ def _filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
         return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
 
 
+FOOTERS_KEPT = 4096  # seat files' footers (their matches' records) this process keeps read
+_FOOTERS: dict[tuple, dict] = {}
+
+
 class Archive:
     def __init__(self, uri: str, reach: str | None = None, cache: DerivedCache | None = None):
         self.uri = uri
@@ -484,16 +488,26 @@ class Archive:
         except (FileNotFoundError, OSError):
             pass
         for k in dict.fromkeys(x for x in (key, match_id) if x):
-            for path in self._parts(SEATS_DIR, k).values():
-                held = self._listed_matches(path)
-                if match_id in held:
-                    return held[match_id].get(derive.KEY)
-            path = self._path(SEATS_DIR, compacted(k))
-            if self._exists(path):
-                held = self._compact_meta(path).get("matches", {})
+            for path in [*self._parts(SEATS_DIR, k).values(), self._path(SEATS_DIR, compacted(k))]:
+                held = self._footer_matches(path)
                 if match_id in held:
                     return held[match_id].get(derive.KEY)
         return None
+
+    def _footer_matches(self, listed: str) -> dict[str, dict]:
+        """_listed_matches through a bounded cache of footers: a file is known by its path, size and
+        mtime (every file is written whole under another name and moved), so a page read of one match
+        of a large series reads none of its parts' footers again."""
+        info = self.fs.get_file_info(listed)
+        if info.type != pafs.FileType.File:
+            return self._listed_matches(listed)
+        at = (self.uri, listed, info.size, info.mtime_ns)
+        held = _FOOTERS.get(at)
+        if held is None:
+            held = _FOOTERS[at] = self._listed_matches(listed)
+            while len(_FOOTERS) > FOOTERS_KEPT:
+                _FOOTERS.pop(next(iter(_FOOTERS)))
+        return held
 
     def index(self, sub: str) -> dict[str, dict[str, dict]]:
         """Every series key of one kind (EVENTS_DIR or SEATS_DIR) -> its matches' metadata (events: the
