@@ -27,8 +27,8 @@ import pyarrow as pa
 from analytics.archive import materialize as derived_logs
 from analytics.archive.cache import DerivedCache
 from analytics.archive.format import from_ipc
-from analytics.archive.store import Archive
 from analytics.archive.layout import COMPACT_GLOB, EVENTS_DIR, RUNS_DIR, SEATS_DIR, STAGED, archive_dir, landed
+from analytics.archive.store import Archive
 from engine.arena.games import GAMES as ARENA_GAMES
 from engine.rubric import DIMENSIONS, STATS
 _INT_COLS = "tick agent a b c d e f g".split()

@@ -9,8 +9,10 @@ worker died before the head heard of it, and the run was played again) is rewrit
 Matches landed one at a time (a model worker's, or the service's for a worker that could not reach the
 archive: Arrow IPC, as packed) are compacted into one Parquet file per series, and the landed files go.
 Analysts scan a few files per series instead of thousands. The file names are analytics.archive.layout's.
+A scripted match kept as its inputs (analytics.archive.derive) has no events file: its record rides
+in its seat rows' file metadata, and readers derive its log (analytics.archive.reads).
 
-The location is the data dir's `archive/` by default, or any filesystem pyarrow reaches (S3-compatible
+The location (analytics.archive.location) is the data dir's `archive/` by default, or any filesystem pyarrow reaches (S3-compatible
 stores, GCS, HDFS; anything fsspec reaches when fsspec is installed), named by `STUDIO_ARCHIVE_URI`
 or `[archive] uri` in the data dir's config.toml. Files are written to a temporary name and moved,
 so a reader never sees half a file; a writer that dies mid-write leaves only a temporary file, which
@@ -20,7 +22,6 @@ a landed file no run names is an orphan (`landed` lists it, the service's sweep 
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import secrets
 import time
@@ -33,8 +34,6 @@ import pyarrow.parquet as pq
 from analytics.archive import derive
 from analytics.archive.cache import DerivedCache
 from analytics.archive.format import (
-    SEAT_SCHEMA,
-    event_columns,
     from_ipc,
     run_table,
     table_meta,
@@ -50,7 +49,6 @@ from analytics.archive.layout import (
     SUBDIRS,
     TEMP_SUFFIX,
     TRANSCRIPTS_DIR,
-    archive_dir,
     compacted,
     game,
     landed,
@@ -58,49 +56,18 @@ from analytics.archive.layout import (
     part_of,
     staged,
 )
+from analytics.archive.location import (  # noqa: F401  (their callers import them from here too)
+    NODE,
+    PROCESS,
+    SHARED,
+    _filesystem,
+    archive_reach,
+    archive_uri,
+)
+from analytics.archive.reads import Reads
 
 
-def archive_uri(data_dir: str | Path, config: dict | None = None) -> str:
-    """The archive's location: STUDIO_ARCHIVE_URI, else config [archive] uri, else <data dir>/archive."""
-    uri = os.environ.get("STUDIO_ARCHIVE_URI") or ((config or {}).get("archive") or {}).get("uri")
-    return uri or str(archive_dir(data_dir))
-
-
-# Who can write the archive (and so where a match may be landed and a series compacted):
-PROCESS = "process"  # only the process that opened it (fsspec's memory://): the service lands and compacts
-NODE = "node"        # a path on one machine's disk: workers on the service's node, and the service
-SHARED = "shared"    # every node: an object store or other remote filesystem, or a path declared shared
-
-
-def archive_reach(uri: str, config: dict | None = None) -> str:
-    """PROCESS, NODE or SHARED for this location. A path is on one node unless config.toml's
-    `[archive] shared = true` (or STUDIO_ARCHIVE_SHARED=1) says every node mounts it at that path."""
-    scheme = uri.split("://", 1)[0].lower() if "://" in uri else "file"
-    if scheme == "memory":
-        return PROCESS
-    if scheme not in ("file", "local"):
-        return SHARED
-    declared = os.environ.get("STUDIO_ARCHIVE_SHARED") or ((config or {}).get("archive") or {}).get("shared")
-    return SHARED if str(declared).lower() in ("1", "true", "yes") else NODE
-
-
-def _filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
-    if "://" not in uri:
-        return pafs.LocalFileSystem(), str(Path(uri).resolve())
-    try:
-        return pafs.FileSystem.from_uri(uri)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        import fsspec  # schemes pyarrow does not speak natively (memory://, gcs via gcsfs, ...)
-
-        fs, path = fsspec.core.url_to_fs(uri)
-        return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
-
-
-FOOTERS_KEPT = 4096  # seat files' footers (their matches' records) this process keeps read
-_FOOTERS: dict[tuple, dict] = {}
-
-
-class Archive:
+class Archive(Reads):
     def __init__(self, uri: str, reach: str | None = None, cache: DerivedCache | None = None):
         self.uri = uri
         self.reach = reach or archive_reach(uri)
@@ -436,103 +403,7 @@ class Archive:
     def _compact_meta(self, path: str) -> dict:
         return table_meta(pq.read_schema(path, filesystem=self.fs))
 
-    # -- reads -------------------------------------------------------------------------------------
-    def _stored(self, match_id: str, key: str | None = None) -> pa.Table | None:
-        """One match's event log wherever it is written now (landed, in a part of its series, or
-        compacted under its series' key)."""
-        try:
-            return self._read_landed(EVENTS_DIR, match_id)
-        except (FileNotFoundError, OSError):  # not landed, or compacted away a moment ago
-            pass
-        for k in dict.fromkeys(x for x in (key, match_id) if x):
-            for matches, table in self._from_parts(EVENTS_DIR, k, {match_id}):
-                return table.replace_schema_metadata({b"studio": json.dumps(matches[match_id]).encode()})
-            path = self._path(EVENTS_DIR, compacted(k))
-            if self._exists(path):
-                with self.fs.open_input_file(path) as f:  # its metadata and rows of one version of the file
-                    meta = table_meta(pq.read_schema(f)).get("matches", {})
-                    if match_id in meta:
-                        table = pq.read_table(f, filters=[("match_id", "=", match_id)])
-                        return table.replace_schema_metadata({b"studio": json.dumps(meta[match_id]).encode()})
-        return None
-
-    def stored_events(self, match_id: str, key: str | None = None) -> pa.Table | None:
-        """events() without regenerating: the log as written (or materialized), else None."""
-        return self._stored(match_id, key)
-
-    def events(self, match_id: str, key: str | None = None) -> pa.Table | None:
-        """One match's event log: as written (landed, in a part of its series, or compacted under its
-        series' key), else, for a scripted match kept as its inputs, regenerated and verified
-        (analytics.archive.derive; derive.DerivedLogError when it cannot be), through the cache."""
-        table = self._stored(match_id, key)
-        if table is not None:
-            return table
-        rec = self.derived(match_id, key)
-        return None if rec is None else self.regenerated(match_id, rec)
-
-    def regenerated(self, match_id: str, rec: dict) -> pa.Table:
-        if derive.engine_changed(rec):
-            return derive.regenerate(match_id, rec)  # raises, naming the engine
-        table = self.cache.get(match_id) if self.cache is not None else None
-        if table is None:
-            table = derive.regenerate(match_id, rec)
-            if self.cache is not None:
-                self.cache.put(match_id, table)
-        return table
-
-    def derived(self, match_id: str, key: str | None = None) -> dict | None:
-        """A scripted match's record (analytics.archive.derive) where its seat rows are, else None."""
-        try:
-            with self.fs.open_input_file(self._path(SEATS_DIR, landed(match_id))) as f:
-                return table_meta(pa.ipc.open_file(f).schema).get(derive.KEY)
-        except (FileNotFoundError, OSError):
-            pass
-        for k in dict.fromkeys(x for x in (key, match_id) if x):
-            for path in [*self._parts(SEATS_DIR, k).values(), self._path(SEATS_DIR, compacted(k))]:
-                held = self._footer_matches(path)
-                if match_id in held:
-                    return held[match_id].get(derive.KEY)
-        return None
-
-    def _footer_matches(self, listed: str) -> dict[str, dict]:
-        """_listed_matches through a bounded cache of footers: a file is known by its path, size and
-        mtime (every file is written whole under another name and moved), so a page read of one match
-        of a large series reads none of its parts' footers again."""
-        info = self.fs.get_file_info(listed)
-        if info.type != pafs.FileType.File:
-            return self._listed_matches(listed)
-        at = (self.uri, listed, info.size, info.mtime_ns)
-        held = _FOOTERS.get(at)
-        if held is None:
-            held = _FOOTERS[at] = self._listed_matches(listed)
-            while len(_FOOTERS) > FOOTERS_KEPT:
-                _FOOTERS.pop(next(iter(_FOOTERS)))
-        return held
-
-    def index(self, sub: str) -> dict[str, dict[str, dict]]:
-        """Every series key of one kind (EVENTS_DIR or SEATS_DIR) -> its matches' metadata (events: the
-        match's; seats: its record when kept as inputs), from the files' footers: compacted, published
-        and staged parts, and matches landed alone (under their series' key, or their own id)."""
-        out: dict[str, dict[str, dict]] = {}
-        for info in self.fs.get_file_info(pafs.FileSelector(self._path(sub), allow_not_found=True, recursive=True)):
-            name, parent = posixpath.basename(info.path), posixpath.dirname(info.path)
-            if info.type != pafs.FileType.File or name.endswith(TEMP_SUFFIX):
-                continue
-            if (m := landed_id(name)) is not None:
-                try:
-                    with self.fs.open_input_file(info.path) as f:
-                        meta = table_meta(pa.ipc.open_file(f).schema)
-                except (FileNotFoundError, OSError):  # compacted away since the listing
-                    continue
-                meta = meta if sub == EVENTS_DIR else {k: v for k, v in meta.items() if k == derive.KEY}
-                key = meta.get(derive.KEY, {}).get("meta", meta).get("batch_id") or m
-                out.setdefault(key, {})[m] = meta
-            elif parent == self._path(sub) and name.endswith(COMPACT):
-                out.setdefault(name[:-len(COMPACT)], {}).update(self._listed_matches(info.path))
-            elif part_of(name):
-                out.setdefault(posixpath.basename(parent), {}).update(self._listed_matches(info.path))
-        return out
-
+    # -- derived logs, written on demand (analytics.archive.materialize) -------------------------
     def write_events(self, key: str, tables: list[pa.Table], name: str) -> str:
         """Event logs of a series written after the fact (analytics.archive.materialize): one published
         part, `name`, read as any other part. Returns its path under the archive."""
@@ -541,30 +412,6 @@ class Archive:
         path = self._path(EVENTS_DIR, key, compacted(name))
         self._whole(path, lambda tmp: write_parquet(tables, tmp, meta, filesystem=self.fs))
         return f"{EVENTS_DIR}/{key}/{compacted(name)}"
-
-    def read_events(self, match_id: str, key: str | None = None, with_text: bool = True):
-        """(columns as numpy arrays, the match metadata), or (None, None) when nothing is archived."""
-        table = self.events(match_id, key)
-        if table is None:
-            return None, None
-        return event_columns(table, with_text), table_meta(table)
-
-    def seats(self, matches: dict[str, str | None]) -> pa.Table:
-        """Seat rows of the given matches (match id -> its series' key, or None for a single run)."""
-        parts, by_key = [], {}
-        for m, key in matches.items():
-            if self._exists(self._path(SEATS_DIR, landed(m))):
-                parts.append(self._read_landed(SEATS_DIR, m))
-            else:
-                by_key.setdefault(key or m, []).append(m)
-        for key, ids in by_key.items():
-            parts += [table for _, table in self._from_parts(SEATS_DIR, key, set(ids), SEAT_SCHEMA)]
-            path = self._path(SEATS_DIR, compacted(key))
-            if self._exists(path):
-                parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", ids)],
-                                           schema=SEAT_SCHEMA))
-        parts = [p.cast(SEAT_SCHEMA) for p in parts]
-        return pa.concat_tables(parts) if parts else SEAT_SCHEMA.empty_table()
 
     def write_runs(self, run_views: list[dict], name: str | None = None) -> str:
         """Ended runs' metadata, one row each, in `name` (else named after the first run)."""
