@@ -93,3 +93,20 @@ def test_stored_mode_writes_every_log(tmp_path):
         s.stop()
     archive = Archive.of(s.data_dir, s.core.config)
     assert archive.stored_events(run["match_id"]) is not None and archive.derived(run["match_id"]) is None
+
+
+def test_a_fork_of_a_scripted_match_plays_from_its_derived_log_and_is_refused_under_another_engine(srv, monkeypatch):
+    with srv.client(account(srv.core)) as c:
+        run, unforked = [wait_terminal(c, c.post("/api/v1/runs", json=local_body(season_ticks=40)).json()["run"]["run_id"],
+                                       timeout=300)["run"] for _ in range(2)]
+        fork = c.post("/api/v1/runs", json={"fork": {"run_id": run["run_id"], "tick": 17}})
+        assert fork.status_code == 201, fork.text
+        played = wait_terminal(c, fork.json()["run"]["run_id"], timeout=300)
+        assert played["run"]["status"] == "finished" and played["results"]["fork"]["tick"] == 17
+        # a fork keeps its own log: its start is another match's log
+        archive = Archive.of(srv.data_dir, srv.core.config)
+        assert archive.stored_events(played["run"]["match_id"]) is not None
+        monkeypatch.setattr(derive, "engine_digest", lambda: "0123456789abcdef0000")
+        other = c.post("/api/v1/runs", json={"fork": {"run_id": unforked["run_id"], "tick": 20}})
+    assert other.status_code == 400 and other.json()["error"] == "bad_fork"
+    assert "not kept" in other.json()["message"] and "0123456789abcdef0000" in other.json()["message"]
