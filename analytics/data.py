@@ -8,6 +8,12 @@ every query, so series published after opening show up without reopening. A seri
 has its matches in staged parts (scripted) or landed one file each in Arrow IPC (model matches;
 analytics.archive.layout); `events_df` reads those too, the views show a series once it has ended.
 
+A scripted match keeps its inputs, not its event log (analytics.archive.derive). `events_df` derives
+one such match's log (verified, through the cache under the data dir); a query over the `events` view
+first writes the derived logs of the series its bound values name (every series when none) into the
+archive as Parquet parts (analytics.archive.materialize, `progress` told as it goes): the one write
+analytics makes, of files no service process writes or moves.
+
     data = open_data_dir("./studio-data")
     data.seats_df(batch_id="bat_...")          # pandas
     data.query_arrow("SELECT ... WHERE seed = ?", [7])   # Arrow, values bound as parameters

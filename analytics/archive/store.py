@@ -12,12 +12,13 @@ Analysts scan a few files per series instead of thousands. The file names are an
 A scripted match kept as its inputs (analytics.archive.derive) has no events file: its record rides
 in its seat rows' file metadata, and readers derive its log (analytics.archive.reads).
 
-The location (analytics.archive.location) is the data dir's `archive/` by default, or any filesystem pyarrow reaches (S3-compatible
-stores, GCS, HDFS; anything fsspec reaches when fsspec is installed), named by `STUDIO_ARCHIVE_URI`
-or `[archive] uri` in the data dir's config.toml. Files are written to a temporary name and moved,
-so a reader never sees half a file; a writer that dies mid-write leaves only a temporary file, which
-`drop_temporaries` removes once it is old. The store's run rows stay the record of which matches exist:
-a landed file no run names is an orphan (`landed` lists it, the service's sweep removes it).
+The location (analytics.archive.location) is the data dir's `archive/` by default, or any filesystem
+pyarrow reaches (S3-compatible stores, GCS, HDFS; anything fsspec reaches when fsspec is installed),
+named by `STUDIO_ARCHIVE_URI` or `[archive] uri` in the data dir's config.toml. Files are written to a
+temporary name and moved, so a reader never sees half a file; a writer that dies mid-write leaves only
+a temporary file, which `drop_temporaries` removes once it is old. The store's run rows stay the record
+of which matches exist: a landed file no run names is an orphan (`landed` lists it, the service's sweep
+removes it).
 """
 from __future__ import annotations
 

@@ -97,8 +97,8 @@ def test_stored_mode_writes_every_log(tmp_path):
 
 def test_a_fork_of_a_scripted_match_plays_from_its_derived_log_and_is_refused_under_another_engine(srv, monkeypatch):
     with srv.client(account(srv.core)) as c:
-        run, unforked = [wait_terminal(c, c.post("/api/v1/runs", json=local_body(season_ticks=40)).json()["run"]["run_id"],
-                                       timeout=300)["run"] for _ in range(2)]
+        launched = [c.post("/api/v1/runs", json=local_body(season_ticks=40)).json()["run"]["run_id"] for _ in range(2)]
+        run, unforked = [wait_terminal(c, r, timeout=300)["run"] for r in launched]
         fork = c.post("/api/v1/runs", json={"fork": {"run_id": run["run_id"], "tick": 17}})
         assert fork.status_code == 201, fork.text
         played = wait_terminal(c, fork.json()["run"]["run_id"], timeout=300)
