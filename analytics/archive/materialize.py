@@ -29,11 +29,12 @@ PARALLEL_FROM = 4 * CHUNK
 
 def pending(archive: Archive, keys: Iterable[str] | None = None) -> dict[str, dict[str, dict]]:
     """Series key -> {match id: record} of the scripted matches kept as inputs whose log is not
-    written yet (only those series when keys are given)."""
+    written yet (only those series when keys are given), of series archived for good: a series
+    still playing may yet drop a match from its staged parts (an orphan of a replayed run)."""
     wanted = set(keys) if keys is not None else None
     written = archive.index(EVENTS_DIR)
     out = {}
-    for key, matches in archive.index(SEATS_DIR).items():
+    for key, matches in archive.index(SEATS_DIR, settled=True).items():  # series that ended
         if wanted is not None and key not in wanted:
             continue
         todo = {m: meta[derive.KEY] for m, meta in matches.items()

@@ -105,16 +105,18 @@ class Reads:
                 _FOOTERS.pop(next(iter(_FOOTERS)))
         return held
 
-    def index(self, sub: str) -> dict[str, dict[str, dict]]:
+    def index(self, sub: str, settled: bool = False) -> dict[str, dict[str, dict]]:
         """Every series key of one kind (EVENTS_DIR or SEATS_DIR) -> its matches' metadata (events: the
-        match's; seats: its record when kept as inputs), from the files' footers: compacted, published
-        and staged parts, and matches landed alone (under their series' key, or their own id)."""
+        match's; seats: its record when kept as inputs), from the files' footers: compacted files and
+        published parts, and unless `settled`, staged parts and matches landed alone (under their
+        series' key, or their own id) too: those of series still playing, whose orphans may yet go."""
         out: dict[str, dict[str, dict]] = {}
         for info in self.fs.get_file_info(pafs.FileSelector(self._path(sub), allow_not_found=True, recursive=True)):
             name, parent = posixpath.basename(info.path), posixpath.dirname(info.path)
             if info.type != pafs.FileType.File or name.endswith(TEMP_SUFFIX):
                 continue
-            if (m := landed_id(name)) is not None:
+            part = part_of(name)
+            if (m := landed_id(name)) is not None and not settled:
                 try:
                     with self.fs.open_input_file(info.path) as f:
                         meta = table_meta(pa.ipc.open_file(f).schema)
@@ -125,7 +127,7 @@ class Reads:
                 out.setdefault(key, {})[m] = meta
             elif parent == self._path(sub) and name.endswith(COMPACT):
                 out.setdefault(name[:-len(COMPACT)], {}).update(self._listed_matches(info.path))
-            elif part_of(name):
+            elif part and parent != self._path(sub) and (part[1] or not settled):
                 out.setdefault(posixpath.basename(parent), {}).update(self._listed_matches(info.path))
         return out
 
