@@ -57,18 +57,21 @@ def record(match: Match, meta: dict, results: dict) -> dict:
     """What the archive keeps of a finished scripted match instead of its log. meta: the log's own
     metadata (as events_table stores it), kept whole so the regenerated table is the stored one."""
     c = match.config
+    # the season, seeds and field (names, models, anchors) are the log's metadata's; the rest of the
+    # config beside them, each agent's policy included
+    assert (meta["season_ticks"], meta["seed"], meta["spawn_seed"]) == (c.season_ticks, c.seed, c.spawn_seed)
     return {"engine": engine_digest(), "state": state_digest(match), "scores": scores_digest(results),
             "stop": [int(match.tick), match.stop_reason], "meta": meta,
-            "config": {"season_ticks": c.season_ticks, "seed": c.seed, "spawn_seed": c.spawn_seed,
-                       "actions_per_turn": c.actions_per_turn, "resources": c.resources,
-                       "agents": [[a.name, a.model, a.policy, a.anchor] for a in c.agents]}}
+            "config": {"actions_per_turn": c.actions_per_turn, "resources": c.resources,
+                       "policies": [a.policy for a in c.agents]}}
 
 
 def _config(rec: dict) -> MatchConfig:
-    c = rec["config"]
-    return MatchConfig(season_ticks=c["season_ticks"], seed=c["seed"], spawn_seed=c["spawn_seed"],
+    meta, c = rec["meta"], rec["config"]
+    return MatchConfig(season_ticks=meta["season_ticks"], seed=meta["seed"], spawn_seed=meta["spawn_seed"],
                        actions_per_turn=c["actions_per_turn"], resources=c["resources"],
-                       agents=[AgentSpec(name=n, model=m, policy=p, anchor=a) for n, m, p, a in c["agents"]])
+                       agents=[AgentSpec(name=a["name"], model=a["model"], policy=p, anchor=a["anchor"])
+                               for a, p in zip(meta["field"], c["policies"])])
 
 
 def engine_changed(rec: dict) -> bool:

@@ -132,7 +132,7 @@ def test_a_replay_that_ends_elsewhere_is_refused_naming_why(archives, field, cau
 def test_inputs_that_decide_another_match_fail_verification(archives):
     _, derived, _ = archives
     rec = json.loads(json.dumps(_record(derived, "m004")))
-    rec["config"]["seed"] += 1  # tampered inputs: another map, another match
+    rec["meta"]["seed"] += 1  # tampered inputs: another map, another match
     with pytest.raises(derive.DerivedLogError) as e:
         derive.regenerate("m004", rec)
     assert e.value.cause == derive.STATE_DIFFERS

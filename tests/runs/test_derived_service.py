@@ -33,7 +33,7 @@ def test_scripted_matches_archive_their_inputs_and_no_log(played, srv):
         assert archive.stored_events(run["match_id"], key) is None
         rec = archive.derived(run["match_id"], key)
         assert rec["engine"] == derive.engine_digest() and rec["stop"] == [40, "season_end"]
-        assert rec["config"]["seed"] == run["effective"]["seed"]
+        assert rec["meta"]["seed"] == run["effective"]["seed"]
         assert archive.seats({run["match_id"]: key}).num_rows >= 2  # the results, as ever
     events = srv.data_dir / "archive" / "events"
     assert not [p for run in played for p in events.rglob("*") if run["match_id"] in p.name]
