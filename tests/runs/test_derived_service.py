@@ -12,6 +12,8 @@ import pytest
 
 from analytics.archive import derive
 from analytics.archive.store import Archive
+from orchestrator.core import Core
+from orchestrator.plans import ConfigError
 from tests.runs.conftest import CONFIG, account, local_body, start, wait_terminal
 
 
@@ -110,3 +112,11 @@ def test_a_fork_of_a_scripted_match_plays_from_its_derived_log_and_is_refused_un
         other = c.post("/api/v1/runs", json={"fork": {"run_id": unforked["run_id"], "tick": 20}})
     assert other.status_code == 400 and other.json()["error"] == "bad_fork"
     assert "not kept" in other.json()["message"] and "0123456789abcdef0000" in other.json()["message"]
+
+
+@pytest.mark.parametrize("setting, named", [('events = "kept"', "events"), ('derived_cache_mb = "lots"', "derived_cache_mb"),
+                                            ("derived_cache_mb = -1", "derived_cache_mb")])
+def test_a_bad_archive_setting_stops_the_start_naming_it(tmp_path, setting, named):
+    (tmp_path / "config.toml").write_text(f"[archive]\n{setting}\n")
+    with pytest.raises(ConfigError, match=f"\\[archive\\] {named}"):
+        Core.open(tmp_path)
