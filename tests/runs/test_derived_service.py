@@ -114,7 +114,8 @@ def test_a_fork_of_a_scripted_match_plays_from_its_derived_log_and_is_refused_un
     assert "not kept" in other.json()["message"] and "0123456789abcdef0000" in other.json()["message"]
 
 
-@pytest.mark.parametrize("setting, named", [('events = "kept"', "events"), ('derived_cache_mb = "lots"', "derived_cache_mb"),
+@pytest.mark.parametrize("setting, named", [('events = "kept"', "events"),
+                                            ('derived_cache_mb = "lots"', "derived_cache_mb"),
                                             ("derived_cache_mb = -1", "derived_cache_mb")])
 def test_a_bad_archive_setting_stops_the_start_naming_it(tmp_path, setting, named):
     (tmp_path / "config.toml").write_text(f"[archive]\n{setting}\n")
