@@ -11,7 +11,8 @@ time on the idle service, give the per-run overhead: POST to results readable, m
 own time (build, play, score) for the same match. Everything it writes, Ray's session files
 included, lives in one temporary directory removed at the end.
 
-    python benchmarks/series.py [--cores 2] [--trials 50] [--ticks 300] [--repeats 3] [--singles 20] [--events derived|stored]
+    python benchmarks/series.py [--cores 2] [--trials 50] [--ticks 300] [--repeats 3] [--singles 20]
+                                [--events derived|stored]
 """
 from __future__ import annotations
 
