@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import threading
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -28,8 +29,9 @@ from analytics.archive.layout import (
     part_of,
 )
 
-FOOTERS_KEPT = 4096  # seat files' footers (their matches' records) this process keeps read
+FOOTERS_KEPT = 4096  # files' footers (their matches' records or metadata) this process keeps read
 _FOOTERS: dict[tuple, dict] = {}
+_FOOTERS_LOCK = threading.Lock()  # the service's page threads share it
 
 
 class Reads:
@@ -100,9 +102,11 @@ class Reads:
         at = (self.uri, listed, info.size, info.mtime_ns)
         held = _FOOTERS.get(at)
         if held is None:
-            held = _FOOTERS[at] = self._listed_matches(listed)
-            while len(_FOOTERS) > FOOTERS_KEPT:
-                _FOOTERS.pop(next(iter(_FOOTERS)))
+            held = self._listed_matches(listed)
+            with _FOOTERS_LOCK:
+                _FOOTERS[at] = held
+                while len(_FOOTERS) > FOOTERS_KEPT:
+                    _FOOTERS.pop(next(iter(_FOOTERS)))
         return held
 
     def index(self, sub: str, settled: bool = False) -> dict[str, dict[str, dict]]:
@@ -126,9 +130,9 @@ class Reads:
                 key = meta.get(derive.KEY, {}).get("meta", meta).get("batch_id") or m
                 out.setdefault(key, {})[m] = meta
             elif parent == self._path(sub) and name.endswith(COMPACT):
-                out.setdefault(name[:-len(COMPACT)], {}).update(self._listed_matches(info.path))
+                out.setdefault(name[:-len(COMPACT)], {}).update(self._footer_matches(info.path))
             elif part and parent != self._path(sub) and (part[1] or not settled):
-                out.setdefault(posixpath.basename(parent), {}).update(self._listed_matches(info.path))
+                out.setdefault(posixpath.basename(parent), {}).update(self._footer_matches(info.path))
         return out
 
     def read_events(self, match_id: str, key: str | None = None, with_text: bool = True):
