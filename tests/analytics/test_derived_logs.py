@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 from analytics.archive import derive
+from analytics.archive import materialize as materialize_module
 from analytics.archive.cache import DerivedCache
 from analytics.archive.format import event_columns, from_ipc, table_meta, to_ipc
 from analytics.archive.materialize import engine_changed, pending
@@ -205,3 +206,18 @@ def test_materialize_names_what_another_engine_recorded(archives, tmp_path, monk
     out = json.loads(capsys.readouterr().out)
     assert out["written"] == 0 and len(out["failed"]) == len(SEEDS)
     assert all("another-engine" in why for why in out["failed"].values())
+
+
+def test_a_large_series_is_materialized_in_parallel_with_progress(archives, tmp_path, monkeypatch):
+    _, _, root = archives
+    data_dir = _copy(root, tmp_path)
+    monkeypatch.setattr(materialize_module, "CHUNK", 8)
+    monkeypatch.setattr(materialize_module, "PARALLEL_FROM", 16)
+    seen = []
+    out = materialize_module.materialize(Archive(str(data_dir / "archive")), [KEY], workers=2,
+                                         progress=lambda done, total: seen.append((done, total)))
+    assert out["written"] == len(SEEDS) and not out["failed"]
+    assert seen == [(8 * k, len(SEEDS)) for k in range(1, len(SEEDS) // 8 + 1)]
+    parts = sorted((data_dir / "archive" / "events" / KEY).glob("derived-*.parquet"))
+    assert len(parts) == len(SEEDS) // 8
+    assert _events(data_dir).equals(_events(root / "stored"))
