@@ -4,28 +4,10 @@ SPEC.md's envelope. A log that cannot be derived is never served as the match's:
 410 `log_not_kept` naming the cause, and the match's results (its run's) stand."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from analytics.archive.cache import cache_mb
-from analytics.archive.derive import DerivedLogError, events_mode
+from analytics.archive.derive import DerivedLogError
 from analytics.archive.store import Archive
+from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.plans import ConfigError
-
-if TYPE_CHECKING:
-    from orchestrator.core import Core
-
-
-def check_config(config: dict) -> None:
-    """config.toml's [archive] events and derived_cache_mb, checked when the service opens: a bad value
-    stops the start (ConfigError, one line), not the first match."""
-    try:
-        events_mode(config)
-        if cache_mb(config) < 0:
-            raise ValueError("config.toml [archive] derived_cache_mb: should be a number of MiB, 0 or more")
-    except (TypeError, ValueError) as e:
-        raise ConfigError(str(e) if "config.toml" in str(e) else
-                          f"config.toml [archive] derived_cache_mb: should be a number of MiB ({e})") from None
 
 
 def read_events(core: Core, match_id: str, key: str | None) -> tuple[dict | None, dict | None]:
