@@ -8,25 +8,38 @@ every query, so series published after opening show up without reopening. A seri
 has its matches in staged parts (scripted) or landed one file each in Arrow IPC (model matches;
 analytics.archive.layout); `events_df` reads those too, the views show a series once it has ended.
 
+A scripted match keeps its inputs, not its event log (analytics.archive.derive). `events_df` derives
+one such match's log (verified, through the cache under the data dir); a query over the `events` view
+first writes the derived logs of the series its bound values name (every series when none) into the
+archive as Parquet parts (analytics.archive.materialize, `progress` told as it goes): the one write
+analytics makes, of files no service process writes or moves.
+
     data = open_data_dir("./studio-data")
     data.seats_df(batch_id="bat_...")          # pandas
     data.query_arrow("SELECT ... WHERE seed = ?", [7])   # Arrow, values bound as parameters
 """
 from __future__ import annotations
 
+import logging
+import re
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from analytics.archive import materialize as derived_logs
+from analytics.archive.cache import DerivedCache
 from analytics.archive.format import from_ipc
 from analytics.archive.layout import COMPACT_GLOB, EVENTS_DIR, RUNS_DIR, SEATS_DIR, STAGED, archive_dir, landed
+from analytics.archive.store import Archive
 from engine.arena.games import GAMES as ARENA_GAMES
 from engine.rubric import DIMENSIONS, STATS
 _INT_COLS = "tick agent a b c d e f g".split()
+_EVENTS_VIEW = re.compile(r"\bevents\b", re.IGNORECASE)
+log = logging.getLogger("studio.analytics")
 
 # Column types of each view when the directory holds no file yet, so that queries written against
 # a fresh data dir return an empty result instead of failing on a missing column.
@@ -127,8 +140,10 @@ class DataDir:
     ``seats`` table the series summary reads) and no views are created.
     """
 
-    def __init__(self, path: str | Path | None = None, con: duckdb.DuckDBPyConnection | None = None):
+    def __init__(self, path: str | Path | None = None, con: duckdb.DuckDBPyConnection | None = None,
+                 progress: Callable[[int, int], None] | None = None):
         self.path = Path(path) if path is not None else None
+        self.progress = progress  # (done, total) while a query's derived logs are written first
         self.con = con if con is not None else duckdb.connect(":memory:")
         if con is None or self.path is not None:
             # Our own connection (or one we add views to): timestamps read the same on every machine.
@@ -167,6 +182,7 @@ class DataDir:
 
     # -- queries ---------------------------------------------------------------------------------
     def _run(self, sql: str, params: Sequence | dict | None):
+        self._derive_for(sql, params)
         self._pick_up_new_dirs()
         return self.con.execute(sql, params if params is not None else [])
 
@@ -175,6 +191,7 @@ class DataDir:
         return self._run(sql, params).df()
 
     def query_arrow(self, sql: str, params: Sequence | dict | None = None) -> pa.Table:
+        self._derive_for(sql, params)
         self._pick_up_new_dirs()
         # A relation, not a cursor: DuckDB 2 copies the rows once more for Arrow from a cursor.
         return self.con.sql(sql, params=params).to_arrow_table()
@@ -194,6 +211,42 @@ class DataDir:
         clause, params = where(batch_id=batch_id, run_ids=run_ids, scenario_id=scenario_id, match_ids=match_ids,
                                anchors=anchors)
         return f"SELECT * FROM seats{clause} ORDER BY match_id, seat", params
+
+    # -- derived logs (analytics.archive.derive) ---------------------------------------------------
+    def _archive(self) -> Archive:
+        return Archive(str(archive_dir(self.path)), cache=DerivedCache.of(self.path))
+
+    def materialize(self, keys: Iterable[str] | None = None) -> dict:
+        """Write the derived logs of these series (every series when None) into the archive, where the
+        events view reads them (analytics.archive.materialize)."""
+        out = derived_logs.materialize(self._archive(), keys, progress=self.progress)
+        if out["matches"]:
+            log.info("analytics: wrote %d derived event logs of %d series", out["written"], len(out["series"]))
+        return out
+
+    def _derive_for(self, sql: str, params) -> None:
+        """A query over the events view reads Parquet; the scripted matches it may read whose logs are
+        derived are written first: those of the series its bound values name (a batch id, a match
+        id), else of every series."""
+        if self.path is None or not _EVENTS_VIEW.search(sql):
+            return
+        todo = derived_logs.pending(self._archive())
+        if not todo:
+            return
+        values = {str(v) for v in (params.values() if isinstance(params, dict) else params or [])
+                  for v in (v if isinstance(v, (list, tuple)) else [v])}
+        named = [k for k, matches in todo.items() if k in values or values.intersection(matches)]
+        self.materialize(named or None)
+
+    def _derived_log(self, match_id: str) -> pa.Table | None:
+        """A scripted match's log derived on demand (verified, through the cache), when its log is not
+        written; None otherwise. analytics.archive.derive.DerivedLogError when it cannot be derived."""
+        arch = self._archive()
+        key = next((k for (k,) in self.con.execute("SELECT batch_id FROM seats WHERE match_id = ? LIMIT 1",
+                                                   [match_id]).fetchall() if k), None)
+        if arch.derived(match_id, key) is None or arch.stored_events(match_id, key) is not None:
+            return None
+        return arch.events(match_id, key)
 
     def failed_run_ids(self) -> list[str]:
         """Runs the archive's run views record as failed. A bare connection (the service's, whose
@@ -227,7 +280,13 @@ class DataDir:
     def _events_sql(self, match_id: str, kinds):
         landing = self._dir(EVENTS_DIR) / landed(match_id) if self.path is not None else None
         drop = "file_row_number"
-        if landing is not None and landing.exists():  # a series still playing: its matches are not compacted yet
+        derived = None
+        if landing is not None and not landing.exists():
+            derived = self._derived_log(match_id)
+        if derived is not None:  # a scripted match kept as its inputs: its log derived, not written
+            self.con.register("landed_events", derived.replace_schema_metadata(None))
+            source, params = "(SELECT *, row_number() OVER () AS file_row_number FROM landed_events)", []
+        elif landing is not None and landing.exists():  # a series still playing: its matches are not compacted yet
             with landing.open("rb") as f:
                 table = from_ipc(f.read())
             self.con.register("landed_events", table.replace_schema_metadata(None))
@@ -256,6 +315,13 @@ class DataDir:
         """The series files holding event logs, sorted; only those holding ``match_ids`` when given."""
         if self.path is None:
             raise ValueError("events files need a data dir, not a bare connection")
+        if match_ids is not None:
+            match_ids = list(match_ids)
+            todo = derived_logs.pending(self._archive())
+            if keys := [k for k, matches in todo.items() if not matches.keys().isdisjoint(match_ids)]:
+                self.materialize(keys)
+        else:
+            self.materialize()
         files = sorted(self._dir(EVENTS_DIR).glob(COMPACT_GLOB))
         if match_ids is None or not files:
             return files
@@ -274,9 +340,11 @@ class DataDir:
         self.close()
 
 
-def open_data_dir(path: str | Path, con: duckdb.DuckDBPyConnection | None = None) -> DataDir:
-    """Views over ``<path>/archive`` on ``con`` (a fresh in-memory connection by default)."""
-    return DataDir(path, con)
+def open_data_dir(path: str | Path, con: duckdb.DuckDBPyConnection | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> DataDir:
+    """Views over ``<path>/archive`` on ``con`` (a fresh in-memory connection by default); progress:
+    called (done, total) while derived logs are written before a query over events."""
+    return DataDir(path, con, progress)
 
 
 def as_data(source) -> DataDir:

@@ -146,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_report_parser(sub, _add_data_dir)
 
+    from api.archive_cli import add_parser as add_archive_parser
+
+    add_archive_parser(sub, _add_data_dir)
+
     from api.export_cli import add_parser as add_export_parser
 
     add_export_parser(sub)

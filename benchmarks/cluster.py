@@ -55,7 +55,9 @@ def one(nodes: int, trials: int, ticks: int, tmp: Path) -> tuple[float, int]:
 
     cluster = LoopbackCluster(nodes)
     try:
-        service = serve(Path(tempfile.mkdtemp(dir=tmp)) / "data", cluster.address)
+        # every log written (config [archive] events): the nodes that played are read from the logs' files
+        service = serve(Path(tempfile.mkdtemp(dir=tmp)) / "data", cluster.address,
+                        config='[archive]\nevents = "stored"\n')
         try:
             timed_series(service, max(2, trials // 4), ticks)  # workers up, kernels loaded
             wall, used = timed_series(service, trials, ticks)

@@ -34,7 +34,7 @@ to grow from where it starts to what the phase asks of it (orchestrator/seats/li
 would for a user who never heard of the setting.
 
     python benchmarks/scale.py [--quick] [--series 4] [--trials 50] [--ticks 300] [--poll 0.5]
-                               [--model RUNS:TICKS:LATENCY_MS ...] [--model-timeout 900]
+                               [--model RUNS:TICKS:LATENCY_MS ...] [--model-timeout 900] [--events derived|stored]
 """
 from __future__ import annotations
 
@@ -438,7 +438,7 @@ def run(a, tmp: Path) -> dict:
     try:
         data_dir = tmp / "data"
         data_dir.mkdir()
-        (data_dir / "config.toml").write_text(CONFIG)
+        (data_dir / "config.toml").write_text(CONFIG + f'[archive]\nevents = "{a.events}"\n')
         core = Core.open(data_dir)
 
         def account(k: int, provider: Provider | None = None) -> str:
@@ -481,7 +481,7 @@ def run(a, tmp: Path) -> dict:
                     "load_avg_1m_at_end": round(os.getloadavg()[0], 2)},
         "setup": {"series": a.series, "trials_per_series": a.trials, "agents": 24, "ticks": a.ticks,
                   "batch_read_every_s": a.poll, "model_phases": a.model, "ray_worker_kinds": workers,
-                  "operator_config": CONFIG.strip().splitlines(),
+                  "operator_config": CONFIG.strip().splitlines() + ["[archive]", f'events = "{a.events}"'],
                   "groups": {"head": "the `studio serve` process",
                              "workers": "Ray's worker processes (ray::<actor or task>): the match workers, the "
                                         "Recorder, tasks; by process name in *_by_process",
@@ -503,6 +503,8 @@ def main() -> None:
                     help=f"a model phase (repeatable; default {' and '.join(MODEL_PHASES)}); ticks below "
                     f"{API_MIN_TICKS} play {API_MIN_TICKS}")
     ap.add_argument("--model-timeout", type=float, default=900, help="seconds a model phase may take")
+    ap.add_argument("--events", choices=("derived", "stored"), default="derived",
+                    help="config [archive] events: scripted matches keep their inputs (derived) or their logs")
     a = ap.parse_args()
     a.series = a.series or (2 if a.quick else 4)
     a.trials = a.trials or (4 if a.quick else 50)

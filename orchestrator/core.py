@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orchestrator.archive_config import check_config
 from orchestrator.clock import Clock
 from orchestrator.egress import allow_list
 from orchestrator.lastused import LastUsed
@@ -43,6 +44,7 @@ class Core:
         store = Store(data_dir)
         config = read_config(store.data_dir)
         allow_list(config)  # a malformed [providers] allow_base_urls stops the start, not a launch
+        check_config(config)  # so does a bad [archive] events or derived_cache_mb
         ceiling = refused_per_address_per_minute
         if ceiling is None:
             ceiling = int((config.get("limits") or {}).get("refused_per_address_per_minute",

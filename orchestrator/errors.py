@@ -37,6 +37,8 @@ STATUS: dict[str, int] = {
     "unknown_run": 404,
     "bad_fork": 400,  # CONTRACT.md section 16
     "run_launching": 409,
+    # a scripted match's log derived on demand that this engine cannot give (docs/RUNS.md, "Upgrading the engine")
+    "log_not_kept": 410,
     # CONTRACT.md section 13: agent seats' turns
     "not_agent_seat": 400,
     "bad_actions": 400,

@@ -9,18 +9,20 @@ worker died before the head heard of it, and the run was played again) is rewrit
 Matches landed one at a time (a model worker's, or the service's for a worker that could not reach the
 archive: Arrow IPC, as packed) are compacted into one Parquet file per series, and the landed files go.
 Analysts scan a few files per series instead of thousands. The file names are analytics.archive.layout's.
+A scripted match kept as its inputs (analytics.archive.derive) has no events file: its record rides
+in its seat rows' file metadata, and readers derive its log (analytics.archive.reads).
 
-The location is the data dir's `archive/` by default, or any filesystem pyarrow reaches (S3-compatible
-stores, GCS, HDFS; anything fsspec reaches when fsspec is installed), named by `STUDIO_ARCHIVE_URI`
-or `[archive] uri` in the data dir's config.toml. Files are written to a temporary name and moved,
-so a reader never sees half a file; a writer that dies mid-write leaves only a temporary file, which
-`drop_temporaries` removes once it is old. The store's run rows stay the record of which matches exist:
-a landed file no run names is an orphan (`landed` lists it, the service's sweep removes it).
+The location (analytics.archive.location) is the data dir's `archive/` by default, or any filesystem
+pyarrow reaches (S3-compatible stores, GCS, HDFS; anything fsspec reaches when fsspec is installed),
+named by `STUDIO_ARCHIVE_URI` or `[archive] uri` in the data dir's config.toml. Files are written to a
+temporary name and moved, so a reader never sees half a file; a writer that dies mid-write leaves only
+a temporary file, which `drop_temporaries` removes once it is old. The store's run rows stay the record
+of which matches exist: a landed file no run names is an orphan (`landed` lists it, the service's sweep
+removes it).
 """
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import secrets
 import time
@@ -30,9 +32,9 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from analytics.archive import derive
+from analytics.archive.cache import DerivedCache
 from analytics.archive.format import (
-    SEAT_SCHEMA,
-    event_columns,
     from_ipc,
     run_table,
     table_meta,
@@ -48,7 +50,6 @@ from analytics.archive.layout import (
     SUBDIRS,
     TEMP_SUFFIX,
     TRANSCRIPTS_DIR,
-    archive_dir,
     compacted,
     game,
     landed,
@@ -56,48 +57,22 @@ from analytics.archive.layout import (
     part_of,
     staged,
 )
+from analytics.archive.location import (  # noqa: F401  (their callers import them from here too)
+    NODE,
+    PROCESS,
+    SHARED,
+    _filesystem,
+    archive_reach,
+    archive_uri,
+)
+from analytics.archive.reads import Reads
 
 
-def archive_uri(data_dir: str | Path, config: dict | None = None) -> str:
-    """The archive's location: STUDIO_ARCHIVE_URI, else config [archive] uri, else <data dir>/archive."""
-    uri = os.environ.get("STUDIO_ARCHIVE_URI") or ((config or {}).get("archive") or {}).get("uri")
-    return uri or str(archive_dir(data_dir))
-
-
-# Who can write the archive (and so where a match may be landed and a series compacted):
-PROCESS = "process"  # only the process that opened it (fsspec's memory://): the service lands and compacts
-NODE = "node"        # a path on one machine's disk: workers on the service's node, and the service
-SHARED = "shared"    # every node: an object store or other remote filesystem, or a path declared shared
-
-
-def archive_reach(uri: str, config: dict | None = None) -> str:
-    """PROCESS, NODE or SHARED for this location. A path is on one node unless config.toml's
-    `[archive] shared = true` (or STUDIO_ARCHIVE_SHARED=1) says every node mounts it at that path."""
-    scheme = uri.split("://", 1)[0].lower() if "://" in uri else "file"
-    if scheme == "memory":
-        return PROCESS
-    if scheme not in ("file", "local"):
-        return SHARED
-    declared = os.environ.get("STUDIO_ARCHIVE_SHARED") or ((config or {}).get("archive") or {}).get("shared")
-    return SHARED if str(declared).lower() in ("1", "true", "yes") else NODE
-
-
-def _filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
-    if "://" not in uri:
-        return pafs.LocalFileSystem(), str(Path(uri).resolve())
-    try:
-        return pafs.FileSystem.from_uri(uri)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        import fsspec  # schemes pyarrow does not speak natively (memory://, gcs via gcsfs, ...)
-
-        fs, path = fsspec.core.url_to_fs(uri)
-        return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
-
-
-class Archive:
-    def __init__(self, uri: str, reach: str | None = None):
+class Archive(Reads):
+    def __init__(self, uri: str, reach: str | None = None, cache: DerivedCache | None = None):
         self.uri = uri
         self.reach = reach or archive_reach(uri)
+        self.cache = cache  # regenerated logs (a scripted match's), kept on this machine; None: none kept
         self.fs, self.root = _filesystem(uri)
         for sub in SUBDIRS:
             self.fs.create_dir(self._path(sub), recursive=True)
@@ -105,7 +80,7 @@ class Archive:
     @classmethod
     def of(cls, data_dir: str | Path, config: dict | None = None) -> "Archive":
         uri = archive_uri(data_dir, config)
-        return cls(uri, archive_reach(uri, config))
+        return cls(uri, archive_reach(uri, config), DerivedCache.of(data_dir, config))
 
     @property
     def location(self) -> str:
@@ -148,16 +123,22 @@ class Archive:
             raise
 
     # -- a scripted worker's chunk of matches, one series' share of it -----------------------------
-    def land_part(self, key: str, events: list[pa.Table], seats: pa.Table) -> dict[str, int]:
-        """events: the matches' event tables (events_table), seats: their seat rows, in one table. Both
-        are written as they will be read (Parquet), staged in the series' directory under the first
-        match's id; the seat rows go last, as with a match landed alone. Returns the files written, by
-        path under the archive, with their sizes."""
+    def land_part(self, key: str, events: list[pa.Table], seats: pa.Table,
+                  derived: dict[str, dict] | None = None) -> dict[str, int]:
+        """events: the matches' event tables (events_table), seats: their seat rows, in one table;
+        derived: match id -> its record (analytics.archive.derive) for the scripted matches whose logs
+        are not written, kept in the seat rows' file. Both files are written as they will be read
+        (Parquet), staged in the series' directory under the first match's id; the seat rows go last,
+        as with a match landed alone. Returns the files written, by path under the archive, with their sizes."""
+        derived = derived or {}
         matches = {table_meta(t)["match_id"]: table_meta(t) for t in events}
-        part = staged(next(iter(matches)))
+        part = staged(next(iter({**matches, **derived})))
+        seat_meta = {m: {} for m in matches} | {m: {derive.KEY: r} for m, r in derived.items()}
         files = {}
         try:
-            for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], {m: {} for m in matches})):
+            for sub, tables, meta in ((EVENTS_DIR, events, matches), (SEATS_DIR, [seats], seat_meta)):
+                if not tables:
+                    continue
                 self.fs.create_dir(self._path(sub, key), recursive=True)
                 path = self._path(sub, key, part)
                 self._whole(path, lambda tmp, t=tables, m=meta: write_parquet(t, tmp, {"matches": m},
@@ -186,6 +167,16 @@ class Archive:
     def _part_matches(self, path: str) -> dict[str, dict]:
         """match id -> its metadata, for a part's file (events: the match's; seats: empty)."""
         return table_meta(pq.read_schema(path, filesystem=self.fs)).get("matches", {})
+
+    def _listed_matches(self, listed: str) -> dict[str, dict]:
+        """_part_matches of a part as listed: a staged part published since is read under its new name,
+        one dropped since holds nothing."""
+        for path in (listed, listed[:-len(staged(""))] + COMPACT if listed.endswith(staged("")) else None):
+            try:
+                return self._part_matches(path) if path else {}
+            except FileNotFoundError:
+                continue
+        return {}
 
     def _read_part(self, listed: str, wanted: set[str], schema=None) -> tuple[dict[str, dict], pa.Table | None]:
         """(its matches, its rows of the wanted ones or None when it holds none) for a part as listed: a
@@ -392,15 +383,20 @@ class Archive:
                        and self._exists(self._path(EVENTS_DIR, landed(m)))]  # arena games have none
         events = [self._read_landed(EVENTS_DIR, m) for m in with_events]
         meta = {"matches": {**old_meta, **{m: table_meta(t) for m, t in zip(with_events, events)}}}
-        seats = [self._read_landed(SEATS_DIR, m) for m in present if m not in in_seats]
+        new_seats = [m for m in present if m not in in_seats]
+        seats = [self._read_landed(SEATS_DIR, m) for m in new_seats]
+        # a scripted match's record (analytics.archive.derive) goes with its seat rows
+        old_seats = self._compact_meta(seats_file).get("matches", {}) if self._exists(seats_file) else {}
+        seat_meta = {"matches": {**old_seats, **{m: {derive.KEY: r} for m, t in zip(new_seats, seats)
+                                                 if (r := table_meta(t).get(derive.KEY))}}}
         # An earlier compaction of the same key (a series extended after a restart) is kept, not lost.
-        for target, tables in ((events_file, events), (seats_file, seats)):
+        for target, tables, kept in ((events_file, events, meta), (seats_file, seats, seat_meta)):
             if not tables:
                 continue
             if self._exists(target):
                 tables = [pq.read_table(target, filesystem=self.fs).replace_schema_metadata(None)] + tables
             tmp = f"{target}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
-            write_parquet(tables, tmp, meta if target == events_file else None, filesystem=self.fs)
+            write_parquet(tables, tmp, kept if kept["matches"] else None, filesystem=self.fs)
             self.fs.move(tmp, target)
         for m in present:  # the transcript stays: it is read per match, by its run's owner
             self._drop(m, (EVENTS_DIR, SEATS_DIR))
@@ -408,49 +404,15 @@ class Archive:
     def _compact_meta(self, path: str) -> dict:
         return table_meta(pq.read_schema(path, filesystem=self.fs))
 
-    # -- reads -------------------------------------------------------------------------------------
-    def events(self, match_id: str, key: str | None = None) -> pa.Table | None:
-        """One match's event log wherever it is now (landed, in a part of its series, or compacted under
-        its series' key)."""
-        try:
-            return self._read_landed(EVENTS_DIR, match_id)
-        except (FileNotFoundError, OSError):  # not landed, or compacted away a moment ago
-            pass
-        for k in dict.fromkeys(x for x in (key, match_id) if x):
-            for matches, table in self._from_parts(EVENTS_DIR, k, {match_id}):
-                return table.replace_schema_metadata({b"studio": json.dumps(matches[match_id]).encode()})
-            path = self._path(EVENTS_DIR, compacted(k))
-            if self._exists(path):
-                with self.fs.open_input_file(path) as f:  # its metadata and rows of one version of the file
-                    meta = table_meta(pq.read_schema(f)).get("matches", {})
-                    if match_id in meta:
-                        table = pq.read_table(f, filters=[("match_id", "=", match_id)])
-                        return table.replace_schema_metadata({b"studio": json.dumps(meta[match_id]).encode()})
-        return None
-
-    def read_events(self, match_id: str, key: str | None = None, with_text: bool = True):
-        """(columns as numpy arrays, the match metadata), or (None, None) when nothing is archived."""
-        table = self.events(match_id, key)
-        if table is None:
-            return None, None
-        return event_columns(table, with_text), table_meta(table)
-
-    def seats(self, matches: dict[str, str | None]) -> pa.Table:
-        """Seat rows of the given matches (match id -> its series' key, or None for a single run)."""
-        parts, by_key = [], {}
-        for m, key in matches.items():
-            if self._exists(self._path(SEATS_DIR, landed(m))):
-                parts.append(self._read_landed(SEATS_DIR, m))
-            else:
-                by_key.setdefault(key or m, []).append(m)
-        for key, ids in by_key.items():
-            parts += [table for _, table in self._from_parts(SEATS_DIR, key, set(ids), SEAT_SCHEMA)]
-            path = self._path(SEATS_DIR, compacted(key))
-            if self._exists(path):
-                parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", ids)],
-                                           schema=SEAT_SCHEMA))
-        parts = [p.cast(SEAT_SCHEMA) for p in parts]
-        return pa.concat_tables(parts) if parts else SEAT_SCHEMA.empty_table()
+    # -- derived logs, written on demand (analytics.archive.materialize) -------------------------
+    def write_events(self, key: str, tables: list[pa.Table], name: str) -> str:
+        """Event logs of a series written after the fact (analytics.archive.materialize): one published
+        part, `name`, read as any other part. Returns its path under the archive."""
+        self.fs.create_dir(self._path(EVENTS_DIR, key), recursive=True)
+        meta = {"matches": {table_meta(t)["match_id"]: table_meta(t) for t in tables}}
+        path = self._path(EVENTS_DIR, key, compacted(name))
+        self._whole(path, lambda tmp: write_parquet(tables, tmp, meta, filesystem=self.fs))
+        return f"{EVENTS_DIR}/{key}/{compacted(name)}"
 
     def write_runs(self, run_views: list[dict], name: str | None = None) -> str:
         """Ended runs' metadata, one row each, in `name` (else named after the first run)."""

@@ -17,6 +17,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 
+from analytics.archive import derive
 from analytics.archive import format as archive
 from analytics.archive.store import Archive
 from orchestrator.errors import envelope
@@ -41,10 +42,17 @@ class Job:
     archive: str = ""           # the archive's location, where the worker lands the match itself; "" hands it back
     archive_node: str = ""      # the one Ray node that can write `archive` (a path on its disk); "" every node
     agents: str = ""            # the head's exchange of agent turns, by name ("" without agent seats)
+    keep_log: bool = True       # False ([archive] events = "derived"): a scripted match keeps its inputs, not its log
 
     @property
     def scenario_id(self) -> str:
         return self.meta.get("scenario_id", "")
+
+    @property
+    def derives(self) -> bool:
+        """A scripted match of this job is archived as its inputs (analytics.archive.derive), its log
+        derived on demand; a fork keeps its log (its start is another match's log)."""
+        return not self.keep_log and not self.meta.get("fork")
 
     @property
     def lands_here(self) -> bool:
@@ -82,6 +90,7 @@ class Outcome:
     transcript: bytes | None = None  # model turns, likewise (None when every seat is scripted)
     game: bytes | None = None     # an arena game's graded log (JSON), likewise
     log: object = None            # the event log as an Arrow table, not yet packed (world.play's pack=False)
+    inputs: dict | None = None    # instead of the log, a scripted match's record (analytics.archive.derive)
 
 
 def unplayed(job: Job) -> Outcome:
@@ -139,15 +148,18 @@ def log_table(job: Job, cols: dict, meta: dict, messages: list[str]):
 
 def packed_bytes(o: Outcome, job: Job) -> Outcome:
     """A world match's log and seat rows as the Arrow IPC bytes a worker lands alone or hands back."""
-    if o.log is not None:
-        o.events = archive.to_ipc(o.log, job.compress)
-        o.seats = seats_ipc(job, o.results, job.compress)
-        o.log = None
+    if o.log is not None or o.inputs is not None:
+        o.events = archive.to_ipc(o.log, job.compress) if o.log is not None else None
+        o.seats = seats_ipc(job, o.results, job.compress, o.inputs)
+        o.log = o.inputs = None
     return o
 
 
-def seats_ipc(job: Job, results: dict, compress: bool = True) -> bytes:
-    return archive.to_ipc(archive.seat_table(archive.seat_rows(run_row(job), results)), compress)
+def seats_ipc(job: Job, results: dict, compress: bool = True, inputs: dict | None = None) -> bytes:
+    table = archive.seat_table(archive.seat_rows(run_row(job), results))
+    if inputs is not None:  # the record of a match whose log is not kept travels with its seat rows
+        table = table.replace_schema_metadata({b"studio": json.dumps({derive.KEY: inputs}).encode()})
+    return archive.to_ipc(table, compress)
 
 
 def transcript_ipc(rows: list[dict]) -> bytes:
@@ -168,13 +180,14 @@ def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
     not for this worker to land."""
     groups: dict[tuple[str, str], list[tuple[Job, Outcome]]] = {}
     for job, o in played:
-        if o.log is not None and job.lands_here:
+        if (o.log is not None or o.inputs is not None) and job.lands_here:
             groups.setdefault((job.archive, job.meta.get("batch_id") or o.match_id), []).append((job, o))
     out: dict[str, dict | None] = {}
     for (uri, key), pairs in groups.items():
         try:
             seats = archive.seat_table([row for job, o in pairs for row in archive.seat_rows(run_row(job), o.results)])
-            files = _archive(uri).land_part(key, [o.log for _, o in pairs], seats)
+            files = _archive(uri).land_part(key, [o.log for _, o in pairs if o.log is not None], seats,
+                                            {o.match_id: o.inputs for _, o in pairs if o.inputs is not None})
         except OSError as e:
             log.warning("runs %s: the archive refused their matches (%s); handing them back to the service",
                         ", ".join(o.run_id for _, o in pairs), e)
@@ -182,7 +195,7 @@ def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
             continue
         for job, o in pairs:
             out[o.run_id] = {"node_id": job.meta.get("node_id"), "pid": os.getpid(), "files": files}
-            o.log = None
+            o.log = o.inputs = None
     return out
 
 

@@ -12,6 +12,7 @@ import logging
 import time
 from typing import Callable
 
+from analytics.archive import derive
 from engine import rubric
 from engine.match import AgentSpec
 from engine.scenario import local_policy
@@ -153,8 +154,10 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
     if match.config.reseeds:  # where a fork drew its streams afresh: a replay of the log does the same
         meta["reseeds"] = [list(r) for r in match.config.reseeds]
     cols = match.columns()
-    log = log_table(job, cols, meta, match.messages)
     results = rubric.score(cols, specs_from_meta(meta))
+    # a scripted match is kept as its inputs: its log is derived on demand (analytics.archive.derive)
+    inputs = derive.record(match, meta, results) if players is None and job.derives else None
+    log = log_table(job, cols, meta, match.messages) if inputs is None else None
     if job.meta.get("fork"):
         results["fork"] = {"run_id": job.meta["fork"]["run_id"], "tick": job.meta["fork"]["tick"]}
     turns, transcript = None, None
@@ -165,5 +168,5 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
     status = {"cancelled": "cancelled", "failed": "failed"}.get(stop, "finished")
     out = Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend, error=error,
-                  started_at_ms=started, turns=turns, transcript=transcript, log=log)
+                  started_at_ms=started, turns=turns, transcript=transcript, log=log, inputs=inputs)
     return packed_bytes(out, job) if pack else out

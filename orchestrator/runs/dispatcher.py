@@ -21,6 +21,8 @@ import time
 import ray
 from ray.exceptions import RayActorError, RayError
 
+from analytics.archive import derive
+from analytics.archive import materialize as derived_logs
 from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
@@ -83,6 +85,7 @@ class Dispatcher:
         self._node = ""               # this process's Ray node (workers there hand back uncompressed)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
+        self.keep_log = derive.events_mode(core.config) == derive.STORED  # else scripted matches keep inputs
         self.agents = Exchanges(core.config)  # agent seats' open turns (orchestrator.agents.exchange)
 
     @property
@@ -115,6 +118,8 @@ class Dispatcher:
         self.archiver.on_ray(self._node)
         self.reconcile()
         self.archiver.sweep()
+        if note := derived_logs.engine_note(self.archive):  # matches this engine cannot replay (an upgrade)
+            log.warning(note)
         self.grader = Grader(self.core, self.archive).start()  # grades ended runs' decisions on the workers
         self.summaries = Summarizer(self.core, self.archive)  # series' summaries, computed on the workers
         self.core.dispatcher = self
@@ -365,7 +370,8 @@ class Dispatcher:
                             if row["fork"] else {})},
                    spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
                    head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
-                   archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats))
+                   archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats),
+                   keep_log=self.keep_log)
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too

@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from analytics.archive.store import Archive
 from engine.rollouts import RebuildError, rebuild
 from engine.scenario import draw_seed, seat_names
 from orchestrator import keys
 from orchestrator.auth import Principal
+from orchestrator import match_log
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.play.fork import played_config, played_policies
@@ -215,7 +215,10 @@ def _rebuilds(core: Core, row, roster: list[dict], eff: dict, record: dict) -> N
     """bad_fork when today's engine does not replay the original's log (its rules changed since)."""
     if _replays(core.data_dir, row["match_id"]):
         return
-    cols, meta = Archive.of(core.data_dir, core.config).read_events(row["match_id"], row["batch_id"])
+    try:
+        cols, meta = match_log.read_events(core, row["match_id"], row["batch_id"])
+    except DomainError as e:  # a scripted original whose log this engine cannot derive
+        raise _bad(f"fork.run_id: {e.message}") from None
     if cols is None:
         raise _bad(f"fork.run_id: {row['id']}'s match is not in the archive; it cannot be rebuilt")
     try:

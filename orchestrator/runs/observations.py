@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 
-from analytics.archive.store import Archive
 from engine import events
 from engine.replay import replay
 from engine.scenario import build_match
+from orchestrator import match_log
 from orchestrator.core import Core
 from orchestrator.play.world import seat_specs
 from orchestrator.seats.observe_text import render_observation
@@ -23,7 +23,7 @@ def world_observations(core: Core, row, seats: set[int]) -> dict[tuple[int, int]
     """{(tick, seat): observation text} for the given roster seats, at every tick each was alive."""
     if not seats or row["match_id"] is None:
         return {}
-    cols, _ = Archive.of(core.data_dir, core.config).read_events(row["match_id"], row["batch_id"])
+    cols, _ = match_log.read_events(core, row["match_id"], row["batch_id"])
     if cols is None:
         return {}
     eff = json.loads(row["effective"])

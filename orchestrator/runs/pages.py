@@ -13,13 +13,13 @@ import json
 
 import numpy as np
 
-from analytics.archive.store import Archive
 from engine.actions import decode
 from engine.kernels.codes import (ACCEPT, ACTIONS, BUILD, CRAFT, DECLINE, EVENT_KINDS, INVALID, OFFER, RAID, REASONS,
                                   RESOURCES, SAY, STARVE, TERRAINS)
 from engine.observe import GLYPHS
 from engine.scenario import build_match
 from engine.text import shown
+from orchestrator import match_log
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.grading.read import public as public_decisions
@@ -90,7 +90,7 @@ def _forked_from(eff: dict) -> dict | None:
 
 def _events(core: Core, match_id: str):
     row = _row(core, match_id)
-    return public_log(*Archive.of(core.data_dir, core.config).read_events(match_id, row["batch_id"]))
+    return public_log(*match_log.read_events(core, match_id, row["batch_id"]))
 
 
 def public_log(cols: dict | None, meta: dict | None) -> tuple[dict | None, dict | None]:

@@ -82,3 +82,14 @@ def test_sequential_script_prints_the_shared_json_shape():
     assert set(out["figures"]["coverage"]) == {"fitness_index", "survival", "economy", "social", "competitiveness",
                                                "exploration"}
     assert out["figures"]["until_vs_fixed"]["advised_fixed_n"] >= 2
+
+
+def test_derived_script_prints_the_shared_json_shape():
+    out = result(start("derived.py", "--matches", "4", "--ticks", "30"))
+    check_shape(out, "derived")
+    f = out["figures"]
+    assert f["derived_log_served_cold_ms"]["median"] > 0 and f["engine_alone_ms_per_match"]["median"] > 0
+    sizes = f["archive_bytes_per_match"]
+    assert 0 < sizes["derived"]["value"] < sizes["stored"]["value"]
+    (served,) = out["targets"]
+    assert served["met"] == (served["measured"] <= 3)

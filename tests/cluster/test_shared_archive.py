@@ -16,7 +16,8 @@ from tests.cluster.harness import manifests as _manifests, serve, series_body, w
 def service(cluster, tmp_path_factory):
     root = tmp_path_factory.mktemp("shared")
     # a path every node mounts at the same place (here: one machine's disk), declared shared
-    s = serve(root / "data", cluster.address, config=f'[archive]\nuri = "{root / "archive"}"\nshared = true\n')
+    s = serve(root / "data", cluster.address, config=f'[archive]\nuri = "{root / "archive"}"\nshared = true\n'
+                                                          'events = "stored"\n')  # the logs' files followed here
     s.archive = root / "archive"
     yield s
     s.stop()

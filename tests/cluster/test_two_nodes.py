@@ -15,7 +15,8 @@ from tests.cluster.harness import manifests as _manifests, serve, series_body, w
 
 @pytest.fixture(scope="module")
 def service(cluster, tmp_path_factory):
-    s = serve(tmp_path_factory.mktemp("cluster") / "data", cluster.address)
+    # every log written (config [archive] events): the test follows the event files across the nodes
+    s = serve(tmp_path_factory.mktemp("cluster") / "data", cluster.address, config='[archive]\nevents = "stored"\n')
     yield s
     s.stop()
 

@@ -265,7 +265,8 @@ def test_every_code_a_tool_can_answer_is_in_the_table():
     # on demand; not_found and method_not_allowed are router answers, which no tool gives.
     reachable = set(STATUS) - {"run_history_full", "internal_error", "unavailable", "not_found",
                                "method_not_allowed", "csrf_failed", "sign_in_failed",
-                               "bad_base_url"}  # the web console's own refusals
+                               "bad_base_url",  # the web console's own refusals
+                               "log_not_kept"}  # the public log and replay pages' answer (docs/RUNS.md)
     assert reachable - {c.code for c in CASES} == {"rate_limited"}  # tested below, it needs a burst
 
 

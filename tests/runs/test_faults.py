@@ -93,8 +93,8 @@ def test_killed_worker_requeues_its_scripted_runs_and_is_replaced_once(paced):
             assert body["run"]["status"] == "finished" and body["run"]["error"] is None
             assert body["run"]["agent_turns"]["settled"] == 400 and body["results"]["match_ticks"] == 200
         assert c.get(f"/api/v1/runs/{victim}").json()["run"]["match_id"] != first_match
-        events = paced.data_dir / "archive" / "events"
-        assert not any(events.glob(f"{first_match}.*"))
+        archive = paced.data_dir / "archive"
+        assert not [p for sub in ("events", "seats") for p in (archive / sub).glob(f"{first_match}.*")]
         assert len(paced.dispatcher.workers) == 2  # one replacement, however many jobs the dead one held
 
 

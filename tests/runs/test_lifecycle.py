@@ -4,6 +4,7 @@ import duckdb
 import pyarrow.parquet as pq
 
 from analytics.archive.layout import EVENTS_DIR, series_files
+from analytics.archive.materialize import materialize
 from analytics.archive.store import Archive
 from analytics.choice import METHOD_NAMES, method_for
 from engine.hashing import content_hash
@@ -29,8 +30,11 @@ def test_launch_poll_finish_and_read_results(lab, srv):
     assert eff["seed_source"] == "drawn" and eff["spawn_seed_source"] == "drawn"
     assert eff["hash"] == content_hash("svc:custom-base-v1", 60, eff["env"])
     assert run["started_at_ms"] <= run["finished_at_ms"]
-    # the stored log agrees with the results: recomputing from the published Parquet part gives them
+    # the log agrees with the results: recomputing from the Parquet part `studio archive materialize`
+    # writes (a scripted match keeps its inputs, its log derived) gives them
     srv.dispatcher.archiver.flush()
+    assert not series_files(srv.data_dir, EVENTS_DIR, run["match_id"])
+    assert materialize(Archive.of(srv.data_dir), [run["match_id"]])["written"] == 1
     [path] = series_files(srv.data_dir, EVENTS_DIR, run["match_id"])
     group = pq.read_metadata(path).row_group(0)
     column = group.column(0)
@@ -134,12 +138,14 @@ def test_notebook_reads_while_service_runs(lab, srv):
     rid = lab.post("/api/v1/runs", json=local_body()).json()["run"]["run_id"]
     run = wait_terminal(lab, rid)["run"]
     srv.dispatcher.archiver.flush()  # an ended single run is compacted off the request path
-    con = duckdb.connect()
-    rows = con.execute("SELECT count(*) FROM read_parquet(?) WHERE event = 'move'",
-                       [str(srv.data_dir / "archive" / "events" / "**" / "*.parquet")]).fetchone()[0]
-    assert rows > 0
     from analytics.data import open_data_dir
     data = open_data_dir(srv.data_dir)
+    # a query over the events view writes the match's derived log first, then reads Parquet
+    rows = data.query("SELECT count(*) AS n FROM events WHERE event = 'move' AND match_id = ?", [run["match_id"]])
+    assert int(rows["n"].iloc[0]) > 0
+    con = duckdb.connect()
+    assert con.execute("SELECT count(*) FROM read_parquet(?) WHERE match_id = ?",
+                       [str(srv.data_dir / "archive" / "events" / "**" / "*.parquet"), run["match_id"]]).fetchone()[0]
     seats = data.seats_df(run_ids=[rid])
     assert len(seats) == 6 and set(seats["match_id"]) == {run["match_id"]}
 
