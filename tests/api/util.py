@@ -13,6 +13,7 @@ from api.app import create_app
 from orchestrator import auth
 from orchestrator.clock import ManualClock
 from orchestrator.core import Core
+from tests import tiers
 from tests.waiting import until
 
 
@@ -23,6 +24,7 @@ def free_port() -> int:
 
 
 def start_server(app, port: int) -> tuple[uvicorn.Server, threading.Thread]:
+    tiers.refuse("a server")
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -39,6 +41,7 @@ def bearer(token: str) -> dict:
 def wait_until_up(url: str, proc, timeout: float = 120, log=None) -> None:
     """Until a `studio serve` process answers GET /api/v1 (it warms its kernels and starts Ray first);
     fails at once, with its log, if the process exits."""
+    tiers.refuse("`studio serve`")
     def answers() -> bool:
         assert proc.poll() is None, f"studio serve exited: {log.read_text()[-2000:] if log else ''}"
         try:
