@@ -16,7 +16,9 @@ import httpx
 import pytest
 
 from api.cli import main
+from engine.kernels import jit
 from tests.api.util import bearer, free_port, wait_until_up
+from tests.engine.test_kernel_cache import SERVE_COMPILES, _index_files
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN_RE = re.compile(r"dsk_[0-9a-f]{64}")
@@ -138,8 +140,12 @@ def test_serve_bootstraps_once_and_stops_cleanly_on_sigint_and_sigterm(tmp_path)
     proc, url = _serve(data_dir)
     out_file = tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out"
     try:
-        tokens = TOKEN_RE.findall(out_file.read_text())
+        text = out_file.read_text()
+        tokens = TOKEN_RE.findall(text)
         assert len(tokens) == 1
+        # the engine's kernels compiled (or loaded) before the port opened: printed, and in the cache
+        assert "studio: kernels ready" in text
+        assert SERVE_COMPILES <= _index_files(jit.cache_dir())
         me = httpx.get(url + "/api/v1/me", headers=bearer(tokens[0])).json()
         assert me["plan"]["id"] == "lab" and me["token"]["scopes"] == ["scenarios:read", "scenarios:write",
                                                                         "runs:read", "runs:write"]
