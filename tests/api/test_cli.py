@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
@@ -17,7 +16,7 @@ import pytest
 
 from api.cli import main
 from engine.kernels import jit
-from tests.api.util import bearer, free_port, wait_until_up
+from tests.api.util import bearer, free_port, serve_refused, wait_until_up
 from tests.engine.test_kernel_cache import SERVE_COMPILES, _index_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,19 +183,13 @@ def test_serve_no_bootstrap_creates_no_account(tmp_path, studio_inproc):
     assert link.startswith("https://studio.example.org/console/login/link/"), link
 
 
-def test_serve_on_a_busy_port_stops_before_creating_anything(tmp_path, studio_inproc):
-    # in-process: the refusal comes before Ray, the kernels or uvicorn (the tests above start the process)
+def test_serve_on_a_busy_port_stops_before_creating_anything(tmp_path, monkeypatch, capsys):
     data_dir = tmp_path / "busy"
-    umask = os.umask(0o022)  # serve sets the process's umask before it checks anything
-    os.umask(umask)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        try:
-            r = studio_inproc(data_dir, "serve", "--port", str(port), check=False)
-        finally:
-            os.umask(umask)
+        r = serve_refused(data_dir, "--port", str(port), monkeypatch=monkeypatch, capsys=capsys)
     assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
     assert TOKEN_RE.findall(r.stdout + r.stderr) == [] and "sign-in link" not in r.stdout
     assert not (data_dir / "studio.db").exists()  # no owner account for a server that never started
