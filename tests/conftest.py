@@ -26,6 +26,17 @@ def ray_pool():
         ray.shutdown()
 
 
+@pytest.fixture(scope="session")
+def shared_srv(tmp_path_factory, ray_pool):
+    """One server that plays runs, on tests/runs' defaults, for every folder whose tests need no
+    config of their own (tests/runs' `srv`, the API's response shapes): each test on its own account."""
+    from tests.runs.conftest import start
+
+    s = start(tmp_path_factory.mktemp("played") / "data")
+    yield s
+    s.stop()
+
+
 # before -m selects: the markers must be on the items when pytest's own hook reads them
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):

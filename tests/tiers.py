@@ -29,7 +29,7 @@ FOLDERS = {
 FIXTURES = {
     "ray_pool": CLUSTER,
     "browser": BROWSER,
-    "live": SERVICE, "srv": SERVICE, "idle": SERVICE, "playing": SERVICE, "reader": SERVICE,
+    "live": SERVICE, "srv": SERVICE, "shared_srv": SERVICE, "idle": SERVICE, "playing": SERVICE, "reader": SERVICE,
 }
 
 _TESTS = Path(__file__).resolve().parent

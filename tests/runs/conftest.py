@@ -64,10 +64,8 @@ def ray_session(ray_pool):
 
 
 @pytest.fixture(scope="session")
-def srv(tmp_path_factory) -> Server:
-    s = start(tmp_path_factory.mktemp("runs") / "data")
-    yield s
-    s.stop()
+def srv(shared_srv) -> Server:
+    return shared_srv
 
 
 @pytest.fixture(scope="session")
