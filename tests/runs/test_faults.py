@@ -2,11 +2,21 @@
 import os
 import signal
 
+import pytest
 import ray
 
 from orchestrator.runs.admission import WORKER_START_MS
 from tests.runs.conftest import CONFIG, PACED, account, local_body, start, wait_terminal
 from tests.waiting import until
+
+
+@pytest.fixture(scope="module")
+def paced(tmp_path_factory):
+    """This module's own paced server: its tests kill and replace workers, which the session's paced
+    server (conftest) must not see (a series there is followed as its runs land one by one)."""
+    s = start(tmp_path_factory.mktemp("paced") / "data", PACED)
+    yield s
+    s.stop()
 
 
 def wait_status(c, run_id, status, timeout=30):
