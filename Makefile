@@ -42,6 +42,10 @@ simulate: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# the fast tier alone (tests/tiers.py): no server, no Ray, no browser
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest -q -m unit
+
 # the README's console screenshots (docs/console/*.png), from the browser tests
 shots: $(STAMP)
 	STUDIO_SHOTS=docs/console $(BIN)/python -m pytest -q tests/console
@@ -63,4 +67,4 @@ realmodel: $(REALMODEL_STAMP)
 bench: $(STAMP)
 	for b in $(filter-out benchmarks/realmodel.py,$(wildcard benchmarks/*.py)); do $(BIN)/python $$b; done
 
-.PHONY: install serve simulate test shots bench realmodel
+.PHONY: install serve simulate test test-unit shots bench realmodel

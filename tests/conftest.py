@@ -1,8 +1,10 @@
-"""What the whole session shares: one private local Ray, started by the first test that needs it."""
+"""What the whole session shares: one private local Ray, started by the first test that needs it;
+and the tiers every test is marked with (tests/tiers.py)."""
 import pytest
 
 from orchestrator import workers
 from orchestrator.workers import init_ray
+from tests import tiers
 
 # Ray's CPU count here is a scheduling pool, not cores: several test servers of this session hold
 # their workers at once (each asks for one or two), and a pool they exhaust hangs the next one.
@@ -14,6 +16,7 @@ def ray_pool():
     # A dispatcher sizes its model workers by the node's CPUs: by this pool's, every test server would
     # start four processes (imports, kernels) where `studio serve` on a machine of up to seven cores
     # starts one. One per server, as there; a model worker plays a thousand matches at once.
+    tiers.refuse("Ray")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(workers, "CPUS_PER_MODEL_WORKER", RAY_POOL)
         init_ray(num_cpus=RAY_POOL)
@@ -21,3 +24,46 @@ def ray_pool():
         import ray
 
         ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def shared_srv(tmp_path_factory, ray_pool):
+    """One server that plays runs, on tests/runs' defaults, for every folder whose tests need no
+    config of their own (tests/runs' `srv`, the API's response shapes): each test on its own account."""
+    from tests.runs.conftest import start
+
+    s = start(tmp_path_factory.mktemp("played") / "data")
+    yield s
+    s.stop()
+
+
+# before -m selects: the markers must be on the items when pytest's own hook reads them
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        marked = {m.name for m in item.iter_markers() if m.name in tiers.TIERS}
+        try:
+            found = tiers.tiers_of(item.path, item.fixturenames, marked)
+        except ValueError as e:
+            raise pytest.UsageError(str(e)) from None
+        for tier in sorted(found - marked):
+            item.add_marker(tier)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """While a unit test runs (its fixtures' setup included), what starts a server or Ray refuses."""
+    tiers.running_unit(item.nodeid if item.get_closest_marker(tiers.UNIT) else None)
+    try:
+        return (yield)
+    finally:
+        tiers.running_unit(None)
+
+
+@pytest.fixture(autouse=True)
+def _unit_leaves_no_ray(request):
+    """Ray starts by itself on a first remote call: a unit test must not have made one."""
+    before = tiers.ray_running()
+    yield
+    if request.node.get_closest_marker(tiers.UNIT) and not before and tiers.ray_running():
+        pytest.fail(f"{request.node.nodeid} is marked unit but started Ray", pytrace=False)

@@ -9,7 +9,9 @@ import pytest
 
 from tests.runs.conftest import CONFIG, Server, account, start
 
-ABSENT_S = 15
+# Patient enough for agents that start a process first (an example agent, `inspect eval`); only a
+# module that tests absence itself needs a shorter window (test_rest.py sets its own ABSENT_S).
+ABSENT_S = 60
 
 
 def agent_config(absent_s: float) -> str:
@@ -21,14 +23,25 @@ def ray_session(ray_pool):
     yield
 
 
+@pytest.fixture(scope="package")
+def servers(tmp_path_factory):
+    """One server per absent window, shared by the modules that ask for it (each test on its own
+    account): started when a module first asks."""
+    started: dict[float, Server] = {}
+
+    def get(absent_s: float) -> Server:
+        if absent_s not in started:
+            started[absent_s] = start(tmp_path_factory.mktemp("agents") / "data", agent_config(absent_s))
+        return started[absent_s]
+    yield get
+    for s in started.values():
+        s.stop()
+
+
 @pytest.fixture(scope="module")
-def srv(request, tmp_path_factory) -> Server:
-    """A module may set its own window (ABSENT_S): one whose agents all ask as soon as they launch
-    needs less than the example agents, which start a process first."""
-    absent_s = getattr(request.module, "ABSENT_S", ABSENT_S)
-    s = start(tmp_path_factory.mktemp("agents") / "data", agent_config(absent_s))
-    yield s
-    s.stop()
+def srv(request, servers) -> Server:
+    """The server with the module's window (its ABSENT_S, or the patient default)."""
+    return servers(getattr(request.module, "ABSENT_S", ABSENT_S))
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from api.cli import main
 from tests.agents.conftest import play_rest, world_body
 from tests.runs.conftest import account, local_body, wait_terminal
 
-ABSENT_S = 30
 TICKS = 10
 
 

@@ -21,7 +21,6 @@ from api.inspect_task import world
 from tests.runs.conftest import account
 from tests.seats.fake_provider import FakeProvider
 
-ABSENT_S = 60
 TICKS = 10
 
 

@@ -13,7 +13,6 @@ from tests.agents.conftest import play_rest
 from tests.arena.test_pgn import check_round_trip
 from tests.runs.conftest import account, local_body, wait_terminal
 
-ABSENT_S = 30
 FOOLS_MATE = (["f2f3", "g2g4"], ["e7e5", "d8h4"])
 
 

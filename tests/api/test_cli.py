@@ -15,7 +15,9 @@ import httpx
 import pytest
 
 from api.cli import main
-from tests.api.util import bearer, free_port, wait_until_up
+from engine.kernels import jit
+from tests.api.util import bearer, free_port, serve_refused, wait_until_up
+from tests.engine.test_kernel_cache import SERVE_COMPILES, _index_files
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN_RE = re.compile(r"dsk_[0-9a-f]{64}")
@@ -137,8 +139,12 @@ def test_serve_bootstraps_once_and_stops_cleanly_on_sigint_and_sigterm(tmp_path)
     proc, url = _serve(data_dir)
     out_file = tmp_path / f"serve-{url.rsplit(':', 1)[1]}.out"
     try:
-        tokens = TOKEN_RE.findall(out_file.read_text())
+        text = out_file.read_text()
+        tokens = TOKEN_RE.findall(text)
         assert len(tokens) == 1
+        # the engine's kernels compiled (or loaded) before the port opened: printed, and in the cache
+        assert "studio: kernels ready" in text
+        assert SERVE_COMPILES <= _index_files(jit.cache_dir())
         me = httpx.get(url + "/api/v1/me", headers=bearer(tokens[0])).json()
         assert me["plan"]["id"] == "lab" and me["token"]["scopes"] == ["scenarios:read", "scenarios:write",
                                                                         "runs:read", "runs:write"]
@@ -177,14 +183,13 @@ def test_serve_no_bootstrap_creates_no_account(tmp_path, studio_inproc):
     assert link.startswith("https://studio.example.org/console/login/link/"), link
 
 
-def test_serve_on_a_busy_port_stops_before_creating_anything(tmp_path):
+def test_serve_on_a_busy_port_stops_before_creating_anything(tmp_path, monkeypatch, capsys):
     data_dir = tmp_path / "busy"
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        r = subprocess.run([sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--data-dir",
-                            str(data_dir)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        r = serve_refused(data_dir, "--port", str(port), monkeypatch=monkeypatch, capsys=capsys)
     assert r.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in r.stderr and "--port" in r.stderr
     assert TOKEN_RE.findall(r.stdout + r.stderr) == [] and "sign-in link" not in r.stdout
     assert not (data_dir / "studio.db").exists()  # no owner account for a server that never started

@@ -7,6 +7,8 @@ import pytest
 
 from api.cli import build_parser, main
 
+pytestmark = pytest.mark.unit  # the parser alone, in this process
+
 
 def _parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
     yield path, parser

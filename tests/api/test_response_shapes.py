@@ -11,7 +11,7 @@ from orchestrator.accounts import create_account
 from orchestrator.runs import service
 from tests.waiting import until
 from tests.api.openapi_check import Checker
-from tests.runs.conftest import TERMINAL, start, wait_terminal
+from tests.runs.conftest import TERMINAL, wait_terminal
 from tests.seats.fake_provider import FakeProvider
 
 WORLD = "svc:custom-base-v1"
@@ -19,10 +19,8 @@ SCRIPTED = [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory, ray_pool):
-    s = start(tmp_path_factory.mktemp("shapes") / "data")
-    yield s
-    s.stop()
+def srv(shared_srv):
+    return shared_srv
 
 
 @pytest.fixture(scope="module")

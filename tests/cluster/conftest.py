@@ -1,10 +1,11 @@
-"""A 2-node loopback Ray cluster per test module (tests/cluster/harness.py)."""
+"""One 2-node loopback Ray cluster for the package (tests/cluster/harness.py): each module joins its own
+`studio serve` to it, and a service that stops takes its workers with it."""
 import pytest
 
 from tests.cluster.harness import LoopbackCluster
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def cluster():
     c = LoopbackCluster(nodes=2)
     yield c

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import expect
 
+from api.cli import main
 from orchestrator import console_auth, keys
 from tests.console.conftest import sign_in_by_link
 from tests.waiting import until
@@ -198,15 +199,20 @@ def test_skills_are_kept_and_bad_ones_refused_with_the_api_message(page, live, p
     expect(page.get_by_test_id("skill-row")).to_have_count(0)
 
 
-def test_usage_page_and_login_link_cli(page, live, person):
-    out = subprocess.run([sys.executable, "-m", "api.cli", "account", "login-link", "--email", person,
-                          "--data-dir", str(live.core.data_dir), "--base-url", live.url],
-                         capture_output=True, text=True, check=True).stdout.strip()
+def _cli(capsys, *args: str) -> str:
+    """The admin command through api.cli.main in this process (tests/api/test_cli.py runs `studio` as
+    its own process); its stdout."""
+    capsys.readouterr()
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
+def test_usage_page_and_login_link_cli(page, live, person, capsys):
+    out = _cli(capsys, "account", "login-link", "--email", person, "--data-dir", str(live.core.data_dir),
+               "--base-url", live.url).strip()
     assert out.startswith(live.url + "/console/login/link/")
     page.goto(out)
-    events = json.loads(subprocess.run([sys.executable, "-m", "api.cli", "account", "events", "--email", person,
-                                        "--data-dir", str(live.core.data_dir)],
-                                       capture_output=True, text=True, check=True).stdout)
+    events = json.loads(_cli(capsys, "account", "events", "--email", person, "--data-dir", str(live.core.data_dir)))
     assert [e["kind"] for e in events] == ["signed_in"] and events[0]["detail"] == {"how": "link"}
     page.goto(live.url + "/console/usage")
     expect(page.get_by_role("heading", name="Usage")).to_be_visible()

@@ -3,13 +3,27 @@ import json
 import subprocess
 import sys
 
-from engine.simulate import SimulateError, simulate
 import pytest
+
+from engine.simulate import SimulateError, simulate
 
 
 def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "api.cli", "simulate", *args],
                           capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def cli(capsys):
+    """The same command through api.cli.main in this process (the test above runs it as its own
+    process, twice): output and exit code as there, without an interpreter start per call."""
+    from api.cli import main
+
+    def run(*args):
+        code = main(["simulate", *args])
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["studio", "simulate", *args], code, out, err)
+    return run
 
 
 def test_cli_prints_results_json_and_is_reproducible():
@@ -23,10 +37,10 @@ def test_cli_prints_results_json_and_is_reproducible():
     assert [e["model"] for e in ra["agents"]] == ["local/honest-trader", "local/random"]
 
 
-def test_cli_table_and_errors():
-    ok = run_cli("--scenario", "svc:long-winter", "--ticks", "30", "--anchors", "random,random")
+def test_cli_table_and_errors(cli):
+    ok = cli("--scenario", "svc:long-winter", "--ticks", "30", "--anchors", "random,random")
     assert ok.returncode == 0 and "random #2" in ok.stdout and "rank" in ok.stdout
-    bad = run_cli("--scenario", "svc:nope")
+    bad = cli("--scenario", "svc:nope")
     assert bad.returncode == 2 and "unknown scenario" in bad.stderr
 
 
@@ -37,7 +51,7 @@ def test_fixed_library_scenario_refuses_seed_override():
     assert r["effective"]["seed"] == 3303
 
 
-def test_cli_plays_a_saved_scenario_from_the_data_dir(tmp_path):
+def test_cli_plays_a_saved_scenario_from_the_data_dir(tmp_path, cli):
     from orchestrator.accounts import create_account
     from orchestrator.auth import SCOPES, authenticate, mint
     from orchestrator.core import Core
@@ -48,9 +62,9 @@ def test_cli_plays_a_saved_scenario_from_the_data_dir(tmp_path):
     token, _ = mint(core, "sim@example.org", scopes=SCOPES)
     _, body = create(core, authenticate(core, token), {"name": "tiny", "season_ticks": 25,
                                                         "env": {"seed": 9, "anchors": ["random"]}})
-    out = run_cli("--scenario", body["scenario"]["id"], "--data-dir", str(tmp_path), "--json")
+    out = cli("--scenario", body["scenario"]["id"], "--data-dir", str(tmp_path), "--json")
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
     assert r["match_ticks"] == 25 and r["field_size"] == 1 and r["effective"]["seed"] == 9
-    missing = run_cli("--scenario", "usc_000", "--data-dir", str(tmp_path))
+    missing = cli("--scenario", "usc_000", "--data-dir", str(tmp_path))
     assert missing.returncode == 2 and "no saved scenario" in missing.stderr

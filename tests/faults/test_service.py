@@ -10,7 +10,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.api.util import bearer, free_port, wait_until_up
+from api.cli import main
+from tests.api.util import bearer, free_port, serve_refused, wait_until_up
 from tests.faults.conftest import fill
 from tests.waiting import until
 
@@ -26,6 +27,10 @@ def _serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
 def _refused(data_dir: Path) -> subprocess.CompletedProcess:
     return subprocess.run([*STUDIO, "serve", "--data-dir", str(data_dir), "--port", str(free_port())],
                           capture_output=True, text=True, timeout=60)
+
+
+def _refused_here(data_dir: Path, monkeypatch, capsys) -> subprocess.CompletedProcess:
+    return serve_refused(data_dir, "--port", str(free_port()), monkeypatch=monkeypatch, capsys=capsys)
 
 
 def _kill_group(proc: subprocess.Popen, sig: int) -> None:
@@ -50,7 +55,7 @@ def _wait(c: httpx.Client, rid: str, ok, timeout: float = 120) -> dict:
     return until(reached, timeout, every=0.1, what=f"run {rid} reaching the state awaited")
 
 
-def test_start_up_refusals_are_one_line_and_exit_2(tmp_path, tmpfs):
+def test_start_up_refusals_are_one_line_and_exit_2(tmp_path, tmpfs, monkeypatch, capsys):
     ro = tmp_path / "ro"
     ro.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)], check=True)
@@ -64,14 +69,14 @@ def test_start_up_refusals_are_one_line_and_exit_2(tmp_path, tmpfs):
     data.mkdir()
     filler = fill(tmpfs)
     try:
-        r = _refused(data)
+        r = _refused_here(data, monkeypatch, capsys)  # the read-only one above is refused in its own process
         assert r.returncode == 2 and r.stderr.strip().count("\n") == 0, r.stderr
         assert "full" in r.stderr or "MiB free" in r.stderr
     finally:
         filler.unlink()
 
 
-def test_kill_9_and_sigterm_lose_no_run(tmp_path):
+def test_kill_9_and_sigterm_lose_no_run(tmp_path, monkeypatch, capsys):
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(CONFIG)
@@ -84,7 +89,7 @@ def test_kill_9_and_sigterm_lose_no_run(tmp_path):
         token = _token(log)
         assert oct(data.stat().st_mode & 0o777) == "0o700"
         assert oct((data / "studio.db").stat().st_mode & 0o777) == "0o600"
-        second = _refused(data)  # the data dir is taken
+        second = _refused_here(data, monkeypatch, capsys)  # the data dir is taken (by that process)
         assert second.returncode == 2 and "in use by another `studio serve`" in second.stderr
         body = {"scenario_id": "svc:custom-base-v1", "season_ticks": 150,
                 "roster": [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider"}]}
@@ -139,10 +144,11 @@ def test_kill_9_and_sigterm_of_the_service_resume_a_model_run(tmp_path):
             token = _token(log)
             with httpx.Client(base_url=url, headers=bearer(token), timeout=30) as c:
                 email = c.get("/api/v1/me").json()["user"]["email"]
-                subprocess.run([*STUDIO, "key", "set", "--data-dir", str(data), "--email", email, "--provider",
-                                "openai-compatible", "--key", "k-local", "--base-url", fake.url + "/v1",
-                                "--usd-per-mtok-in", "1", "--usd-per-mtok-out", "1", "--no-check"],
-                               check=True, capture_output=True)
+                # the admin command beside the running service, in this process (tests/api/test_cli.py runs
+                # it as its own)
+                assert main(["key", "set", "--data-dir", str(data), "--email", email, "--provider",
+                             "openai-compatible", "--key", "k-local", "--base-url", fake.url + "/v1",
+                             "--usd-per-mtok-in", "1", "--usd-per-mtok-out", "1", "--no-check"]) == 0
                 rid = c.post("/api/v1/runs", json=body).json()["run"]["run_id"]
                 _wait(c, rid, lambda r: r["status"] == "running" and r["live"]["tick"] >= 8)
         finally:

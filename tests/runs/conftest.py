@@ -24,6 +24,7 @@ requests_per_minute = 1000000
 [limits]
 refused_per_address_per_minute = 1000000
 """
+PACED = CONFIG + "\n[runs]\nmin_tick_ms = 20\n"  # 20 ms a tick: a run is caught while it plays
 TERMINAL = ("finished", "failed", "cancelled")
 
 
@@ -63,8 +64,22 @@ def ray_session(ray_pool):
 
 
 @pytest.fixture(scope="session")
-def srv(tmp_path_factory) -> Server:
-    s = start(tmp_path_factory.mktemp("runs") / "data")
+def srv(shared_srv) -> Server:
+    return shared_srv
+
+
+@pytest.fixture(scope="session")
+def paced(tmp_path_factory) -> Server:
+    """Runs at 20 ms a tick, so a test catches a run while it plays (a 2000-tick run plays for 40 s)."""
+    s = start(tmp_path_factory.mktemp("paced") / "data", PACED)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def idle(tmp_path_factory) -> Server:
+    """A server with no dispatcher: runs stay queued."""
+    s = start(tmp_path_factory.mktemp("idle") / "data", dispatch=False)
     yield s
     s.stop()
 

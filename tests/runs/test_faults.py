@@ -6,23 +6,15 @@ import pytest
 import ray
 
 from orchestrator.runs.admission import WORKER_START_MS
-from tests.runs.conftest import CONFIG, account, local_body, start, wait_terminal
+from tests.runs.conftest import CONFIG, PACED, account, local_body, start, wait_terminal
 from tests.waiting import until
-
-PACED = CONFIG + "\n[runs]\nmin_tick_ms = 20\n"  # 20 ms a tick: a run is caught while it plays
 
 
 @pytest.fixture(scope="module")
 def paced(tmp_path_factory):
+    """This module's own paced server: its tests kill and replace workers, which the session's paced
+    server (conftest) must not see (a series there is followed as its runs land one by one)."""
     s = start(tmp_path_factory.mktemp("paced") / "data", PACED)
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def idle(tmp_path_factory):
-    """A server with no dispatcher: runs stay queued."""
-    s = start(tmp_path_factory.mktemp("idle") / "data", dispatch=False)
     yield s
     s.stop()
 

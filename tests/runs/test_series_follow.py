@@ -17,16 +17,8 @@ from api.python import Studio
 from orchestrator import auth
 from orchestrator.runs import series, summaries, summarizer, summary_text
 from tests.mcp.conftest import connect
-from tests.runs.conftest import CONFIG, account, local_body, start
+from tests.runs.conftest import account, local_body
 from tests.waiting import until
-
-
-@pytest.fixture(scope="module")
-def paced(tmp_path_factory):
-    """Runs at 20 ms a tick: a 2000-tick run plays for 40 s, long enough to wait on it."""
-    s = start(tmp_path_factory.mktemp("paced") / "data", CONFIG + "[runs]\nmin_tick_ms = 20\n")
-    yield s
-    s.stop()
 
 
 @pytest.fixture

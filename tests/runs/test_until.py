@@ -11,19 +11,12 @@ from api.run_schemas import Run
 from api.series_schemas import BatchOne
 from orchestrator.errors import DomainError
 from tests.mcp.conftest import call, connect, ok
-from tests.runs.conftest import account, local_body, start, wait_terminal
+from tests.runs.conftest import account, local_body, wait_terminal
 from tests.runs.test_model_seats import model_account
 from tests.seats.fake_provider import FakeProvider
 from tests.waiting import until
 
 SEATS = [{"model": "local/honest-trader"}, {"model": "local/greedy-harvester"}]
-
-
-@pytest.fixture(scope="module")
-def idle(tmp_path_factory):
-    s = start(tmp_path_factory.mktemp("until-idle") / "data", dispatch=False)
-    yield s
-    s.stop()
 
 
 def _ended(c, batch_id: str, timeout: float = 120) -> dict:
