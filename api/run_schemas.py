@@ -14,10 +14,10 @@ from engine.kernels.codes import STOP_REASONS
 from engine.rubric import DIMENSIONS, STATS
 from engine.rules import RESOURCES
 from orchestrator.grading.states import STATUSES as GRADING_STATUSES
-from orchestrator.runs.body import PROVIDERS, Seat
+from orchestrator.runs.admission.body import PROVIDERS, Seat
 from orchestrator.runs.lifecycle import STATUSES
-from orchestrator.runs.stopping import BUDGET, CANCELLED, CEILING, PRECISE, SERIES_STOPPED
-from orchestrator.runs.until import Until
+from orchestrator.runs.series.stopping import BUDGET, CANCELLED, CEILING, PRECISE, SERIES_STOPPED
+from orchestrator.runs.series.until import Until
 
 Status = Literal[STATUSES]
 GradingStatus = Literal[GRADING_STATUSES]

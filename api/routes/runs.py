@@ -10,8 +10,10 @@ from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
 from api.run_schemas import BatchOne, Cancelled, Decisions, Estimate, Launched, RunList, RunOne, Transcript, Usage
 from orchestrator.grading import read as decisions
-from orchestrator.runs import series, service, transcript, usage
-from orchestrator.runs.body import RunBody
+from orchestrator.runs import service, usage
+from orchestrator.runs.series import read as series
+from orchestrator.runs.pages import transcript
+from orchestrator.runs.admission.body import RunBody
 
 # Writes are sync (launch and cancel wait on the write lock, cancel on the worker too), and so are reads
 # that open archive files. Reading a run or a page of runs is one indexed SQLite

@@ -1,5 +1,5 @@
 """A run's graded decisions, for its owner: GET /api/v1/runs/:id/decisions, MCP get_decisions and the
-console's marks all read through here. Pages as the transcript does (orchestrator.runs.transcript):
+console's marks all read through here. Pages as the transcript does (orchestrator.runs.pages.transcript):
 the same seat, cursor and limit rules and errors, in tick then seat order."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from analytics.grading import GRADER, HORIZON, ROLLOUTS, published
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.grading import plan
-from orchestrator.runs.transcript import paged
+from orchestrator.runs.pages.transcript import paged
 
 
 def get_decisions(core: Core, principal: Principal, run_id: str, *, seat=None, cursor=None, limit=None) -> dict:

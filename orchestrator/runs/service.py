@@ -13,8 +13,11 @@ from orchestrator.errors import DomainError
 from orchestrator.grading import cost as grading_cost
 from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
-from orchestrator.runs import archiving, forks, ledger, lifecycle, stopping, until as until_body
-from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
+from orchestrator.runs import lifecycle
+from orchestrator.runs.head import archiving
+from orchestrator.runs.admission import forks, ledger
+from orchestrator.runs.series import stopping, until as until_body
+from orchestrator.runs.admission.admit import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prices import stale_warning
 

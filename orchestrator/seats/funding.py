@@ -13,7 +13,7 @@ The balance itself is read by orchestrator.seats.balance.
 """
 from __future__ import annotations
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.errors import DomainError
 from orchestrator.seats.player import Credential
 from orchestrator.seats.seat import resolve_provider, seat_label
@@ -22,7 +22,7 @@ ROUTED = keys.ROUTED
 
 
 def _held(keys) -> dict[str, dict]:
-    """Stored keys as provider -> info; accepts orchestrator.keys.list_keys rows or such a dict."""
+    """Stored keys as provider -> info; accepts orchestrator.seats.keys.list_keys rows or such a dict."""
     if isinstance(keys, dict):
         return {p: (v if isinstance(v, dict) else {}) for p, v in keys.items()}
     return {k["provider"]: k for k in keys or []}

@@ -9,7 +9,8 @@ import pytest
 
 from api.app import create_app
 from api.cli import main
-from orchestrator import accounts, auth, keys, recorder
+from orchestrator import accounts, auth, recorder
+from orchestrator.seats import keys
 from orchestrator.clock import ManualClock
 from orchestrator.core import Core
 from orchestrator.play.head import _credentials

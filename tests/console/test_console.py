@@ -11,7 +11,8 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import expect
 
-from orchestrator import console_auth, keys
+from orchestrator import console_auth
+from orchestrator.seats import keys
 from tests.console.conftest import sign_in_by_link
 from tests.waiting import until
 

@@ -3,7 +3,8 @@ call answered only once its rows are committed, and one entry the store refuses 
 import asyncio
 import json
 
-from orchestrator import keys, recorder
+from orchestrator import recorder
+from orchestrator.seats import keys
 from orchestrator.runs import lifecycle, service
 
 

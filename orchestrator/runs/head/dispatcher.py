@@ -29,10 +29,11 @@ from orchestrator.grading.grader import Grader
 from orchestrator.play import Job
 from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
-from orchestrator.runs import kinds, lifecycle, stopping
-from orchestrator.runs.archiving import Archiver
-from orchestrator.runs.modelpool import ModelPool
-from orchestrator.runs.summarizer import Summarizer
+from orchestrator.runs import kinds, lifecycle
+from orchestrator.runs.series import stopping
+from orchestrator.runs.head.archiving import Archiver
+from orchestrator.runs.head.modelpool import ModelPool
+from orchestrator.runs.series.summarizer import Summarizer
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray
 
 log = logging.getLogger("studio.dispatcher")
