@@ -25,7 +25,7 @@ from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
 from orchestrator.core import Core
-from orchestrator.grading.grader import Grader
+from orchestrator.runs.head.grader import Grader
 from orchestrator.play import Job
 from orchestrator.agents.exchange import Exchanges
 from orchestrator.recorder import patience_s, start_recorder
