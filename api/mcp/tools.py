@@ -20,7 +20,7 @@ from orchestrator.auth import Principal
 from orchestrator.runs import agent_turns as turns
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.grading import read as decisions
+from orchestrator.runs.pages import decisions
 from orchestrator.me import me
 from orchestrator.runs import analysis, exports, service, usage
 from orchestrator.runs.series import read as series

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, Response
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
 from api.run_schemas import BatchOne, Cancelled, Decisions, Estimate, Launched, RunList, RunOne, Transcript, Usage
-from orchestrator.grading import read as decisions
+from orchestrator.runs.pages import decisions
 from orchestrator.runs import service, usage
 from orchestrator.runs.series import read as series
 from orchestrator.runs.pages import transcript

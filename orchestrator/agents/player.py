@@ -21,10 +21,10 @@ import json
 import time
 
 from orchestrator.agents import exchange as exchanges
-from orchestrator.play.arena_seats import on_loop
 from orchestrator.seats import played
 from orchestrator.seats.actions import TIMEOUT_WAIT, Refused, from_list
 from orchestrator.seats.faults import SeatFailed
+from orchestrator.seats.loops import on_loop
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.player import new_turns, new_usage
 from orchestrator.seats.prompt import compose_directions

@@ -24,6 +24,7 @@ from typing import Callable
 from engine.arena.games import GAMES
 from orchestrator.seats.actions import REFUSAL, TRUNCATED
 from orchestrator.seats.faults import FaultStreak
+from orchestrator.seats.loops import on_loop
 from orchestrator.seats.player import Credential, new_turns, new_usage, shipped_prices
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
@@ -74,14 +75,6 @@ def read_move(text: str, calls=()) -> str:
         except json.JSONDecodeError:
             pass
     return text
-
-
-def on_loop(loop: asyncio.AbstractEventLoop, coro):
-    """Run coro on a seat's loop from the game's thread: a model worker's running loop, busy with other
-    matches (the game's thread waits), or a loop of the game's own."""
-    if loop.is_running():
-        return asyncio.run_coroutine_threadsafe(coro, loop).result()
-    return loop.run_until_complete(coro)
 
 
 class ArenaSeat:
