@@ -15,9 +15,9 @@ from api.limits import BodyLimit
 from api import mcp as mcp_surface
 from api.console import routes as console
 from api.routes import agents, analysis, discovery, matches, runs, scenarios, skills
-from orchestrator.agents.turns import SeatActions
+from orchestrator.runs.agent_turns import SeatActions
 from orchestrator.core import Core
-from orchestrator.runs.body import RunBody
+from orchestrator.runs.admission.body import RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
 
@@ -53,7 +53,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
         mailer = Mailer(core)  # notices leave in the background, with retries
         mailer.start()
         if dispatch:
-            from orchestrator.runs.dispatcher import Dispatcher
+            from orchestrator.runs.head.dispatcher import Dispatcher
 
             dispatcher = Dispatcher(core, ray_address=ray_address, num_cpus=num_cpus, workers=workers)
             dispatcher.start()

@@ -1,5 +1,5 @@
 """Response shapes of the public match pages (/api/matches/:id/...): the report, the arena log, the
-replay frames and the live events, as orchestrator/runs/pages.py and arena_pages.py build them."""
+replay frames and the live events, as orchestrator/runs/pages/world.py and arena.py build them."""
 from __future__ import annotations
 
 from typing import Literal, Union

@@ -37,7 +37,7 @@ from orchestrator import auth
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs.lifecycle import ACTIVE, TERMINAL
-from orchestrator.runs.series import BATCH_PREFIX, MAX_WAIT_MS
+from orchestrator.runs.series.read import BATCH_PREFIX, MAX_WAIT_MS
 
 
 class DataDirBusy(RuntimeError):
@@ -182,7 +182,7 @@ def _resolved(result):
 
 def _start_dispatcher(core: Core, ray_address: str | None, workers: int | None):
     from orchestrator import datadir
-    from orchestrator.runs.dispatcher import Dispatcher
+    from orchestrator.runs.head.dispatcher import Dispatcher
 
     dispatcher = Dispatcher(core, ray_address=ray_address, workers=workers)
     try:

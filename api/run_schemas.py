@@ -15,9 +15,9 @@ from api.schemas import Closed, ErrorEnvelope
 from engine.kernels.codes import STOP_REASONS
 from engine.rules import RESOURCES
 from orchestrator.grading.states import STATUSES as GRADING_STATUSES
-from orchestrator.runs.body import PROVIDERS, Seat
+from orchestrator.runs.admission.body import PROVIDERS, Seat
 from orchestrator.runs.lifecycle import STATUSES
-from orchestrator.runs.stopping import SERIES_STOPPED
+from orchestrator.runs.series.stopping import SERIES_STOPPED
 
 Status = Literal[STATUSES]
 GradingStatus = Literal[GRADING_STATUSES]

@@ -50,8 +50,8 @@ def fork_start_ms(core, principal, run_id: str) -> float:
     from orchestrator.play import fork as play_fork
     from orchestrator.play.job import Job
     from orchestrator.play.world import seat_specs
-    from orchestrator.runs import forks
-    from orchestrator.runs.admission import admit
+    from orchestrator.runs.admission import forks
+    from orchestrator.runs.admission.admit import admit
 
     forks._REPLAYED.clear()
     play_fork._original.cache_clear()

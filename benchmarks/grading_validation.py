@@ -39,7 +39,6 @@ SEASON = 300
 
 def played(seed: int, seats=POLICY_SEATS, ticks: int = SEASON, anchors=("anchors-v1",)):
     """A scripted match played and archived the way a worker archives it: (events table, results)."""
-    from analytics.archive.format import events_table
     from engine.scenario import build_match, resolve_env, seat_specs
 
     env = resolve_env({"anchors": list(anchors)})

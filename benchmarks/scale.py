@@ -428,7 +428,8 @@ def say(what: str) -> None:
 
 def run(a, tmp: Path) -> dict:
     from benchmarks.series import serve
-    from orchestrator import accounts, auth, keys
+    from orchestrator import accounts, auth
+    from orchestrator.seats import keys
     from orchestrator.core import Core
     from tests.api.util import free_port
 

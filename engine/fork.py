@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 
 from engine.kernels.codes import A_MEM, A_POLICY, EXTERNAL, POLICIES
 from engine.kernels.state import LOG_INT_COLUMNS

@@ -77,7 +77,7 @@ def cmd_token_list(args: argparse.Namespace) -> int:
 
 def cmd_key_set(args: argparse.Namespace) -> int:
     from orchestrator.accounts import by_email
-    from orchestrator.keys import PLATFORM, check_key, held, set_key
+    from orchestrator.seats.keys import PLATFORM, check_key, held, set_key
     models = [m for m in args.models.split(",") if m] if args.models else None
     core = _core(args)
     stored = set_key(core, provider=args.provider, key=args.key, email=args.email, platform=args.platform,
@@ -92,7 +92,7 @@ def cmd_key_set(args: argparse.Namespace) -> int:
 
 
 def cmd_key_list(args: argparse.Namespace) -> int:
-    from orchestrator.keys import list_keys
+    from orchestrator.seats.keys import list_keys
     _print(list_keys(_core(args), email=args.email, platform=args.platform))
     return 0
 
@@ -165,7 +165,7 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     p.add_argument("--email", required=True, help="the account whose tokens are listed")
 
     group = sub.add_parser("key", help="store provider keys (encrypted at rest)").add_subparsers(dest="action", required=True)
-    from orchestrator.keys import KEYLESS, NEEDS_BASE_URL, PROVIDERS
+    from orchestrator.seats.keys import KEYLESS, NEEDS_BASE_URL, PROVIDERS
     p = command(group, "set", cmd_key_set, "store a provider key for an account, or the platform's sponsor key")
     p.description = (f"Store a provider key, encrypted at rest and never printed again. Providers: "
                      f"{', '.join(PROVIDERS)}. {' and '.join(NEEDS_BASE_URL)} need --base-url; "

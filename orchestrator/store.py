@@ -186,7 +186,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN check_detail TEXT;
     ALTER TABLE provider_keys ADD COLUMN checked_at_ms INTEGER;
     """,
-    # A model run's turns as they happen (orchestrator.runs.recorder): the owner's transcript while the run
+    # A model run's turns as they happen (orchestrator.runs.head.recorder): the owner's transcript while the run
     # plays, and what a resumed run replays after its worker or the service went away (play: the
     # seat's actions as the tick code took them, seats.played; memory: the conversation entry the turn
     # left). n numbers the asks of one seat in one tick (an arena seat may be asked again after an
@@ -230,7 +230,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, seat)
     ) WITHOUT ROWID;
     """,
-    # A series read (GET /batches/:id) without recomputing its summary (orchestrator.runs.summaries):
+    # A series read (GET /batches/:id) without recomputing its summary (orchestrator.runs.series.summaries):
     # the summary kept per series with the digest of the scored matches it covers (version) and their
     # number (a process holding fewer never replaces it); and the series' runs, statuses and match ids
     # in trial order from one index, without reading the runs' rows
@@ -256,7 +256,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN tools_model TEXT;
     """,
     # Series that stop when precise enough, within a budget (CONTRACT.md section 17,
-    # orchestrator.runs.stopping): the target (JSON, normalised), the budget and the plan's smallest
+    # orchestrator.runs.series.stopping): the target (JSON, normalised), the budget and the plan's smallest
     # spend cap at launch, whether a trial can spend at all (its caps are reserved against the budget
     # only then), why the service stopped launching its trials, and each roster seat's confidence
     # sequence as the stopping rule last computed it (JSON)
@@ -268,7 +268,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE batches ADD COLUMN stopped TEXT;
     ALTER TABLE batches ADD COLUMN cs TEXT;
     """,
-    # A fork (CONTRACT.md section 16, orchestrator/runs/forks.py): what its worker needs to start from
+    # A fork (CONTRACT.md section 16, orchestrator/runs/admission/forks.py): what its worker needs to start from
     # the original's log (JSON: original run and match, archive key, tick, continuation seed, arm, the
     # seats changed, reseeds); on a series, the fork it launched (run_id, tick, control)
     """

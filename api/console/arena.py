@@ -8,8 +8,8 @@ from fastapi.responses import HTMLResponse
 from api.console.pages import Console, ConsoleUser, estimate, launch, turn_timeout
 from engine.arena.games import GAMES
 from orchestrator.runs import service as runs_service
-from orchestrator.runs.admission import spend_cap
-from orchestrator.runs.arena import TURN_TIMEOUT_MS
+from orchestrator.runs.admission.admit import spend_cap
+from orchestrator.runs.kinds.arena import TURN_TIMEOUT_MS
 
 router = APIRouter(include_in_schema=False)
 

@@ -4,7 +4,6 @@ be handed to another player, trials, and a control arm. Estimate and launch are 
 the same service functions."""
 from __future__ import annotations
 
-import json
 
 from fastapi import APIRouter
 from fastapi.responses import RedirectResponse

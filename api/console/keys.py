@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from api.console.pages import Console, ConsoleUser, refused
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.errors import AdminError, DomainError
 
 router = APIRouter(include_in_schema=False)

@@ -14,7 +14,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from api.console import words
-from orchestrator import auth, console_auth, keys
+from orchestrator import auth, console_auth
+from orchestrator.seats import keys
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
 from orchestrator.runs import lifecycle

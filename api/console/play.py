@@ -21,7 +21,7 @@ from engine.kernels.codes import RESOURCES, TERRAINS
 from engine.observe import GLYPHS
 from engine.rules import TERRAIN_RES
 from orchestrator import console_auth
-from orchestrator.agents import turns
+from orchestrator.runs import agent_turns as turns
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 from orchestrator.seats.actions import tool_specs

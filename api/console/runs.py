@@ -14,13 +14,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, turn_timeout
 from engine.arena.games import GAMES
 from engine.rules import POLICIES, WORLD
-from orchestrator import keys, listing, scenarios
+from orchestrator import listing, scenarios
+from orchestrator.seats import keys
 from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.lifecycle import TERMINAL
-from orchestrator.runs import series, stopping, summaries, until as until_body
-from orchestrator.runs.admission import spend_cap
+from orchestrator.runs.series import read as series, stopping, summary_text, until as until_body
+from orchestrator.runs.admission.admit import spend_cap
 from orchestrator.seats.prices import VENDOR, PriceTable
 from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
@@ -280,7 +281,7 @@ SSE_WAIT_MS = 5_000  # a stream looks whether its page went away at least this o
 async def _plot(summary: dict) -> str | None:
     if not (summary and summary.get("seats")):
         return None
-    return await asyncio.to_thread(_forest_svg, summaries.encode(summary))
+    return await asyncio.to_thread(_forest_svg, summary_text.encode(summary))
 
 
 async def _sequence_plot(user: Console, got: dict) -> str | None:

@@ -12,7 +12,7 @@ from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.runs import kinds, service as runs_service
 from orchestrator.runs.lifecycle import SCORED
-from orchestrator.runs.transcript import get_transcript, observations
+from orchestrator.runs.pages.transcript import get_transcript, observations
 
 router = APIRouter(include_in_schema=False)
 

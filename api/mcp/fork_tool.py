@@ -10,7 +10,7 @@ from pydantic import Field
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.runs import service
-from orchestrator.runs.body import ForkSeats, RunBody
+from orchestrator.runs.admission.body import ForkSeats, RunBody
 from orchestrator.validation import StrictModel
 
 FORK_FIELDS = ("run_id", "tick", "seats", "control")

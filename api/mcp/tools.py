@@ -14,12 +14,14 @@ from api.mcp import fork_tool
 from engine.rules import POLICIES
 from orchestrator import listing, scenarios, skills
 from orchestrator.auth import Principal
-from orchestrator.agents import turns
+from orchestrator.runs import agent_turns as turns
 from orchestrator.core import Core
-from orchestrator.grading import read as decisions
+from orchestrator.runs.pages import decisions
 from orchestrator.me import me
-from orchestrator.runs import analysis, exports, series, service, transcript, usage
-from orchestrator.runs.body import PROVIDERS, RunBody
+from orchestrator.runs import analysis, exports, service, usage
+from orchestrator.runs.series import read as series
+from orchestrator.runs.pages import transcript
+from orchestrator.runs.admission.body import PROVIDERS, RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
 

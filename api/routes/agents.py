@@ -1,5 +1,5 @@
 """An agent seat's turns (CONTRACT.md section 13): the long-poll for the open turn and the submission
-of its actions. Both await the core's coroutines (orchestrator.agents.turns) on the event loop: a
+of its actions. Both await the core's coroutines (orchestrator.runs.agent_turns) on the event loop: a
 waiting long-poll holds no thread."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from api.deps import BodyDep, Caller, caller
 from api.openapi import body, responses
 from api.turn_schemas import ActionsReceived, SeatTurn
-from orchestrator.agents import turns
+from orchestrator.runs import agent_turns as turns
 
 router = APIRouter(prefix="/api/v1")
 Player = Annotated[Caller, Depends(caller(turns.WRITE, write=True))]

@@ -14,7 +14,7 @@ from api.html import report_html
 from api.match_schemas import ArenaLog, ArenaReplay, ArenaReport, LiveProgress, Replay, Report
 from api.openapi import TEXT, ref, responses
 from api.replay_html import replay_html
-from orchestrator.runs import arena_pages, pages
+from orchestrator.runs.pages import arena as arena_pages, world as pages
 from orchestrator.runs.lifecycle import ACTIVE
 
 router = APIRouter(prefix="/api/matches")

@@ -13,9 +13,10 @@ from api.run_schemas import Cancelled, Launched, RunList, RunOne
 from api.series_schemas import BatchOne
 from api.transcript_schemas import Decisions, Transcript
 from api.usage_schemas import Usage
-from orchestrator.grading import read as decisions
-from orchestrator.runs import series, service, transcript, usage
-from orchestrator.runs.body import RunBody
+from orchestrator.runs import service, usage
+from orchestrator.runs.admission.body import RunBody
+from orchestrator.runs.pages import decisions, transcript
+from orchestrator.runs.series import read as series
 
 # Writes are sync (launch and cancel wait on the write lock, cancel on the worker too), and so are reads
 # that open archive files. Reading a run or a page of runs is one indexed SQLite

@@ -6,5 +6,8 @@ the console, instead of a model the service calls.
   play the matches and the API process that serves the agents' long-polls and submissions;
 - `player`: the agent seat as a match plays it, in the world (`AgentSeat.act`) and in arena games
   (`AgentArenaSeat.answer`), beside the model seats;
-- `turns`: the service functions that REST, MCP, the Python surface and the console call.
+- `waits`: the long-polls of one process waiting on one seat, sharing one ask of the exchange.
+
+The service functions that REST, MCP, the Python surface and the console call to read and answer a
+turn are the run service's (orchestrator.runs.agent_turns): they read the run, which sits above.
 """

@@ -1,6 +1,6 @@
-"""A run's graded decisions, for its owner: GET /api/v1/runs/:id/decisions, MCP get_decisions and the
-console's marks all read through here. Pages as the transcript does (orchestrator.runs.transcript):
-the same seat, cursor and limit rules and errors, in tick then seat order."""
+"""A run's graded decisions as the store holds them: the console's marks, the public report's regret
+and the series summary's `decisions` table read through here; the owner's paged read (GET
+/api/v1/runs/:id/decisions, MCP get_decisions) is orchestrator.runs.pages.decisions."""
 from __future__ import annotations
 
 import json
@@ -8,27 +8,7 @@ import json
 import pyarrow as pa
 
 from analytics.grading import GRADER, HORIZON, ROLLOUTS, published
-from orchestrator.auth import Principal
 from orchestrator.core import Core
-from orchestrator.grading import plan
-from orchestrator.runs.transcript import paged
-
-
-def get_decisions(core: Core, principal: Principal, run_id: str, *, seat=None, cursor=None, limit=None) -> dict:
-    """{grader, horizon_ticks, rollouts, status, turns: [{tick, seat, chosen, value, best, best_value,
-    regret, accuracy, label}], next_cursor}; status is the run view's grading status (null when the
-    run grades nothing), turns those graded so far."""
-    row, seat, offset, limit = paged(core, principal, run_id, seat, cursor, limit)
-    sql, params = "SELECT turn FROM decision_turns WHERE run_id = ?", [run_id]
-    if seat is not None:
-        sql += " AND seat = ?"
-        params.append(seat)
-    rows = core.store.all(sql + " ORDER BY tick, seat LIMIT ? OFFSET ?", (*params, limit + 1, offset))
-    turns = [published(json.loads(r["turn"])) for r in rows[:limit]]
-    grading = plan.view(row)
-    return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS,
-            "status": grading["status"] if grading else None, "turns": turns,
-            "next_cursor": str(offset + len(turns)) if len(rows) > limit else None}
 
 
 def labels(core: Core, run_id: str, keys: list[tuple[int, int]]) -> dict[tuple[int, int], dict]:

@@ -1,5 +1,5 @@
 """`[grading]` in the data dir's config.toml: how much of the cluster grading may use, and how it is
-shared between accounts (orchestrator.grading.grader, orchestrator.grading.fair).
+shared between accounts (orchestrator.runs.head.grader, orchestrator.grading.fair).
 
     [grading]
     tasks = 16            # grading tasks out at once, all accounts together (default: the cluster's CPUs)

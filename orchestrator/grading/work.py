@@ -4,7 +4,7 @@ nothing of the match crosses the head.
 
 The tasks reserve no CPU: the scripted match workers hold every CPU of the cluster for as long as
 the service runs, so a task that asked for one would never be scheduled. The head bounds how many
-are out at once instead (orchestrator.grading.grader), and the tasks run in their own worker
+are out at once instead (orchestrator.runs.head.grader), and the tasks run in their own worker
 processes (a runtime_env of their own) at a lower priority, so a match playing beside them keeps
 its core and its season is not slowed by the grading of the last one.
 """

@@ -3,7 +3,7 @@ archive, the state at the fork's tick rebuilt (engine.fork, on the grader's rebu
 played on from there; the memory of each model seat kept from the original restored from its
 transcript.
 
-A job's `meta["fork"]` is the run's fork record (orchestrator.runs.forks): the original's match and
+A job's `meta["fork"]` is the run's fork record (orchestrator.runs.admission.forks): the original's match and
 archive key, the tick, the continuation seed, the seats changed, and per roster seat the scripted
 policy that played it through the whole original log (None where a model, an agent or several
 players did), so the rebuild plays those seats' policies and their memory and streams come back as

@@ -1,7 +1,7 @@
 """The control plane as a playing job reaches it: its seats' keys, and a place for their turns and
 totals. One protocol (orchestrator.seats.recording.Recorder), chosen once per job by `recorder_for`:
 
-- `Remote`: on a worker, the head node's Recorder actor (orchestrator.runs.recorder). It hands the
+- `Remote`: on a worker, the head node's Recorder actor (orchestrator.runs.head.recorder). It hands the
   keys over in the call (never written on the worker's side) and writes each turn and report to the
   run's row at once, so the worker opens no file of the control plane;
 - `InProcess`: in-process play reads the keys from the job's data dir and records nowhere (its

@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 
 from analytics.archive.store import Archive
-from analytics.compare import BY, METRICS, compare_configs, leaderboard as bt_leaderboard
+from analytics.compare import METRICS, compare_configs, leaderboard as bt_leaderboard
 from analytics.data import GAME_IDS, as_data, game_of
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core

@@ -12,7 +12,7 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs import analysis, inspect_log
-from orchestrator.runs.service import READ, _row
+from orchestrator.runs.service import READ, run_row
 
 # format -> (media type, file extension)
 FORMATS = {"csv": (analysis.FORMATS["csv"], "csv"), "parquet": (analysis.FORMATS["parquet"], "parquet"),
@@ -56,7 +56,7 @@ def export(core: Core, principal: Principal, id: Any, fmt: Any = None, *, defaul
         raise DomainError("bad_request", "id: send a run's id (run_...) or a series' batch_id (bat_...)")
     fmt = _format(fmt, default)
     series = id.startswith("bat_")
-    rows = _series_rows(core, principal, id) if series else [_row(core, principal, id)]
+    rows = _series_rows(core, principal, id) if series else [run_row(core, principal, id)]
     media, ext = FORMATS[fmt]
     if fmt == "inspect":
         data = inspect_log.eval_log(core, rows, id)

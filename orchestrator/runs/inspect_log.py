@@ -18,7 +18,7 @@ from pathlib import Path
 from orchestrator.core import Core
 from orchestrator.runs import kinds
 from orchestrator.runs.lifecycle import ACTIVE
-from orchestrator.runs.transcript import every_turn
+from orchestrator.runs.pages.transcript import every_turn
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prompt import compose_directions
 

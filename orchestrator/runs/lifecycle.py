@@ -108,7 +108,7 @@ def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple =
           held: tuple = ()) -> list[sqlite3.Row]:
     """queued -> launching: the oldest `limit` queued runs of a kind, for free worker slots; with
     series_ids, only runs of those series; never runs of the series in `held` (a series budget that
-    cannot cover another trial while others play: orchestrator.runs.stopping)."""
+    cannot cover another trial while others play: orchestrator.runs.series.stopping)."""
     t = TRANSITIONS["claim"]
     within = f" AND batch_id IN ({','.join('?' * len(series_ids))})" if series_ids else ""
     if held:

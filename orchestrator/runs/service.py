@@ -13,8 +13,11 @@ from orchestrator.errors import DomainError
 from orchestrator.grading import cost as grading_cost
 from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
-from orchestrator.runs import archiving, forks, ledger, lifecycle, stopping, until as until_body
-from orchestrator.runs.admission import REFERENCE_SD, Admission, admit, wall_clock_ms
+from orchestrator.runs import lifecycle
+from orchestrator.runs.head import archiving
+from orchestrator.runs.admission import forks, ledger
+from orchestrator.runs.series import stopping, until as until_body
+from orchestrator.runs.admission.admit import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prices import stale_warning
 from orchestrator.validation import integer_param
@@ -131,7 +134,7 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
     d = getattr(core, "dispatcher", None)
     if d is not None:
         d.wake()
-    first = _row(core, principal, run_ids[0])
+    first = run_row(core, principal, run_ids[0])
     series = {"batch_id": batch_id, "trials": adm.trials, "seed_mode": adm.seed_mode, "run_ids": run_ids} \
         if batch_id else None
     return {"ok": True, "run": run_view(first), "batch": series}
@@ -147,7 +150,9 @@ def arena_launch(core: Core, principal: Principal, raw: Any) -> dict:
     return launch(core, principal, raw, console=True)
 
 
-def _row(core: Core, principal: Principal, run_id: str):
+def run_row(core: Core, principal: Principal, run_id: str):
+    """The run's stored row, for its owner only (unknown_run for anyone else): what every read of one
+    run starts from, here and in the transcript, the exports and the agent seats' turns."""
     row = core.store.one("SELECT * FROM runs WHERE id = ? AND account_id = ?", (run_id, principal.account_id))
     if row is None:
         raise DomainError("unknown_run", f"no run '{run_id}' on this account; list yours with GET /api/v1/runs")
@@ -156,7 +161,7 @@ def _row(core: Core, principal: Principal, run_id: str):
 
 def get_run(core: Core, principal: Principal, run_id: str) -> dict:
     require(principal, READ)
-    row = _row(core, principal, run_id)
+    row = run_row(core, principal, run_id)
     return {"run": run_view(row), "results": results_of(row)}
 
 
@@ -192,7 +197,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
     """lifecycle.cancel's rule; a run with a worker in this process is awaited up to wait_s, until the
     worker has stopped and its outcome (what played, archived and scored) is in the store."""
     require(principal, WRITE, write=True)
-    row = _row(core, principal, run_id)
+    row = run_row(core, principal, run_id)
     if row["status"] in lifecycle.TERMINAL:
         return {"ok": True, "cancelled": False, "run": run_view(row)}
     with core.store.write() as c:
@@ -204,7 +209,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
         if d is not None:
             with d.ends.watch(run_id) as ended:
                 d.request_cancel(run_id)
-                if _row(core, principal, run_id)["status"] in lifecycle.IN_WORLD:
+                if run_row(core, principal, run_id)["status"] in lifecycle.IN_WORLD:
                     ended.wait(wait_s)
-    final = _row(core, principal, run_id)
+    final = run_row(core, principal, run_id)
     return {"ok": True, "cancelled": lifecycle.stopped_by_cancel(final), "run": run_view(final)}

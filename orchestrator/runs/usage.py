@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
-from orchestrator.runs import ledger
-from orchestrator.runs.admission import SPEND_CAP_RANGE
+from orchestrator.runs.admission import ledger
+from orchestrator.runs.admission.admit import SPEND_CAP_RANGE
 
 
 # Month of a run: when it finished, else when it was launched (UTC).

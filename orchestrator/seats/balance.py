@@ -11,7 +11,7 @@ import math
 
 import httpx
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.seats.client import new_client
 from orchestrator.seats.providers import DEFAULT_BASE_URL
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.errors import DomainError
 from orchestrator.seats.limits import configured_cap
 from orchestrator.seats.player import Credential
@@ -26,7 +26,7 @@ ROUTED = keys.ROUTED
 
 
 def _held(keys) -> dict[str, dict]:
-    """Stored keys as provider -> info; accepts orchestrator.keys.list_keys rows or such a dict."""
+    """Stored keys as provider -> info; accepts orchestrator.seats.keys.list_keys rows or such a dict."""
     if isinstance(keys, dict):
         return {p: (v if isinstance(v, dict) else {}) for p, v in keys.items()}
     return {k["provider"]: k for k in keys or []}

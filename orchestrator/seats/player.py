@@ -202,7 +202,7 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
 class Credential:
     """What a seat's client needs from the stored key: the plaintext, the base URL set with it, the
     key's own price [USD per M input, USD per M output] when it carries one, and whether its client may
-    connect to private addresses (orchestrator.keys.private_ok), and the operator's cap on its
+    connect to private addresses (orchestrator.seats.keys.private_ok), and the operator's cap on its
     requests in flight (orchestrator.seats.limits; None: the default)."""
     key: str | None
     base_url: str | None = None

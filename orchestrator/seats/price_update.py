@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError

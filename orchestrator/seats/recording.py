@@ -1,7 +1,7 @@
 """The recorder: where a playing run's seats get their keys and leave their turns and totals.
 
 One protocol, two implementations, chosen once per job (orchestrator.play.head.recorder_for):
-- a worker's: the head node's Recorder actor (orchestrator.runs.recorder), which writes every turn
+- a worker's: the head node's Recorder actor (orchestrator.runs.head.recorder), which writes every turn
   and report to the store as it comes, so a run resumed after a fault replays what it recorded;
 - in-process play's: keys read from the job's data dir; turns and reports go nowhere (the caller
   records the outcome), so there is nothing to replay.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from engine.rules import POLICIES
 from engine.scenario import local_policy
 from orchestrator.errors import DomainError
-from orchestrator.keys import ROUTED
+from orchestrator.seats.keys import ROUTED
 
 
 def seat_label(index: int, seat: dict) -> str:

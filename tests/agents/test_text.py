@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from analytics.archive.store import Archive
-from orchestrator import console_auth, keys
+from orchestrator import console_auth
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
 from tests.agents.conftest import world_body

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from analytics import choice, precision, stats
-from orchestrator.runs.admission import REFERENCE_SD
+from orchestrator.runs.admission.admit import REFERENCE_SD
 from orchestrator.runs.service import _precision
 
 NS = range(1, 51)  # the Lab plan's longest series is 50 trials

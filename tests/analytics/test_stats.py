@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from analytics import stats
 from analytics.iqm import aggregate_iqm, iqm
 from analytics.paired import paired_comparison, skill_uplift
 from analytics.precision import precision_half_width

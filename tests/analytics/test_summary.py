@@ -133,7 +133,7 @@ def test_the_services_summary_without_duckdb_is_the_duckdb_sources_as_the_series
     """summary_text.compute (rows from Arrow, those read before kept) against series_summary over the
     DuckDB source the service registered before, at every size of a growing series, with graded seats."""
     from analytics.archive.store import Archive
-    from orchestrator.runs import summary_text
+    from orchestrator.runs.series import summary_text
 
     play_series(tmp_path, "bat_g", local_seats(["honest-trader", "aggressive-raider"]), range(32), season_ticks=20,
                 anchors=["random", "greedy-harvester"])

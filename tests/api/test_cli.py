@@ -222,7 +222,7 @@ def test_key_set_checks_the_key_with_its_provider_and_list_shows_it(live, studio
 
 
 def test_key_set_ollama_needs_no_key_and_help_names_every_provider(live, studio_inproc):
-    from orchestrator.keys import PROVIDERS
+    from orchestrator.seats.keys import PROVIDERS
     email = f"cli-{time.time_ns()}@example.org"
     studio_inproc(live.data_dir, "account", "create", "--email", email, "--plan", "pro")
     studio_inproc(live.data_dir, "key", "set", "--email", email, "--provider", "ollama",

@@ -5,7 +5,7 @@ no tool calls, one that refuses them as Ollama does, and one that has them."""
 import httpx
 import pytest
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.accounts import by_email
 from tests.api.util import bearer
 from tests.seats.fake_provider import FakeProvider

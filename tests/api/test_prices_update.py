@@ -9,7 +9,8 @@ import pytest
 
 from api.app import create_app
 from api.cli import main
-from orchestrator import accounts, auth, keys
+from orchestrator import accounts, auth
+from orchestrator.seats import keys
 from orchestrator.seats.funding import run_credentials
 from orchestrator.clock import ManualClock
 from orchestrator.core import Core

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator import auth, keys
+from orchestrator import auth
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.runs import service
 from tests.waiting import until

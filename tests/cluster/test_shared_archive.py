@@ -77,7 +77,7 @@ def test_workers_land_a_series_in_the_shared_archive_and_the_head_lands_nothing(
 
 
 def test_model_matches_on_the_worker_node_land_their_transcripts_there(cluster, service):
-    from orchestrator import keys
+    from orchestrator.seats import keys
     from orchestrator.bootstrap import DEFAULT_OWNER_EMAIL
     from orchestrator.core import Core
     from tests.seats.fake_provider import FakeProvider
@@ -91,7 +91,7 @@ def test_model_matches_on_the_worker_node_land_their_transcripts_there(cluster, 
             nodes, bodies, manifests = set(), [], {}
             # four runs reach every model worker, one per node. The worker node's may not be playing yet: the
             # scheduler can place it elsewhere, and then it goes and is asked for again at the next sweep
-            # (orchestrator/runs/modelpool.py), so rounds go on until a match played there, for 90 s at most
+            # (orchestrator/runs/head/modelpool.py), so rounds go on until a match played there, for 90 s at most
             deadline = time.monotonic() + 90
             while time.monotonic() < deadline:
                 run_ids = []

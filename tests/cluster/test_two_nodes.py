@@ -82,7 +82,7 @@ def _wait_for(data_dir, batch_id: str, timeout: float = 60) -> bool:
 
 
 def test_a_model_seat_run_gets_its_key_from_the_head_and_lands_its_transcript(service):
-    from orchestrator import keys
+    from orchestrator.seats import keys
     from orchestrator.bootstrap import DEFAULT_OWNER_EMAIL
     from orchestrator.core import Core
     from tests.seats.fake_provider import FakeProvider

@@ -12,7 +12,8 @@ import httpx
 from playwright.sync_api import expect
 
 from api.cli import main
-from orchestrator import console_auth, keys
+from orchestrator import console_auth
+from orchestrator.seats import keys
 from tests.console.conftest import sign_in_by_link
 from tests.waiting import until
 

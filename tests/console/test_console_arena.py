@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from orchestrator import accounts, console_auth, keys
+from orchestrator import accounts, console_auth
+from orchestrator.seats import keys
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
 from tests.console.conftest import open_run_builder, sign_in_by_link

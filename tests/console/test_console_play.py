@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from orchestrator import accounts, console_auth
 from orchestrator.runs import service as runs_service
-from orchestrator.runs.transcript import get_transcript, observations
+from orchestrator.runs.pages.transcript import get_transcript, observations
 from tests.console.conftest import Live, open_run_builder, sign_in_by_link
 from tests.console.test_console import _shot
 

@@ -8,10 +8,10 @@ import re
 import httpx
 from playwright.sync_api import expect
 
-from orchestrator import accounts, keys
+from orchestrator import accounts
+from orchestrator.seats import keys
 from orchestrator.runs import service as runs_service
 from tests.console.conftest import sign_in_by_link
-from tests.console.test_console import _shot
 from tests.console.test_console_runs import _principal
 from tests.seats.fake_provider import FakeProvider
 

@@ -6,7 +6,8 @@ import re
 
 from playwright.sync_api import expect
 
-from orchestrator import accounts, keys
+from orchestrator import accounts
+from orchestrator.seats import keys
 from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
 from tests.console.conftest import open_run_builder, sign_in_by_link

@@ -6,7 +6,8 @@ import httpx
 from playwright.sync_api import expect
 
 from api.headers import CSP
-from orchestrator import accounts, auth, console_auth, keys
+from orchestrator import accounts, auth, console_auth
+from orchestrator.seats import keys
 from tests.console.conftest import sign_in_by_link
 
 

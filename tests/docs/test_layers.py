@@ -17,6 +17,35 @@ OUTSIDE = {"tests", "benchmarks", "examples"}
 FLOOR = {"orchestrator.store": (), "analytics.archive": ("analytics.archive", "engine")}
 # The console script is a transport nothing imports: create_app never loads the command line.
 TOP = "api.cli"
+# The levels inside a package, highest first: each of its modules and sub-packages stands on one level
+# and imports only from the levels below its own (a lazy import too), so no two of them import each
+# other, directly or through others. A new module or package is placed here by whoever adds it.
+LEVELS = {
+    "orchestrator": (
+        ("runs",),                                      # the run service, its head and its reads
+        ("admin", "listing", "sample", "workers"),      # operator commands; the Ray actors that play
+        ("play", "bootstrap", "console_auth", "me", "scenarios", "skills"),
+        ("agents", "auth"),
+        ("seats", "outbox"),
+        ("grading", "accounts", "mail"),
+        ("core", "envspec"),
+        ("archive_config", "egress", "ratelimit", "validation"),
+        ("store", "clock", "datadir", "errors", "ids", "lastused", "listeners", "plans"),
+    ),
+    "orchestrator.runs": (
+        ("exports",),
+        ("inspect_log",),
+        ("agent_turns", "pages"),                       # the owner's reads of one run, through service.run_row
+        ("service", "usage"),
+        ("admission", "head"),
+        ("analysis", "series"),
+        ("kinds", "lifecycle", "views"),
+        ("match_log",),
+    ),
+}
+# Imports against the levels that another branch of the same change removes, each with why; the test
+# fails once one is gone, so the entry goes with it.
+PENDING: dict[tuple[str, str], str] = {}
 
 
 def _module(path: Path, root: Path) -> str:
@@ -179,3 +208,70 @@ def test_the_walk_finds_lazy_circles(tmp_path):
     (tmp_path / "engine" / "c.py").write_text("import engine.a\n")
     (tmp_path / "engine" / "d.py").write_text("from engine.a import y\n")
     assert circles(tmp_path) == [["engine.a", "engine.b", "engine.c"]]
+
+
+def _children(root: Path, package: str) -> set[str]:
+    folder = root / package.replace(".", "/")
+    return {p.stem for p in folder.glob("*.py") if p.stem != "__init__"} | \
+        {p.name for p in folder.iterdir() if (p / "__init__.py").exists()}
+
+
+def level_violations(root: Path, levels: dict = LEVELS) -> list[str]:
+    """Every import between two parts of a package in `levels` that does not point to a lower level,
+    as 'file:line a -> b (why)'; and every part of such a package that no level names."""
+    paths = {_module(p, root): p for top in LAYERS for p in (root / top).rglob("*.py")}
+    modules, bad = set(paths), []
+    for package, tiers in levels.items():
+        rank = {part: k for k, tier in enumerate(tiers) for part in tier}
+        for part in sorted(_children(root, package) - set(rank)):
+            bad.append(f"{package}.{part} stands on no level of {package}")
+
+        def part_of(module: str) -> str | None:
+            return module[len(package) + 1:].split(".")[0] if module.startswith(package + ".") else None
+
+        for module, path in sorted(paths.items()):
+            source = part_of(module)
+            if source not in rank:
+                continue
+            lines = dict((t, line) for line, t in _imports(path, module))
+            for target in _targets(path, module):
+                found = _resolve(target, modules)
+                dest = part_of(found) if found else None
+                if dest is None or dest == source or dest not in rank or rank[dest] > rank[source]:
+                    continue
+                line = lines.get(target.rpartition(".")[0], lines.get(target, "?"))
+                how = "the same level" if rank[dest] == rank[source] else "a higher level"
+                bad.append(f"{path.relative_to(root)}:{line} {package}.{source} -> {package}.{dest} ({how})")
+    return list(dict.fromkeys(bad))  # two names of one import are one finding
+
+
+def _pending(found: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The violations that PENDING does not excuse, and the PENDING entries no violation needs."""
+    left = [v for v in found if not any(f" {a} -> {b} " in v for a, b in PENDING)]
+    stale = [(a, b) for a, b in PENDING if not any(f" {a} -> {b} " in v for v in found)]
+    return left, stale
+
+
+def test_every_part_of_orchestrator_imports_only_from_the_levels_below_it():
+    left, stale = _pending(level_violations(ROOT))
+    assert left == []
+    assert stale == [], "these imports are gone: remove their PENDING entries"
+
+
+def test_the_levels_see_lazy_same_level_and_unplaced_imports(tmp_path):
+    for top in LAYERS:
+        (tmp_path / top).mkdir()
+        (tmp_path / top / "__init__.py").write_text("")
+    (tmp_path / "orchestrator" / "deep").mkdir()
+    (tmp_path / "orchestrator" / "deep" / "__init__.py").write_text("")
+    (tmp_path / "orchestrator" / "deep" / "low.py").write_text("def f():\n    from orchestrator import high\n")
+    (tmp_path / "orchestrator" / "high.py").write_text("from orchestrator.deep import low\nfrom orchestrator import side\n")
+    (tmp_path / "orchestrator" / "side.py").write_text("import orchestrator.floor\n")
+    (tmp_path / "orchestrator" / "floor.py").write_text("")
+    (tmp_path / "orchestrator" / "stray.py").write_text("")
+    levels = {"orchestrator": (("high", "side"), ("deep",), ("floor",))}
+    found = level_violations(tmp_path, levels)
+    assert len(found) == 3, found
+    assert any("orchestrator/deep/low.py:2 orchestrator.deep -> orchestrator.high (a higher level)" in v for v in found)
+    assert any("orchestrator/high.py:2 orchestrator.high -> orchestrator.side (the same level)" in v for v in found)
+    assert any("orchestrator.stray stands on no level" in v for v in found)

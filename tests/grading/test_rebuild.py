@@ -5,7 +5,7 @@ import pytest
 from analytics.archive.format import event_columns, table_meta
 from engine.kernels import rollout as K
 from engine import rubric
-from engine.kernels.codes import A_ALIVE, A_DEATH, A_MEM, A_POLICY, MOVE
+from engine.kernels.codes import A_ALIVE, A_DEATH, A_POLICY, MOVE
 from engine.rollouts import RebuildError, Rollouts, config_of, rebuild, rollout_base, rubric_numbers
 from engine.rules import WORLD, param_array
 from tests.grading.conftest import archived, new_match

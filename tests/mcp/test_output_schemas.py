@@ -11,7 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from engine.rubric import RUBRIC_VERSION
-from orchestrator import auth, keys
+from orchestrator import auth
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.runs import service
 from tests.mcp.conftest import TOOLS, connect, ok

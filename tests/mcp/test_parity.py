@@ -10,7 +10,8 @@ from typing import Callable
 
 import pytest
 
-from orchestrator import accounts, auth, keys
+from orchestrator import accounts, auth
+from orchestrator.seats import keys
 from orchestrator.clock import ManualClock
 from orchestrator.errors import STATUS
 from tests.api.util import MINUTE_START, expired_token

@@ -8,7 +8,7 @@ import base64
 import httpx
 import pytest
 
-from orchestrator.runs.body import RunBody
+from orchestrator.runs.admission.body import RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
 from tests.mcp.conftest import READ_ONLY, TOOLS, WITH_ID, call, connect, mcp_url, ok, rest

@@ -5,7 +5,8 @@ import stat
 
 import pytest
 
-from orchestrator import accounts, keys
+from orchestrator import accounts
+from orchestrator.seats import keys
 from orchestrator.errors import AdminError
 
 

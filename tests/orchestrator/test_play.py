@@ -8,7 +8,8 @@ import re
 import pytest
 
 from analytics.archive.format import from_ipc
-from orchestrator import auth, keys
+from orchestrator import auth
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
 from orchestrator.play import Job, arena, job as jobs, play_job, world

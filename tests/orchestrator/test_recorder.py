@@ -1,10 +1,10 @@
-"""The Recorder's grouped writes (orchestrator.runs.recorder): many runs' turns in one transaction, each
+"""The Recorder's grouped writes (orchestrator.runs.head.recorder): many runs' turns in one transaction, each
 call answered only once its rows are committed, and one entry the store refuses failing alone."""
 import asyncio
 import json
 
-from orchestrator import keys
-from orchestrator.runs import recorder
+from orchestrator.runs.head import recorder
+from orchestrator.seats import keys
 from orchestrator.runs import lifecycle, service
 
 

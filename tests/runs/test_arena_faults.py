@@ -10,7 +10,8 @@ import secrets
 
 import pytest
 
-from orchestrator import auth, keys
+from orchestrator import auth
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
 from orchestrator.runs import service

@@ -5,7 +5,8 @@ import secrets
 import pytest
 from bitbully import Board
 
-from orchestrator import auth, keys
+from orchestrator import auth
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
 from orchestrator.errors import DomainError

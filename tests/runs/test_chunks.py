@@ -8,8 +8,8 @@ import ray
 
 from engine.scenario import resolve_env
 from orchestrator.play import Job
-from orchestrator.runs import dispatcher as dispatching
-from orchestrator.runs.dispatcher import chunked, work_of
+from orchestrator.runs.head import dispatcher as dispatching
+from orchestrator.runs.head.dispatcher import chunked, work_of
 from orchestrator.workers import MatchWorker
 from tests.runs.conftest import wait_terminal
 

@@ -2,7 +2,7 @@
 loop neither polls Ray nor waits out its bound (PROGRESS_EVERY_S) before recording what ended."""
 import time
 
-from orchestrator.runs import dispatcher
+from orchestrator.runs.head import dispatcher
 from tests.runs.conftest import local_body, wait_terminal
 
 

@@ -5,7 +5,7 @@ import signal
 import pytest
 import ray
 
-from orchestrator.runs.admission import WORKER_START_MS
+from orchestrator.runs.admission.admit import WORKER_START_MS
 from tests.runs.conftest import CONFIG, PACED, account, local_body, start, wait_terminal
 from tests.waiting import until
 

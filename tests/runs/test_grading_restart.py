@@ -6,7 +6,7 @@ import json
 import secrets
 
 from analytics.archive.store import Archive
-from orchestrator.grading.grader import Grader
+from orchestrator.runs.head.grader import Grader
 from orchestrator.grading.states import MAX_STARTS
 from tests.runs.conftest import account, local_body, wait_terminal
 from tests.waiting import until

@@ -9,7 +9,8 @@ import time
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint, verify
 from orchestrator.core import Core
-from orchestrator.runs import ledger, service
+from orchestrator.runs import service
+from orchestrator.runs.admission import ledger
 
 
 def _run(c, account: str, k: int, status: str, finished_at_ms: int | None, reserved: int, settled: int | None,

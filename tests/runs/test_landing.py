@@ -22,7 +22,7 @@ from engine.scenario import resolve_env
 from orchestrator.core import Core
 from orchestrator.play import Job, play_job
 from orchestrator.play.job import for_head, land_chunk
-from orchestrator.runs.archiving import ORPHAN_AGE_S, Archiver
+from orchestrator.runs.head.archiving import ORPHAN_AGE_S, Archiver
 from orchestrator.workers import MatchWorker
 from tests.runs.conftest import CONFIG
 

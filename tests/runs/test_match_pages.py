@@ -115,7 +115,7 @@ def test_replay_frames_hold_each_ticks_state_not_the_final_one(played, srv):
 
 def test_a_log_the_engine_no_longer_reproduces_gets_frames_from_its_own_rows():
     from engine.kernels.codes import GATHER
-    from orchestrator.runs import world_frames
+    from orchestrator.runs.pages import world_frames
     from tests.engine.conftest import make_match
 
     seats = ("local/greedy-harvester", "local/honest-trader")

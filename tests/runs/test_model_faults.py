@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
 from tests.waiting import until

@@ -7,7 +7,7 @@ import json
 
 import ray
 
-from orchestrator.runs import modelpool
+from orchestrator.runs.head import modelpool
 from tests.runs.conftest import start, wait_terminal
 from tests.runs.test_model_seats import model_account
 from tests.seats.fake_provider import FakeProvider

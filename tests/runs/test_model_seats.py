@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
 from tests.runs.conftest import wait_terminal

@@ -10,11 +10,11 @@ import time
 import pytest
 import ray
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
-from orchestrator.runs.recorder import record
-from orchestrator.runs.dispatcher import Dispatcher
+from orchestrator.runs.head.dispatcher import Dispatcher
+from orchestrator.runs.head.recorder import record
 from tests.api.util import free_port
 from tests.runs.conftest import start, wait_terminal
 from tests.seats.fake_provider import FakeProvider

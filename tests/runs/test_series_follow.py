@@ -15,7 +15,7 @@ from analytics.archive.layout import SEATS_DIR, series_archived, series_files
 from analytics.summary import series_summary
 from api.python import Studio
 from orchestrator import auth
-from orchestrator.runs import series, summaries, summarizer, summary_text
+from orchestrator.runs.series import read as series, summaries, summarizer, summary_text
 from tests.mcp.conftest import connect
 from tests.runs.conftest import account, local_body
 from tests.waiting import until

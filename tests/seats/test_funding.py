@@ -1,7 +1,7 @@
 """Funding and launch checks for each provider case, the router balance, and stored credentials."""
 import pytest
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.core import Core
 from orchestrator.errors import DomainError

@@ -4,7 +4,7 @@ transcript holds every metered turn, what was said stays in the event log as sai
 is refused as bad_arguments when no log can hold it), and its public pages render.
 
 Each run is the real path with only the network taken out: the agent's submission through the
-service's check (orchestrator.agents.turns.read_actions) and the exchange of turns, the model seats
+service's check (orchestrator.runs.agent_turns.read_actions) and the exchange of turns, the model seats
 (both reply formats) with their provider's answer as the generated response body, the engine, the
 worker's packing and landing in an archive, and the public pages' rendering from what it reads back.
 The served twin, a few runs through a real server on Ray, is tests/agents/test_text.py's."""
@@ -29,7 +29,7 @@ from orchestrator.agents.exchange import Exchange
 from orchestrator.errors import DomainError
 from orchestrator.play.job import Job, for_head
 from orchestrator.play.world import packed, seat_specs
-from orchestrator.runs.pages import display_names, play_by_play, public_log, timeline
+from orchestrator.runs.pages.world import display_names, play_by_play, public_log, timeline
 from orchestrator.seats.player import SeatPlayer, play_tick
 from tests.seats.text_inputs import APT, SEATS, SHOWN_BAD, bodies, encodes, holds_unicode, no_hidden, turn
 
@@ -62,7 +62,7 @@ def model_seat(index: int, answers: list[str]) -> SeatPlayer:
 async def agent(exchange: Exchange, run_id: str, tick: int, sent: list) -> None:
     """The agent's program: asks for its turn, sends the generated actions through the service's check,
     and a chosen wait instead when they are refused (as a program does after a 400)."""
-    from orchestrator.agents.turns import read_actions  # once orchestrator.play is in: they import each other
+    from orchestrator.runs.agent_turns import read_actions  # once orchestrator.play is in: they import each other
 
     got = await exchange.ask(run_id, 0, 10_000)
     assert got["status"] == "your_turn" and got["tick"] == tick

@@ -13,7 +13,7 @@ from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.play import arena_seats
-from orchestrator.runs.world import Scenario
+from orchestrator.runs.kinds.world import Scenario
 from orchestrator.seats.seat import ROUTED, seat_label
 
 ENV_FIELDS = ("seed", "turn_timeout_ms")

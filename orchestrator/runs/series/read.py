@@ -2,9 +2,9 @@
 with `wait_ms` to wait for the series to change (a long-poll).
 
 A read costs one lookup of the series and one index-only read of its runs (`runs_batch_state`). The
-summary is computed once per change of the series' scored runs and kept (orchestrator.runs.summaries),
+summary is computed once per change of the series' scored runs and kept (orchestrator.runs.series.summaries),
 not recomputed per read. In a process with a dispatcher it is computed by a task on a worker
-(orchestrator.runs.summarizer), never here: a read of a series still playing answers the newest kept
+(orchestrator.runs.series.summarizer), never here: a read of a series still playing answers the newest kept
 summary (it may lag the counts by the change being computed) and asks for the new one; a read of a
 series that has ended waits for its final summary.
 """
@@ -22,7 +22,8 @@ from typing import Any
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs import fork_effect, lifecycle, stopping, summaries
+from orchestrator.runs import lifecycle
+from orchestrator.runs.series import fork_effect, stopping, summaries, summary_text
 from orchestrator.validation import integer_param
 
 BATCH_PREFIX = "bat_"  # SPEC.md's prefix of a series' id
@@ -112,8 +113,8 @@ def view_json(state: State, kept: summaries.Kept) -> bytes:
     """view() as REST sends it, the summary's kept text spliced in as the last field: the same bytes as
     encoding the whole view. A series with a target has its sequences added to the summary's seats."""
     if state.batch["until"] is not None:
-        return summaries.encode(view(state, kept)).encode()
-    return f'{{"batch":{summaries.encode(_head(state))[:-1]},"summary":{kept.text}}}}}'.encode()
+        return summary_text.encode(view(state, kept)).encode()
+    return f'{{"batch":{summary_text.encode(_head(state))[:-1]},"summary":{kept.text}}}}}'.encode()
 
 
 def _summarizer(core: Core):

@@ -7,7 +7,7 @@ scored runs only ever grow (an ended run never changes), so the same set means t
 same summary, and a run that ends changes it.
 
 Computed here only when this process has no dispatcher (a read-only process, a notebook); with one,
-a worker's task computes it (orchestrator.runs.summarizer) and reads take the kept one.
+a worker's task computes it (orchestrator.runs.series.summarizer) and reads take the kept one.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import threading
 from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.grading.read import graded_seats
-from orchestrator.runs.summary_text import Kept, compute, encode, source
+from orchestrator.runs.series.summary_text import Kept, compute, source
 from orchestrator.store import unavailable
 
 log = logging.getLogger("studio.summaries")

@@ -1,6 +1,6 @@
 """`until` and `budget_usd` on a series body (CONTRACT.md section 17): their shape, their rules at
 admission, and what the estimate says about them. The dispatcher's side (when a series stops, what a
-trial may spend) is orchestrator.runs.stopping.
+trial may spend) is orchestrator.runs.series.stopping.
 """
 from __future__ import annotations
 

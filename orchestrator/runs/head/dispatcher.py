@@ -27,14 +27,15 @@ from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
 from orchestrator.core import Core
-from orchestrator.grading.grader import Grader
+from orchestrator.runs.head.grader import Grader
 from orchestrator.play import Job
 from orchestrator.agents.exchange import Exchanges
-from orchestrator.runs.recorder import patience_s, start_recorder
-from orchestrator.runs import kinds, lifecycle, stopping
-from orchestrator.runs.archiving import Archiver
-from orchestrator.runs.modelpool import ModelPool
-from orchestrator.runs.summarizer import Summarizer
+from orchestrator.runs import kinds, lifecycle
+from orchestrator.runs.head.archiving import Archiver
+from orchestrator.runs.head.modelpool import ModelPool
+from orchestrator.runs.head.recorder import patience_s, start_recorder
+from orchestrator.runs.series import stopping
+from orchestrator.runs.series.summarizer import Summarizer
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray
 
 log = logging.getLogger("studio.dispatcher")

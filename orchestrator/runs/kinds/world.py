@@ -2,7 +2,7 @@
 resolved by the seat layer, the world's env and seeds, the engine's speed for the estimate.
 
 `Scenario` is what admission resolves an id to, whatever its kind (orchestrator.runs.kinds); an
-arena game takes the same shape (orchestrator.runs.arena).
+arena game takes the same shape (orchestrator.runs.kinds.arena).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from orchestrator import scenarios as saved_scenarios
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.observations import world_observations
+from orchestrator.runs.kinds.observations import world_observations
 from orchestrator.seats.prompt import compose_directions, system_prompt
 from orchestrator.seats.seat import resolve_provider
 
@@ -67,7 +67,7 @@ class World:
                              compose_directions(seat.get("skills") or [], seat.get("instructions")))
 
     def observations(self, core: Core, row, seats: set[int]) -> dict[tuple[int, int], str]:
-        """{(tick, seat): what the seat was shown}, rebuilt for an ended match (orchestrator.runs.observations)."""
+        """{(tick, seat): what the seat was shown}, rebuilt for an ended match (orchestrator.runs.kinds.observations)."""
         return world_observations(core, row, seats)
 
     def provider(self, k: int, seat: dict) -> str:

@@ -28,7 +28,7 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs.lifecycle import TERMINAL
-from orchestrator.runs.service import WRITE, _row
+from orchestrator.runs.service import WRITE, run_row
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.validation import StrictModel, integer_param, parse
 
@@ -89,7 +89,7 @@ def _view(row, index: int, seat: dict, status: str) -> dict:
 async def get_turn(core: Core, principal: Principal, run_id: str, seat: Any, *, wait_ms: Any = None) -> dict:
     """The seat's turn: as soon as it opens, the run ends, or wait_ms (0..30000, default 0) passes."""
     require(principal, WRITE, write=True)
-    row = _row(core, principal, run_id)
+    row = run_row(core, principal, run_id)
     index, entry = _agent_seat(row, seat)
     wait = integer_param(wait_ms, "wait_ms", 0, MAX_WAIT_MS, default=0)
     if row["status"] in TERMINAL:
@@ -101,7 +101,7 @@ async def get_turn(core: Core, principal: Principal, run_id: str, seat: Any, *, 
     if got["status"] == "your_turn":  # the turn says all: the run plays, at that tick
         return {"run_id": row["id"], "seat": index, "status": "your_turn", **{k: got[k] for k in (
             "tick", "season_ticks", "deadline_ms", "actions_per_turn", "observation", "directions")}}
-    row = _row(core, principal, run_id)  # the live tick now, or the end the worker has just reported
+    row = run_row(core, principal, run_id)  # the live tick now, or the end the worker has just reported
     if got["status"] == "ended" or row["status"] in TERMINAL:
         view = _view(row, index, entry, "ended")
         if row["status"] not in TERMINAL:  # the match has ended; its run is being recorded
@@ -115,7 +115,7 @@ async def _from_store(core: Core, principal: Principal, run_id: str, index: int,
     loop = asyncio.get_running_loop()
     until = loop.time() + wait / 1000
     while True:
-        row = _row(core, principal, run_id)
+        row = run_row(core, principal, run_id)
         if row["status"] in TERMINAL:
             return _view(row, index, entry, "ended")
         left = until - loop.time()
@@ -138,7 +138,7 @@ async def submit_actions(core: Core, principal: Principal, run_id: str, seat: An
     """Hand the seat's actions for its open turn to the match: {ok, tick, received}. The engine judges
     them when the tick plays; refusals show in the next observation and in the transcript."""
     require(principal, WRITE, write=True)
-    row = _row(core, principal, run_id)
+    row = run_row(core, principal, run_id)
     index, _ = _agent_seat(row, seat)
     body = read_actions(raw, json.loads(row["effective"])["env"].get("actions_per_turn", 1))
     if row["status"] in TERMINAL:

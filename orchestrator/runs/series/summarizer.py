@@ -1,8 +1,8 @@
 """The head's side of series summaries while it has a dispatcher: a read that finds a series' kept
 summary stale asks for the new one here, and a task of a worker's actor computes it
-(orchestrator.runs.summary_task: ACTORS of them, started with the first summary); this process only
+(orchestrator.runs.series.summary_task: ACTORS of them, started with the first summary); this process only
 reads the graded seats, hands them over with the match ids, and keeps the text that comes back
-(orchestrator.runs.summaries). The summary of a series none of whose runs has ended has nothing to
+(orchestrator.runs.series.summaries). The summary of a series none of whose runs has ended has nothing to
 compute: it is made here, with no task.
 
 At most one task per series is out: a newer state asked for while one runs is computed after it (the
@@ -42,9 +42,9 @@ from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.grading.read import graded_seats
 from orchestrator.listeners import Listeners
-from orchestrator.runs import summaries
-from orchestrator.runs.summary_task import Summaries
-from orchestrator.runs.summary_text import Kept, nothing_scored
+from orchestrator.runs.series import summaries
+from orchestrator.runs.series.summary_task import Summaries
+from orchestrator.runs.series.summary_text import Kept, nothing_scored
 from orchestrator.workers import cause
 
 log = logging.getLogger("studio.summaries")

@@ -1,6 +1,6 @@
 """A series' summary (analytics.summary.series_summary) over exactly its scored matches' seat rows and
 graded seats, and the JSON text the batch read sends: the one computation, run by a worker's task
-(orchestrator.runs.summary_task) when the process has a dispatcher, else by the reading process.
+(orchestrator.runs.series.summary_task) when the process has a dispatcher, else by the reading process.
 
 A process keeps the seat rows of the series it summarised last (SERIES_ROWS of them): a series is
 summarised again each time it grows, and an ended match's rows never change, so only the matches new

@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, StrictFloat, StrictInt, StrictStr, WithJsonSchema
 
 from orchestrator.envspec import HINTS as ENV_HINTS, Env
-from orchestrator.keys import ROUTED
+from orchestrator.seats.keys import ROUTED
 from orchestrator.errors import DomainError
-from orchestrator.runs import until as until_body
+from orchestrator.runs.series import until as until_body
 from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 MAX_SKILLS = 4
@@ -50,7 +50,7 @@ class ForkSpec(StrictModel):
 
 
 class RunBody(StrictModel):
-    # both required unless the body forks a run (orchestrator.runs.forks fills them from the original)
+    # both required unless the body forks a run (orchestrator.runs.admission.forks fills them from the original)
     scenario_id: Annotated[str, Field(min_length=1, max_length=100)] = None
     roster: Annotated[list[Seat], Field(min_length=1)] = None
     fork: ForkSpec = None

@@ -4,8 +4,8 @@ chunks its runs) instead of forking on the id; this is the one place that tells 
 from __future__ import annotations
 
 from engine.arena.games import GAMES
-from orchestrator.runs.arena import Arena
-from orchestrator.runs.world import WORLD, World
+from orchestrator.runs.kinds.arena import Arena
+from orchestrator.runs.kinds.world import WORLD, World
 
 ARENAS = {game_id: Arena(game) for game_id, game in GAMES.items()}
 

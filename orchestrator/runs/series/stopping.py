@@ -25,7 +25,7 @@ import numpy as np
 
 from analytics import sequence
 from orchestrator.runs import lifecycle
-from orchestrator.runs.until import SCALES, Stopping
+from orchestrator.runs.series.until import SCALES, Stopping
 
 SERIES_STOPPED = "series_stopped"  # a trial's stop_reason when its series stopped before it played
 PRECISE, CEILING, BUDGET, CANCELLED = "precise", "ceiling", "budget", "cancelled"

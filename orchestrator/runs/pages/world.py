@@ -19,12 +19,12 @@ from engine.kernels.codes import (ACCEPT, ACTIONS, BUILD, CRAFT, DECLINE, EVENT_
 from engine.observe import GLYPHS
 from engine.scenario import build_match
 from engine.text import shown
-from orchestrator import match_log
+from orchestrator.runs import match_log
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.grading.read import public as public_decisions
 from orchestrator.play.world import field_meta, seat_specs
-from orchestrator.runs import world_frames
+from orchestrator.runs.pages import world_frames
 from orchestrator.runs.lifecycle import IN_WORLD
 from orchestrator.runs.views import results_of
 from orchestrator.seats.prompt import skills_record
@@ -273,7 +273,7 @@ def _field_view(field: list[dict]) -> list[dict]:
 
 def replay_frames(core: Core, match_id: str) -> dict:
     """The map (regenerated from the recorded seeds: the engine is deterministic), each agent's state at
-    the end of every tick (orchestrator.runs.world_frames), the timeline's moments and how much of
+    the end of every tick (orchestrator.runs.pages.world_frames), the timeline's moments and how much of
     the season was played. A frame's agent is [x, y, alive, health, satiety, net worth, wood, stone,
     food, ore, relics, shelter, tool] (`holdings` names the last seven; empty when the frames come from
     the log alone, which holds no inventories)."""

@@ -16,7 +16,7 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs.lifecycle import TERMINAL, turns_recorded
-from orchestrator.runs.service import READ, _row
+from orchestrator.runs.service import READ, run_row
 from orchestrator.validation import integer_param
 
 _DIGITS = re.compile(r"[0-9]{1,9}")  # a cursor
@@ -27,7 +27,7 @@ def paged(core: Core, principal: Principal, run_id: str, seat, cursor, limit) ->
     """The owner's run row and a page's seat, offset and limit, checked: the one paging rule of the
     run's transcript and of its graded decisions."""
     require(principal, READ)
-    row = _row(core, principal, run_id)
+    row = run_row(core, principal, run_id)
     n_seats = len(json.loads(row["roster"]))
     seat = integer_param(seat, "seat", 0, n_seats - 1)
     limit = integer_param(limit, "limit", 1, MAX_LIMIT, default=DEFAULT_LIMIT)
@@ -66,7 +66,7 @@ def observations(core: Core, principal: Principal, run_id: str, turns: list[dict
     from orchestrator.runs import kinds
 
     require(principal, READ)
-    row = _row(core, principal, run_id)
+    row = run_row(core, principal, run_id)
     if row["status"] not in TERMINAL or row["match_id"] is None or not turns:
         return {}
     shown = kinds.of(row["scenario_id"]).observations(core, row, {t["seat"] for t in turns})

@@ -20,9 +20,11 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.grading import cost as grading_cost
-from orchestrator.runs import forks, kinds, seats as seat_layer, until as until_body
-from orchestrator.runs.body import MAX_DIRECTIONS, check_run_body
-from orchestrator.runs.world import Scenario
+from orchestrator.runs import kinds
+from orchestrator.runs.admission import forks, seats as seat_layer
+from orchestrator.runs.admission.body import MAX_DIRECTIONS, check_run_body
+from orchestrator.runs.kinds.world import Scenario
+from orchestrator.runs.series import until as until_body
 from orchestrator.seats.chat import DEFAULT_MAX_TOKENS
 from orchestrator.seats.families import reasoning_on, request_problem
 from orchestrator.seats.ledger import new_usage
@@ -57,7 +59,7 @@ class Admission:
     prices_as_of: str | None = None  # the date of the price table the USD figures used
     stopping: until_body.Stopping | None = None  # a series' until and budget_usd (CONTRACT.md section 17)
     graded_decisions: int = 0        # decisions the launch may grade at most (orchestrator.grading.cost)
-    fork: Any = None                # a fork's admission (orchestrator.runs.forks.Fork), else None
+    fork: Any = None                # a fork's admission (orchestrator.runs.admission.forks.Fork), else None
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:

@@ -13,7 +13,7 @@ import json
 from engine import events
 from engine.replay import replay
 from engine.scenario import build_match
-from orchestrator import match_log
+from orchestrator.runs import match_log
 from orchestrator.core import Core
 from orchestrator.play.world import seat_specs
 from orchestrator.seats.observe_text import render_observation

@@ -17,7 +17,7 @@ import ray
 
 from analytics.archive.store import Archive
 from orchestrator.grading.work import _POOL, _lower_priority
-from orchestrator.runs.summary_text import compute, warm
+from orchestrator.runs.series.summary_text import compute, warm
 
 
 @ray.remote(num_cpus=0, scheduling_strategy="SPREAD", runtime_env=_POOL, max_restarts=-1)

@@ -6,7 +6,7 @@ orchestrator.seats (funding, prices); this module feeds them what the account ho
 """
 from __future__ import annotations
 
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.agents import roster as agent_roster
 from orchestrator.auth import Principal
 from orchestrator.core import Core
@@ -34,7 +34,7 @@ def scaffold(provider: str, fmt: str, directions: str) -> str:
 
 class ToolCalls:
     """Whether the key that would run a seat has a server with tool calls, as its check found
-    (orchestrator.keys.no_tools). The key is the one funding picks: the account's own for the
+    (orchestrator.seats.keys.no_tools). The key is the one funding picks: the account's own for the
     provider, else the platform's key that sponsors the model. The keys are read once per admission."""
 
     def __init__(self, core: Core, principal: Principal):

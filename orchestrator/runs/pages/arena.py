@@ -10,7 +10,7 @@ from engine.arena.games import GAMES
 from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.pages import _public_seat, _row
+from orchestrator.runs.pages.world import _public_seat, _row
 from orchestrator.runs.views import results_of
 
 

@@ -26,6 +26,7 @@ from orchestrator import datadir, egress
 from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError
+from orchestrator.seats.probe import check
 
 PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6: keyed
 # every provider a seat may name; local plays scripted policies, agent the account's own program
@@ -163,8 +164,6 @@ def check_key(core: Core, owner: str, provider: str, model: str | None = None) -
     seconds at most) and, for servers whose abilities vary, whether it makes tool calls (on `model`,
     else the key's first sponsored model, else the first the server lists); record the answers on
     the key. Returns the check as list_keys shows it, or None with no such key."""
-    from orchestrator.seats.probe import check  # the seats package imports this module
-
     info = held(core, owner).get(provider)
     if info is None:
         return None

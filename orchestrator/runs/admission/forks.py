@@ -17,16 +17,17 @@ from typing import Any
 
 from engine.rollouts import RebuildError, rebuild
 from engine.scenario import draw_seed, seat_names
-from orchestrator import keys
+from orchestrator.seats import keys
 from orchestrator.auth import Principal
-from orchestrator import match_log
+from orchestrator.runs import match_log
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.play.fork import played_config, played_policies
-from orchestrator.runs import kinds, seats as seat_layer
-from orchestrator.runs.body import HINTS, Seat
+from orchestrator.runs import kinds
+from orchestrator.runs.admission import seats as seat_layer
+from orchestrator.runs.admission.body import HINTS, Seat
 from orchestrator.runs.lifecycle import SCORED
-from orchestrator.runs.world import Scenario
+from orchestrator.runs.kinds.world import Scenario
 from orchestrator.seats.funding import seat_funding
 from orchestrator.seats.ledger import new_usage
 from orchestrator.seats.turn import new_turns
