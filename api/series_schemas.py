@@ -6,8 +6,8 @@ from typing import Literal
 
 from api.run_schemas import SeedMode, Status
 from api.schemas import Closed
-from orchestrator.runs.stopping import BUDGET, CANCELLED, CEILING, PRECISE
-from orchestrator.runs.until import Until
+from orchestrator.runs.series.stopping import BUDGET, CANCELLED, CEILING, PRECISE
+from orchestrator.runs.series.until import Until
 
 
 class Interval(Closed):
