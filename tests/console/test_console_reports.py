@@ -43,7 +43,7 @@ def _ended(live, p, run_id: str) -> dict:
 @pytest.fixture(scope="module")
 def graded(browser, playing):
     """A finished world run of two scripted seats, every decision graded."""
-    p = _signed_in(browser, playing, "reader@example.org")
+    p = _signed_in(browser, playing, "report-reader@example.org")
     run_id = runs_service.launch(playing.core, p, {
         "scenario_id": "svc:custom-base-v1", "season_ticks": 20, "grading": "all", "name": "graded pair",
         "env": {"seed": 11, "spawn_seed": 12},
