@@ -29,8 +29,9 @@ def seat_forest(data_or_summary, batch_id: str | None = None, metric: str = "fit
     for seat in summary["seats"]:
         interval = seat[metric] if metric == "fitness_index" else seat["dimensions"][metric]
         rows.append({"label": _seat_label(seat), **interval})
-    title = f"{metric} per seat, series {summary['batch_id']} ({summary['runs']} runs)"
-    return plots.forest_plot(rows, title=title, xlabel=f"mean {metric}, 95% interval", path=path)
+    name = plots.metric_label(metric)
+    title = f"{name.capitalize()} per seat, series {summary['batch_id']} ({summary['runs']} runs)"
+    return plots.forest_plot(rows, title=title, xlabel=f"mean {name} (0-100), 95% interval", path=path)
 
 
 def leaderboard_forest(board: Leaderboard, *, path: str | PathLike | None = None) -> Figure:

@@ -56,6 +56,11 @@ def _number(value) -> float:
     return np.nan if value is None else float(value)
 
 
+def metric_label(metric: str) -> str:
+    """A metric's name as a plot shows it to people: 'fitness index', never the field name fitness_index."""
+    return metric.replace("_", " ")
+
+
 def forest_plot(
     rows: Iterable | pd.DataFrame,
     *,
@@ -210,9 +215,9 @@ def sequence_plot(
         ax.step(n, hi, where="post", color=colour, linewidth=1.2)
     ax.set_ylim(0, 100)
     ax.set_xlabel("trials scored (in the order they ended)")
-    ax.set_ylabel(f"{metric}: 95% confidence sequence")
+    ax.set_ylabel(f"{metric_label(metric)} (0-100): 95% confidence sequence")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", loc="upper right")
     target = f"; stops at ±{half_width:g}" if half_width is not None else ""
-    ax.set_title(title if title else f"Mean {metric}, valid at every trial at once{target}")
+    ax.set_title(title if title else f"Mean {metric_label(metric)}, valid at every trial at once{target}")
     return _save(fig, path)

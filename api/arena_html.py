@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from html import escape
 
+from api.console.words import figure, game_end, metric_name
 from api.html import nav
 from engine.arena.games import GAMES
 
@@ -14,7 +15,7 @@ _STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}nav a{
           "table.board{border-collapse:collapse}table.board td{width:2.2em;height:2.2em;text-align:center;"
           "font-size:1.6em;padding:0}td.l{background:#eed}td.d{background:#8a6}td.c4{background:#36c;border-radius:0}"
           ".disc{display:inline-block;width:1.6em;height:1.6em;border-radius:50%;background:#fff}"
-          ".p1{background:#e33}.p2{background:#fd3}#moves li{cursor:pointer}#moves li.on{font-weight:bold}"
+          ".p1{background:#e33}.p2{background:#fd3}#moves{max-height:40em;overflow-y:auto;padding-left:.5em}#moves li{cursor:pointer}#moves li.on{font-weight:bold}"
           ".blunder{color:#c00}.mistake{color:#d60}.inaccuracy{color:#a80}.best,.optimal{color:#070}"
           "</style>")
 
@@ -48,6 +49,10 @@ document.addEventListener('keydown', e => { if (e.key === 'ArrowLeft') show(at -
 show(at);
 """
 
+
+# the dimension a seat's accuracy (its fitness_index) is read from: chess's game accuracy, Connect Four's
+# share of optimal moves (engine.arena)
+_ACCURACY = ("accuracy", "optimal_rate")
 
 _GX, _GY = 56, 8  # px: room left of the plot for the y axis, above it for the top number
 
@@ -93,16 +98,17 @@ def arena_page(rep: dict, frames: dict) -> str:
     game = GAMES[rep["scenario_id"]]
     res = rep["results"]
     title = escape(f"{rep['name']} - {rep['scenario_id']}")
-    head = f"<h1>{title}</h1>{nav(rep['match_id'])}<p>status <b>{escape(rep['status'])}</b>, seed {rep['seed']}</p>"
+    head = f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}</p>"
     if res:
-        g = res["game"]
-        head += f"<p>result <b>{escape(g['result'])}</b> ({escape(g['termination'])}, {g['plies']} plies)</p><ul>"
+        head += f"{_result(rep, game)}<ul>"
         for a in res["agents"]:
-            dims = ", ".join(f"{escape(k)} {v}" for k, v in a["dimensions"].items())
-            # the result first, then the moves' accuracy and what its letter grades (docs/RUBRIC.md)
+            # the result first, then the moves' accuracy and what its letter grades (docs/RUBRIC.md); the
+            # other figures by their display names, the one the accuracy already is left out
+            dims = ", ".join(f"{metric_name(k)} {figure(v, k)}" for k, v in a["dimensions"].items()
+                             if k not in _ACCURACY)
             head += (f"<li>seat {a['seat']} · <b>{escape(a['name'])}</b> ({escape(a['model'])}, {escape(a['side'])}): "
                      f"<b>{escape(a['status'])}</b>; accuracy {a['fitness_index']:.1f}%, grade {escape(a['grade'])}; "
-                     f"{dims}<br><small>{escape(a['grade_note'])}</small></li>")
+                     f"{escape(dims)}<br><small>{escape(a['grade_note'])}</small></li>")
         head += "</ul>"
     if game.notation:
         head += (f"<p><a data-testid='pgn-link' href='/api/matches/{escape(rep['match_id'])}/pgn' download>"
@@ -191,17 +197,16 @@ def _moves_table(rows: list[dict], table_id: str) -> str:
     body = "".join(f"<tr data-ply='{r['ply']}'><td>{r['ply']}</td><td>{escape(r['who'])}</td><td>{escape(r['move'])}</td>"
                    f"<td class='{escape(r['label'])}'>{escape(r['label'])}</td><td>{escape(r['detail'])}</td></tr>"
                    for r in rows)
-    return (f"<table class='moves' id='{table_id}'><tr><th>ply</th><th>played by</th><th>move</th><th>grade</th>"
-            f"<th>details</th></tr>{body}</table>")
+    return (f"<table class='moves' id='{table_id}'><tr><th>Ply</th><th>Played by</th><th>Move</th><th>Grade</th>"
+            f"<th>Details</th></tr>{body}</table>")
 
 
 def _result(rep: dict, game) -> str:
     res = rep["results"]
     if not res:
-        return f"<p>status <b>{escape(rep['status'])}</b>: no graded game yet.</p>"
+        return f"<p>Status <b>{escape(rep['status'])}</b>: no graded game yet.</p>"
     g = res["game"]
-    ends = game.ends.get(g["termination"], g["termination"].replace("_", " "))
-    return f"<p>result <b>{escape(g['result'])}</b>, {escape(ends)}, after {g['plies']} plies</p>"
+    return f"<p>Result <b>{escape(g['result'])}</b>, {escape(game_end(res))}, after {g['plies']} plies</p>"
 
 
 def arena_replay_page(rep: dict, frames: dict) -> str:

@@ -45,8 +45,8 @@ def decisions_block(dec: dict | None, ticks: int, match_id: str) -> str:
     so that their regrets compare at a glance."""
     if not dec or not dec["seats"]:
         return ""
-    head = "".join(f"<th>{h}</th>" for h in ("seat", "name", "decisions", "accuracy", "mean regret",
-                                             "inaccuracies", "mistakes", "blunders"))
+    head = "".join(f"<th>{h}</th>" for h in ("Seat", "Name", "Decisions graded", "Accuracy (%)",
+                                             "Mean regret (points)", "Inaccuracies", "Mistakes", "Blunders"))
     rows = "".join(f"<tr><td class='seat'>seat {s['seat']}</td><td>{escape(s['name'])}</td><td>{s['graded']}</td>"
                    f"<td>{s['accuracy']:.1f}</td><td>{s['mean_regret']:.2f}</td><td>{s['inaccuracies']}</td>"
                    f"<td>{s['mistakes']}</td><td>{s['blunders']}</td></tr>" for s in dec["seats"])
@@ -58,4 +58,4 @@ def decisions_block(dec: dict | None, ticks: int, match_id: str) -> str:
             f"{dec['rollouts']} rollouts of {dec['horizon_ticks']} ticks per candidate turn; regret is the "
             f"fitness points the turn taken left against the best candidate. The graphs share one scale; "
             f"a dot is a blunder (regret {BLUNDER:g} or more), and opens the replay at its tick.</p>"
-            f"<table class='decisions'><tr>{head}</tr>{rows}</table><div class='charts'>{graphs}</div>")
+            f"<div class='scroll'><table class='decisions' data-testid='decisions'><tr>{head}</tr>{rows}</table></div><div class='charts'>{graphs}</div>")

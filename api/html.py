@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from html import escape
 
+from api.console.words import figure, metric_head, metric_name
 from api.decisions_html import decisions_block
+from engine.arena.results import FLOORS
 from engine.rubric import DIMENSIONS
 
 STYLE = """<style>
@@ -17,7 +19,8 @@ td,th{padding:.3rem .6rem;border-bottom:1px solid #ddd;text-align:left}th{backgr
 .legend span{display:inline-block;margin:.1rem .7rem .1rem 0}.dot{display:inline-block;width:.8rem;height:.8rem;
 border-radius:50%;margin-right:.3rem;vertical-align:middle}#tip{position:fixed;pointer-events:none;background:#fff;
 border:1px solid #999;padding:.3rem .5rem;font-size:.85rem;display:none}#events{font-size:.85rem;max-height:12rem;
-overflow:auto}</style>"""
+overflow:auto}.scroll{overflow-x:auto;max-width:100%}.scroll td{white-space:nowrap}.scroll td.epilogue{white-space:normal;min-width:18rem}
+.note{color:#666;max-width:60rem}</style>"""
 
 
 _LABEL_W = 190  # px: room for "greedy-harvester #12 (anchor)" at 11 px
@@ -52,15 +55,37 @@ def _bars(entries: list[dict], dim: str, labels: list[str]) -> str:
                     f'<text x="{x:.0f}" y="{top + 14}" font-size="10" text-anchor="middle">{v}</text>')
     axis.append(f'<text class="x-label" x="{_LABEL_W + 80}" y="{top + 28}" font-size="11" text-anchor="middle">'
                 f'{dim} score (0-100)</text><text class="y-label" x="0" y="{top + 28}" font-size="11">agent</text>')
-    return (f'<div class="chart"><h3>{dim}</h3><svg width="{_LABEL_W + 200}" height="{h}" role="img" '
+    return (f'<div class="chart"><h3>{metric_name(dim)}</h3><svg width="{_LABEL_W + 200}" height="{h}" role="img" '
             f'aria-label="{dim} per agent">{"".join(rows)}{"".join(axis)}</svg></div>')
+
+
+# the scorecard's columns in order; each header is the metric's display name (api/console/words.py)
+_COLUMNS = ("rank", "seat", "name", "model", "fitness_index", "grade", "archetype", "status", "crafter_score",
+            *DIMENSIONS, "epilogue")
+_EXPLAINED = (f"Fitness index: the rubric's 0 to 100 score of a seat's season, weighing the five dimensions "
+              f"(survival, economy, social, competitiveness, exploration, each 0 to 100); grade: its letter, "
+              f"{FLOORS}. Crafter score: the Crafter benchmark's achievement score (Hafner, 2021), 0 to 100: "
+              f"over the season's 12 achievements (gather each good, eat, build a shelter, craft a tool, close a "
+              f"trade, win and repel a raid, survive the season), a geometric mean, so that unlocking one more "
+              f"counts for more than repeating one. docs/RUBRIC.md says how each is computed.")
+
+
+def _cell(e: dict, column: str, anchors: set) -> str:
+    if column == "seat":
+        return f'<td class="seat">seat {e["seat"]}</td>'
+    if column == "name":
+        return f"<td>{escape(_label(e, anchors))}</td>"
+    if column == "epilogue":
+        return f'<td class="epilogue">{escape(e["epilogue"])}</td>'
+    value = e["dimensions"][column] if column in DIMENSIONS else e[column]
+    return f"<td>{escape(figure(value, column))}</td>"
 
 
 def report_html(rep: dict) -> str:
     title = escape(f"{rep['name']} - {rep['scenario_id']}")
     res = rep["results"]
-    head = (f"<h1>{title}</h1>{nav(rep['match_id'])}<p>status <b>{escape(rep['status'])}</b>, seed {rep['seed']}, spawn seed "
-            f"{rep['spawn_seed']}, config {escape(rep['config_hash'])}</p>")
+    head = (f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}, "
+            f"spawn seed {rep['spawn_seed']}, config {escape(rep['config_hash'])}</p>")
     if rep.get("fork"):  # a fork names the match it plays on from (CONTRACT.md section 16)
         f = rep["fork"]
         head += (f"<p class='fork'>A fork: ticks 0 to {f['tick'] - 1} as played in <a href=\"/api/matches/"
@@ -71,18 +96,13 @@ def report_html(rep: dict) -> str:
                "<p>No scorecard yet: it appears when the match is archived.</p></body></html>"
     entries = sorted(res["agents"] + res.get("anchors", []), key=lambda e: e["rank"])
     anchors = {id(e) for e in res.get("anchors", [])}
-    rows = "".join(
-        f'<tr class="{"anchor" if id(e) in anchors else ""}"><td>{e["rank"]}</td><td class="seat">seat {e["seat"]}</td>'
-        f'<td>{escape(_label(e, anchors))}</td>'
-        f'<td>{escape(e["model"])}</td><td>{e["fitness_index"]:.2f}</td><td>{e["grade"]}</td>'
-        f'<td>{escape(e["archetype"])}</td><td>{e["status"]}</td><td>{e["crafter_score"]:.2f}</td>'
-        + "".join(f"<td>{e['dimensions'][d]:.1f}</td>" for d in DIMENSIONS)
-        + f'<td>{escape(e["epilogue"])}</td></tr>' for e in entries)
-    header = "".join(f"<th>{h}</th>" for h in ("rank", "seat", "name", "model", "fitness", "grade", "archetype",
-                                                 "status", "crafter") + DIMENSIONS + ("epilogue",))
+    rows = "".join(f'<tr class="{"anchor" if id(e) in anchors else ""}">'
+                   + "".join(_cell(e, c, anchors) for c in _COLUMNS) + "</tr>" for e in entries)
+    header = "".join(f"<th>{escape(metric_head(c))}</th>" for c in _COLUMNS)
     labels = [_label(e, anchors) for e in entries]
     charts = "".join(_bars(entries, d, labels) for d in DIMENSIONS)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{STYLE}</head><body>{head}"
             f"<p>{res['rubric']}, {res['match_ticks']} ticks played, field of {res['field_size']}</p>"
-            f"<table><tr>{header}</tr>{rows}</table><div class='charts'>{charts}</div>"
+            f"<div class='scroll'><table data-testid='scorecard'><tr>{header}</tr>{rows}</table></div>"
+            f"<p class='note'>{escape(_EXPLAINED)}</p><div class='charts'>{charts}</div>"
             f"{decisions_block(rep.get('decisions'), res['match_ticks'], rep['match_id'])}</body></html>")

@@ -146,7 +146,7 @@ function show(d,live){
  if(!live)fetch(d.links.report.replace('?format=html','')).then(r=>r.json()).then(rep=>{const res=rep.results;if(!res)return;
   const byName={};d.agents.forEach(a=>{byName[a.name+(a.anchor?'#a':'')]=a;});
   $('score-title').textContent='Final scorecard (after tick '+played+')';
-  const t=$('score');t.replaceChildren();const h=el('tr');['rank','agent','fitness','status'].forEach(c=>h.append(el('th',c)));t.append(h);
+  const t=$('score');t.replaceChildren();const h=el('tr');['Rank','Agent','Fitness index','Status'].forEach(c=>h.append(el('th',c)));t.append(h);
   res.agents.map(e=>[e,false]).concat((res.anchors||[]).map(e=>[e,true])).sort((p,q)=>p[0].rank-q[0].rank).forEach(([e,anc])=>{
    const a=byName[e.name+(anc?'#a':'')],tr=el('tr'),who=el('td');if(a)who.append(dot(a.color));
    who.append(el('span',a?a.label:e.name));tr.append(el('td',e.rank),who,el('td',e.fitness_index.toFixed(1)),el('td',e.status));t.append(tr);});});

@@ -150,7 +150,7 @@ def turn_timeout(form, body: dict) -> dict:
 
 
 async def estimate(user: Console, service: Callable, body_of: Callable[[dict], dict],
-                   score: str = "fitness") -> HTMLResponse:
+                   score: str = "fitness index") -> HTMLResponse:
     """The estimate fragment of a builder form: `service` is the service's estimate function, `body_of`
     turns the form into its body, `score` names the score whose precision it states (an arena game's
     is its moves' accuracy). A refusal is the fragment's answer, so it comes back as a 200."""

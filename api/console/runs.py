@@ -305,8 +305,12 @@ def _sequence_svg(paths_text: str, until_text: str) -> str:
 
 
 def _svg(fig) -> str:
+    """The figure as inline SVG whose words are text (read by the browser, its find and screen readers),
+    not glyph outlines."""
+    from matplotlib import rc_context
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
+    with rc_context({"svg.fonttype": "none"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight")
     text = buf.getvalue()
     return text[text.index("<svg"):]
 

@@ -21,6 +21,9 @@ def test_seat_forest_draws_each_seats_mean(archive_dir, tmp_path):
     means = series_summary(archive_dir, "bat_b")["seats"]
     points = ax.lines[0].get_xdata()
     assert points == pytest.approx([s["fitness_index"]["estimate"] for s in means])
+    # named for people, as the console's series page shows it
+    assert ax.get_xlabel() == "mean fitness index (0-100), 95% interval"
+    assert ax.get_title().startswith("Fitness index per seat, series bat_b")
 
 
 def test_leaderboard_forest_has_a_row_per_model(archive_dir):

@@ -21,7 +21,15 @@ from tests.waiting import until
 SHOTS = os.environ.get("STUDIO_SHOTS")
 
 
+def fits_window(page) -> None:
+    """No page is wider than the window: a wide table scrolls inside its own box, not the page."""
+    doc, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert doc <= window, f"{page.url} is {doc} px wide in a {window} px window"
+
+
 def _shot(page, name: str) -> None:
+    """Every page the README shows fits the window; `make shots` also saves it."""
+    fits_window(page)
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)

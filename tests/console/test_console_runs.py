@@ -124,6 +124,9 @@ def test_a_series_lands_on_its_page_with_its_name_trials_and_intervals(page, pla
     expect(page.get_by_test_id("series-status")).to_have_text("finished", timeout=120_000)
     expect(page.get_by_test_id("series-counts")).to_have_text("3 finished")
     expect(page.get_by_test_id("series-plot").locator("svg")).to_be_visible()
+    # the forest plot names its axis as the table does
+    plot = page.get_by_test_id("series-plot").locator("svg").text_content()  # the words are SVG text
+    assert "mean fitness index (0-100), 95% interval" in plot and "fitness_index" not in plot
     assert page.get_by_test_id("series-seat").count() >= 2
     expect(page.get_by_test_id("series-seat").first).to_contain_text("seat 0 · ")
     # every dimension with its interval, named for people

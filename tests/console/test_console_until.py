@@ -26,4 +26,6 @@ def test_a_series_until_precise_from_the_builder_to_its_plot(page, playing):
     expect(page.get_by_test_id("series-until")).to_contain_text("±30")
     expect(page.get_by_test_id("series-stopped")).to_contain_text("Stopped: precise", timeout=120_000)
     expect(page.get_by_test_id("series-sequence").locator("svg")).to_be_visible()
+    plot = page.get_by_test_id("series-sequence").locator("svg").text_content()  # the words are SVG text
+    assert "Mean fitness index, valid at every trial at once" in plot and "fitness_index" not in plot
     expect(page.get_by_test_id("series-cs").first).to_contain_text("±")
