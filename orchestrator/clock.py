@@ -33,3 +33,10 @@ class ManualClock(Clock):
     def advance(self, ms: int) -> None:
         with self._lock:
             self._now += ms
+
+    # Sent to another process (a Ray actor's argument), it goes as a copy that reads the time it was sent.
+    def __getstate__(self) -> dict:
+        return {"now_ms": self.now_ms()}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["now_ms"])

@@ -2,11 +2,20 @@
 
 REST routes, MCP tools, the admin CLI and notebooks all build one `Core` and pass it to the service
 functions (orchestrator.scenarios, .skills, .auth, ...) together with a Principal.
+
+While a dispatcher plays this data dir's runs (orchestrator.runs.head.dispatcher), `Core.dispatcher`
+holds it. The core sits below the run service, so it names the dispatcher by what the service's
+functions use of it (the protocols below), never by its class.
 """
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from orchestrator.archive_config import check_config
 from orchestrator.clock import Clock
@@ -17,6 +26,55 @@ from orchestrator.ratelimit import AddressLimiter, TokenLimiter
 from orchestrator.store import Store
 
 
+class RunEnds(Protocol):
+    """orchestrator.runs.lifecycle.Ends: a run's end as it lands in the store."""
+
+    def watch(self, run_id: str) -> AbstractContextManager[threading.Event]: ...
+    def listening(self, heard: Callable[[Iterable[str]], None]) -> AbstractContextManager[None]: ...
+
+
+class SummaryKeeper(Protocol):
+    """orchestrator.runs.series.summarizer.Summarizer: series' summaries computed on the workers."""
+
+    def ask(self, batch_id: str, scored: Iterable[str], graded: Iterable[str], final: bool = False) -> Future: ...
+    def listening(self, kept: Callable[[str], None]) -> AbstractContextManager[None]: ...
+
+
+class GradingSlots(Protocol):
+    """orchestrator.runs.head.grader.Grader: how many of an account's runs grade at once."""
+
+    def per_account(self) -> int: ...
+
+
+class EndedRuns(Protocol):
+    """orchestrator.runs.head.archiving.Archiver: settles the archive of runs that ended."""
+
+    def ended(self, run_ids: list[str]) -> None: ...
+
+
+class AgentExchange(Protocol):
+    """orchestrator.agents.exchange.Exchanges: the Ray actor holding agent seats' open turns."""
+
+    def handle(self) -> Any: ...
+
+
+class Playing(Protocol):
+    """What the run service uses of the dispatcher that plays this data dir."""
+
+    ends: RunEnds
+    live_frames: dict[str, dict]
+    grader: GradingSlots
+    summaries: SummaryKeeper
+    archiver: EndedRuns
+    agents: AgentExchange
+
+    @property
+    def warming(self) -> bool: ...
+    def capacity(self, scripted: bool = True) -> int: ...
+    def wake(self) -> None: ...
+    def request_cancel(self, run_id: str) -> None: ...
+
+
 @dataclass
 class Core:
     store: Store
@@ -24,7 +82,7 @@ class Core:
     config: dict
     token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
     address_limiter: AddressLimiter = field(default_factory=AddressLimiter)
-    dispatcher: object | None = None  # set while a Dispatcher plays runs for this data dir
+    dispatcher: Playing | None = None  # set while a Dispatcher plays runs for this data dir
     clock: Clock = field(default_factory=Clock)  # every service-time reading; tests set it
     last_used: LastUsed | None = None
 

@@ -3,7 +3,7 @@
 A match plays on a model worker (any node); the agent reaches the API process on the head. Between
 the two sits this actor, pinned to the head node, holding no CPU and no thread per waiting call (an
 async actor holds a coroutine per call, thousands at once):
-- the worker calls `open_turn(run_id, seat, turn, timeout_ms, started_ms)` and awaits the seat's
+- the worker calls `open_turn(run_id, seat, turn, timeout_ms, playing_ms)` and awaits the seat's
   actions, or the deadline, or the agent's absence;
 - the API's long-poll calls `ask(run_id, seat, wait_ms)`, awaited from the request's coroutine, and
   answers as soon as the seat's turn opens, the run ends, or wait_ms passes;
@@ -16,6 +16,11 @@ first turn waits for the agent's first contact, up to `absent_s` after the match
 deadline runs from that contact. A seat never in touch by then is absent (the run fails with
 agent_absent). Every contact is remembered, so the worker can tell a slow agent (in touch, late) from
 one that went away.
+
+Deadlines and contacts read the service's Clock (`Core.clock`), so the deadline_ms an agent reads is
+in the same time as the run's other times. The worker holds no Core: it tells how long the match has
+been playing (`playing_ms`, its own monotonic reading), never a time of day to compare. The actor runs
+in its own process, so a ManualClock reaches it as a copy that reads the time it was sent.
 
 The exchange belongs to the dispatcher that plays a data dir (`Exchanges`): one per dispatcher, so
 several servers on one Ray cluster (tests do that) never share one. The head starts it on first need
@@ -30,20 +35,19 @@ import time
 
 import ray
 
+from orchestrator.clock import Clock
+
 AGENT_ABSENT_S = 120.0   # CONTRACT.md section 13; `[runs] agent_absent_s` in config.toml
 MAX_WAITING = 10_000      # calls the actor holds at once: long-polls and open turns
 FORGET_S = 3600.0         # a seat in touch with no run playing (a run cancelled while queued) is forgotten
 ENDED_KEPT_S = 600.0      # an ended run answers `ended` from here for this long; the store says so after
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 class Desk:
     """One agent seat of one run: its open turn, and when its agent was last in touch."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
         self.seen_ms: int | None = None    # the agent's last contact: a turn asked or actions sent
         self.turn: dict | None = None      # the open turn's view: tick, season_ticks, ..., observation
         self.opened_ms = 0
@@ -58,7 +62,7 @@ class Desk:
         self.changed = asyncio.Event()
 
     def contact(self) -> None:
-        self.seen_ms = now_ms()
+        self.seen_ms = self.clock.now_ms()
         if self.turn is not None and self.deadline_ms is None:
             self.deadline_ms = self.seen_ms + self.timeout_ms
         if not self.seen.is_set():
@@ -66,34 +70,35 @@ class Desk:
             self.wake()
 
     def open(self) -> bool:
-        return self.turn is not None and self.deadline_ms is not None and now_ms() <= self.deadline_ms
+        return self.turn is not None and self.deadline_ms is not None and self.clock.now_ms() <= self.deadline_ms
 
 
 class Exchange:
-    def __init__(self, absent_s: float = AGENT_ABSENT_S):
+    def __init__(self, absent_s: float = AGENT_ABSENT_S, clock: Clock | None = None):
         self.absent_s = float(absent_s)
+        self.clock = clock or Clock()
         self.runs: dict[str, dict[int, Desk]] = {}
         self.ended: dict[str, tuple[int | None, float]] = {}  # run -> (last tick played, when)
         self._swept = time.monotonic()
 
     def _desk(self, run_id: str, seat: int) -> Desk:
-        return self.runs.setdefault(run_id, {}).setdefault(seat, Desk())
+        return self.runs.setdefault(run_id, {}).setdefault(seat, Desk(self.clock))
 
-    async def open_turn(self, run_id: str, seat: int, turn: dict, timeout_ms: int, started_ms: int) -> dict:
+    async def open_turn(self, run_id: str, seat: int, turn: dict, timeout_ms: int, playing_ms: int) -> dict:
         """Open the seat's turn and wait for it to close. turn: the view an agent reads (tick,
         season_ticks, actions_per_turn, observation, directions). Answers {actions, reply,
         submitted_by, latency_ms} once acted, {missed: true, in_touch: bool} at the deadline (in_touch:
         the agent was in touch while the turn was open), or {absent: true, absent_s} when the agent
-        was never in touch within absent_s of started_ms (when the match began)."""
+        was never in touch within absent_s of the match beginning (playing_ms ago)."""
         self.ended.pop(run_id, None)
         d = self._desk(run_id, seat)
         fut = asyncio.get_running_loop().create_future()
-        d.turn, d.answer, d.timeout_ms, d.opened_ms = turn, fut, int(timeout_ms), now_ms()
+        d.turn, d.answer, d.timeout_ms, d.opened_ms = turn, fut, int(timeout_ms), self.clock.now_ms()
         d.deadline_ms = d.opened_ms + d.timeout_ms if d.seen_ms is not None else None
         d.wake()
         try:
             if d.deadline_ms is None:
-                absent_in_s = (started_ms + 1000 * self.absent_s - now_ms()) / 1000
+                absent_in_s = self.absent_s - playing_ms / 1000
                 try:
                     await asyncio.wait_for(d.seen.wait(), max(0.0, absent_in_s))
                 except TimeoutError:
@@ -101,7 +106,7 @@ class Exchange:
                 if fut.done():  # acted at its first contact
                     return fut.result()
             try:
-                return await asyncio.wait_for(asyncio.shield(fut), max(0, d.deadline_ms - now_ms()) / 1000)
+                return await asyncio.wait_for(asyncio.shield(fut), max(0, d.deadline_ms - self.clock.now_ms()) / 1000)
             except TimeoutError:
                 return {"missed": True, "in_touch": (d.seen_ms or 0) >= d.opened_ms}
         finally:
@@ -144,7 +149,7 @@ class Exchange:
         if tick != d.turn["tick"]:
             return {"closed": f"tick {tick} is not open: the seat's open turn is tick {d.turn['tick']}"}
         d.answer.set_result({"actions": actions, "reply": reply, "submitted_by": submitted_by,
-                             "latency_ms": now_ms() - max(d.opened_ms, d.deadline_ms - d.timeout_ms)})
+                             "latency_ms": self.clock.now_ms() - max(d.opened_ms, d.deadline_ms - d.timeout_ms)})
         d.turn = d.answer = d.deadline_ms = None
         d.wake()
         return {"ok": True, "tick": tick, "received": len(actions)}
@@ -165,7 +170,7 @@ class Exchange:
         self._swept = now
         for run_id in [r for r, (_, at) in self.ended.items() if now - at > ENDED_KEPT_S]:
             del self.ended[run_id]
-        stale = now_ms() - 1000 * FORGET_S
+        stale = self.clock.now_ms() - 1000 * FORGET_S
         for run_id, desks in list(self.runs.items()):
             if all(d.turn is None and (d.seen_ms or 0) < stale for d in desks.values()):
                 del self.runs[run_id]
@@ -175,7 +180,7 @@ def absent_s(config: dict) -> float:
     return float((config.get("runs") or {}).get("agent_absent_s", AGENT_ABSENT_S))
 
 
-def actor(name: str, absent: float):
+def actor(name: str, absent: float, clock: Clock):
     """The exchange named `name`, started on this (the head) node if nobody has started it yet. The
     head starts it, never a worker: an actor lives as long as the process that started it."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -183,16 +188,17 @@ def actor(name: str, absent: float):
     here = ray.get_runtime_context().get_node_id()
     cls = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=0, max_concurrency=MAX_WAITING)(Exchange)
     return cls.options(name=name, get_if_exists=True,
-                       scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote(absent)
+                       scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote(absent, clock)
 
 
 class Exchanges:
     """A dispatcher's exchange: `handle()` for the API process and `for_seats(seats)` for a job (its
     name, the exchange started first when the job has agent seats); `stop` with the dispatcher."""
 
-    def __init__(self, config: dict):
+    def __init__(self, config: dict, clock: Clock):
         self.name = f"studio-agents-{secrets.token_hex(6)}"
         self.absent_s = absent_s(config)
+        self.clock = clock
         self._handle = None
         self._lock = threading.Lock()
 
@@ -206,7 +212,7 @@ class Exchanges:
     def handle(self):
         with self._lock:
             if self._handle is None:
-                self._handle = actor(self.name, self.absent_s)
+                self._handle = actor(self.name, self.absent_s, self.clock)
             return self._handle
 
     def stop(self) -> None:

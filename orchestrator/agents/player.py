@@ -49,11 +49,12 @@ class _Turns(SeatBase):
         self.provider = "agent"
         self.directions = compose_directions(seat.get("skills") or [], seat.get("instructions")) or None
         self.turn_timeout_ms = int(turn_timeout_ms)
-        self.started_ms = exchanges.now_ms()
+        self.began = time.monotonic()  # the absence window runs from here, however the exchange tells time
         self.away = 0  # consecutive missed turns while out of touch
 
     async def _open(self, view: dict, timeout_ms: int) -> dict:
-        return await self.exchange.open_turn.remote(self.run_id, self.index, view, timeout_ms, self.started_ms)
+        return await self.exchange.open_turn.remote(self.run_id, self.index, view, timeout_ms,
+                                                     int(1000 * (time.monotonic() - self.began)))
 
     def _judge(self, got: dict, turn: TurnRecord, timeout_ms: int) -> bool:
         """Whether the agent acted; raises AgentAbsent when the absence rule says so."""

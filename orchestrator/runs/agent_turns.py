@@ -71,8 +71,7 @@ def _agent_seat(row, seat: Any) -> tuple[int, dict]:
 
 
 def _exchange(core: Core):
-    dispatcher = getattr(core, "dispatcher", None)
-    return None if dispatcher is None else dispatcher.agents.handle()
+    return None if core.dispatcher is None else core.dispatcher.agents.handle()
 
 
 def _view(row, index: int, seat: dict, status: str) -> dict:

@@ -26,17 +26,17 @@ READ, WRITE = "runs:read", "runs:write"
 
 
 def _workers(core: Core, scripted: bool) -> int:
-    d = getattr(core, "dispatcher", None)
+    d = core.dispatcher
     return d.capacity(scripted) if d is not None else 1
 
 
 def _warming(core: Core) -> bool:
-    d = getattr(core, "dispatcher", None)
+    d = core.dispatcher
     return d is not None and d.warming
 
 
 def _grading_slots(core: Core) -> int:
-    d = getattr(core, "dispatcher", None)
+    d = core.dispatcher
     return d.grader.per_account() if d is not None else 1
 
 
@@ -131,7 +131,7 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
             stopping.record(c, batch_id, adm.stopping, trial_spends=adm.usd["high"] > 0)
         if adm.fork:
             forks.record_launch(c, adm, batch_id, run_ids)
-    d = getattr(core, "dispatcher", None)
+    d = core.dispatcher
     if d is not None:
         d.wake()
     first = run_row(core, principal, run_ids[0])
@@ -205,7 +205,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
     if status == "queued":
         archiving.cancelled_in_queue(core, run_id)
     elif status in lifecycle.IN_WORLD:
-        d = getattr(core, "dispatcher", None)
+        d = core.dispatcher
         if d is not None:
             with d.ends.watch(run_id) as ended:
                 d.request_cancel(run_id)

@@ -9,7 +9,7 @@ import pytest
 import ray
 
 from orchestrator.agents import waits
-from orchestrator.agents.exchange import Exchange, now_ms
+from orchestrator.agents.exchange import Exchange
 from tests.waiting import until_async
 
 WAITERS = 300
@@ -45,7 +45,7 @@ def test_a_crowd_waiting_on_one_seat_is_one_ask_and_all_wake_when_the_turn_opens
         await until_async(lambda: _asked(exchange, 2), 30, what="the two seats' asks to reach the exchange")
         assert await impatient == {"status": "waiting"}  # its own wait ran out; the shared ask goes on
         assert not any(w.done() for w in crowd)
-        playing = asyncio.ensure_future(exchange.open_turn.remote("run_a", 0, TURN, 60_000, now_ms()))
+        playing = asyncio.ensure_future(exchange.open_turn.remote("run_a", 0, TURN, 60_000, 0))
         answers = await asyncio.gather(*crowd)
         assert all(a is answers[0] for a in answers)  # one answer, shared
         assert answers[0]["status"] == "your_turn" and answers[0]["tick"] == 3

@@ -87,7 +87,7 @@ def cancelled_in_queue(core, run_id: str) -> None:
     """A queued run was cancelled: nothing played, so no dispatcher heard of it. This process's
     archiver settles it (its series may have nothing left to play now); with none here, its view is
     exported and the compaction left to the playing process's next sweep."""
-    d = getattr(core, "dispatcher", None)
+    d = core.dispatcher
     if d is not None:
         d.archiver.ended([run_id])
         return

@@ -87,7 +87,7 @@ class Dispatcher:
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
         self.keep_log = derive.events_mode(core.config) == derive.STORED  # else scripted matches keep inputs
-        self.agents = Exchanges(core.config)  # agent seats' open turns (orchestrator.agents.exchange)
+        self.agents = Exchanges(core.config, core.clock)  # agent seats' open turns (orchestrator.agents.exchange)
 
     @property
     def warming(self) -> bool:

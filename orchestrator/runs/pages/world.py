@@ -63,7 +63,7 @@ def progress(core: Core, match_id: str) -> dict:
     plays on this server, `frame` is where its agents stand (a replay frame), else null."""
     row = _row(core, match_id)
     eff = json.loads(row["effective"])
-    d = getattr(core, "dispatcher", None)
+    d = core.dispatcher
     frame = d.live_frames.get(row["id"]) if d is not None and row["status"] == "running" else None
     return {"status": row["status"], "tick": row["live_tick"] or 0, "season_ticks": eff["season_ticks"],
             "frame": frame}

@@ -119,7 +119,7 @@ def view_json(state: State, kept: summaries.Kept) -> bytes:
 
 def _summarizer(core: Core):
     """This process's dispatcher's summarizer, when it plays the data dir."""
-    return getattr(getattr(core, "dispatcher", None), "summaries", None)
+    return None if core.dispatcher is None else core.dispatcher.summaries
 
 
 @contextmanager
@@ -136,11 +136,10 @@ def _listening(core: Core, state: State, wake):
         if of == batch_id:
             wake()
     with ExitStack() as stack:
-        d = getattr(core, "dispatcher", None)
-        if getattr(d, "ends", None) is not None:
+        d = core.dispatcher
+        if d is not None:
             stack.enter_context(d.ends.listening(ended))
-        if _summarizer(core) is not None:
-            stack.enter_context(_summarizer(core).listening(kept))
+            stack.enter_context(d.summaries.listening(kept))
         yield
 
 
