@@ -36,7 +36,7 @@ from api.mcp.tools import BY_NAME
 from orchestrator import auth
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.lifecycle import ACTIVE, TERMINAL
+from orchestrator.runs.lifecycle import ACTIVE, FINISHED, TERMINAL
 from orchestrator.runs.series.read import BATCH_PREFIX, MAX_WAIT_MS
 
 
@@ -72,7 +72,7 @@ class _Tools:
         deadline = time.monotonic() + timeout_s
         while True:
             body = self.call("get_run", id=run_id)
-            if body["run"]["status"] in TERMINAL and (body["results"] is not None or body["run"]["status"] != "finished"):
+            if body["run"]["status"] in TERMINAL and (body["results"] is not None or body["run"]["status"] != FINISHED):
                 return body
             if time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} is still {body['run']['status']} after {timeout_s} s")

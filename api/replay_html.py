@@ -12,6 +12,7 @@ import json
 from html import escape
 
 from api.html import STYLE, nav
+from orchestrator.statuses import ACTIVE, RUNNING, SCORED
 
 # each terrain's colour by its map glyph (engine.observe.GLYPHS), the same on the console's play page
 TERRAIN_COLORS = {".": "#cfe8b0", "T": "#2f7d32", "#": "#9e9e9e", "*": "#d84372", "o": "#6d4c41", "R": "#f2c14e",
@@ -54,11 +55,11 @@ function axes(svg,o){const W=+svg.getAttribute('width'),H=+svg.getAttribute('hei
   g.append(sv('text',{class:'y-label',x:12,y:(T+H-B)/2,'font-size':11,'text-anchor':'middle',
    transform:`rotate(-90 12 ${(T+H-B)/2})`},o.ylabel));}
  return {px,py,W,H,B,T,L};}
-const OPEN=['queued','launching','running'];
+const OPEN=__ACTIVE__;
 function follow(d){// live by server-sent events: where the agents stand now; the replay loads once archived
  const es=new EventSource(d.links.replay.replace('/replay','/live'));
  es.addEventListener('progress',ev=>{const p=JSON.parse(ev.data);
-  $('status').textContent=p.status=='running'?'Playing now: tick '+p.tick+' of '+p.season_ticks+
+  $('status').textContent=p.status==__RUNNING__?'Playing now: tick '+p.tick+' of '+p.season_ticks+
    '. The full replay appears when the match is archived.':'The match is '+p.status+'.';
   if(p.frame&&d.terrain.length){window.liveFrame=p.frame;show(Object.assign({},d,{frames:[p.frame],season_ticks:p.season_ticks}),true);}
   else if(p.frame&&!d.asked){d.asked=true;fetch('?format=json').then(r=>r.json()).then(n=>{d=n;});}// it began after the page loaded
@@ -123,7 +124,7 @@ function show(d,live){
    if(a[2]){x.fillStyle=d.agents[j].color;x.fill();x.strokeStyle='#000';x.lineWidth=1;x.stroke();}
    else{x.strokeStyle='#555';x.lineWidth=2;x.stroke();}});
   now(tl,'tl-now',f.tick);now(wg,'wg-now',f.tick);standings(f);fork(f);}
- function fork(f){const a=$('fork'),t=Math.min(f.tick+1,played-1);a.hidden=live||t<1||!['finished','cancelled'].includes(d.status);
+ function fork(f){const a=$('fork'),t=Math.min(f.tick+1,played-1);a.hidden=live||t<1||!__SCORED__.includes(d.status);
   a.href='/console/matches/'+d.match_id+'/fork?tick='+Math.max(t,1);}
  function go(i){k=Math.max(0,Math.min(d.frames.length-1,i));slider.value=k;draw();}
  function jump(svg,ev){const a=svg.scale,r=svg.getBoundingClientRect();if(!a)return;
@@ -153,7 +154,8 @@ function show(d,live){
  const asked=new URLSearchParams(location.search).get('tick');// ?tick=N opens at that tick (the console's links)
  go(live?0:(asked!=null?frameAt(+asked):k));}
 load();
-""".replace("__COLORS__", json.dumps(TERRAIN_COLORS))
+""".replace("__COLORS__", json.dumps(TERRAIN_COLORS)).replace("__ACTIVE__", json.dumps(ACTIVE)) \
+    .replace("__RUNNING__", json.dumps(RUNNING)).replace("__SCORED__", json.dumps(SCORED))
 
 
 def replay_html(match_id: str) -> str:

@@ -16,7 +16,7 @@ from engine.kernels.codes import STOP_REASONS
 from engine.rules import RESOURCES
 from orchestrator.grading.states import STATUSES as GRADING_STATUSES
 from orchestrator.runs.admission.body import PROVIDERS, Seat
-from orchestrator.runs.lifecycle import STATUSES
+from orchestrator.statuses import STATUSES
 from orchestrator.runs.series.stopping import SERIES_STOPPED
 
 Status = Literal[STATUSES]

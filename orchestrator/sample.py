@@ -12,13 +12,14 @@ from analytics.archive.store import Archive
 from engine.scenario import resolve_env
 from orchestrator.clock import Clock
 from orchestrator.play import Job, play_job
+from orchestrator.provider_kinds import LOCAL
 
 
 def local_seats(policies: Iterable[str], names: Iterable[str] | None = None) -> list[dict]:
     """Roster entries for scripted seats: local/<policy> models, named after the policy unless given."""
     policies = list(policies)
     names = list(names) if names is not None else [f"{p} {i}" for i, p in enumerate(policies)]
-    return [{"name": n, "model": f"local/{p}", "provider": "local"} for n, p in zip(names, policies)]
+    return [{"name": n, "model": f"local/{p}", "provider": LOCAL} for n, p in zip(names, policies)]
 
 
 def play_series(data_dir: str | Path, batch_id: str, seats: list[dict], seeds: Iterable[int], *,

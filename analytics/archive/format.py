@@ -19,6 +19,11 @@ from engine.kernels.codes import EVENT_KINDS, INVALID, REASONS, SAY
 from engine.rubric import DIMENSIONS, STATS
 from engine.text import writable
 
+# The provider a seat row gives scripted seats and anchors. The archive keeps its own name for it: a
+# value of the stored format (files written long ago carry it), on a floor that imports only the engine,
+# which has no providers. It equals orchestrator.provider_kinds.LOCAL, and a test keeps the two equal.
+LOCAL_PROVIDER = "local"
+
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
 _REASONS = pa.array(list(REASONS), pa.string())
 _IPC = {True: pa.ipc.IpcWriteOptions(compression="lz4"), False: pa.ipc.IpcWriteOptions()}
@@ -125,8 +130,8 @@ def seat_rows(run: dict, results: dict) -> list[dict]:
             "scenario_id": run["scenario_id"], "scenario_hash": run["scenario_hash"],
             "config_hash": run["config_hash"], "seed": run["seed"], "spawn_seed": run["spawn_seed"],
             "seat": entry["seat"], "anchor": entry in results.get("anchors", []), "name": entry["name"],
-            "model": entry["model"], "provider": "local" if entry in results.get("anchors", []) else
-            run.get("providers", {}).get(entry["seat"]) or "local",
+            "model": entry["model"], "provider": LOCAL_PROVIDER if entry in results.get("anchors", []) else
+            run.get("providers", {}).get(entry["seat"]) or LOCAL_PROVIDER,
             "rank": entry["rank"], "fitness_index": entry["fitness_index"],
             "grade": entry["grade"], "archetype": entry["archetype"], "status": entry["status"],
             "crafter_score": entry["crafter_score"], "field_size": results["field_size"],

@@ -17,9 +17,10 @@ from engine.rules import POLICIES, WORLD
 from orchestrator import listing, scenarios
 from orchestrator.seats import keys
 from orchestrator.errors import DomainError
+from orchestrator.provider_kinds import LOCAL
 from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
-from orchestrator.runs.lifecycle import TERMINAL
+from orchestrator.runs.lifecycle import QUEUED, RUNNING, TERMINAL
 from orchestrator.runs.series import read as series, stopping, summary_text, until as until_body
 from orchestrator.runs.admission.admit import spend_cap
 from orchestrator.seats.prices import VENDOR, PriceTable
@@ -56,7 +57,7 @@ def _model_choices(user: Console) -> list[dict]:
     """The models a seat of this account can name, for the builder's list: the scripted policies, every
     priced model through a router key, a vendor's own through its key, and what the platform sponsors.
     A suggestion only: any model id may be typed (a self-hosted one, a newer one)."""
-    out = [{"model": f"local/{p}", "provider": "local"} for p in POLICIES]
+    out = [{"model": f"local/{p}", "provider": LOCAL} for p in POLICIES]
     priced = PriceTable.shipped().models
     for provider in keys.held(user.core, user.principal.account_id):
         if provider == "router":
@@ -274,7 +275,7 @@ async def series_events(user: ConsoleUser, batch_id: str):
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-FOLLOWED = ("queued", "running")  # a series' statuses while a run of it is left to play
+FOLLOWED = (QUEUED, RUNNING)  # a series' statuses while a run of it is left to play
 SSE_WAIT_MS = 5_000  # a stream looks whether its page went away at least this often
 
 

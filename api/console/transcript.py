@@ -11,7 +11,7 @@ from api.console.pages import ConsoleUser, dead_end
 from orchestrator.errors import DomainError
 from orchestrator.grading import read as decisions
 from orchestrator.runs import kinds, service as runs_service
-from orchestrator.runs.lifecycle import SCORED
+from orchestrator.statuses import SCORED
 from orchestrator.runs.pages.transcript import get_transcript, observations
 
 router = APIRouter(include_in_schema=False)

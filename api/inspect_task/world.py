@@ -28,6 +28,7 @@ from inspect_ai.tool import ToolInfo
 from orchestrator.seats.actions import Refused, from_call, from_text, tool_specs
 from orchestrator.seats.memory import Memory
 from orchestrator.seats.prompt import system_prompt
+from orchestrator.statuses import FAILED
 
 INSPECT_SEAT = "inspect"
 WAIT_MS = 10_000  # the turn endpoint's long-poll
@@ -135,7 +136,7 @@ async def _results(http: httpx.AsyncClient, run_id: str) -> dict | None:
     deadline = loop.time() + RESULTS_WAIT_S
     while loop.time() < deadline:
         body = (await http.get(f"/api/v1/runs/{run_id}")).json()
-        if body["results"] is not None or body["run"]["status"] == "failed":
+        if body["results"] is not None or body["run"]["status"] == FAILED:
             return body["results"]
         await asyncio.sleep(0.5)
     return None

@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 
 from orchestrator.errors import DomainError
+from orchestrator.provider_kinds import AGENT
 
-AGENT = "agent"
 MAX_LABEL = 80
 MODEL_SETTINGS = ("reasoning", "temperature", "max_tokens", "format")
 # Actions reach the engine as a json-format model seat writes them: the roster says so.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from orchestrator.provider_kinds import LOCAL
+
 MODES = ("auto", "all", "off")
 DEFAULT_MODE = "auto"
 # A task grades at least this many decisions: below it, rebuilding the match's state and loading the
@@ -18,7 +20,7 @@ def graded_seats(roster: list[dict], mode: str | None) -> list[int]:
     mode = mode or DEFAULT_MODE
     if mode == "off":
         return []
-    return [s["seat"] for s in roster if mode == "all" or s.get("provider") != "local"]
+    return [s["seat"] for s in roster if mode == "all" or s.get("provider") != LOCAL]
 
 
 def launch_state(kind, roster: list[dict], mode: str | None) -> tuple[str | None, str | None]:

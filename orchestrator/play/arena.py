@@ -19,11 +19,13 @@ from engine.arena.play import Tools, play as play_game
 from orchestrator.agents.player import AgentArenaSeat
 from orchestrator.play.arena_seats import ArenaSeat
 from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc, unrecorded
+from orchestrator.provider_kinds import LOCAL
 from orchestrator.seats.ledger import Ledger
 from orchestrator.seats.loop import on_loop
 from orchestrator.seats.player import Credential
 from orchestrator.seats.faults import SeatFailed
 from orchestrator.seats.recording import Recorder
+from orchestrator.statuses import CANCELLED, FINISHED
 
 
 @functools.cache
@@ -36,7 +38,7 @@ def model_seats(job: Job, recorder: Recorder, loop: asyncio.AbstractEventLoop,
                 ledger: Ledger) -> dict[int, ArenaSeat]:
     """The seats a model or an agent plays (every seat not `local`), keyed by seat index, each charging
     its entry in the run's ledger."""
-    model = {i: s for i, s in enumerate(job.seats) if s["provider"] != "local"}
+    model = {i: s for i, s in enumerate(job.seats) if s["provider"] != LOCAL}
     if not model:
         return {}
     creds = on_loop(loop, recorder.credentials())
@@ -116,7 +118,7 @@ def play(game: Game, job: Job, recorder: Recorder, should_stop: Callable[[], boo
                 first_seat=job.env["first_seat"], seats=[{"name": s["name"], "model": s["model"]} for s in job.seats])
     cancelled = results["game"]["termination"] == "cancelled"
     try:
-        return Outcome(run_id=job.run_id, status="cancelled" if cancelled else "finished",
+        return Outcome(run_id=job.run_id, status=CANCELLED if cancelled else FINISHED,
                        stop_reason="cancelled" if cancelled else "season_end", match_ticks=results["match_ticks"],
                        results=results, match_id=job.match_id, usage=usage, spend_usd=ledger.usd,
                        started_at_ms=started, seats=seats_ipc(job, results), turns=_turns(job, seats),

@@ -24,15 +24,16 @@ from engine.scenario import build_match, local_policy
 from orchestrator.seats.memory import held
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.reply import Reply
+from orchestrator.provider_kinds import LOCAL, UNPAID
 
-MODEL_PROVIDERS_SKIPPED = ("local", "agent")  # their players keep no conversation of ours
+MODEL_PROVIDERS_SKIPPED = UNPAID  # their players keep no conversation of ours
 
 
 def played_policies(roster: list[dict], record: dict) -> list[str | None]:
     """Per roster seat of a run: the scripted policy that played it from tick 0 to its end, else None
     (a model or agent seat, or one a fork handed to another player: `mixed`)."""
     mixed = set(record.get("mixed", []))
-    return [local_policy(s["model"]) if s["provider"] == "local" and i not in mixed else None
+    return [local_policy(s["model"]) if s["provider"] == LOCAL and i not in mixed else None
             for i, s in enumerate(roster)]
 
 

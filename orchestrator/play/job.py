@@ -22,6 +22,7 @@ from analytics.archive import format as archive
 from analytics.archive.store import Archive
 from orchestrator.errors import envelope
 from orchestrator.seats.ledger import Ledger, new_usage
+from orchestrator.statuses import CANCELLED, FAILED
 
 log = logging.getLogger("studio.playing")
 
@@ -95,7 +96,7 @@ class Outcome:
 
 def unplayed(job: Job) -> Outcome:
     """A job cancelled before its worker began it: no match, nothing metered."""
-    return Outcome(run_id=job.run_id, status="cancelled", stop_reason="cancelled", match_ticks=0, results=None,
+    return Outcome(run_id=job.run_id, status=CANCELLED, stop_reason="cancelled", match_ticks=0, results=None,
                    match_id=None, usage=job.usage(), spend_usd=0.0)
 
 
@@ -103,7 +104,7 @@ def failed(job: Job, usage: list[dict], error: dict, started: int | None, turns:
            transcript: bytes | None = None) -> Outcome:
     """A job whose play failed before anything was archived; the turns already paid stay metered, and
     the transcript of the turns asked (when the worker holds it) is kept with the run."""
-    return Outcome(run_id=job.run_id, status="failed", stop_reason="failed", match_ticks=0, results=None,
+    return Outcome(run_id=job.run_id, status=FAILED, stop_reason="failed", match_ticks=0, results=None,
                    match_id=None, usage=usage, spend_usd=Ledger(usage).usd, error=error,
                    started_at_ms=started, turns=turns, transcript=transcript)
 

@@ -14,6 +14,7 @@ from engine.arena.games import GAMES
 from orchestrator.play import arena, world
 from orchestrator.play.head import recorder_for
 from orchestrator.play.job import Job, Outcome
+from orchestrator.provider_kinds import LOCAL
 
 
 def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
@@ -28,7 +29,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
     game = GAMES.get(job.scenario_id)
     if game is not None:
         return arena.play(game, job, recording, should_stop, on_tick)
-    if all(s["provider"] == "local" for s in job.seats):
+    if all(s["provider"] == LOCAL for s in job.seats):
         return world.play(job, None, should_stop, on_tick, on_frame, pack=pack)
     return asyncio.run(play_job_async(job, should_stop, on_tick, recorder, on_frame, should_drain))
 
@@ -44,7 +45,7 @@ async def play_job_async(job: Job, should_stop: Callable[[], bool] = lambda: Fal
     game = GAMES.get(job.scenario_id)
     if game is not None:
         return await arena.play_async(game, job, recording, should_stop, on_tick)
-    if all(s["provider"] == "local" for s in job.seats):
+    if all(s["provider"] == LOCAL for s in job.seats):
         return await asyncio.to_thread(world.play, job, None, should_stop, on_tick, on_frame)
     return await world.play_async(job, await world.model_seats(recording), should_stop, on_tick, on_frame, should_drain,
                                   stopped)

@@ -18,12 +18,14 @@ from engine.match import AgentSpec
 from engine.scenario import local_policy
 from orchestrator.agents.player import AgentSeat
 from orchestrator.play.fork import memories, new_match
+from orchestrator.provider_kinds import LOCAL
 from orchestrator.play.job import (Job, Outcome, failed, internal_error, log_table, packed_bytes, transcript_ipc,
                                   unrecorded)
 from orchestrator.seats.ledger import Ledger
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.faults import SeatFailed
 from orchestrator.seats.recording import Recorder, Unrecorded
+from orchestrator.statuses import CANCELLED, DRAINED, FAILED, FINISHED
 
 log = logging.getLogger("studio.playing")
 CHUNK_TICKS = 100  # a cancel is noticed within one stretch of compiled ticks (~1 ms of play)
@@ -49,7 +51,7 @@ def mark_silent(results: dict, turns: dict[int, dict]) -> None:
 def seat_specs(seats: list[dict]) -> list[AgentSpec]:
     out = []
     for s in seats:
-        policy = local_policy(s["model"]) if s.get("provider") == "local" else None
+        policy = local_policy(s["model"]) if s.get("provider") == LOCAL else None
         out.append(AgentSpec(name=s["name"], model=s["model"], policy=policy))
     return out
 
@@ -74,7 +76,7 @@ def scripted_season(match, job: Job, should_stop: Callable[[], bool], on_tick: C
     chunk = 1 if job.tick_ms > 0 else CHUNK_TICKS
     while match.tick < match.season_ticks:
         if should_stop():
-            return "cancelled"
+            return CANCELLED
         match.run(until=min(match.tick + chunk, match.season_ticks))
         on_tick(match.tick)
         if job.tick_ms > 0:
@@ -113,16 +115,16 @@ async def play_async(job: Job, players: ModelSeats, should_stop: Callable[[], bo
         stop, _ = await players.play_async(match, job, usage, should_stop, _framed(match, on_tick, on_frame),
                                            should_drain, stopped)
     except (SeatFailed, Unrecorded) as e:  # a key rejected, a provider down, a store that stays full
-        stop, error = "failed", e.envelope()
+        stop, error = FAILED, e.envelope()
     except Exception as e:  # anything else: the run fails, and the turns already paid stay metered
         log.exception("run %s: the match stopped at tick %d", job.run_id, match.tick)
-        stop, error = "failed", internal_error(f"the match stopped at tick {match.tick}", e)
+        stop, error = FAILED, internal_error(f"the match stopped at tick {match.tick}", e)
     spend = ledger.usd  # whatever ended the season: every turn paid is in the ledger
     turns = [players.turns.get(i) for i in range(len(job.seats))]
-    if stop == "failed" and match.tick == 0:  # nothing played: no match to archive
+    if stop == FAILED and match.tick == 0:  # nothing played: no match to archive
         return failed(job, usage, error, started, turns)
-    if stop == "drained":  # nothing archived: the recorder holds every turn, and the run resumes
-        return Outcome(run_id=job.run_id, status="drained", stop_reason="drained", match_ticks=match.tick,
+    if stop == DRAINED:  # nothing archived: the recorder holds every turn, and the run resumes
+        return Outcome(run_id=job.run_id, status=DRAINED, stop_reason=DRAINED, match_ticks=match.tick,
                        results=None, match_id=None, usage=usage, spend_usd=spend, started_at_ms=started,
                        turns=turns)
     try:
@@ -165,7 +167,7 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
         mark_silent(results, players.turns)
         transcript = transcript_ipc(players.transcript)
         turns = [players.turns.get(i) for i in range(len(job.seats))]
-    status = {"cancelled": "cancelled", "failed": "failed"}.get(stop, "finished")
+    status = {CANCELLED: CANCELLED, FAILED: FAILED}.get(stop, FINISHED)  # the stop reason says the status
     out = Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend, error=error,
                   started_at_ms=started, turns=turns, transcript=transcript, log=log, inputs=inputs)

@@ -27,7 +27,7 @@ from orchestrator.agents.roster import is_agent
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.lifecycle import TERMINAL
+from orchestrator.runs.lifecycle import QUEUED, TERMINAL
 from orchestrator.runs.service import WRITE, run_row
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.validation import StrictModel, integer_param, parse
@@ -144,8 +144,8 @@ async def submit_actions(core: Core, principal: Principal, run_id: str, seat: An
         raise DomainError("turn_closed", f"tick {body['tick']} is not open: the run has ended ({row['status']}); "
                           "no turn is open")
     exchange = _exchange(core)
-    if exchange is None or row["status"] == "queued":
-        why = "the run is queued" if row["status"] == "queued" else "this process plays no runs"
+    if exchange is None or row["status"] == QUEUED:
+        why = "the run is queued" if row["status"] == QUEUED else "this process plays no runs"
         raise DomainError("turn_closed", f"tick {body['tick']} is not open: no turn of this seat is open ({why}); "
                           "ask for the turn with wait_ms and answer it when it opens")
     reply = json.dumps(raw, ensure_ascii=False, separators=(",", ":"))

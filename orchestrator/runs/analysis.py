@@ -19,8 +19,9 @@ from analytics.compare import METRICS, compare_configs, leaderboard as bt_leader
 from analytics.data import GAME_IDS, as_data, game_of
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
+from orchestrator.provider_kinds import LOCAL
 from orchestrator.errors import DomainError
-from orchestrator.runs.lifecycle import SCORED
+from orchestrator.statuses import SCORED
 from orchestrator.validation import integer_param
 
 FORMATS = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}
@@ -50,10 +51,10 @@ def _source(core: Core, matches: dict[str, str | None]) -> duckdb.DuckDBPyConnec
     # files archived before seat rows carried their provider were all local or unknown: say local
     columns = {row[0] for row in con.execute("DESCRIBE raw").fetchall()}
     if "provider" in columns:
-        con.execute("CREATE VIEW rows AS SELECT * REPLACE (coalesce(provider, 'local') AS provider) FROM raw")
+        con.execute(f"CREATE VIEW rows AS SELECT * REPLACE (coalesce(provider, '{LOCAL}') AS provider) FROM raw")
     else:
-        con.execute("CREATE VIEW rows AS SELECT *, 'local' AS provider FROM raw")
-    con.execute("CREATE VIEW seats AS SELECT * REPLACE (CASE WHEN provider = 'local' THEN model "
+        con.execute(f"CREATE VIEW rows AS SELECT *, '{LOCAL}' AS provider FROM raw")
+    con.execute(f"CREATE VIEW seats AS SELECT * REPLACE (CASE WHEN provider = '{LOCAL}' THEN model "
                 "ELSE provider || ':' || model END AS model), model AS model_id FROM rows")
     return con
 

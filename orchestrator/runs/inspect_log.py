@@ -16,8 +16,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from orchestrator.core import Core
+from orchestrator.provider_kinds import LOCAL, UNPAID
 from orchestrator.runs import kinds
-from orchestrator.runs.lifecycle import ACTIVE
+from orchestrator.runs.lifecycle import ACTIVE, CANCELLED, FAILED
 from orchestrator.runs.pages.transcript import every_turn
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prompt import compose_directions
@@ -43,7 +44,7 @@ def _reply_message(seat: dict, reply: str | None, n: int):
     from inspect_ai.tool import ToolCall
 
     text, calls = reply or "", []
-    if seat["provider"] not in ("agent", "local") and (seat.get("format") or "tools") == "tools" and reply:
+    if seat["provider"] not in UNPAID and (seat.get("format") or "tools") == "tools" and reply:
         try:
             raw = json.loads(reply)
         except ValueError:
@@ -69,7 +70,7 @@ def _messages_and_events(kind, seat: dict, turns: list[dict], shown: dict, at_ms
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
     messages, events = [], []
-    if seat["provider"] == "local":  # a scripted seat is told nothing
+    if seat["provider"] == LOCAL:  # a scripted seat is told nothing
         system = None
     elif seat["provider"] == "agent":  # an agent seat is handed its directions with every turn
         system = compose_directions(seat.get("skills") or [], seat.get("instructions")) or None
@@ -148,7 +149,7 @@ def _samples(core: Core, row, epoch: int) -> list:
                       "status": row["status"], "stop_reason": row["stop_reason"], "turns": seat.get("turns"),
                       "skills": [s["id"] for s in seat.get("skills") or []], "roster": _public_roster(roster),
                       "links": view["links"]},
-            model_usage={model_name(seat): _usage(seat)} if seat["provider"] not in ("local", "agent") else {},
+            model_usage={model_name(seat): _usage(seat)} if seat["provider"] not in UNPAID else {},
             started_at=_iso(view["started_at_ms"]), completed_at=_iso(view["finished_at_ms"]),
             error=EvalError(message=f"{error['error']}: {error['message']}", traceback="", traceback_ansi="")
             if error else None))
@@ -172,9 +173,9 @@ def _status(rows) -> str:
     statuses = {r["status"] for r in rows}
     if statuses & set(ACTIVE):
         return "started"
-    if "failed" in statuses:
+    if FAILED in statuses:
         return "error"
-    return "cancelled" if statuses == {"cancelled"} else "success"
+    return "cancelled" if statuses == {CANCELLED} else "success"
 
 
 def eval_log(core: Core, rows: list, log_id: str) -> bytes:
@@ -190,7 +191,7 @@ def eval_log(core: Core, rows: list, log_id: str) -> bytes:
     usage: dict = {}
     for r in rows:
         for seat in json.loads(r["roster"]):
-            if seat["provider"] in ("local", "agent"):
+            if seat["provider"] in UNPAID:
                 continue
             u, name = _usage(seat), model_name(seat)
             usage[name] = usage[name] + u if name in usage else u

@@ -25,14 +25,12 @@ from typing import Iterator
 from orchestrator.errors import DomainError, envelope
 from orchestrator.listeners import Listeners
 from orchestrator.seats.ledger import Ledger
+# The statuses are defined in orchestrator.statuses, below play/; the runs' readers name them here too.
+from orchestrator.statuses import (ACTIVE, CANCELLED, FAILED, FINISHED, IN_WORLD, LAUNCHING, QUEUED, RUNNING,
+                                   TERMINAL)
 
 log = logging.getLogger("studio.lifecycle")
 
-ACTIVE = ("queued", "launching", "running")
-TERMINAL = ("finished", "failed", "cancelled")
-STATUSES = ACTIVE + TERMINAL
-IN_WORLD = ("launching", "running")  # handed to the dispatcher, not yet ended
-SCORED = ("finished", "cancelled")  # ended with a match: a cancelled run's played ticks are archived and scored
 
 
 # A model run whose match keeps taking its worker down fails rather than resume for ever.
@@ -48,30 +46,30 @@ class Transition:
 
 
 TRANSITIONS = {t.name: t for t in (
-    Transition("claim", ("queued",), ("launching",),
+    Transition("claim", (QUEUED,), (LAUNCHING,),
                "the dispatcher claims the oldest queued runs of a kind for free worker slots"),
-    Transition("handed", ("launching",), None,
+    Transition("handed", (LAUNCHING,), None,
                "a worker holds the run (it may wait there behind another job); its match id is recorded"),
-    Transition("began", ("launching",), ("running",), "its worker began playing it: start time, live tick 0"),
-    Transition("tick", ("running",), None, "the tick its worker reached"),
+    Transition("began", (LAUNCHING,), (RUNNING,), "its worker began playing it: start time, live tick 0"),
+    Transition("tick", (RUNNING,), None, "the tick its worker reached"),
     Transition("metered", IN_WORLD, None,
                "a model run's seat usage, turns and spend so far, written by the recorder every tick"),
     Transition("recorded", IN_WORLD, None,
                "a model seat's turn as it happened (transcript row, what it played) with the seat's usage "
                "and turns so far, written by the recorder as each answer arrives"),
     Transition("ask_cancel", IN_WORLD, None, "a cancel: its worker stops at the next tick boundary"),
-    Transition("requeue", IN_WORLD, ("queued",),
+    Transition("requeue", IN_WORLD, (QUEUED,),
                "a replay: a scripted run whose worker went away, or a job that never started"),
-    Transition("resume", IN_WORLD, ("queued",),
+    Transition("resume", IN_WORLD, (QUEUED,),
                "a model run whose worker or service went away, or that stopped at a tick boundary for a "
                "shutdown: queued again, to replay its recorded turns and play on"),
     Transition("ended", IN_WORLD, TERMINAL, "its worker's outcome, with what it played and metered"),
-    Transition("fail", IN_WORLD, ("failed",), "the match could not be played, or a model run lost its worker "
+    Transition("fail", IN_WORLD, (FAILED,), "the match could not be played, or a model run lost its worker "
                f"more than {MAX_RESUMES} times; what the recorder metered stays"),
-    Transition("cancel_queued", ("queued",), ("cancelled",), "a cancel before any worker: nothing played"),
-    Transition("cancel_unplayed", IN_WORLD, ("cancelled",),
+    Transition("cancel_queued", (QUEUED,), (CANCELLED,), "a cancel before any worker: nothing played"),
+    Transition("cancel_unplayed", IN_WORLD, (CANCELLED,),
                "a run asked to cancel whose worker went away before it archived anything"),
-    Transition("series_stopped", ("queued",), ("cancelled",),
+    Transition("series_stopped", (QUEUED,), (CANCELLED,),
                "a trial its series will not play: precise enough, or its budget spent (stop_reason series_stopped)"),
 )}
 
@@ -148,7 +146,7 @@ def _in(c: sqlite3.Connection, name: str, run_ids: list[str]) -> set[str]:
 
 def began(c: sqlite3.Connection, run_id: str, started_at_ms: int) -> bool:
     """launching -> running: its worker began playing it."""
-    return _move(c, "began", run_id, "status = 'running', started_at_ms = ?, live_tick = 0", (started_at_ms,))
+    return _move(c, "began", run_id, f"status = '{RUNNING}', started_at_ms = ?, live_tick = 0", (started_at_ms,))
 
 
 def tick(c: sqlite3.Connection, run_id: str, live_tick: int) -> bool:
@@ -219,14 +217,14 @@ def ask_cancel(c: sqlite3.Connection, run_id: str) -> bool:
 def requeue(c: sqlite3.Connection, run_id: str) -> bool:
     """launching | running -> queued: a replay of a scripted run, or a job that never started."""
     return _move(c, "requeue", run_id,
-                 "status = 'queued', match_id = NULL, started_at_ms = NULL, live_tick = NULL", ())
+                 f"status = '{QUEUED}', match_id = NULL, started_at_ms = NULL, live_tick = NULL", ())
 
 
 def resume(c: sqlite3.Connection, run_id: str, counted: bool = True) -> bool:
     """launching | running -> queued for a model run: its recorded turns and metered usage stay, and the
     worker that takes it next replays them before it asks any model again. counted: a fault (a lost
     worker or service), which counts towards MAX_RESUMES; a shutdown's stop does not."""
-    return _move(c, "resume", run_id, "status = 'queued', match_id = NULL, live_tick = NULL, "
+    return _move(c, "resume", run_id, f"status = '{QUEUED}', match_id = NULL, live_tick = NULL, "
                  f"resumes = resumes + {int(counted)}", ())
 
 
@@ -269,26 +267,26 @@ METERED_TURNS = "(SELECT COALESCE(SUM(json_extract(value, '$.usage.agent_turns')
 def fail(c: sqlite3.Connection, run_id: str, message: str, now_ms: int) -> bool:
     """launching | running -> failed with what was metered as it played (model runs' usage and spend
     are written every tick by `metered`); nothing else is settled."""
-    return _move(c, "fail", run_id, "status = 'failed', stop_reason = 'failed', error = ?, "
+    return _move(c, "fail", run_id, f"status = '{FAILED}', stop_reason = 'failed', error = ?, "
                  f"turns_settled = {METERED_TURNS}, finished_at_ms = ?", (error_json(message), now_ms))
 
 
 def cancel_queued(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
     """queued -> cancelled, nothing played."""
-    return _move(c, "cancel_queued", run_id, "status = 'cancelled', stop_reason = 'cancelled', turns_settled = 0, "
+    return _move(c, "cancel_queued", run_id, f"status = '{CANCELLED}', stop_reason = 'cancelled', turns_settled = 0, "
                  "finished_at_ms = ?", (now_ms,))
 
 
 def series_stopped(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
     """queued -> cancelled for a trial a stopped series leaves unplayed: its reservation is released
     (a trial queued again to resume keeps what it metered before)."""
-    return _move(c, "series_stopped", run_id, "status = 'cancelled', stop_reason = 'series_stopped', "
+    return _move(c, "series_stopped", run_id, f"status = '{CANCELLED}', stop_reason = 'series_stopped', "
                  f"turns_settled = {METERED_TURNS}, finished_at_ms = ?", (now_ms,))
 
 
 def cancel_unplayed(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
     """launching | running -> cancelled for a run whose worker is gone before it archived anything."""
-    return _move(c, "cancel_unplayed", run_id, "status = 'cancelled', stop_reason = 'cancelled', "
+    return _move(c, "cancel_unplayed", run_id, f"status = '{CANCELLED}', stop_reason = 'cancelled', "
                  f"turns_settled = {METERED_TURNS}, match_id = NULL, live_tick = NULL, finished_at_ms = ?", (now_ms,))
 
 
@@ -301,15 +299,15 @@ def lost(c: sqlite3.Connection, row: sqlite3.Row, why: str, now_ms: int, resumab
     metered. Returns the status it went to."""
     if row["cancel_requested"]:
         cancel_unplayed(c, row["id"], now_ms)
-        return "cancelled"
-    if row["scripted"] or row["status"] == "launching":
+        return CANCELLED
+    if row["scripted"] or row["status"] == LAUNCHING:
         requeue(c, row["id"])
-        return "queued"
+        return QUEUED
     if resumable and row["resumes"] < MAX_RESUMES:
         resume(c, row["id"], counted)
-        return "queued"
+        return QUEUED
     fail(c, row["id"], why, now_ms)
-    return "failed"
+    return FAILED
 
 
 def cancel(c: sqlite3.Connection, run_id: str, now_ms: int) -> str:
@@ -319,9 +317,9 @@ def cancel(c: sqlite3.Connection, run_id: str, now_ms: int) -> str:
     Returns the status the run was in."""
     row = c.execute("SELECT status, match_id FROM runs WHERE id = ?", (run_id,)).fetchone()
     status = row["status"]
-    if status == "queued":
+    if status == QUEUED:
         cancel_queued(c, run_id, now_ms)
-    elif status == "launching" and row["match_id"] is None:
+    elif status == LAUNCHING and row["match_id"] is None:
         raise DomainError("run_launching", "the run is being handed to the world; retry the cancel in a few seconds")
     elif status in IN_WORLD:
         ask_cancel(c, run_id)
@@ -352,11 +350,11 @@ def series_status(counts: Counter) -> str:
     while any is still to play, then cancelled or failed if every run did, else finished."""
     total = sum(counts.values())
     if any(counts[s] for s in ACTIVE):
-        return "running" if total > counts["queued"] else "queued"
-    for status in ("cancelled", "failed"):
+        return RUNNING if total > counts[QUEUED] else QUEUED
+    for status in (CANCELLED, FAILED):
         if counts[status] == total:
             return status
-    return "finished"
+    return FINISHED
 
 
 class Ends:

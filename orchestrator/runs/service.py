@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from analytics.precision import precision_half_width
+from orchestrator import statuses
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -123,7 +124,7 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
             c.execute(
                 "INSERT INTO runs (id, account_id, launch_id, batch_id, trial, name, status, scenario_id, "
                 "scenario_hash, scripted, effective, roster, cap_usd, turns_reserved, created_at_ms, grading, "
-                "grading_status) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"grading_status) VALUES (?, ?, ?, ?, ?, ?, '{lifecycle.QUEUED}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, principal.account_id, batch_id or run_id, batch_id, k, name, adm.scenario.id,
                  adm.scenario.hash, int(adm.scripted), json.dumps(eff), json.dumps(adm.seats), adm.spend_cap_usd,
                  per_run_turns, now, *grading))
@@ -166,7 +167,7 @@ def get_run(core: Core, principal: Principal, run_id: str) -> dict:
 
 
 _DIGITS = re.compile(r"[0-9]+")  # a cursor: ASCII only, as str.isdigit() also takes '²', which int() refuses
-STATUSES = lifecycle.STATUSES
+STATUSES = statuses.STATUSES
 
 
 def list_runs(core: Core, principal: Principal, *, status: str | None = None, scenario_id: str | None = None,
@@ -202,7 +203,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
         return {"ok": True, "cancelled": False, "run": run_view(row)}
     with core.store.write() as c:
         status = lifecycle.cancel(c, run_id, core.clock.now_ms())
-    if status == "queued":
+    if status == lifecycle.QUEUED:
         archiving.cancelled_in_queue(core, run_id)
     elif status in lifecycle.IN_WORLD:
         d = core.dispatcher

@@ -7,6 +7,7 @@ import sqlite3
 from engine.arena.games import GAMES
 from engine.arena.results import explain
 from orchestrator.grading import plan as grading
+from orchestrator.statuses import RUNNING
 
 
 def links(match_id: str | None) -> dict | None:
@@ -19,7 +20,7 @@ def links(match_id: str | None) -> dict | None:
 def run_view(row: sqlite3.Row) -> dict:
     eff = json.loads(row["effective"])
     eff.setdefault("fork", None)  # CONTRACT.md section 16: null for a run that is not a fork
-    running = row["status"] == "running"
+    running = row["status"] == RUNNING
     return {
         "run_id": row["id"],
         "match_id": row["match_id"],

@@ -17,6 +17,7 @@ import json
 
 from orchestrator.seats import keys
 from orchestrator.errors import DomainError
+from orchestrator.provider_kinds import UNPAID
 from orchestrator.seats.limits import configured_cap
 from orchestrator.seats.player import Credential
 from orchestrator.seats.prices import PriceTable
@@ -45,7 +46,7 @@ def seat_funding(index: int, seat: dict, *, account_keys, sponsors, email_verifi
     provider, _ = resolve_provider(index, seat)
     model = seat.get("model")
     label = seat_label(index, seat)
-    if provider in ("local", "agent"):  # a scripted policy, or the account's own program: no key
+    if provider in UNPAID:  # a scripted policy, or the account's own program: no key
         return "free"
     if provider in _held(account_keys):
         return "account"

@@ -26,12 +26,13 @@ from orchestrator import datadir, egress
 from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError
+from orchestrator.provider_kinds import UNPAID
 from orchestrator.seats.probe import check
 
 PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6: keyed
 # every provider a seat may name; local plays scripted policies, agent the account's own program
 # (CONTRACT.md section 13); neither needs a key
-ROUTED = PROVIDERS + ("local", "agent")
+ROUTED = PROVIDERS + UNPAID
 NEEDS_BASE_URL = ("ollama", "openai-compatible")
 KEYLESS = ("ollama",)  # a local Ollama checks no key; one can still be stored for a proxy in front of it
 PLATFORM = "platform"

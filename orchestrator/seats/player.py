@@ -40,6 +40,7 @@ from orchestrator.seats.client import PooledClient, new_client
 from orchestrator.seats.providers import make_chat
 from orchestrator.seats.recording import OFF_RECORD, Recorder, nothing_to_replay
 from orchestrator.seats.turn import TurnRecord, actions_json
+from orchestrator.statuses import CANCELLED, DRAINED
 
 
 def raw_reply(reply) -> str:
@@ -295,12 +296,12 @@ class ModelSeats:
                       should_drain) -> tuple[str, float]:
         while not match.done:
             if should_stop():
-                return "cancelled", ledger.usd
+                return CANCELLED, ledger.usd
             if should_drain():  # the service stops: at this tick boundary every answered turn is recorded
-                return "drained", ledger.usd
+                return DRAINED, ledger.usd
             report = await self._tick(match, players, should_stop, self._stopped)
             if report is None:  # cancelled while waiting on providers: that tick is not played
-                return "cancelled", ledger.usd
+                return CANCELLED, ledger.usd
             on_tick(match.tick)
             if not report.replayed:  # the live tick; a replayed one changed nothing
                 await self.recorder.report(match.tick, self._totals(match, job, players))

@@ -42,6 +42,7 @@ from orchestrator.seats.actions import tool_specs
 from orchestrator.seats.families import reasoning_on
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
 from orchestrator.seats.chat import DEFAULT_MAX_TOKENS
+from orchestrator.provider_kinds import LOCAL, UNPAID
 
 CHARS_PER_TOKEN = 4
 OBS_CHARS = 900            # a rendered observation with a few goods, agents and offers in view
@@ -85,7 +86,7 @@ class PriceTable:
     def lookup(self, provider: str | None, model: str) -> tuple[float, float, str]:
         """(USD per M input, USD per M output, source: table, fallback or free)."""
         provider = provider or "router"
-        if provider in ("local", "agent") or provider in self.free_providers:  # an agent pays its own inference
+        if provider in UNPAID or provider in self.free_providers:  # an agent pays its own inference
             return 0.0, 0.0, "free"
         name = self._match(provider, model)
         return (*self.models[name], "table") if name else (*self.fallback, "fallback")
@@ -201,7 +202,7 @@ def estimate(roster: list[dict], season_ticks: int, trials: int = 1, *, prices: 
     for i, seat in enumerate(roster):
         provider = seat.get("provider") or "router"
         pin, pout, source = prices.lookup(provider, seat["model"])
-        if source == "free" and provider in (key_prices or {}) and provider != "local":
+        if source == "free" and provider in (key_prices or {}) and provider != LOCAL:
             pin, pout, source = *key_prices[provider], "key"  # a self-hosted server that charges
         if source == "free":
             lo = hi = 0.0

@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine.rules import POLICIES
 from engine.scenario import local_policy
 from orchestrator.errors import DomainError
+from orchestrator.provider_kinds import LOCAL
 from orchestrator.seats.keys import ROUTED
 
 
@@ -20,11 +21,11 @@ def seat_label(index: int, seat: dict) -> str:
 def resolve_provider(index: int, seat: dict) -> tuple[str, str | None]:
     """(provider, policy): policy is the scripted policy of a local seat, None for model seats."""
     model = seat.get("model") if isinstance(seat.get("model"), str) else ""
-    provider = seat.get("provider") or ("local" if local_policy(model) is not None else "router")
+    provider = seat.get("provider") or (LOCAL if local_policy(model) is not None else "router")
     if provider not in ROUTED:
         raise DomainError("bad_provider", f"{seat_label(index, seat)}: provider '{provider}' is not routed; "
                           f"send one of {', '.join(ROUTED)}")
-    if provider != "local":
+    if provider != LOCAL:
         return provider, None
     policy = local_policy(model)
     if policy not in POLICIES:

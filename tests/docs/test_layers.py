@@ -30,7 +30,7 @@ LEVELS = {
         ("grading", "accounts", "mail"),
         ("core", "envspec"),
         ("archive_config", "egress", "ratelimit", "validation"),
-        ("store", "clock", "datadir", "errors", "ids", "lastused", "listeners", "plans"),
+        ("store", "clock", "datadir", "errors", "ids", "lastused", "listeners", "plans", "provider_kinds", "statuses"),
     ),
     "orchestrator.runs": (
         ("exports",),

@@ -6,10 +6,17 @@ import io
 import pyarrow.parquet as pq
 import pytest
 
+from analytics.archive.format import LOCAL_PROVIDER
 from analytics.compare import compare_configs
 from analytics.data import open_data_dir
 from api.python import Studio
+from orchestrator.provider_kinds import LOCAL
 from tests.runs.conftest import account, local_body, wait_terminal
+
+
+def test_the_archive_names_scripted_seats_with_the_orchestrators_provider_kind():
+    # the archive's seat rows and the analysis views over them read scripted seats by this one word
+    assert LOCAL_PROVIDER == LOCAL
 
 
 @pytest.fixture(scope="module")

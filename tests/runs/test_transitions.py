@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator import statuses
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs import lifecycle
@@ -175,7 +176,7 @@ def test_every_transition_of_the_table_has_a_function():
     assert set(CALLS) == set(lifecycle.TRANSITIONS)
 
 
-@pytest.mark.parametrize("status", lifecycle.STATUSES)
+@pytest.mark.parametrize("status", statuses.STATUSES)
 @pytest.mark.parametrize("name", list(lifecycle.TRANSITIONS))
 def test_each_transition_moves_exactly_the_runs_in_the_states_it_leaves(tmp_path, name, status):
     t = lifecycle.TRANSITIONS[name]
@@ -191,7 +192,7 @@ def test_each_transition_moves_exactly_the_runs_in_the_states_it_leaves(tmp_path
         assert not moved and after == before
 
 
-@pytest.mark.parametrize("status", lifecycle.STATUSES)
+@pytest.mark.parametrize("status", statuses.STATUSES)
 def test_a_cancel_does_what_the_rule_says_in_each_status(tmp_path, status):
     core, rid = _run_in(tmp_path, status)
     before = dict(core.store.one("SELECT * FROM runs WHERE id = ?", (rid,)))

@@ -30,6 +30,7 @@ from orchestrator.seats.families import reasoning_on, request_problem
 from orchestrator.seats.ledger import new_usage
 from orchestrator.seats.turn import new_turns
 from orchestrator.seats.seat import seat_label
+from orchestrator.provider_kinds import LOCAL, UNPAID
 
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
 # Spend caps are clamped into the plan's range (USD); an omitted cap gets the top of the range.
@@ -115,7 +116,7 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
         name = names[k]
         fmt = agent_roster.FORMAT if agent else seat_format(k, seat, provider,
                                                                       tool_calls.missing(provider, seat["model"]))
-        max_tokens = seat.get("max_tokens") or (None if provider in ("local", agent_roster.AGENT) else
+        max_tokens = seat.get("max_tokens") or (None if provider in UNPAID else
                                                 DEFAULT_MAX_TOKENS["on" if reasoning_on(seat.get("reasoning")) else "off"])
         problem = max_tokens and request_problem(provider, seat, max_tokens)  # what the provider would refuse
         if problem:
@@ -128,9 +129,9 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
             "format": fmt, "skills": skills,
             "instructions": instructions, "scaffold": seat_layer.scaffold(provider, fmt, directions),
             "usage": new_usage(),
-            "turns": None if provider == "local" else new_turns(),
+            "turns": None if provider == LOCAL else new_turns(),
         })
-        if provider == "local" and directions:
+        if provider == LOCAL and directions:
             # recorded and tagged in the scaffold so the run says what was sent, but a policy reads no text
             out[-1]["note"] = LOCAL_DIRECTIONS_NOTE
     return out
@@ -261,7 +262,7 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
         seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal), table=table)
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
     seat_layer.check(core, principal, scen.kind.funded(seats), est)
-    scripted = all(s["provider"] == "local" for s in seats)
+    scripted = all(s["provider"] == LOCAL for s in seats)
     name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,

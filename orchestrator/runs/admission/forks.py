@@ -26,12 +26,13 @@ from orchestrator.play.fork import played_config, played_policies
 from orchestrator.runs import kinds
 from orchestrator.runs.admission import seats as seat_layer
 from orchestrator.runs.admission.body import HINTS, Seat
-from orchestrator.runs.lifecycle import SCORED
+from orchestrator.statuses import SCORED
 from orchestrator.runs.kinds.world import Scenario
 from orchestrator.seats.funding import seat_funding
 from orchestrator.seats.ledger import new_usage
 from orchestrator.seats.turn import new_turns
 from orchestrator.validation import parse
+from orchestrator.provider_kinds import LOCAL
 
 FIELDS = ("run_id", "tick", "seats", "control")
 NOT_WITH_FORK = ("roster", "env", "season_ticks", "seed_mode")  # the original's, or drawn for the fork
@@ -118,7 +119,7 @@ class Fork:
 def _kept(seat: dict) -> dict:
     """A seat kept from the original: its entry as played, its usage and counts started afresh."""
     out = {k: v for k, v in seat.items() if k not in ("replied",)}
-    out.update(usage=new_usage(), funding=None, turns=None if seat["provider"] == "local" else new_turns())
+    out.update(usage=new_usage(), funding=None, turns=None if seat["provider"] == LOCAL else new_turns())
     return out
 
 
@@ -256,7 +257,7 @@ def record_launch(c: sqlite3.Connection, adm, batch_id: str | None, run_ids: lis
             seats = fork.control_seats
             c.execute("UPDATE runs SET roster = ?, scripted = ?, name = ?, grading = ?, grading_status = ? "
                       "WHERE id = ?",
-                      (json.dumps(seats), int(all(s["provider"] == "local" for s in seats)),
+                      (json.dumps(seats), int(all(s["provider"] == LOCAL for s in seats)),
                        f"{adm.name} (control, trial {k - trials + 1}/{trials})",
                        *launch_state(kinds.WORLD, seats, adm.body.get("grading")), run_id))
     if batch_id:

@@ -15,6 +15,7 @@ from orchestrator.seats.funding import launch_funding
 from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.prices import estimate as price_estimate
 from orchestrator.seats.probe import PROBED
+from orchestrator.provider_kinds import LOCAL
 
 LOCAL_SCAFFOLD = "local-policy-v1"
 
@@ -26,7 +27,7 @@ def compose_directions(skills: list[dict], instructions: str | None) -> str:
 def scaffold(provider: str, fmt: str, directions: str) -> str:
     if provider == agent_roster.AGENT:
         return agent_roster.scaffold(directions)
-    if provider == "local":  # scripted policies read no prompt, but the seat still records what it carried
+    if provider == LOCAL:  # scripted policies read no prompt, but the seat still records what it carried
         tag = prompt.scaffold(fmt, directions).partition("+")[2]
         return LOCAL_SCAFFOLD + (f"+{tag}" if tag else "")
     return prompt.scaffold(fmt, directions)

@@ -36,6 +36,7 @@ from orchestrator.runs.head.modelpool import ModelPool
 from orchestrator.runs.head.recorder import patience_s, start_recorder
 from orchestrator.runs.series import stopping
 from orchestrator.runs.series.summarizer import Summarizer
+from orchestrator.statuses import DRAINED, QUEUED
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray
 
 log = logging.getLogger("studio.dispatcher")
@@ -444,12 +445,12 @@ class Dispatcher:
 
         def step(c, these):
             for o in these:
-                if o["status"] == "drained":  # stopped at a tick boundary for a shutdown: resumes later
+                if o["status"] == DRAINED:  # stopped at a tick boundary for a shutdown: resumes later
                     lifecycle.resume(c, o["run_id"], counted=False)
                 elif o["run_id"] in kept:
                     lifecycle.keep_transcript(c, o["run_id"], kept[o["run_id"]])
-            lifecycle.ended_many(c, [o for o in these if o["status"] != "drained"], self.core.clock.now_ms())
-            return [o["run_id"] for o in these if o["status"] != "drained"]
+            lifecycle.ended_many(c, [o for o in these if o["status"] != DRAINED], self.core.clock.now_ms())
+            return [o["run_id"] for o in these if o["status"] != DRAINED]
         there = [o for o in outcomes if o["seats"] is None]
         if there:
             self._write(lambda c: step(c, there), f"record {len(there)} results")
@@ -475,7 +476,7 @@ class Dispatcher:
                 self.archive.remove_match(row["match_id"])
             went = lifecycle.lost(c, row, why, self.core.clock.now_ms(), resumable=kinds.of(row["scenario_id"]).resumable,
                                   counted=counted)
-            if went != "queued":
+            if went != QUEUED:
                 ended.append(row["id"])
         return ended  # the runs that ended: the caller exports them once committed
 

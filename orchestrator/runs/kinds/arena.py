@@ -14,6 +14,7 @@ from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.play import arena_seats
 from orchestrator.runs.kinds.world import Scenario
+from orchestrator.provider_kinds import LOCAL
 from orchestrator.seats.seat import ROUTED, seat_label
 
 ENV_FIELDS = ("seed", "turn_timeout_ms")
@@ -62,14 +63,14 @@ class Arena:
     def provider(self, k: int, seat: dict) -> str:
         """The world's providers, but `local` seats play this game's scripted seats and no built-in
         skill (written for the world) is taken."""
-        provider = seat.get("provider") or ("local" if seat["model"].startswith("local/") else "router")
+        provider = seat.get("provider") or (LOCAL if seat["model"].startswith("local/") else "router")
         if provider not in ROUTED:
             raise DomainError("bad_provider", f"{seat_label(k, seat)}: provider '{provider}' is not routed; "
                               f"send one of {', '.join(ROUTED)}")
         if any(str(s).startswith("builtin:") for s in seat.get("skills") or []):
             raise DomainError("bad_roster", f"{seat_label(k, seat)}: built-in skills are written for the world and "
                               "cannot play arena games; attach your own skills")
-        if provider == "local":
+        if provider == LOCAL:
             why = self.game.check(seat["model"])
             if why:
                 raise DomainError("bad_roster", f"{seat_label(k, seat)}: {why}")
@@ -87,9 +88,9 @@ class Arena:
         """The seats the launch's funding check sets: the model seats. The game's scripted seats are
         not world policies, and free."""
         for s in seats:
-            if s["provider"] == "local":
+            if s["provider"] == LOCAL:
                 s["funding"] = "free"
-        return [s for s in seats if s["provider"] != "local"]
+        return [s for s in seats if s["provider"] != LOCAL]
 
     def span_ms(self, adm, waves: int) -> dict:
         if adm.scripted:

@@ -25,7 +25,7 @@ from orchestrator.errors import DomainError
 from orchestrator.grading.read import public as public_decisions
 from orchestrator.play.world import field_meta, seat_specs
 from orchestrator.runs.pages import world_frames
-from orchestrator.runs.lifecycle import IN_WORLD
+from orchestrator.runs.lifecycle import IN_WORLD, RUNNING
 from orchestrator.runs.views import results_of
 from orchestrator.seats.prompt import skills_record
 
@@ -64,7 +64,7 @@ def progress(core: Core, match_id: str) -> dict:
     row = _row(core, match_id)
     eff = json.loads(row["effective"])
     d = core.dispatcher
-    frame = d.live_frames.get(row["id"]) if d is not None and row["status"] == "running" else None
+    frame = d.live_frames.get(row["id"]) if d is not None and row["status"] == RUNNING else None
     return {"status": row["status"], "tick": row["live_tick"] or 0, "season_ticks": eff["season_ticks"],
             "frame": frame}
 
@@ -166,7 +166,7 @@ def log_text(core: Core, match_id: str) -> str:
     row = _row(core, match_id)
     cols, meta = _events(core, match_id)
     if cols is None:
-        if row["status"] == "running":
+        if row["status"] == RUNNING:
             return f"{row['name']}: the match is still playing; the play-by-play appears when it is archived.\n"
         return f"{row['name']}: {row['status']}; no play-by-play was archived for this match.\n"
     return play_by_play(row["name"], match_id, cols, meta)

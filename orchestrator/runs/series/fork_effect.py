@@ -9,7 +9,7 @@ import json
 from analytics import choice, paired, stats
 from engine.rubric import DIMENSIONS
 from orchestrator.core import Core
-from orchestrator.runs.lifecycle import SCORED
+from orchestrator.statuses import SCORED
 
 METRICS = ("fitness_index", *DIMENSIONS)
 

@@ -19,6 +19,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from orchestrator import statuses
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -77,7 +78,7 @@ def _state(core: Core, batch) -> State:
     batch = core.store.one("SELECT * FROM batches WHERE id = ?", (batch["id"],))
     rows = core.store.all("SELECT id, status, match_id, grading_status FROM runs WHERE batch_id = ? ORDER BY trial",
                           (batch["id"],))
-    scored = [r for r in rows if r["match_id"] and r["status"] in lifecycle.SCORED]
+    scored = [r for r in rows if r["match_id"] and r["status"] in statuses.SCORED]
     kept = core.store.one("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch["id"],))
     spend = core.store.one("SELECT COALESCE(SUM(spend_usd), 0) AS usd, COALESCE(SUM(stop_reason = 'cancelled'), 0) "
                            "AS cancelled FROM runs WHERE batch_id = ?", (batch["id"],))

@@ -24,6 +24,7 @@ from typing import Iterable
 import numpy as np
 
 from analytics import sequence
+from orchestrator import statuses
 from orchestrator.runs import lifecycle
 from orchestrator.runs.series.until import SCALES, Stopping
 
@@ -63,7 +64,7 @@ def samples(c: sqlite3.Connection, batch) -> list[Sample]:
     over the series' scored trials in the order they ended."""
     metric = json.loads(batch["until"])["metric"]
     rows = c.execute("SELECT results FROM runs WHERE batch_id = ? AND results IS NOT NULL AND status IN "
-                     f"{lifecycle.SCORED} ORDER BY finished_at_ms, seq", (batch["id"],)).fetchall()
+                     f"{statuses.SCORED} ORDER BY finished_at_ms, seq", (batch["id"],)).fetchall()
     by_seat: dict[int, list[float]] = {}
     anchors: set[int] = set()
     for r in rows:
@@ -105,7 +106,8 @@ def _budget(c: sqlite3.Connection, batch, leaving: Iterable[str] = ()) -> tuple[
     row = c.execute(
         "SELECT COALESCE(SUM(spend_usd), 0) AS spent, "
         f"COALESCE(SUM(CASE WHEN {holding} THEN MAX(COALESCE(cap_usd, 0) - spend_usd, 0) ELSE 0 END), 0) AS held, "
-        f"COALESCE(SUM(status IN {lifecycle.IN_WORLD}), 0) AS playing, COALESCE(SUM(status = 'queued'), 0) AS queued "
+        f"COALESCE(SUM(status IN {lifecycle.IN_WORLD}), 0) AS playing, "
+        f"COALESCE(SUM(status = '{lifecycle.QUEUED}'), 0) AS queued "
         "FROM runs WHERE batch_id = ?", (*leaving, batch["id"])).fetchone()
     held = row["held"] if batch["trial_spends"] else 0.0
     return batch["budget_usd"] - row["spent"] - held, row["playing"], row["queued"]
@@ -114,7 +116,7 @@ def _budget(c: sqlite3.Connection, batch, leaving: Iterable[str] = ()) -> tuple[
 def stop(c: sqlite3.Connection, batch_id: str, reason: str, now_ms: int) -> list[str]:
     """Cancel the series' queued trials (series_stopped) and record why; returns the runs it ended.
     A series with nothing left in the queue is not stopped: it played its ceiling."""
-    queued = [r["id"] for r in c.execute("SELECT id FROM runs WHERE batch_id = ? AND status = 'queued'",
+    queued = [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE batch_id = ? AND status = '{lifecycle.QUEUED}'",
                                          (batch_id,)).fetchall()]
     if not queued:
         return []
@@ -134,7 +136,8 @@ def _budgeted(c: sqlite3.Connection, batch_ids: Iterable[str]) -> dict[str, sqli
 def held(c: sqlite3.Connection, scripted: bool, now_ms: int) -> tuple[tuple[str, ...], list[str]]:
     """(series not to claim from now, runs ended by stopping series whose budget is spent)."""
     waiting = [r["batch_id"] for r in c.execute(
-        "SELECT DISTINCT batch_id FROM runs WHERE status = 'queued' AND scripted = ? AND batch_id IS NOT NULL",
+        f"SELECT DISTINCT batch_id FROM runs WHERE status = '{lifecycle.QUEUED}' AND scripted = ? "
+        "AND batch_id IS NOT NULL",
         (int(scripted),)).fetchall()]
     out, ended = [], []
     for batch_id, batch in _budgeted(c, waiting).items():
