@@ -70,4 +70,4 @@ def test_the_console_estimate_reads_one_run_and_a_series():
     one = template.render(est={**base, "trials": 1, "precision": _precision(1)})
     assert "one run gives no interval: it may land ±19.6 points" in one
     four = template.render(est={**base, "trials": 4, "precision": _precision(4)})
-    assert f"mean fitness within ±{_precision(4)['half_width_95']:.1f} points" in four
+    assert f"mean fitness index within ±{_precision(4)['half_width_95']:.1f} points" in four

@@ -1,6 +1,8 @@
 """A fork of a model run (CONTRACT.md section 16): kept model seats are asked again from tick k with
 their memory as it stood (their last turns, from the original's transcript), a seat handed to a
 model starts with none; only the ticks from k are metered. A real fake provider on 127.0.0.1."""
+import re
+
 import pytest
 
 from tests.runs.conftest import wait_terminal
@@ -17,14 +19,16 @@ def fake():
 
 
 def _texts(body: dict) -> list[tuple[str, str]]:
-    """(role, text) of a request's messages, tool call ids left out (a restored turn numbers its calls)."""
+    """(role, text) of a request's messages, tool call ids left out (a restored turn numbers its calls)
+    and seat 2's name blanked: the fork hands that seat to another player, whose name a kept seat sees
+    once seat 2 comes into its view (the run's seed is drawn, so whether it does varies)."""
     out = []
     for m in body["messages"]:
         content = m.get("content")
         if isinstance(content, list):
             content = " ".join(b.get("text", "") or str(b.get("input", "")) for b in content if isinstance(b, dict))
         calls = [(c["function"]["name"], c["function"]["arguments"]) for c in m.get("tool_calls") or []]
-        out.append((m["role"], f"{content or ''} {calls or ''}".strip()))
+        out.append((m["role"], re.sub(r"#2 [^\s,;)]+", "#2 _", f"{content or ''} {calls or ''}".strip())))
     return out
 
 

@@ -3,12 +3,13 @@
 import duckdb
 import pyarrow.parquet as pq
 
-from analytics.archive.layout import EVENTS_DIR, series_files
+from analytics.archive.layout import EVENTS_DIR, SEATS_DIR, series_archived, series_files
 from analytics.archive.materialize import materialize
 from analytics.archive.store import Archive
 from analytics.choice import METHOD_NAMES, method_for
 from engine.hashing import content_hash
 from tests.runs.conftest import local_body, wait_terminal
+from tests.waiting import until
 
 
 def test_launch_poll_finish_and_read_results(lab, srv):
@@ -178,6 +179,9 @@ def test_paired_series_replay_the_same_seeds_and_compare(lab, srv):
     a = [wait_terminal(lab, r)["run"]["effective"] for r in first["run_ids"]]
     b = [wait_terminal(lab, r)["run"]["effective"] for r in second["batch"]["run_ids"]]
     assert [(e["seed"], e["spawn_seed"]) for e in a] == [(e["seed"], e["spawn_seed"]) for e in b]
+    # a run's result is readable when it ends; its series' seat rows are published after (the head lands them)
+    for batch_id in (first["batch_id"], second["batch"]["batch_id"]):
+        until(lambda: series_archived(srv.data_dir, SEATS_DIR, batch_id), what=f"series {batch_id} published")
     data = open_data_dir(srv.data_dir)
     got = compare_configs(data, first["batch_id"], second["batch"]["batch_id"], 0)
     assert len(got["paired_on"]) == 3 and got["difference"]["n"] == 3
