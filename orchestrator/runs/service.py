@@ -16,7 +16,7 @@ from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
 from orchestrator.runs import lifecycle
 from orchestrator.runs.head import archiving
-from orchestrator.runs.admission import forks, ledger
+from orchestrator.runs.admission import forks, holdings
 from orchestrator.runs.series import stopping, until as until_body
 from orchestrator.runs.admission.admit import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
@@ -54,15 +54,15 @@ def _precision(trials: int) -> dict:
 def _check_room(c, principal: Principal, adm: Admission, history_limit: int, now_ms: int) -> dict:
     """The checks that depend on the account's other runs; raises the launch's code."""
     plan = principal.plan
-    if ledger.history(c, principal.account_id) + len(adm.trial_envs) > history_limit:
+    if holdings.history(c, principal.account_id) + len(adm.trial_envs) > history_limit:
         raise DomainError("run_history_full", f"the account holds {history_limit} runs, the platform's ceiling; "
                           "no further runs can be recorded")
-    queued = ledger.active_launches(c, principal.account_id)
+    queued = holdings.active_launches(c, principal.account_id)
     if queued >= plan["queued_runs"]:
         raise DomainError("too_many_runs", f"{queued} launches are queued or running; the {plan['name']} plan allows "
                           f"{plan['queued_runs']} at once. Wait for one to finish or cancel one")
-    t = ledger.turns(c, principal.account_id, now_ms)
-    left = ledger.remaining(plan, t)
+    t = holdings.turns(c, principal.account_id, now_ms)
+    left = holdings.remaining(plan, t)
     if left is not None and adm.agent_turns > left:
         raise DomainError("plan_quota", f"this launch needs {adm.agent_turns} agent turns (seats x ticks x trials); "
                           f"{left} of the month's {plan['agent_turns_per_month']} remain")
@@ -70,7 +70,7 @@ def _check_room(c, principal: Principal, adm: Admission, history_limit: int, now
 
 
 def _history_limit(core: Core) -> int:
-    return int((core.config.get("limits") or {}).get("run_history", ledger.RUN_HISTORY_DEFAULT))
+    return int((core.config.get("limits") or {}).get("run_history", holdings.RUN_HISTORY_DEFAULT))
 
 
 def _warnings(core: Core, adm: Admission) -> list[str]:

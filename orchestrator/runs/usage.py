@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
-from orchestrator.runs.admission import ledger
+from orchestrator.runs.admission import holdings
 from orchestrator.runs.admission.admit import SPEND_CAP_RANGE
 
 
@@ -47,15 +47,15 @@ def usage(core: Core, principal: Principal) -> dict:
            for month in sorted(months, reverse=True)]
     c = core.store.conn()
     now = core.clock.now_ms()
-    t = ledger.turns(c, principal.account_id, now)
+    t = holdings.turns(c, principal.account_id, now)
     plan = principal.plan
     lo, hi = SPEND_CAP_RANGE.get(plan["id"], (0.05, 50.0))
     tokens = c.execute("SELECT COUNT(*) FROM tokens WHERE account_id = ? AND revoked_at_ms IS NULL AND "
                        "(expires_at_ms IS NULL OR expires_at_ms > ?)", (principal.account_id, now)).fetchone()[0]
     return {"months": out, "allowances": {
-        "agent_turns": {"used": t["used"], "held": t["held"], "remaining": ledger.remaining(plan, t),
+        "agent_turns": {"used": t["used"], "held": t["held"], "remaining": holdings.remaining(plan, t),
                         "limit": plan["agent_turns_per_month"]},
-        "queued_runs": {"used": ledger.active_launches(c, principal.account_id), "limit": plan["queued_runs"]},
+        "queued_runs": {"used": holdings.active_launches(c, principal.account_id), "limit": plan["queued_runs"]},
         "spend_cap_usd": {"min": lo, "max": hi},
         "access_tokens": {"active": tokens, "limit": plan["access_tokens"]},
         "requests_per_minute": plan["requests_per_minute"],

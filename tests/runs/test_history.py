@@ -1,4 +1,4 @@
-"""Reads that must not slow down as runs pile up: the ledger a launch reads inside its write
+"""Reads that must not slow down as runs pile up: what an account holds, which a launch reads inside its write
 transaction (what it counts, and that an index answers it rather than the account's whole history,
 whose rows carry each run's results), and a page of one account's runs in one state."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint, verify
 from orchestrator.core import Core
 from orchestrator.runs import service
-from orchestrator.runs.admission import ledger
+from orchestrator.runs.admission import holdings
 
 
 def _run(c, account: str, k: int, status: str, finished_at_ms: int | None, reserved: int, settled: int | None,
@@ -33,7 +33,7 @@ def _core(tmp_path) -> tuple[Core, str, str]:
 def test_turns_queue_and_history_count_what_they_should(tmp_path):
     core, mine, other = _core(tmp_path)
     now = int(time.time() * 1000)
-    last_month = ledger.month_start_ms(now) - 1
+    last_month = holdings.month_start_ms(now) - 1
     with core.store.write() as c:
         _run(c, mine, 1, "finished", now, 100, 90)
         _run(c, mine, 2, "failed", now, 100, 40)
@@ -43,19 +43,19 @@ def test_turns_queue_and_history_count_what_they_should(tmp_path):
         _run(c, mine, 6, "launching", None, 50, None)
         _run(c, other, 7, "finished", now, 999, 999)
     c = core.store.conn()
-    assert ledger.turns(c, mine, now) == {"used": 130, "held": 650}
-    assert ledger.active_launches(c, mine) == 2
-    assert ledger.history(c, mine) == 6
-    assert ledger.turns(c, other, now) == {"used": 999, "held": 0}
+    assert holdings.turns(c, mine, now) == {"used": 130, "held": 650}
+    assert holdings.active_launches(c, mine) == 2
+    assert holdings.history(c, mine) == 6
+    assert holdings.turns(c, other, now) == {"used": 999, "held": 0}
 
 
-def test_the_ledger_reads_an_index_not_the_run_rows(tmp_path):
-    """Every statement the ledger sends is answered from a covering index: reading the rows meant
+def test_the_holdings_read_an_index_not_the_run_rows(tmp_path):
+    """Every statement the holdings read sends is answered from a covering index: reading the rows meant
     reading each run's results on the way to finished_at_ms, for every run the account ever had."""
     core, mine, _ = _core(tmp_path)
     c = core.store.conn()
     now = core.clock.now_ms()
-    plans = _plans(c, lambda: (ledger.turns(c, mine, now), ledger.active_launches(c, mine), ledger.history(c, mine)))
+    plans = _plans(c, lambda: (holdings.turns(c, mine, now), holdings.active_launches(c, mine), holdings.history(c, mine)))
     assert len(plans) == 4
     for sql, plan in plans:
         assert "USING COVERING INDEX" in plan and "SCAN runs" not in plan, (sql, plan)
