@@ -33,6 +33,8 @@ def test_build_launch_watch_and_open_results(page, playing):
     expect(page.get_by_test_id("result-row").filter(has_text="local/honest-trader")).to_have_count(1)
     # one name per seat, its API index: the builder's row 0, the run's results, the public report
     expect(page.get_by_test_id("result-row").filter(has_text="local/honest-trader")).to_contain_text("seat 0")
+    # the 0-100 index with the precision the public report uses
+    expect(page.get_by_test_id("result-fitness").first).to_have_text(re.compile(r"^\d{1,3}\.\d$"))
     expect(page.get_by_test_id("seat-row").first).to_contain_text("seat 0 · ")
     _shot(page, "run")
     link = page.get_by_test_id("match-link").first
@@ -229,6 +231,9 @@ def test_the_builder_shows_its_defaults_offers_models_and_asks_for_grading(page,
     assert taken and not any("{" in t or "action" in t for t in taken), taken
     regrets = [float(r) for r in page.get_by_test_id("graded-turn").locator("td:nth-child(4)").all_inner_texts()]
     assert regrets == sorted(regrets, reverse=True) and len(regrets) <= 10
+    # turns in words wrap inside their cells: the table reads without scrolling sideways
+    box = page.locator("div.scroll", has=page.get_by_test_id("graded-turns"))
+    assert box.evaluate("b => b.scrollWidth <= b.clientWidth + 1"), box.evaluate("b => [b.scrollWidth, b.clientWidth]")
     _shot(page, "graded-run")
     tick = page.get_by_test_id("graded-tick").first.inner_text()
     page.get_by_test_id("graded-tick").first.click()
