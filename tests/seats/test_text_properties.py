@@ -158,6 +158,8 @@ def archive_uri():
         yield d
 
 
+# a failing example's text can run past Hypothesis's repr limit: its warning would hide the failure itself
+@pytest.mark.filterwarnings("ignore:Generating overly large repr")
 @settings(max_examples=EXAMPLES, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
                                  HealthCheck.function_scoped_fixture])
