@@ -14,6 +14,7 @@ from orchestrator import accounts, console_auth
 from orchestrator.runs import service as runs_service
 from tests.console.conftest import sign_in_by_link
 from tests.console.test_console import _shot, fits_window
+from tests.console.test_console_replay import _ended
 from tests.waiting import until
 
 # a metric's field name shown to a person: lower-case words joined by underscores (fitness_index, legal_rate)
@@ -33,11 +34,6 @@ def _signed_in(browser, live, email: str):
     p = _principal(page, live)
     page.context.close()
     return p
-
-
-def _ended(live, p, run_id: str) -> dict:
-    return until(lambda: (r := runs_service.get_run(live.core, p, run_id))["run"]["status"] in
-                 ("finished", "cancelled", "failed") and r, 120, every=0.2, what="the run's end")
 
 
 @pytest.fixture(scope="module")
