@@ -37,10 +37,11 @@ serve: $(STAMP)
 simulate: $(STAMP)
 	$(BIN)/studio simulate --scenario svc:custom-base-v1
 
-# one process: measured on this 2-core machine, two xdist processes took 753 s against 597 s serial
-# (each starts its own Ray, servers and Stockfish, and they contend for the same two cores)
+# two processes (pytest-xdist), each one fixed half of the folders (tests/halves.py): the suite waits on
+# servers, providers and clocks about half its time, which the other process fills; `pytest` alone
+# runs it in one
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 # the fast tier alone (tests/tiers.py): no server, no Ray, no browser
 test-unit: $(STAMP)

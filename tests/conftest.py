@@ -4,7 +4,7 @@ import pytest
 
 from orchestrator import workers
 from orchestrator.workers import init_ray
-from tests import tiers
+from tests import halves, tiers
 
 # Ray's CPU count here is a scheduling pool, not cores: several test servers of this session hold
 # their workers at once (each asks for one or two), and a pool they exhaust hangs the next one.
@@ -35,6 +35,12 @@ def shared_srv(tmp_path_factory, ray_pool):
     s = start(tmp_path_factory.mktemp("played") / "data")
     yield s
     s.stop()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`pytest -n 2` (`make test`): each process runs one half of the folders (tests/halves.py)."""
+    return halves.scheduler(config, log)
 
 
 # before -m selects: the markers must be on the items when pytest's own hook reads them
