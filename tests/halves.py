@@ -1,6 +1,6 @@
 """`make test` runs the suite as two pytest processes (pytest-xdist, `-n 2`), each one fixed half of
 the folders: in one process the suite waits on servers, providers and timeouts for about half its time
-(the machine's two cores busy 49% of it), which the other process now fills. Halves by folder, not
+(the two cores half idle), which the other process now fills. Halves by folder, not
 test by test: each process starts the session's Ray and the shared servers only for the folders it
 holds, and a folder's tests run in their own order, as they do in one process. The halves are
 balanced by the folders' measured times; a new folder is placed in one by whoever adds it
