@@ -21,9 +21,18 @@ from orchestrator.archive_config import check_config
 from orchestrator.clock import Clock
 from orchestrator.egress import allow_list
 from orchestrator.lastused import LastUsed
-from orchestrator.plans import load_plans, read_config
+from orchestrator.plans import ConfigError, load_plans, read_config
 from orchestrator.ratelimit import AddressLimiter, TokenLimiter
-from orchestrator.store import Store
+from orchestrator.store import BUSY_TIMEOUT_S, Store
+
+
+def busy_timeout_s(config: dict) -> float:
+    """config.toml's `[store] busy_timeout_s`, checked when the service opens (a bad value stops it)."""
+    value = (config.get("store") or {}).get("busy_timeout_s", BUSY_TIMEOUT_S)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 600:
+        raise ConfigError(f"config.toml [store] busy_timeout_s: should be a number of seconds, more than 0 "
+                          f"and at most 600 (got {value!r})")
+    return float(value)
 
 
 class RunEnds(Protocol):
@@ -99,8 +108,8 @@ class Core:
     def open(cls, data_dir: str | Path, *, refused_per_address_per_minute: int | None = None,
              clock: Clock | None = None) -> "Core":
         """Create the data dir if needed, migrate the store, read config.toml (plans, limits, smtp)."""
-        store = Store(data_dir)
-        config = read_config(store.data_dir)
+        config = read_config(data_dir)
+        store = Store(data_dir, busy_timeout_s=busy_timeout_s(config))
         allow_list(config)  # a malformed [providers] allow_base_urls stops the start, not a launch
         check_config(config)  # so does a bad [archive] events or derived_cache_mb
         ceiling = refused_per_address_per_minute

@@ -299,10 +299,16 @@ def unavailable(e: BaseException) -> int | None:
     return None
 
 
+# How long a write waits for another process's write lock before the store refuses it (503 on a
+# request, a wait of record_patience_s in a run): `[store] busy_timeout_s` in config.toml.
+BUSY_TIMEOUT_S = 10.0
+
+
 class Store:
     """Opens the database in `data_dir` (created if missing) and brings its schema up to date."""
 
-    def __init__(self, data_dir: str | Path):
+    def __init__(self, data_dir: str | Path, busy_timeout_s: float = BUSY_TIMEOUT_S):
+        self.busy_timeout_s = busy_timeout_s
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.path = self.data_dir / DB_NAME
@@ -314,7 +320,8 @@ class Store:
     def conn(self) -> sqlite3.Connection:
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = sqlite3.connect(self.path, isolation_level=None, timeout=10.0, check_same_thread=True)
+            c = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout_s,
+                                check_same_thread=True)
             c.row_factory = sqlite3.Row
             c.execute("PRAGMA journal_mode=WAL")
             c.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across app crashes

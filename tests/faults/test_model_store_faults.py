@@ -59,12 +59,12 @@ def test_a_full_disk_pauses_a_model_run_and_loses_no_turn(tmpfs):
 
 def test_a_store_that_stays_held_fails_the_model_run_naming_why(tmp_path):
     with _fake() as fake:
-        srv = start(tmp_path / "data", CONFIG + "\n[runs]\nrecord_patience_s = 2\n")
+        srv = start(tmp_path / "data", CONFIG + "\n[runs]\nrecord_patience_s = 2\n[store]\nbusy_timeout_s = 1\n")
         try:
             with self_hosted(srv, fake.url + "/v1", price=(1.0, 1.0)) as c:
                 rid = launch(c, 400, SEATS)
                 until(lambda: (_run(c, rid)["live"] or {}).get("tick", 0) >= 3, 90, what="three ticks played")
-                # held past SQLite's 10 s busy wait, itself past the run's 2 s patience: the recorder gives
+                # held past the store's busy wait (1 s here) and the run's 2 s patience: the recorder gives
                 # up and the worker hands back the failed run, which the store takes once it is free
                 release = threading.Event()
                 holder = _hold_the_write_lock(tmp_path / "data", release)

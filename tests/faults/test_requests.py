@@ -11,7 +11,7 @@ import pytest
 from api.app import create_app
 from orchestrator import accounts, auth
 from orchestrator.core import Core
-from tests.api.util import bearer, free_port, start_server
+from tests.api.util import bearer, free_port, serving, start_server
 
 
 @pytest.fixture
@@ -97,28 +97,38 @@ def test_the_connection_survives_an_unhandled_error(server):
         assert len(c._transport._pool.connections) == 1
 
 
-def test_a_held_write_lock_stalls_no_read(server):
-    core, url, token, port = server
+def test_a_held_write_lock_stalls_no_read(tmp_path):
+    """Reads answer at once; a write waits out the store's busy wait (`[store] busy_timeout_s`, 4 s
+    here, 10 by default), then is refused with 503 and written once the lock is gone."""
+    data = tmp_path / "held"
+    data.mkdir()
+    (data / "config.toml").write_text("[store]\nbusy_timeout_s = 4\n")
+    core = Core.open(data)
+    accounts.create_account(core, "f@example.org", plan="lab", verified=True)
     fresh, _ = auth.mint(core, "f@example.org", scopes=("runs:read", "scenarios:read", "scenarios:write"))
     other = sqlite3.connect(core.store.path, isolation_level=None, check_same_thread=False)
-    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock, past the busy timeout
-    try:
-        with httpx.Client(base_url=url, timeout=30) as c:
-            for path in ("/api/v1", "/api/v1/me", "/api/v1/runs"):  # a new token: its first use is noted
+    with serving(core) as url:
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock, past the busy timeout
+        try:
+            with httpx.Client(base_url=url, timeout=30) as c:
+                for path in ("/api/v1", "/api/v1/me", "/api/v1/runs"):  # a new token: its first use is noted
+                    started = time.monotonic()
+                    r = c.get(path, headers=bearer(fresh))
+                    assert r.status_code == 200 and time.monotonic() - started < 3.0, (path, r.text)
                 started = time.monotonic()
-                r = c.get(path, headers=bearer(fresh))
-                assert r.status_code == 200 and time.monotonic() - started < 3.0, (path, r.text)  # the busy wait is 10 s
-            r = c.post("/api/v1/skills", json={"name": "held", "text": "written while locked"},
+                r = c.post("/api/v1/skills", json={"name": "held", "text": "written while locked"},
+                           headers=bearer(fresh))
+                assert 4.0 <= time.monotonic() - started < 9.0  # the configured wait, not the default 10 s
+                # not a server fault: nothing changed, and the client is told when to try again
+                assert r.status_code == 503 and r.json()["error"] == "unavailable", r.text
+                assert int(r.headers["retry-after"]) > 0 and "store refused" in r.json()["message"]
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        with httpx.Client(base_url=url) as c:
+            r = c.post("/api/v1/skills", json={"name": "held", "text": "written after the lock"},
                        headers=bearer(fresh))
-            # not a server fault: nothing changed, and the client is told when to try again
-            assert r.status_code == 503 and r.json()["error"] == "unavailable", r.text
-            assert int(r.headers["retry-after"]) > 0 and "store refused" in r.json()["message"]
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-    with httpx.Client(base_url=url) as c:
-        r = c.post("/api/v1/skills", json={"name": "held", "text": "written after the lock"}, headers=bearer(fresh))
-        assert r.status_code == 201
+            assert r.status_code == 201
     core.last_used.flush()
     used = [t for t in auth.list_tokens(core, "f@example.org") if t["prefix"] == fresh[:12]][0]
     assert used["last_used_at_ms"] is not None  # written once the lock was gone

@@ -45,3 +45,12 @@ def test_bad_config_is_refused_with_the_field_named(config):
     with pytest.raises(ConfigError) as e:
         load_plans(config)
     assert "config.toml" in str(e.value)
+
+
+@pytest.mark.parametrize("value", ['"long"', "0", "-1", "601", "true"])
+def test_a_bad_store_busy_timeout_stops_the_start_naming_it(tmp_path, value):
+    (tmp_path / "config.toml").write_text(f"[store]\nbusy_timeout_s = {value}\n")
+    with pytest.raises(ConfigError, match="\\[store\\] busy_timeout_s: should be a number of seconds"):
+        Core.open(tmp_path)
+    (tmp_path / "config.toml").write_text("[store]\nbusy_timeout_s = 0.5\n")
+    assert Core.open(tmp_path).store.busy_timeout_s == 0.5
