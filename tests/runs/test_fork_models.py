@@ -52,7 +52,8 @@ def test_kept_model_seats_remember_their_turns_before_the_fork(srv, fake):
     run = fork["run"]
     assert run["status"] == "finished", run["error"]
     gpt_bodies = fake.bodies(GPT)[12:]
-    newcomer = [b for b in gpt_bodies if "#2 newcomer" in b["messages"][-1]["content"]]
+    # told apart by the observation's own line: the kept seat also sees "#2 newcomer" when it comes near
+    newcomer = [b for b in gpt_bodies if "you: #2 newcomer " in b["messages"][-1]["content"]]
     kept = [b for b in gpt_bodies if b not in newcomer]
     assert len(kept) == len(newcomer) == 4
     # the kept seat's first request at tick 8 is the one it sent at tick 8 in the original
