@@ -36,7 +36,7 @@ from api.mcp.tools import BY_NAME
 from orchestrator import auth
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.lifecycle import ACTIVE, FINISHED, TERMINAL
+from orchestrator.statuses import ACTIVE, FINISHED, TERMINAL
 from orchestrator.runs.series.read import BATCH_PREFIX, MAX_WAIT_MS
 
 

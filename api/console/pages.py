@@ -18,13 +18,13 @@ from orchestrator import auth, console_auth
 from orchestrator.seats import keys
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
-from orchestrator.runs import lifecycle
+from orchestrator import statuses
 
 COOKIE = "studio_console"
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.filters["when"] = lambda ms: "never" if ms is None else datetime.fromtimestamp(
     ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-TEMPLATES.env.globals["ENDED"] = lifecycle.TERMINAL
+TEMPLATES.env.globals["ENDED"] = statuses.TERMINAL
 TEMPLATES.env.filters["count_of"] = lambda n: f"{n:,}"
 TEMPLATES.env.globals["PROVIDERS"] = keys.ROUTED  # the roster pickers' choices, agent among them
 words.install(TEMPLATES.env)

@@ -20,11 +20,10 @@ from orchestrator.errors import DomainError
 from orchestrator.provider_kinds import LOCAL
 from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
-from orchestrator.runs.lifecycle import QUEUED, RUNNING, TERMINAL
+from orchestrator.statuses import QUEUED, RUNNING, TERMINAL, TERMINAL as ENDED
 from orchestrator.runs.series import read as series, stopping, summary_text, until as until_body
 from orchestrator.runs.admission.admit import spend_cap
 from orchestrator.seats.prices import VENDOR, PriceTable
-from orchestrator.runs.lifecycle import TERMINAL as ENDED
 
 router = APIRouter(include_in_schema=False)
 SEAT_ROWS = 2  # rows shown on a new builder; the person adds more up to the plan's seats

@@ -25,6 +25,7 @@ from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, TaskState, solver
 from inspect_ai.tool import ToolInfo
 
+from orchestrator.provider_kinds import AGENT
 from orchestrator.seats.actions import Refused, from_call, from_text, tool_specs
 from orchestrator.seats.memory import Memory
 from orchestrator.seats.prompt import system_prompt
@@ -162,7 +163,7 @@ def world(scenario: str = "svc:custom-base-v1", seats: str | list[str] = "inspec
     """scenario: a library id or a saved usc_... id; seats: the roster (see _roster); season_ticks:
     the season's length (default: the scenario's); env: per-run env overrides as JSON
     ({"turn_timeout_ms": 60000, ...}); name: the runs' name."""
-    inspect_seats = [k for k, s in enumerate(_roster(seats, "")) if s.get("provider") == "agent"]
+    inspect_seats = [k for k, s in enumerate(_roster(seats, "")) if s.get("provider") == AGENT]
     if not inspect_seats:
         raise ValueError(f"seats: name at least one '{INSPECT_SEAT}' seat, e.g. inspect,local/random")
     body = {"scenario_id": scenario, "name": name[:70]}

@@ -15,7 +15,7 @@ from api.match_schemas import ArenaLog, ArenaReplay, ArenaReport, LiveProgress, 
 from api.openapi import TEXT, ref, responses
 from api.replay_html import replay_html
 from orchestrator.runs.pages import arena as arena_pages, world as pages
-from orchestrator.runs.lifecycle import ACTIVE
+from orchestrator.statuses import ACTIVE
 
 router = APIRouter(prefix="/api/matches")
 

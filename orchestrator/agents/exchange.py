@@ -36,6 +36,7 @@ import time
 import ray
 
 from orchestrator.clock import Clock
+from orchestrator.provider_kinds import AGENT
 
 AGENT_ABSENT_S = 120.0   # CONTRACT.md section 13; `[runs] agent_absent_s` in config.toml
 MAX_WAITING = 10_000      # calls the actor holds at once: long-polls and open turns
@@ -204,7 +205,7 @@ class Exchanges:
 
     def for_seats(self, seats: list[dict]) -> str:
         """The exchange's name for a job whose roster is `seats` ("" without agent seats)."""
-        if not any(s.get("provider") == "agent" for s in seats):
+        if not any(s.get("provider") == AGENT for s in seats):
             return ""
         self.handle()
         return self.name

@@ -19,7 +19,7 @@ from engine.arena.play import Tools, play as play_game
 from orchestrator.agents.player import AgentArenaSeat
 from orchestrator.play.arena_seats import ArenaSeat
 from orchestrator.play.job import Job, Outcome, failed, internal_error, seats_ipc, transcript_ipc, unrecorded
-from orchestrator.provider_kinds import LOCAL
+from orchestrator.provider_kinds import AGENT, LOCAL
 from orchestrator.seats.ledger import Ledger
 from orchestrator.seats.loop import on_loop
 from orchestrator.seats.player import Credential
@@ -42,7 +42,7 @@ def model_seats(job: Job, recorder: Recorder, loop: asyncio.AbstractEventLoop,
     if not model:
         return {}
     creds = on_loop(loop, recorder.credentials())
-    return {i: AgentArenaSeat(i, s, job=job, loop=loop, usage=ledger.entry(i)) if s["provider"] == "agent" else
+    return {i: AgentArenaSeat(i, s, job=job, loop=loop, usage=ledger.entry(i)) if s["provider"] == AGENT else
             ArenaSeat(i, s, credential=creds.get(i) or Credential(None), turn_timeout_ms=job.env["turn_timeout_ms"],
                       loop=loop, usage=ledger.entry(i)) for i, s in model.items()}
 

@@ -26,8 +26,6 @@ from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.reply import Reply
 from orchestrator.provider_kinds import LOCAL, UNPAID
 
-MODEL_PROVIDERS_SKIPPED = UNPAID  # their players keep no conversation of ours
-
 
 def played_policies(roster: list[dict], record: dict) -> list[str | None]:
     """Per roster seat of a run: the scripted policy that played it from tick 0 to its end, else None
@@ -84,8 +82,8 @@ def _rebuild(job, f: dict, extra: tuple = ()):
 
 def kept_models(job) -> list[int]:
     f = job.meta.get("fork") or {}
-    return [i for i, s in enumerate(job.seats)
-            if i not in f.get("changed", ()) and s["provider"] not in MODEL_PROVIDERS_SKIPPED]
+    # agent and scripted players keep no conversation of ours
+    return [i for i, s in enumerate(job.seats) if i not in f.get("changed", ()) and s["provider"] not in UNPAID]
 
 
 @functools.lru_cache(maxsize=4)

@@ -27,7 +27,7 @@ from orchestrator.agents.roster import is_agent
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.lifecycle import QUEUED, TERMINAL
+from orchestrator.statuses import QUEUED, TERMINAL
 from orchestrator.runs.service import WRITE, run_row
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.validation import StrictModel, integer_param, parse

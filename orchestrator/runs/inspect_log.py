@@ -16,9 +16,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from orchestrator.core import Core
-from orchestrator.provider_kinds import LOCAL, UNPAID
+from orchestrator.provider_kinds import AGENT, LOCAL, UNPAID
 from orchestrator.runs import kinds
-from orchestrator.runs.lifecycle import ACTIVE, CANCELLED, FAILED
+from orchestrator.statuses import ACTIVE, CANCELLED, FAILED
 from orchestrator.runs.pages.transcript import every_turn
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prompt import compose_directions
@@ -72,7 +72,7 @@ def _messages_and_events(kind, seat: dict, turns: list[dict], shown: dict, at_ms
     messages, events = [], []
     if seat["provider"] == LOCAL:  # a scripted seat is told nothing
         system = None
-    elif seat["provider"] == "agent":  # an agent seat is handed its directions with every turn
+    elif seat["provider"] == AGENT:  # an agent seat is handed its directions with every turn
         system = compose_directions(seat.get("skills") or [], seat.get("instructions")) or None
     else:
         system = kind.system_text(seat)

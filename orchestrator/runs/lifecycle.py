@@ -25,7 +25,7 @@ from typing import Iterator
 from orchestrator.errors import DomainError, envelope
 from orchestrator.listeners import Listeners
 from orchestrator.seats.ledger import Ledger
-# The statuses are defined in orchestrator.statuses, below play/; the runs' readers name them here too.
+# The statuses are defined in orchestrator.statuses (below play/), where every reader takes them from.
 from orchestrator.statuses import (ACTIVE, CANCELLED, FAILED, FINISHED, IN_WORLD, LAUNCHING, QUEUED, RUNNING,
                                    TERMINAL)
 

@@ -124,7 +124,7 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
             c.execute(
                 "INSERT INTO runs (id, account_id, launch_id, batch_id, trial, name, status, scenario_id, "
                 "scenario_hash, scripted, effective, roster, cap_usd, turns_reserved, created_at_ms, grading, "
-                f"grading_status) VALUES (?, ?, ?, ?, ?, ?, '{lifecycle.QUEUED}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"grading_status) VALUES (?, ?, ?, ?, ?, ?, '{statuses.QUEUED}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, principal.account_id, batch_id or run_id, batch_id, k, name, adm.scenario.id,
                  adm.scenario.hash, int(adm.scripted), json.dumps(eff), json.dumps(adm.seats), adm.spend_cap_usd,
                  per_run_turns, now, *grading))
@@ -199,18 +199,18 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
     worker has stopped and its outcome (what played, archived and scored) is in the store."""
     require(principal, WRITE, write=True)
     row = run_row(core, principal, run_id)
-    if row["status"] in lifecycle.TERMINAL:
+    if row["status"] in statuses.TERMINAL:
         return {"ok": True, "cancelled": False, "run": run_view(row)}
     with core.store.write() as c:
         status = lifecycle.cancel(c, run_id, core.clock.now_ms())
-    if status == lifecycle.QUEUED:
+    if status == statuses.QUEUED:
         archiving.cancelled_in_queue(core, run_id)
-    elif status in lifecycle.IN_WORLD:
+    elif status in statuses.IN_WORLD:
         d = core.dispatcher
         if d is not None:
             with d.ends.watch(run_id) as ended:
                 d.request_cancel(run_id)
-                if run_row(core, principal, run_id)["status"] in lifecycle.IN_WORLD:
+                if run_row(core, principal, run_id)["status"] in statuses.IN_WORLD:
                     ended.wait(wait_s)
     final = run_row(core, principal, run_id)
     return {"ok": True, "cancelled": lifecycle.stopped_by_cancel(final), "run": run_view(final)}

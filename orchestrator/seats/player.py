@@ -29,6 +29,7 @@ import json
 import time
 from dataclasses import dataclass, field
 
+from orchestrator.provider_kinds import AGENT
 from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_reply
 from orchestrator.seats.base import SeatBase
 from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
@@ -261,7 +262,7 @@ class ModelSeats:
         async with contextlib.AsyncExitStack() as stack:
             players = {}
             for i in match.external:
-                if job.seats[i].get("provider") == "agent":  # the account's own program (orchestrator.agents)
+                if job.seats[i].get("provider") == AGENT:  # the account's own program (orchestrator.agents)
                     players[i] = p = self.agent_seat(i, job, match, usage=ledger.entry(i), recorder=self.recorder,
                                                      to_replay=again.get(i))
                     # however the season ends, the agent's waiting calls hear that it did

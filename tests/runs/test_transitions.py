@@ -207,7 +207,7 @@ def test_a_cancel_does_what_the_rule_says_in_each_status(tmp_path, status):
     after = dict(core.store.one("SELECT * FROM runs WHERE id = ?", (rid,)))
     if status == "queued":
         assert after["status"] == "cancelled" and after["finished_at_ms"] == 9 and lifecycle.stopped_by_cancel(after)
-    elif status in lifecycle.IN_WORLD:  # its worker stops it at the next tick boundary
+    elif status in statuses.IN_WORLD:  # its worker stops it at the next tick boundary
         assert after["status"] == status and after["cancel_requested"] == 1 and lifecycle.stopped_by_cancel(after)
     else:
         assert after == before and lifecycle.stopped_by_cancel(after) == (status == "cancelled")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timezone
 
-from orchestrator.runs.lifecycle import ACTIVE, TERMINAL
+from orchestrator.statuses import ACTIVE, TERMINAL
 RUN_HISTORY_DEFAULT = 100_000  # runs per account; the operator may change it in config.toml [limits]
 
 

@@ -25,7 +25,7 @@ import random
 import threading
 
 from analytics.archive.store import NODE, PROCESS, Archive
-from orchestrator.runs.lifecycle import ACTIVE
+from orchestrator.statuses import ACTIVE
 from orchestrator.runs.views import run_view
 
 log = logging.getLogger("studio.export")

@@ -31,7 +31,7 @@ from orchestrator.core import Core
 from orchestrator.grading import plan, states, work
 from orchestrator.grading.fair import FairQueue
 from orchestrator.grading.settings import settings
-from orchestrator.runs.lifecycle import TERMINAL
+from orchestrator.statuses import TERMINAL
 from orchestrator.workers import cause, cluster_cpus
 
 log = logging.getLogger("studio.grading")

@@ -15,7 +15,8 @@ from analytics.archive.store import Archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs.lifecycle import TERMINAL, turns_recorded
+from orchestrator.runs.lifecycle import turns_recorded
+from orchestrator.statuses import TERMINAL
 from orchestrator.runs.service import READ, run_row
 from orchestrator.validation import integer_param
 

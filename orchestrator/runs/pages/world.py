@@ -25,7 +25,7 @@ from orchestrator.errors import DomainError
 from orchestrator.grading.read import public as public_decisions
 from orchestrator.play.world import field_meta, seat_specs
 from orchestrator.runs.pages import world_frames
-from orchestrator.runs.lifecycle import IN_WORLD, RUNNING
+from orchestrator.statuses import IN_WORLD, RUNNING
 from orchestrator.runs.views import results_of
 from orchestrator.seats.prompt import skills_record
 

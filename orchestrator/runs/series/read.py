@@ -58,7 +58,7 @@ class State:
     @property
     def ended(self) -> bool:
         """No run of the series is left to play: nothing about it changes any more."""
-        return not any(s in lifecycle.ACTIVE for s in self.statuses)
+        return not any(s in statuses.ACTIVE for s in self.statuses)
 
     @property
     def key(self) -> tuple:

@@ -102,12 +102,12 @@ def _budget(c: sqlite3.Connection, batch, leaving: Iterable[str] = ()) -> tuple[
     """(USD the budget leaves, trials playing, trials queued). Spent: every trial's metered spend;
     held: what each playing trial may still spend under its cap (runs in `leaving` not counted)."""
     leaving = tuple(leaving)
-    holding = f"status IN {lifecycle.IN_WORLD}" + (f" AND id NOT IN ({','.join('?' * len(leaving))})" if leaving else "")
+    holding = f"status IN {statuses.IN_WORLD}" + (f" AND id NOT IN ({','.join('?' * len(leaving))})" if leaving else "")
     row = c.execute(
         "SELECT COALESCE(SUM(spend_usd), 0) AS spent, "
         f"COALESCE(SUM(CASE WHEN {holding} THEN MAX(COALESCE(cap_usd, 0) - spend_usd, 0) ELSE 0 END), 0) AS held, "
-        f"COALESCE(SUM(status IN {lifecycle.IN_WORLD}), 0) AS playing, "
-        f"COALESCE(SUM(status = '{lifecycle.QUEUED}'), 0) AS queued "
+        f"COALESCE(SUM(status IN {statuses.IN_WORLD}), 0) AS playing, "
+        f"COALESCE(SUM(status = '{statuses.QUEUED}'), 0) AS queued "
         "FROM runs WHERE batch_id = ?", (*leaving, batch["id"])).fetchone()
     held = row["held"] if batch["trial_spends"] else 0.0
     return batch["budget_usd"] - row["spent"] - held, row["playing"], row["queued"]
@@ -116,7 +116,7 @@ def _budget(c: sqlite3.Connection, batch, leaving: Iterable[str] = ()) -> tuple[
 def stop(c: sqlite3.Connection, batch_id: str, reason: str, now_ms: int) -> list[str]:
     """Cancel the series' queued trials (series_stopped) and record why; returns the runs it ended.
     A series with nothing left in the queue is not stopped: it played its ceiling."""
-    queued = [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE batch_id = ? AND status = '{lifecycle.QUEUED}'",
+    queued = [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE batch_id = ? AND status = '{statuses.QUEUED}'",
                                          (batch_id,)).fetchall()]
     if not queued:
         return []
@@ -136,7 +136,7 @@ def _budgeted(c: sqlite3.Connection, batch_ids: Iterable[str]) -> dict[str, sqli
 def held(c: sqlite3.Connection, scripted: bool, now_ms: int) -> tuple[tuple[str, ...], list[str]]:
     """(series not to claim from now, runs ended by stopping series whose budget is spent)."""
     waiting = [r["batch_id"] for r in c.execute(
-        f"SELECT DISTINCT batch_id FROM runs WHERE status = '{lifecycle.QUEUED}' AND scripted = ? "
+        f"SELECT DISTINCT batch_id FROM runs WHERE status = '{statuses.QUEUED}' AND scripted = ? "
         "AND batch_id IS NOT NULL",
         (int(scripted),)).fetchall()]
     out, ended = [], []
