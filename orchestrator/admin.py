@@ -99,7 +99,10 @@ def cmd_key_list(args: argparse.Namespace) -> int:
 
 def cmd_prices_update(args: argparse.Namespace) -> int:
     from orchestrator.seats.price_update import update
-    _print(update(_core(args), email=args.email))
+    written = update(_core(args), email=args.email)
+    _print(written)
+    for why in written["refused"]:  # a page left out: the operator should see it, not only the JSON
+        print(f"not asked: {why}", file=sys.stderr)
     return 0
 
 

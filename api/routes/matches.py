@@ -14,6 +14,7 @@ from api.html import report_html
 from api.match_schemas import ArenaLog, ArenaReplay, ArenaReport, LiveProgress, Replay, Report
 from api.openapi import TEXT, ref, responses
 from api.replay_html import replay_html
+from orchestrator import datadir
 from orchestrator.runs.pages import arena as arena_pages, world as pages
 from orchestrator.statuses import ACTIVE
 
@@ -72,8 +73,10 @@ PGN = "application/x-chess-pgn"
                     "move as a variation (docs/FORMATS.md); other games answer not_found",
             openapi_extra=_public())
 def pgn(id: str, request: Request) -> Response:
-    site = str(request.url_for("report", id=id))
-    text = arena_pages.pgn(request.app.state.core, id, site)
+    # the configured address, never the request's Host header: the file is kept and passed on
+    core = request.app.state.core
+    site = datadir.base_url(core.data_dir, core.config) + request.app.url_path_for("report", id=id)
+    text = arena_pages.pgn(core, id, site)
     return Response(text, media_type=PGN, headers={"content-disposition": f'attachment; filename="{id}.pgn"'})
 
 

@@ -13,6 +13,7 @@ import httpx
 
 from orchestrator.seats import keys
 from orchestrator.seats.client import new_client
+from orchestrator.seats.keyed import Keyed, OffOrigin
 from orchestrator.seats.providers import DEFAULT_BASE_URL
 
 BALANCE_TIMEOUT_S = 2.0
@@ -22,9 +23,9 @@ async def read_balance(client: httpx.AsyncClient, key: str, *, base_url: str | N
                          stored: float | None = None, timeout_s: float = 5.0) -> float | None:
     """USD left on the router key: GET {base}/key (data.limit_remaining, or data.limit - data.usage)
     when reachable and limited; else the balance stored with the key (None when there is none)."""
-    url = (base_url or DEFAULT_BASE_URL["router"]).rstrip("/") + "/key"
     try:
-        r = await client.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=timeout_s)
+        keyed = Keyed(base_url or DEFAULT_BASE_URL["router"], {"Authorization": f"Bearer {key}"})
+        r = await keyed.send(client, "GET", keyed.url("/key"), timeout=timeout_s)
         r.raise_for_status()
         data = r.json()["data"]
         remaining = data.get("limit_remaining")
@@ -32,7 +33,7 @@ async def read_balance(client: httpx.AsyncClient, key: str, *, base_url: str | N
             remaining = float(data["limit"]) - float(data.get("usage") or 0.0)
         if remaining is not None and math.isfinite(float(remaining)):
             return float(remaining)
-    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
+    except (httpx.HTTPError, OffOrigin, ValueError, KeyError, TypeError, AttributeError):
         pass
     return stored
 

@@ -30,6 +30,7 @@ from orchestrator.seats.client import USER_AGENT, PooledClient
 from orchestrator.seats.faults import KeyRejected, ModelUnknown, ProviderError, Rejected, SeatFailed, TurnTimeout, \
     Unreachable
 from orchestrator.seats.families import reasoning_on
+from orchestrator.seats.keyed import Keyed
 from orchestrator.seats.limits import THROTTLED, KeyLimit, key_limit
 from orchestrator.seats.reply import Reply
 from orchestrator.seats.transport import AddressRefused
@@ -84,9 +85,9 @@ class Chat:
         self.base_url = base
 
     def _prepare(self, path: str, headers: dict, options: dict) -> None:
-        self.url = httpx.URL(self.base_url + path)
-        self.headers = list({**headers, "Accept": "application/json", "Content-Type": "application/json",
-                             "User-Agent": USER_AGENT}.items())
+        self.keyed = Keyed(self.base_url, {**headers, "Accept": "application/json", "Content-Type": "application/json",
+                                           "User-Agent": USER_AGENT})
+        self.url = self.keyed.url(path)
         # options as the JSON object's tail: '"model": ..., ...}' follows the messages
         self.tail = json.dumps(options)[1:]
 
@@ -107,8 +108,8 @@ class Chat:
             if deadline - loop.time() <= 0:
                 raise self.ran_out()
             sent_at = await limit.acquire(deadline)
-            request = httpx.Request("POST", self.url, content=payload, headers=self.headers,
-                                    extensions={"timeout": httpx.Timeout(max(0.0, deadline - loop.time())).as_dict()})
+            request = self.keyed.request("POST", self.url, content=payload,
+                                         extensions={"timeout": httpx.Timeout(max(0.0, deadline - loop.time())).as_dict()})
             try:
                 r = await self._attempt(request, limit, sent_at)
             except httpx.ConnectTimeout as e:

@@ -3,7 +3,8 @@
 Reads GET {base}/models with a stored router key (the account's, or the platform's; its stored base
 URL, else the router's default), as OpenRouter answers it: `data[].id` and `data[].pricing.prompt` /
 `.completion` (and `.input_cache_read` / `.input_cache_write` where given) in USD per token, as
-strings; a `links.next` page is followed. Models whose prices are not non-negative numbers (a
+strings; a `links.next` page is followed while it stays on the key's origin (orchestrator.seats.keyed):
+one on another origin is not asked, and the answer names it in `refused`. Models whose prices are not non-negative numbers (a
 router's own "auto" model says -1) are left out. The rows are written, in USD per million tokens, to
 the data dir's override table (orchestrator.seats.prices.write_override), dated today by the
 service's clock; the service reads it over the shipped table from its next estimate on.
@@ -13,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import math
-from urllib.parse import urljoin
-
 import httpx
 
 from orchestrator.seats import keys
@@ -23,6 +22,7 @@ from orchestrator.core import Core
 from orchestrator.errors import AdminError
 from orchestrator.seats.prices import write_override
 from orchestrator.seats.client import new_client
+from orchestrator.seats.keyed import Keyed, OffOrigin, moved
 from orchestrator.seats.providers import DEFAULT_BASE_URL
 
 TIMEOUT_S = 30.0
@@ -54,14 +54,18 @@ def rows(data) -> dict[str, list[float]]:
     return out
 
 
-async def fetch(url: str, key: str, *, private_ok: bool) -> dict[str, list[float]]:
+async def fetch(keyed: Keyed, *, private_ok: bool) -> tuple[dict[str, list[float]], list[str]]:
+    """The priced rows of every page, and the pages not asked (a link to another origin), each said."""
     found: dict[str, list[float]] = {}
+    url = keyed.url("/models")
     async with new_client(1, private_ok=private_ok) as client:
         for _ in range(MAX_PAGES):
             try:
-                r = await client.get(url, headers={"Authorization": f"Bearer {key}"}, timeout=TIMEOUT_S)
+                r = await keyed.send(client, "GET", url, timeout=TIMEOUT_S)
             except httpx.HTTPError as e:
                 raise AdminError(f"GET {url}: {e or type(e).__name__}") from None
+            if r.is_redirect:
+                raise AdminError(f"GET {url}: HTTP {r.status_code}, {moved(r)}")
             if not r.is_success:
                 raise AdminError(f"GET {url}: HTTP {r.status_code}: {r.text[:200]}")
             try:
@@ -69,27 +73,34 @@ async def fetch(url: str, key: str, *, private_ok: bool) -> dict[str, list[float
             except ValueError:
                 raise AdminError(f"GET {url}: the answer is not JSON") from None
             found.update(rows(body.get("data") if isinstance(body, dict) else None))
-            nxt = (body.get("links") or {}).get("next") if isinstance(body.get("links"), dict) else None
+            links = body.get("links") if isinstance(body, dict) else None
+            nxt = links.get("next") if isinstance(links, dict) else None
             if not isinstance(nxt, str) or not nxt:
-                return found
-            url = urljoin(url, nxt)
-    return found
+                return found, []
+            try:
+                url = keyed.follow(url, nxt)
+            except OffOrigin as e:
+                return found, [f"links.next of GET {url}: {e}"]
+    return found, []
 
 
 def update(core: Core, *, email: str | None = None) -> dict:
     """Read the router's list with the account's router key (email) or the platform's, and write it as
-    the data dir's price table. Returns {as_of, models, source, path}."""
+    the data dir's price table. Returns {as_of, models, source, path, refused}: refused says each page
+    that was not asked (a link to another origin), whose models are left out."""
     owner = by_email(core, email)["id"] if email else keys.PLATFORM
     info = keys.held(core, owner).get("router")
     if info is None:
         whose = f"the account {email}" if email else "the platform"
         raise AdminError(f"{whose} holds no router key; store one with `studio key set --provider router` "
                          f"({'--email ' + email if email else '--platform'})")
-    url = (info["base_url"] or DEFAULT_BASE_URL["router"]).rstrip("/") + "/models"
-    models = asyncio.run(fetch(url, keys.plaintext(core, owner, "router") or "",
-                               private_ok=keys.private_ok(core, owner, "router")))
+    keyed = Keyed(info["base_url"] or DEFAULT_BASE_URL["router"],
+                  {"Authorization": f"Bearer {keys.plaintext(core, owner, 'router') or ''}"})
+    url = str(keyed.url("/models"))
+    models, refused = asyncio.run(fetch(keyed, private_ok=keys.private_ok(core, owner, "router")))
     if not models:
-        raise AdminError(f"GET {url}: no model with a price in the answer; the price table is unchanged")
+        raise AdminError(f"GET {url}: no model with a price in the answer; the price table is unchanged"
+                         + "".join(f"; {r}" for r in refused))
     as_of = dt.datetime.fromtimestamp(core.clock.now_ms() / 1000, dt.UTC).date().isoformat()
     path = write_override(core.data_dir, models, as_of, url)
-    return {"as_of": as_of, "models": len(models), "source": url, "path": str(path)}
+    return {"as_of": as_of, "models": len(models), "source": url, "path": str(path), "refused": refused}

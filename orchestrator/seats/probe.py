@@ -29,6 +29,7 @@ import httpx
 from orchestrator.seats.anthropic_chat import ANTHROPIC_VERSION
 from orchestrator.seats.chat import EXCERPT, error_message
 from orchestrator.seats.client import new_client
+from orchestrator.seats.keyed import Keyed, moved
 from orchestrator.seats.providers import DEFAULT_BASE_URL
 
 PROBE_TIMEOUT_S = 5.0  # an offline setup waits this long at most; the key is stored either way
@@ -51,22 +52,21 @@ def _bearer(key: str) -> dict:
     return {"Authorization": f"Bearer {key}"} if key else {}
 
 
-def request_for(provider: str, key: str, base_url: str | None) -> tuple[str, dict]:
-    """(url, headers) of the check for this provider."""
+def request_for(provider: str, key: str, base_url: str | None) -> tuple[Keyed, str]:
+    """The key on its origin, and the path of the check for this provider."""
     if provider == "anthropic":
-        base = (base_url or DEFAULT_BASE_URL["anthropic"]).rstrip("/")
-        return base + "/v1/models", {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
-    if provider == "router":
-        return _openai_base(provider, base_url) + "/key", _bearer(key)
-    return _openai_base(provider, base_url) + "/models", _bearer(key)
+        base = base_url or DEFAULT_BASE_URL["anthropic"]
+        return Keyed(base, {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}), "/v1/models"
+    return Keyed(_openai_base(provider, base_url), _bearer(key)), ("/key" if provider == "router" else "/models")
 
 
 async def _key_check(client, provider: str, key: str, base_url: str | None,
                      timeout_s: float) -> tuple[str, str, httpx.Response | None]:
-    url, headers = request_for(provider, key, base_url)
+    keyed, path = request_for(provider, key, base_url)
+    url = keyed.url(path)
     what = f"GET {url}"
     try:
-        r = await client.get(url, headers=headers, timeout=timeout_s)
+        r = await keyed.send(client, "GET", url, timeout=timeout_s)
     except httpx.TimeoutException:
         return "unreachable", f"{what}: no answer within {timeout_s:g} s", None
     except httpx.HTTPError as e:
@@ -75,8 +75,7 @@ async def _key_check(client, provider: str, key: str, base_url: str | None,
         return "rejected", f"{what}: the provider refused the key (HTTP {r.status_code})", r
     if r.is_success:
         return "ok", f"{what}: HTTP {r.status_code}", r
-    return ("unreachable", f"{what}: HTTP {r.status_code}" + (" (redirects are not followed)" if r.is_redirect else ""),
-            r)
+    return ("unreachable", f"{what}: HTTP {r.status_code}" + (f", {moved(r)}" if r.is_redirect else ""), r)
 
 
 async def probe_async(provider: str, key: str, base_url: str | None, *, private_ok: bool,
@@ -115,10 +114,10 @@ def _said(r: httpx.Response) -> str:
     return error_message(body) or r.text[:EXCERPT]
 
 
-async def _chat(client, url: str, headers: dict, body: dict, timeout_s: float) -> tuple[httpx.Response | None, str]:
+async def _chat(client, keyed: Keyed, body: dict, timeout_s: float) -> tuple[httpx.Response | None, str]:
     """(response, '') or (None, why there is none)."""
     try:
-        return await client.post(url, headers=headers, json=body, timeout=timeout_s), ""
+        return await keyed.send(client, "POST", keyed.url("/chat/completions"), json=body, timeout=timeout_s), ""
     except httpx.TimeoutException:
         return None, f"no answer within {timeout_s:g} s"
     except httpx.HTTPError as e:
@@ -137,9 +136,8 @@ def _message(r: httpx.Response) -> tuple[dict | None, str | None]:
 async def tools_async(client, provider: str, key: str, base_url: str | None, model: str,
                       timeout_s: float = CHAT_TIMEOUT_S) -> tuple[str | None, str]:
     """("yes" | "no" | None, what the probe saw) for `model` on this server (see the module's doc)."""
-    url = _openai_base(provider, base_url) + "/chat/completions"
-    headers = _bearer(key)
-    r, why = await _chat(client, url, headers, {"model": model, "max_tokens": 1,
+    keyed = Keyed(_openai_base(provider, base_url), _bearer(key))
+    r, why = await _chat(client, keyed, {"model": model, "max_tokens": 1,
                                                 "messages": [{"role": "user", "content": "Say OK."}]}, timeout_s)
     if r is None:
         seen = why
@@ -151,7 +149,7 @@ async def tools_async(client, provider: str, key: str, base_url: str | None, mod
         seen = None
     if seen is not None:
         return None, f"model {model}: a one-token chat completion got {seen}; tool calls not probed"
-    r, why = await _chat(client, url, headers, {
+    r, why = await _chat(client, keyed, {
         "model": model, "max_tokens": TOOL_PROBE_TOKENS, "tools": [PING], "tool_choice": "auto",
         "messages": [{"role": "user", "content": "Call the ping tool now. Answer with the tool call only."}]},
         timeout_s)

@@ -6,8 +6,9 @@ import threading
 
 import chess.pgn
 import httpx
+import pytest
 
-from orchestrator import auth
+from orchestrator import auth, datadir
 from orchestrator.runs import service
 from tests.agents.conftest import play_rest
 from tests.arena.test_pgn import check_round_trip
@@ -45,10 +46,15 @@ def _fools_mate(srv, token) -> dict:
         return wait_terminal(c, run_id, timeout=120)
 
 
-def test_a_chess_game_downloads_as_pgn_that_round_trips(srv):
-    token = account(srv.core)
-    body = _fools_mate(srv, token)
-    run, results = body["run"], body["results"]
+@pytest.fixture(scope="module")
+def fools_mate(srv) -> dict:
+    # where `studio serve` would have recorded itself (the in-process server does not)
+    datadir.record_serving(srv.data_dir, srv.url)
+    return _fools_mate(srv, account(srv.core))
+
+
+def test_a_chess_game_downloads_as_pgn_that_round_trips(srv, fools_mate):
+    run, results = fools_mate["run"], fools_mate["results"]
     match = run["match_id"]
     r = httpx.get(f"{srv.url}/api/matches/{match}/pgn")  # public: no token
     assert r.status_code == 200, r.text
@@ -81,3 +87,18 @@ def test_other_games_and_unknown_matches_have_no_pgn(srv):
         assert r.status_code == 404 and r.json()["error"] == "not_found" and words in r.json()["message"], r.text
     page = httpx.get(srv.url + c4["run"]["links"]["match"], headers={"accept": "text/html"}).text
     assert "/pgn" not in page
+
+
+def test_the_pgn_site_is_the_configured_address_not_the_host_header(srv, fools_mate):
+    match = fools_mate["run"]["match_id"]
+
+    def site(**headers) -> str:
+        r = httpx.get(f"{srv.url}/api/matches/{match}/pgn", headers=headers)
+        assert r.status_code == 200, r.text
+        return chess.pgn.read_game(io.StringIO(r.text)).headers["Site"]
+    assert site(host="evil.test") == site(host="evil.test:8443") == f"{srv.url}/api/matches/{match}/report"
+    datadir.record_serving(srv.data_dir, "http://studio.internal:9000")  # a later `studio serve` elsewhere
+    try:
+        assert site(host="evil.test") == f"http://studio.internal:9000/api/matches/{match}/report"
+    finally:
+        datadir.record_serving(srv.data_dir, srv.url)

@@ -3,9 +3,13 @@ GET /api/v1/models on 127.0.0.1) into the data dir's price table; the estimate, 
 with it, names its date, and warns once the table is older than 90 days (the service's clock moved,
 no sleeps)."""
 import datetime as dt
+import http.server
+import json
+import threading
 
 import httpx
 import pytest
+from starlette.responses import Response
 
 from api.app import create_app
 from api.cli import main
@@ -115,3 +119,94 @@ def test_a_launched_seat_is_metered_at_the_services_table(world):
     assert metered.cost("router", SEAT["model"], 1_000_000, 1_000_000) == 12.0
     assert PriceTable.shipped().cost("router", SEAT["model"], 1_000_000, 1_000_000) != 12.0  # the fallback
     c.post(f"/api/v1/runs/{r.json()['run']['run_id']}/cancel")
+
+
+class Elsewhere:
+    """A server on another origin (127.0.0.1, another port) that records whatever reaches it and would
+    answer a priced list: nothing carrying a router key may arrive here."""
+
+    def __init__(self):
+        seen = self.requests = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                seen.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}})
+                body = json.dumps({"data": [{"id": "vendor/elsewhere",
+                                             "pricing": {"prompt": "0.000001", "completion": "0.000001"}}]}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def allowed_router(tmp_path):
+    """A data dir whose operator allows a fake router on 127.0.0.1, the router and another origin; an
+    account's own router key (stored as the console stores it) and the platform's are both held."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    with FakeProvider() as router, Elsewhere() as other:
+        (data_dir / "config.toml").write_text(f'[providers]\nallow_base_urls = ["{router.url}"]\n')
+        core = Core.open(data_dir)
+        accounts.create_account(core, "ana@example.org", plan="lab", verified=True)
+        keys.set_own_key(core, email="ana@example.org", provider="router", key="k-account", base_url=router.url + "/v1")
+        keys.set_key(core, provider="router", key="k-platform", platform=True, models=["vendor/priced"],
+                     base_url=router.url + "/v1")
+        yield data_dir, router, other
+
+
+@pytest.mark.parametrize("owner, key", [(["--email", "ana@example.org"], "k-account"), (["--platform"], "k-platform"),
+                                        ([], "k-platform")])
+def test_a_next_link_to_another_origin_is_not_asked_and_is_reported(allowed_router, capsys, owner, key):
+    """Issue 50 F3: `links.next` on another origin got the router key (urljoin takes absolute URLs).
+    A relative link on the router's own origin is still followed."""
+    data_dir, router, other = allowed_router
+    second = {"id": "vendor/second", "pricing": {"prompt": "0.000003", "completion": "0.000004"}}
+    router.model_page = lambda query: ({"data": ROUTER_LIST, "links": {"next": "/v1/models?page=2"}} if not query
+                                       else {"data": [second], "links": {"next": other.url + "/x"}})
+    assert main(["prices", "update", "--data-dir", str(data_dir), *owner]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    asked = [r for r in router.requests if r["path"] == "/v1/models"]
+    assert [r["headers"]["authorization"] for r in asked] == [f"Bearer {key}"] * 2
+    assert other.requests == []  # not the key, not anything
+    assert out["models"] == 2 and len(out["refused"]) == 1
+    assert other.url + "/x" in out["refused"][0] and "the origin the key was stored for" in out["refused"][0]
+    assert set(json.loads((data_dir / "prices.json").read_text())["models"]) == {"vendor/priced", "vendor/second"}
+    assert "not asked: links.next" in captured.err
+
+
+@pytest.mark.parametrize("link", ["http://127.0.0.1:{other}/x", "//127.0.0.1:{other}/x",
+                                  "http://127.0.0.1:{router}@127.0.0.1:{other}/x",
+                                  "https://127.0.0.1:{router}/v1/models?page=2", "http://localhost:{router}/v1/x"])
+def test_other_spellings_of_another_origin_are_refused(allowed_router, capsys, link):
+    data_dir, router, other = allowed_router
+    link = link.format(other=other.url.rsplit(":", 1)[1], router=router.port)
+    router.model_page = lambda query: {"data": ROUTER_LIST, "links": {"next": link}}
+    assert main(["prices", "update", "--data-dir", str(data_dir), "--platform"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["refused"] and "not asked: links.next" in captured.err
+    assert other.requests == [] and len([r for r in router.requests if r["path"] == "/v1/models"]) == 1
+
+
+def test_a_redirect_of_the_list_is_not_followed(allowed_router, capsys):
+    data_dir, router, other = allowed_router
+    router.model_page = lambda query: Response(status_code=307, headers={"location": other.url + "/x"})
+    assert main(["prices", "update", "--data-dir", str(data_dir), "--email", "ana@example.org"]) == 2
+    err = capsys.readouterr().err
+    assert f"HTTP 307, a redirect to {other.url}/x (redirects are not followed" in err
+    assert other.requests == [] and not (data_dir / "prices.json").exists()

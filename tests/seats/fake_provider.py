@@ -74,6 +74,9 @@ class FakeProvider:
         self.rejected_keys: set[str] = set()
         self.key_info: dict | None = None
         self.models: list[dict] = []
+        # a paged model list: takes the request's query string, returns the answer's body (a router's
+        # `links.next` included) or a whole Response; None answers {"data": models}
+        self.model_page = None
         # a server without tool calls: "refuse" answers a chat completion carrying `tools` with
         # `tools_refused_status` and the server's reason (as Ollama does for a model whose template has
         # none, vLLM without its tool-call flags, llama.cpp without --jinja); "ignore" drops them and
@@ -178,7 +181,8 @@ class FakeProvider:
                               "at": time.monotonic()})
         if key in self.rejected_keys:
             return JSONResponse({"error": {"type": "authentication_error", "message": "invalid key"}}, 401)
-        return JSONResponse({"data": self.models})
+        page = self.model_page(request.url.query) if self.model_page else {"data": self.models}
+        return page if isinstance(page, Response) else JSONResponse(page)
 
     # -- serving ---------------------------------------------------------------------------
     @property
