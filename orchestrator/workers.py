@@ -18,6 +18,7 @@ import traceback
 
 import ray
 
+from orchestrator import reaper
 from orchestrator.play import Job, Outcome, play_job, play_job_async, unplayed
 from orchestrator.play.job import for_head, land_chunk
 
@@ -38,6 +39,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
     else:
         # "local" never joins a stale cluster left in /tmp/ray by an unclean exit
         _loopback_only()
+        reaper.watch()  # Ray's agents outlive a killed driver; the watcher ends them
         ray.init(address="local", num_cpus=num_cpus or len(os.sched_getaffinity(0)), include_dashboard=False,
                  log_to_driver=False, configure_logging=False, _node_ip_address="127.0.0.1",
                  _system_config={"max_direct_call_object_size": INLINE_RESULT_BYTES})

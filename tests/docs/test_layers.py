@@ -30,7 +30,8 @@ LEVELS = {
         ("grading", "accounts", "mail"),
         ("core", "envspec"),
         ("archive_config", "egress", "ratelimit", "validation"),
-        ("store", "clock", "datadir", "errors", "ids", "lastused", "listeners", "plans", "provider_kinds", "statuses"),
+        ("store", "clock", "datadir", "errors", "ids", "lastused", "listeners", "plans", "provider_kinds", "reaper",
+         "statuses"),
     ),
     "orchestrator.runs": (
         ("exports",),
