@@ -13,8 +13,9 @@ raise Unreachable (with the status the provider answered, if it answered); a 5xx
 retried again that turn; requests in flight per key are capped and adapt to 429s (orchestrator.seats.limits);
 401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
 4xx, a 200 whose body is not the protocol's answer, or one carrying an error object raise Rejected
-with the provider's own message; no answer by the deadline raises TurnTimeout, unless the provider
-answered this turn with a retried fault (then Unreachable, naming it: `Chat.ran_out`).
+with the provider's own message, and a redirect Rejected naming where it pointed (never followed: the
+request carries the key, orchestrator.seats.keyed); no answer by the deadline raises TurnTimeout, unless
+the provider answered this turn with a retried fault (then Unreachable, naming it: `Chat.ran_out`).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from orchestrator.seats.client import USER_AGENT, PooledClient
 from orchestrator.seats.faults import KeyRejected, ModelUnknown, ProviderError, Rejected, SeatFailed, TurnTimeout, \
     Unreachable
 from orchestrator.seats.families import reasoning_on
-from orchestrator.seats.keyed import Keyed
+from orchestrator.seats.keyed import Keyed, moved
 from orchestrator.seats.limits import THROTTLED, KeyLimit, key_limit
 from orchestrator.seats.reply import Reply
 from orchestrator.seats.transport import AddressRefused
@@ -133,6 +134,8 @@ class Chat:
                     except ValueError:
                         raise Rejected(f"HTTP {status} with a body that is not JSON: "
                                        f"{r.content[:80].decode('utf-8', 'replace')!r}") from None
+                if 300 <= status < 400:
+                    raise Rejected(f"HTTP {status}, {moved(r, self.url)}")
                 said = " ".join((error_message(_json_or_none(r.content)) or r.text[:EXCERPT]).split())
                 if status != 429 and status < 500:
                     raise Rejected(f"HTTP {status}: {said}")

@@ -78,13 +78,14 @@ class Keyed:
         return await client.send(request, follow_redirects=False)
 
 
-def moved(r: httpx.Response) -> str:
-    """What a redirect answer said, for a message: where it pointed, and that it was not followed."""
+def moved(r: httpx.Response, url: httpx.URL | None = None) -> str:
+    """What a redirect answer to url (default: the request r answers) said, for a message: where it
+    pointed, and that it was not followed."""
     location = r.headers.get("location")
     if not location:
         return "a redirect without a Location (redirects are not followed)"
     try:
-        target = str(r.request.url.join(location))
-    except (httpx.InvalidURL, RuntimeError):
+        target = str((url or r.request.url).join(location))
+    except (httpx.InvalidURL, RuntimeError):  # RuntimeError: a response built without its request
         target = location
     return f"a redirect to {target} (redirects are not followed: the key goes to its own origin only)"

@@ -3,12 +3,14 @@ credential may reach private ones; the host is resolved and checked in the conne
 redirect is handed back, never followed. Also the address rule and the key check (probe)."""
 import httpx
 import pytest
+from starlette.responses import Response
 
 from orchestrator import egress
 from orchestrator.errors import DomainError
 from orchestrator.seats import SeatPlayer, new_client, play_tick
 from orchestrator.seats.probe import probe
 from orchestrator.seats.faults import SeatFailed
+from orchestrator.seats.keyed import Keyed, OffOrigin
 from orchestrator.seats.transport import AddressRefused
 from tests.seats.conftest import external_match, run
 from tests.seats.fake_provider import FakeProvider
@@ -138,3 +140,52 @@ def test_what_normalises_under_an_allowed_prefix_passes():
     for url in ("http://127.0.0.1:11434/v1/./x/../y", "http://user:pw@127.0.0.1:11434/v1",
                 "HTTP://127.0.0.1:11434/v1/", "http://127.0.0.1:11434/v1/x/.."):
         assert egress.allowed(url, entries), url
+
+
+@pytest.mark.parametrize("link", [
+    "http://127.0.0.1:8001/x", "//127.0.0.1:8001/x", "https://127.0.0.1:8000/v1/x", "http://localhost:8000/v1/x",
+    "http://127.0.0.1:8000@127.0.0.1:8001/x", "http://127.0.0.2:8000/v1/x", "file:///etc/passwd", "javascript:x",
+    "http://[::1]:8000/v1/x", "http://[::1/",
+])
+def test_a_key_is_never_sent_to_another_origin(link):
+    """Issue 50 F3: one helper builds every request that carries a key; a URL on another origin than
+    the key's base URL (scheme, host and port) is refused before anything is sent."""
+    keyed = Keyed("http://127.0.0.1:8000/v1/", {"Authorization": "Bearer k"})
+    page = keyed.url("/models")
+    with pytest.raises(OffOrigin, match="the origin the key was stored for"):
+        keyed.follow(page, link)
+    with pytest.raises(OffOrigin):
+        keyed.request("GET", link)
+
+
+def test_links_on_the_keys_origin_are_followed():
+    keyed = Keyed("http://127.0.0.1:80/v1", {"Authorization": "Bearer k"})
+    page = keyed.url("/models")
+    assert str(page) == "http://127.0.0.1/v1/models"  # httpx drops the scheme's own port
+    for link, url in (("?page=2", "http://127.0.0.1/v1/models?page=2"),
+                      ("/v1/models?after=x", "http://127.0.0.1/v1/models?after=x"),
+                      ("http://127.0.0.1/v1/models?p=3", "http://127.0.0.1/v1/models?p=3"),  # port 80 spelled or not
+                      ("HTTP://127.0.0.1:80/other", "http://127.0.0.1/other")):
+        assert str(keyed.follow(page, link)) == url
+    assert keyed.request("GET", page).headers["authorization"] == "Bearer k"
+
+
+def test_a_redirect_to_another_origin_is_not_followed_and_is_named():
+    """The key check and a seat's call answered with a redirect elsewhere: nothing reaches the other
+    origin, and what is reported names where the redirect pointed."""
+    with FakeProvider() as target, FakeProvider() as fake:
+        elsewhere = target.url + "/v1/models"
+        fake.model_page = lambda query: Response(status_code=302, headers={"location": elsewhere})
+        status, detail = probe("openai-compatible", "k-good", fake.url + "/v1", private_ok=True)
+        assert status == "unreachable" and f"HTTP 302, a redirect to {elsewhere} (redirects are not followed" in detail
+        fake.default = {"status": 307, "headers": {"location": "//127.0.0.1:%d/v1/chat/completions" % target.port}}
+
+        async def go():
+            async with new_client(private_ok=True) as client:
+                players = {0: SeatPlayer(0, ROUTER, key="k", client=client, base_url=fake.url + "/v1",
+                                         turn_timeout_ms=1500)}
+                return await play_tick(external_match(1), players), players
+        report, players = run(go())
+        assert report.waits == {0: "no_reply"}
+        assert f"HTTP 307, a redirect to {target.url}/v1/chat/completions" in players[0].last_error
+        assert target.requests == []
