@@ -178,7 +178,7 @@ def test_a_redirect_to_another_origin_is_not_followed_and_is_named():
         fake.model_page = lambda query: Response(status_code=302, headers={"location": elsewhere})
         status, detail = probe("openai-compatible", "k-good", fake.url + "/v1", private_ok=True)
         assert status == "unreachable" and f"HTTP 302, a redirect to {elsewhere} (redirects are not followed" in detail
-        fake.default = {"status": 307, "headers": {"location": "//127.0.0.1:%d/v1/chat/completions" % target.port}}
+        fake.default = {"status": 307, "headers": {"location": f"//127.0.0.1:{target.port}/v1/chat/completions"}}
 
         async def go():
             async with new_client(private_ok=True) as client:
