@@ -39,6 +39,7 @@ class Keyed:
         self.base = base_url.strip().rstrip("/")
         self.origin = origin_of(self.base)
         self.headers = headers
+        self._raw = list(headers.items())  # a seat's turn builds its request from these as they are
         self._checked: httpx.URL | None = None  # a seat sends to one URL every turn: checked once
 
     def check(self, url: str | httpx.URL) -> httpx.URL:
@@ -69,7 +70,8 @@ class Keyed:
 
     def request(self, method: str, url: str | httpx.URL, *, headers=None, **kw) -> httpx.Request:
         """An httpx.Request carrying the key's headers (and headers), to url on the key's origin."""
-        return httpx.Request(method, self.check(url), headers={**self.headers, **dict(headers or {})}, **kw)
+        both = {**self.headers, **dict(headers)} if headers else self._raw
+        return httpx.Request(method, self.check(url), headers=both, **kw)
 
     async def send(self, client: httpx.AsyncClient, method: str, url: str | httpx.URL, *,
                    timeout: float, json=None) -> httpx.Response:
