@@ -3,6 +3,7 @@ damaged by every read that needs it, never read as absent; a file that is not th
 start-up scan leaves a damaged file out and says which; `check` lists exactly the damaged files."""
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -84,3 +85,21 @@ def test_check_lists_exactly_the_damaged_files(store):
     got = store.check()
     assert [d["file"] for d in got["damaged"]] == ["events/ok.parquet", "transcripts/dmg.arrow"]
     assert all(d["error"] for d in got["damaged"])
+
+
+def test_studio_archive_check_names_the_damaged_files_and_exits_1(tmp_path, capsys):
+    from api.cli import main
+
+    data = tmp_path / "data"
+    store = Archive.of(data)
+    o = played("solo", seed=3, batch_id=None)
+    store.land("solo", o.events, o.seats, _turns(30))
+    store.compact("solo", ["solo"])
+    assert main(["archive", "check", "--data-dir", str(data)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"checked": 3, "damaged": []}
+    _overwrite(data / "archive" / "seats" / "solo.parquet")
+    assert main(["archive", "check", "--data-dir", str(data)]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert [d["file"] for d in out["damaged"]] == ["seats/solo.parquet"] and out["damaged"][0]["error"]
+    assert main(["archive", "materialize", "--all", "--data-dir", str(data)]) == 1  # it says so too
+    assert list(json.loads(capsys.readouterr().out)["damaged"]) == ["seats/solo.parquet"]
