@@ -84,16 +84,16 @@ def settle(core, store: Archive, ended: list, swept: list = (), compact=None, wr
         log.exception("compacting ended series failed")
 
 
-def start_notes(archive: Archive) -> None:
-    """What the service logs of its archive as it starts: the scripted matches this engine cannot
-    replay (an upgrade), and each file whose footer it could not read. A damaged file is a fault of
-    its matches alone: the service starts, and their pages answer 410 `archive_damaged`."""
+def start_notes(archive: Archive) -> list[tuple[int, str]]:
+    """(log level, line) of what the service says of its archive as it starts: the scripted matches
+    this engine cannot replay (an upgrade), and each file whose footer it could not read. A damaged
+    file is a fault of its matches alone: the service starts, and their reads answer 410
+    `archive_damaged`."""
     damaged: list = []
-    if note := derived_logs.engine_note(archive, damaged):
-        log.warning(note)
-    for e in damaged:
-        log.error("%s; its matches' pages answer 410 archive_damaged until it is restored from a backup "
-                  "(`studio archive check` lists every damaged file)", e)
+    note = derived_logs.engine_note(archive, damaged)
+    return ([(logging.WARNING, note)] if note else []) + [
+        (logging.ERROR, f"{e}; its matches' reads answer 410 archive_damaged until it is restored from a backup "
+                        "(`studio archive check` lists every damaged file)") for e in damaged]
 
 
 def cancelled_in_queue(core, run_id: str) -> None:

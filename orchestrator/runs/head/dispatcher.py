@@ -120,7 +120,8 @@ class Dispatcher:
         self.archiver.on_ray(self._node)
         self.reconcile()
         self.archiver.sweep()
-        archiving.start_notes(self.archive)  # matches this engine cannot replay; files that cannot be read
+        for level, line in archiving.start_notes(self.archive):  # matches this engine cannot replay; damage
+            log.log(level, line)
         self.grader = Grader(self.core, self.archive).start()  # grades ended runs' decisions on the workers
         self.summaries = Summarizer(self.core, self.archive)  # series' summaries, computed on the workers
         self.core.dispatcher = self
