@@ -16,7 +16,14 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from analytics.archive.format import from_ipc, table_meta
-from analytics.archive.layout import COMPACT, GAME, LANDING, STAGED, SUBDIRS, TEMP_SUFFIX
+from analytics.archive.layout import (
+    COMPACT,
+    GAME,
+    LANDING,
+    STAGED,
+    SUBDIRS,
+    TEMP_SUFFIX,
+)
 
 # what a decoder raises on bytes that are not what the file says: pyarrow's own errors (a Parquet
 # thrift or page error is an OSError), and the JSON of a footer's metadata or of a game log

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analytics.archive import format as archive, materialize
+from analytics.archive import format as archive
+from analytics.archive import materialize
 from analytics.archive.damage import Damaged
 from analytics.archive.layout import SEATS_DIR
 from analytics.archive.store import Archive

@@ -91,9 +91,9 @@ def start_notes(archive: Archive) -> list[tuple[int, str]]:
     `archive_damaged`."""
     damaged: list = []
     note = derived_logs.engine_note(archive, damaged)
-    return ([(logging.WARNING, note)] if note else []) + [
-        (logging.ERROR, f"{e}; its matches' reads answer 410 archive_damaged until it is restored from a backup "
-                        "(`studio archive check` lists every damaged file)") for e in damaged]
+    after = ("; its matches' reads answer 410 archive_damaged until it is restored from a backup (`studio archive "
+             "check` lists every damaged file)")
+    return ([(logging.WARNING, note)] if note else []) + [(logging.ERROR, f"{e}{after}") for e in damaged]
 
 
 def cancelled_in_queue(core, run_id: str) -> None:
