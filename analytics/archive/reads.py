@@ -3,8 +3,9 @@
 `Reads.events` is the one read every reader goes through (pages, the grader, forks, exports, the
 notebook API): the log as written (landed, in a part of its series, or compacted), else, for a
 scripted match kept as its inputs (analytics.archive.derive), regenerated, verified and cached. The
-records are found in the seat files' footers, which a process keeps read (`_FOOTERS`). A mixin of
-analytics.archive.store.Archive, whose file helpers (`_path`, `_parts`, `_from_parts`...) it uses.
+records are found in the seat files' footers, which a process keeps read (`_FOOTERS`). A file that
+is there and cannot be decoded raises analytics.archive.damage.Damaged, never reads as absent. A mixin
+of analytics.archive.store.Archive, whose file helpers (`_path`, `_parts`, `_from_parts`...) it uses.
 """
 from __future__ import annotations
 
