@@ -1,7 +1,9 @@
 """`studio archive materialize`: write the derived logs of scripted matches into the archive
 (analytics.archive.materialize), a series' (`--batch`) or every one (`--all`, before an engine
 upgrade: docs/RUNS.md, "Upgrading the engine"). Progress goes to stderr, the outcome as one JSON
-object to stdout; the exit status is 1 when some log could not be written (each named, with why)."""
+object to stdout; the exit status is 1 when some log could not be written (each named, with why).
+`studio archive check`: decode every file of the archive and list those that cannot be read
+(analytics.archive.damage), as one JSON object; the exit status is 1 when any is damaged."""
 from __future__ import annotations
 
 import argparse
@@ -11,8 +13,8 @@ import sys
 
 def add_parser(sub, add_data_dir) -> None:
     """Register `archive` on the `studio` subparsers (api/cli.py calls this)."""
-    group = sub.add_parser("archive", help="the match archive: write derived event logs").add_subparsers(
-        dest="action", required=True)
+    group = sub.add_parser("archive", help="the match archive: write derived event logs, find damaged files"
+                           ).add_subparsers(dest="action", required=True)
     p = group.add_parser("materialize", help="regenerate, verify and write the event logs of scripted matches "
                                              "kept as their inputs")
     add_data_dir(p)
@@ -21,6 +23,10 @@ def add_parser(sub, add_data_dir) -> None:
     which.add_argument("--all", action="store_true", help="every series (before an engine upgrade)")
     p.add_argument("--workers", type=int, default=None, help="processes to play in (default: one per CPU)")
     p.set_defaults(func=cmd_materialize)
+    p = group.add_parser("check", help="read every archive file whole and list those that cannot be read "
+                                       "(exit 1 when any)")
+    add_data_dir(p)
+    p.set_defaults(func=cmd_check)
 
 
 def cmd_materialize(args: argparse.Namespace) -> int:
@@ -34,4 +40,13 @@ def cmd_materialize(args: argparse.Namespace) -> int:
         print(f"materialize: {done}/{total} matches", file=sys.stderr, flush=True)
     out = materialize(archive, None if args.all else [args.batch], workers=args.workers, progress=progress)
     print(json.dumps(out, indent=2))
-    return 1 if out["failed"] else 0
+    return 1 if out["failed"] or out["damaged"] else 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from analytics.archive.store import Archive
+    from orchestrator.plans import read_config
+
+    out = Archive.of(args.data_dir, read_config(args.data_dir)).check()
+    print(json.dumps(out, indent=2))
+    return 1 if out["damaged"] else 0

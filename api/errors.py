@@ -11,7 +11,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from analytics.archive.damage import Damaged
 from orchestrator.errors import DomainError
+from orchestrator.runs import match_log
 from orchestrator.store import unavailable
 
 log = logging.getLogger("studio.api")
@@ -85,7 +87,9 @@ class CrashGuard:
             await self.app(scope, receive, watch)
         except Exception as e:
             retry_after_s = unavailable(e)
-            if retry_after_s is None:
+            if isinstance(e, Damaged):
+                log.error("%s on %s %s", e, scope.get("method"), scope.get("path"))
+            elif retry_after_s is None:
                 log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
             else:
                 log.warning("the store refused a write on %s %s (%s): answered 503", scope.get("method"),
@@ -97,7 +101,11 @@ class CrashGuard:
 
 def failure(e: Exception) -> DomainError:
     """A held write lock or a full disk is 503 `unavailable` with Retry-After (nothing was changed and
-    the same request can succeed later); any other failure is 500 `internal_error`."""
+    the same request can succeed later); a damaged archive file met by a read the core does not refuse
+    itself (a series' summary, say) is 410 `archive_damaged` naming it; any other failure is 500
+    `internal_error`."""
+    if isinstance(e, Damaged):
+        return match_log.damaged(e)
     retry_after_s = unavailable(e)
     if retry_after_s is not None:
         return DomainError("unavailable", f"the store refused the change for now ({e}); nothing was changed: "

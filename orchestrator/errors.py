@@ -39,6 +39,8 @@ STATUS: dict[str, int] = {
     "run_launching": 409,
     # a scripted match's log derived on demand that this engine cannot give (docs/RUNS.md, "Upgrading the engine")
     "log_not_kept": 410,
+    # an archive file of the match that is there and cannot be read (docs/api.md, "Damaged archive files")
+    "archive_damaged": 410,
     # CONTRACT.md section 13: agent seats' turns
     "not_agent_seat": 400,
     "bad_actions": 400,

@@ -27,14 +27,16 @@ CHUNK = 64  # matches per written part: one process's share, and one progress st
 PARALLEL_FROM = 4 * CHUNK
 
 
-def pending(archive: Archive, keys: Iterable[str] | None = None) -> dict[str, dict[str, dict]]:
+def pending(archive: Archive, keys: Iterable[str] | None = None,
+            damaged: list | None = None) -> dict[str, dict[str, dict]]:
     """Series key -> {match id: record} of the scripted matches kept as inputs whose log is not
     written yet (only those series when keys are given), of series archived for good: a series
-    still playing may yet drop a match from its staged parts (an orphan of a replayed run)."""
+    still playing may yet drop a match from its staged parts (an orphan of a replayed run). Files
+    that cannot be read (damage.Damaged) are left out and added to `damaged` when given, else raised."""
     wanted = set(keys) if keys is not None else None
-    written = archive.index(EVENTS_DIR)
+    written = archive.index(EVENTS_DIR, damaged=damaged)
     out = {}
-    for key, matches in archive.index(SEATS_DIR, settled=True).items():  # series that ended
+    for key, matches in archive.index(SEATS_DIR, settled=True, damaged=damaged).items():  # series that ended
         if wanted is not None and key not in wanted:
             continue
         todo = {m: meta[derive.KEY] for m, meta in matches.items()
@@ -44,10 +46,10 @@ def pending(archive: Archive, keys: Iterable[str] | None = None) -> dict[str, di
     return out
 
 
-def engine_changed(archive: Archive) -> dict[str, int]:
+def engine_changed(archive: Archive, damaged: list | None = None) -> dict[str, int]:
     """Series key -> how many of its matches kept as inputs were recorded under another engine digest
     and have no written log: what this engine cannot show (the server says so at start)."""
-    return {key: n for key, todo in pending(archive).items()
+    return {key: n for key, todo in pending(archive, damaged=damaged).items()
             if (n := sum(derive.engine_changed(rec) for rec in todo.values()))}
 
 
@@ -67,8 +69,10 @@ def _write_chunk(uri: str, key: str, records: list[tuple[str, dict]]) -> tuple[i
 def materialize(archive: Archive, keys: Iterable[str] | None = None, *, workers: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> dict:
     """Write the pending logs of the given series (every series when keys is None). Returns
-    {matches, written, failed: {match id: why}, series}."""
-    todo = pending(archive, keys)
+    {matches, written, failed: {match id: why}, series, damaged: {file: why}} (files whose matches
+    could not be read: `studio archive check` lists every one)."""
+    damaged: list = []
+    todo = pending(archive, keys, damaged)
     chunks = [(key, items[i:i + CHUNK]) for key, recs in todo.items()
               for items in [sorted(recs.items())] for i in range(0, len(items), CHUNK)]
     total = sum(len(recs) for recs in todo.values())
@@ -93,13 +97,16 @@ def materialize(archive: Archive, keys: Iterable[str] | None = None, *, workers:
                        for key, records in chunks]
             for n, future in futures:
                 finished(n, future.result())
-    return {"matches": total, "written": written, "failed": failed, "series": sorted(todo)}
+    return {"matches": total, "written": written, "failed": failed, "series": sorted(todo),
+            "damaged": {e.path: e.cause for e in damaged}}
 
 
-def engine_note(archive: Archive) -> str | None:
+def engine_note(archive: Archive, damaged: list | None = None) -> str | None:
     """What the server says at start when some matches were recorded under another engine (None when
-    none were): how many, and which command writes their logs before an upgrade."""
-    changed = engine_changed(archive)
+    none were): how many, and which command writes their logs before an upgrade. A file it cannot
+    read is left out of the count and added to `damaged` when given (the server names each, and
+    starts)."""
+    changed = engine_changed(archive, damaged)
     if not changed:
         return None
     n = sum(changed.values())

@@ -3,8 +3,9 @@
 `Reads.events` is the one read every reader goes through (pages, the grader, forks, exports, the
 notebook API): the log as written (landed, in a part of its series, or compacted), else, for a
 scripted match kept as its inputs (analytics.archive.derive), regenerated, verified and cached. The
-records are found in the seat files' footers, which a process keeps read (`_FOOTERS`). A mixin of
-analytics.archive.store.Archive, whose file helpers (`_path`, `_parts`, `_from_parts`...) it uses.
+records are found in the seat files' footers, which a process keeps read (`_FOOTERS`). A file that
+is there and cannot be decoded raises analytics.archive.damage.Damaged, never reads as absent. A mixin
+of analytics.archive.store.Archive, whose file helpers (`_path`, `_parts`, `_from_parts`...) it uses.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from analytics.archive import derive
+from analytics.archive.damage import Damaged
 from analytics.archive.format import SEAT_SCHEMA, event_columns, table_meta
 from analytics.archive.layout import (
     COMPACT,
@@ -40,14 +42,14 @@ class Reads:
         compacted under its series' key)."""
         try:
             return self._read_landed(EVENTS_DIR, match_id)
-        except (FileNotFoundError, OSError):  # not landed, or compacted away a moment ago
+        except FileNotFoundError:  # not landed, or compacted away a moment ago
             pass
         for k in dict.fromkeys(x for x in (key, match_id) if x):
             for matches, table in self._from_parts(EVENTS_DIR, k, {match_id}):
                 return table.replace_schema_metadata({b"studio": json.dumps(matches[match_id]).encode()})
             path = self._path(EVENTS_DIR, compacted(k))
             if self._exists(path):
-                with self.fs.open_input_file(path) as f:  # its metadata and rows of one version of the file
+                with self.fs.open_input_file(path) as f, self._decoding(path):  # one version of the file
                     meta = table_meta(pq.read_schema(f)).get("matches", {})
                     if match_id in meta:
                         table = pq.read_table(f, filters=[("match_id", "=", match_id)])
@@ -80,10 +82,11 @@ class Reads:
 
     def derived(self, match_id: str, key: str | None = None) -> dict | None:
         """A scripted match's record (analytics.archive.derive) where its seat rows are, else None."""
+        path = self._path(SEATS_DIR, landed(match_id))
         try:
-            with self.fs.open_input_file(self._path(SEATS_DIR, landed(match_id))) as f:
+            with self.fs.open_input_file(path) as f, self._decoding(path):
                 return table_meta(pa.ipc.open_file(f).schema).get(derive.KEY)
-        except (FileNotFoundError, OSError):
+        except FileNotFoundError:
             pass
         for k in dict.fromkeys(x for x in (key, match_id) if x):
             for path in [*self._parts(SEATS_DIR, k).values(), self._path(SEATS_DIR, compacted(k))]:
@@ -109,31 +112,41 @@ class Reads:
                     _FOOTERS.pop(next(iter(_FOOTERS)))
         return held
 
-    def index(self, sub: str, settled: bool = False) -> dict[str, dict[str, dict]]:
+    def index(self, sub: str, settled: bool = False, damaged: list | None = None) -> dict[str, dict[str, dict]]:
         """Every series key of one kind (EVENTS_DIR or SEATS_DIR) -> its matches' metadata (events: the
         match's; seats: its record when kept as inputs), from the files' footers: compacted files and
         published parts, and unless `settled`, staged parts and matches landed alone (under their
-        series' key, or their own id) too: those of series still playing, whose orphans may yet go."""
+        series' key, or their own id) too: those of series still playing, whose orphans may yet go.
+        A file that cannot be read (damage.Damaged) is left out and added to `damaged` when given, else
+        raised."""
         out: dict[str, dict[str, dict]] = {}
         for info in self.fs.get_file_info(pafs.FileSelector(self._path(sub), allow_not_found=True, recursive=True)):
-            name, parent = posixpath.basename(info.path), posixpath.dirname(info.path)
-            if info.type != pafs.FileType.File or name.endswith(TEMP_SUFFIX):
-                continue
-            part = part_of(name)
-            if (m := landed_id(name)) is not None and not settled:
-                try:
-                    with self.fs.open_input_file(info.path) as f:
-                        meta = table_meta(pa.ipc.open_file(f).schema)
-                except (FileNotFoundError, OSError):  # compacted away since the listing
-                    continue
-                meta = meta if sub == EVENTS_DIR else {k: v for k, v in meta.items() if k == derive.KEY}
-                key = meta.get(derive.KEY, {}).get("meta", meta).get("batch_id") or m
-                out.setdefault(key, {})[m] = meta
-            elif parent == self._path(sub) and name.endswith(COMPACT):
-                out.setdefault(name[:-len(COMPACT)], {}).update(self._footer_matches(info.path))
-            elif part and parent != self._path(sub) and (part[1] or not settled):
-                out.setdefault(posixpath.basename(parent), {}).update(self._footer_matches(info.path))
+            try:
+                self._index_file(sub, info, settled, out)
+            except Damaged as e:
+                if damaged is None:
+                    raise
+                damaged.append(e)
         return out
+
+    def _index_file(self, sub: str, info, settled: bool, out: dict) -> None:
+        name, parent = posixpath.basename(info.path), posixpath.dirname(info.path)
+        if info.type != pafs.FileType.File or name.endswith(TEMP_SUFFIX):
+            return
+        part = part_of(name)
+        if (m := landed_id(name)) is not None and not settled:
+            try:
+                with self.fs.open_input_file(info.path) as f, self._decoding(info.path):
+                    meta = table_meta(pa.ipc.open_file(f).schema)
+            except FileNotFoundError:  # compacted away since the listing
+                return
+            meta = meta if sub == EVENTS_DIR else {k: v for k, v in meta.items() if k == derive.KEY}
+            key = meta.get(derive.KEY, {}).get("meta", meta).get("batch_id") or m
+            out.setdefault(key, {})[m] = meta
+        elif parent == self._path(sub) and name.endswith(COMPACT):
+            out.setdefault(name[:-len(COMPACT)], {}).update(self._footer_matches(info.path))
+        elif part and parent != self._path(sub) and (part[1] or not settled):
+            out.setdefault(posixpath.basename(parent), {}).update(self._footer_matches(info.path))
 
     def read_events(self, match_id: str, key: str | None = None, with_text: bool = True):
         """(columns as numpy arrays, the match metadata), or (None, None) when nothing is archived."""
@@ -154,8 +167,7 @@ class Reads:
             parts += [table for _, table in self._from_parts(SEATS_DIR, key, set(ids), SEAT_SCHEMA)]
             path = self._path(SEATS_DIR, compacted(key))
             if self._exists(path):
-                parts.append(pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", ids)],
-                                           schema=SEAT_SCHEMA))
+                parts.append(self._read_compact(path, filters=[("match_id", "in", ids)], schema=SEAT_SCHEMA))
         parts = [p.cast(SEAT_SCHEMA) for p in parts]
         return pa.concat_tables(parts) if parts else SEAT_SCHEMA.empty_table()
 

@@ -34,8 +34,8 @@ import pyarrow.parquet as pq
 
 from analytics.archive import derive
 from analytics.archive.cache import DerivedCache
+from analytics.archive.damage import Damaged, check, decoding, read_ipc
 from analytics.archive.format import (
-    from_ipc,
     run_table,
     table_meta,
     transcript_rows,
@@ -98,6 +98,14 @@ class Archive(Reads):
 
     def path(self, sub: str, name: str) -> str:
         return self._path(sub, name)
+
+    def _decoding(self, path: str):
+        """Decode errors while reading path become damage.Damaged, naming it under the archive."""
+        return decoding(posixpath.relpath(path, self.root), self.root)
+
+    def check(self) -> dict:
+        """Every file decoded whole: {checked, damaged: [{file, error}]} (`studio archive check`)."""
+        return check(self.fs, self.root)
 
     def _exists(self, path: str) -> bool:
         return self.fs.get_file_info(path).type == pafs.FileType.File
@@ -166,7 +174,8 @@ class Archive(Reads):
 
     def _part_matches(self, path: str) -> dict[str, dict]:
         """match id -> its metadata, for a part's file (events: the match's; seats: empty)."""
-        return table_meta(pq.read_schema(path, filesystem=self.fs)).get("matches", {})
+        with self._decoding(path):
+            return table_meta(pq.read_schema(path, filesystem=self.fs)).get("matches", {})
 
     def _listed_matches(self, listed: str) -> dict[str, dict]:
         """_part_matches of a part as listed: a staged part published since is read under its new name,
@@ -190,7 +199,7 @@ class Archive(Reads):
 
     def _read_part_file(self, path: str, wanted: set[str], schema=None) -> tuple[dict[str, dict], pa.Table | None]:
         # Matches and rows through one open file: a part moved meanwhile is still read whole, as one version.
-        with self.fs.open_input_file(path) as f:
+        with self.fs.open_input_file(path) as f, self._decoding(path):
             matches = table_meta(pq.read_schema(f)).get("matches", {})
             held = wanted.intersection(matches)
             if not held:
@@ -234,6 +243,8 @@ class Archive(Reads):
                     held = self._part_matches(info.path)
                 except FileNotFoundError:  # published (or dropped) since the listing: no longer staged
                     continue
+                except Damaged:  # its matches' reads say so; `studio archive check` lists it
+                    continue
                 for m in held:
                     out[m] = (key, found[0], info.mtime)
         return out
@@ -268,7 +279,8 @@ class Archive(Reads):
 
     def _part_rows(self, path: str, sub: str, kept: list[str]) -> list[pa.Table]:
         """A part's rows of the kept matches: one table per match for events (a row group each)."""
-        table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", kept)])
+        with self._decoding(path):
+            table = pq.read_table(path, filesystem=self.fs, filters=[("match_id", "in", kept)])
         if sub != EVENTS_DIR:
             return [table]
         ids = table.column("match_id").cast(pa.string())
@@ -293,14 +305,15 @@ class Archive(Reads):
         path = self._path(ARENA_DIR, game(match_id))
         if not self._exists(path):
             return None
-        with self.fs.open_input_stream(path) as f:
+        with self.fs.open_input_stream(path) as f, self._decoding(path):
             return json.loads(f.read())
 
     def read_transcript(self, match_id: str, **page) -> tuple[list[dict], bool]:
-        """A page of a match's model turns (transcript_rows); nothing when it has none."""
+        """A page of a match's model turns (transcript_rows); nothing when it has none (no model seat),
+        damage.Damaged when its file is there and cannot be read."""
         try:
             table = self._read_landed(TRANSCRIPTS_DIR, match_id)
-        except (FileNotFoundError, OSError):
+        except FileNotFoundError:
             return [], False
         return transcript_rows(table, **page)
 
@@ -357,8 +370,9 @@ class Archive(Reads):
         return gone
 
     def _read_landed(self, sub: str, match_id: str) -> pa.Table:
-        with self.fs.open_input_file(self._path(sub, landed(match_id))) as f:
-            return from_ipc(f)
+        path = self._path(sub, landed(match_id))
+        with self.fs.open_input_file(path) as f, self._decoding(path):
+            return read_ipc(f)
 
     # -- a series, compacted -----------------------------------------------------------------------
     def compact(self, key: str, match_ids: list[str]) -> None:
@@ -377,7 +391,7 @@ class Archive(Reads):
             return
         events_file, seats_file = self._path(EVENTS_DIR, compacted(key)), self._path(SEATS_DIR, compacted(key))
         old_meta = self._compact_meta(events_file).get("matches", {}) if self._exists(events_file) else {}
-        in_seats = set(pq.read_table(seats_file, filesystem=self.fs, columns=["match_id"]).column(0).to_pylist()
+        in_seats = set(self._read_compact(seats_file, columns=["match_id"]).column(0).to_pylist()
                        ) if self._exists(seats_file) else set()
         with_events = [m for m in present if m not in old_meta
                        and self._exists(self._path(EVENTS_DIR, landed(m)))]  # arena games have none
@@ -394,7 +408,7 @@ class Archive(Reads):
             if not tables:
                 continue
             if self._exists(target):
-                tables = [pq.read_table(target, filesystem=self.fs).replace_schema_metadata(None)] + tables
+                tables = [self._read_compact(target).replace_schema_metadata(None)] + tables
             tmp = f"{target}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
             write_parquet(tables, tmp, kept if kept["matches"] else None, filesystem=self.fs)
             self.fs.move(tmp, target)
@@ -402,7 +416,12 @@ class Archive(Reads):
             self._drop(m, (EVENTS_DIR, SEATS_DIR))
 
     def _compact_meta(self, path: str) -> dict:
-        return table_meta(pq.read_schema(path, filesystem=self.fs))
+        with self._decoding(path):
+            return table_meta(pq.read_schema(path, filesystem=self.fs))
+
+    def _read_compact(self, path: str, **options) -> pa.Table:
+        with self._decoding(path):
+            return pq.read_table(path, filesystem=self.fs, **options)
 
     # -- derived logs, written on demand (analytics.archive.materialize) -------------------------
     def write_events(self, key: str, tables: list[pa.Table], name: str) -> str:

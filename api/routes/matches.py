@@ -124,5 +124,5 @@ def replay(id: str, request: Request):
         return HTMLResponse(arena_replay_page(arena_pages.report(core, id), arena_pages.frames(core, id)))
     if fmt == "json":
         return JSONResponse(pages.replay_frames(core, id))
-    pages.require_match(core, id)
+    pages.require_log(core, id)
     return HTMLResponse(replay_html(id))

@@ -20,6 +20,7 @@ from analytics.data import GAME_IDS, as_data, game_of
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.provider_kinds import LOCAL
+from orchestrator.runs import match_log
 from orchestrator.errors import DomainError
 from orchestrator.statuses import SCORED
 from orchestrator.validation import integer_param
@@ -46,8 +47,10 @@ def _source(core: Core, matches: dict[str, str | None]) -> duckdb.DuckDBPyConnec
     """A `seats` view over these matches' seat rows (match id -> its series' key, wherever the archive
     holds them now) where `model` reads provider:model for model seats (scripted local/* seats and
     anchors keep their id), and `provider` is a column of its own."""
+    with match_log.readable():  # a damaged seat file is refused, naming it: never a table without its rows
+        rows = Archive.of(core.data_dir, core.config).seats(matches)
     con = duckdb.connect()
-    con.register("raw", Archive.of(core.data_dir, core.config).seats(matches))
+    con.register("raw", rows)
     # files archived before seat rows carried their provider were all local or unknown: say local
     columns = {row[0] for row in con.execute("DESCRIBE raw").fetchall()}
     if "provider" in columns:

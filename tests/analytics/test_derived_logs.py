@@ -188,7 +188,7 @@ def test_studio_archive_materialize_writes_every_derived_log(archives, tmp_path,
     assert json.loads(capsys.readouterr().out)["written"] == 0
     assert main(["archive", "materialize", "--all", "--data-dir", str(data_dir)]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out == {"matches": len(SEEDS), "written": len(SEEDS), "failed": {}, "series": [KEY]}
+    assert out == {"matches": len(SEEDS), "written": len(SEEDS), "failed": {}, "series": [KEY], "damaged": {}}
     stored, written = Archive(str(root / "stored" / "archive")), Archive(str(data_dir / "archive"))
     for k in SEEDS:
         m = f"m{k:03d}"

@@ -32,7 +32,7 @@ from orchestrator.seats.funding import seat_funding
 from orchestrator.seats.ledger import new_usage
 from orchestrator.seats.turn import new_turns
 from orchestrator.validation import parse
-from orchestrator.provider_kinds import LOCAL
+from orchestrator.provider_kinds import LOCAL, UNPAID
 
 FIELDS = ("run_id", "tick", "seats", "control")
 NOT_WITH_FORK = ("roster", "env", "season_ticks", "seed_mode")  # the original's, or drawn for the fork
@@ -196,6 +196,7 @@ def read(core: Core, principal: Principal, raw: Any) -> Fork | None:
     eff = {k: v for k, v in json.loads(row["effective"]).items() if k != "fork"}
     record = json.loads(row["fork"]) if row["fork"] else {}
     _rebuilds(core, row, roster, eff, record)
+    _memories_readable(core, row, roster, changed)
     body = {"name": f"{row['name'][:60]} (fork at {tick})", **{k: v for k, v in raw.items() if k != "fork"}}
     body.update(scenario_id=row["scenario_id"], roster=[_sent(changed.get(i, s)) if i not in changed else changed[i]
                                                           for i, s in enumerate(roster)])
@@ -220,6 +221,8 @@ def _rebuilds(core: Core, row, roster: list[dict], eff: dict, record: dict) -> N
     try:
         cols, meta = match_log.read_events(core, row["match_id"], row["batch_id"])
     except DomainError as e:  # a scripted original whose log this engine cannot derive
+        if e.code != "log_not_kept":  # a damaged archive file is refused as on every read of the match
+            raise
         raise _bad(f"fork.run_id: {e.message}") from None
     if cols is None:
         raise _bad(f"fork.run_id: {row['id']}'s match is not in the archive; it cannot be rebuilt")
@@ -229,6 +232,13 @@ def _rebuilds(core: Core, row, roster: list[dict], eff: dict, record: dict) -> N
         raise _bad(f"fork.run_id: today's engine cannot rebuild {row['id']}'s log ({e}); fork a run played "
                    "under the current rules") from None
     _replays(core.data_dir, row["match_id"], True)
+
+
+def _memories_readable(core: Core, row, roster: list[dict], changed: dict) -> None:
+    """archive_damaged when a model seat the fork keeps would remember turns of a transcript that
+    cannot be read (its worker reads them to rebuild the seat's memory)."""
+    if any(i not in changed and s["provider"] not in UNPAID for i, s in enumerate(roster)):
+        match_log.read_transcript(core, row["match_id"], limit=1)
 
 
 _REPLAYED: dict = {}

@@ -24,6 +24,7 @@ import queue
 import random
 import threading
 
+from analytics.archive import materialize as derived_logs
 from analytics.archive.store import NODE, PROCESS, Archive
 from orchestrator.statuses import ACTIVE
 from orchestrator.runs.views import run_view
@@ -81,6 +82,18 @@ def settle(core, store: Archive, ended: list, swept: list = (), compact=None, wr
                 compact(r["match_id"], [r["match_id"]])
     except Exception:
         log.exception("compacting ended series failed")
+
+
+def start_notes(archive: Archive) -> list[tuple[int, str]]:
+    """(log level, line) of what the service says of its archive as it starts: the scripted matches
+    this engine cannot replay (an upgrade), and each file whose footer it could not read. A damaged
+    file is a fault of its matches alone: the service starts, and their reads answer 410
+    `archive_damaged`."""
+    damaged: list = []
+    note = derived_logs.engine_note(archive, damaged)
+    after = ("; its matches' reads answer 410 archive_damaged until it is restored from a backup (`studio archive "
+             "check` lists every damaged file)")
+    return ([(logging.WARNING, note)] if note else []) + [(logging.ERROR, f"{e}{after}") for e in damaged]
 
 
 def cancelled_in_queue(core, run_id: str) -> None:

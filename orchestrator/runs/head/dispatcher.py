@@ -22,7 +22,6 @@ import ray
 from ray.exceptions import RayActorError, RayError
 
 from analytics.archive import derive
-from analytics.archive import materialize as derived_logs
 from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
@@ -31,6 +30,7 @@ from orchestrator.runs.head.grader import Grader
 from orchestrator.play import Job
 from orchestrator.agents.exchange import Exchanges
 from orchestrator.runs import kinds, lifecycle
+from orchestrator.runs.head import archiving
 from orchestrator.runs.head.archiving import Archiver
 from orchestrator.runs.head.modelpool import ModelPool
 from orchestrator.runs.head.recorder import patience_s, start_recorder
@@ -120,8 +120,8 @@ class Dispatcher:
         self.archiver.on_ray(self._node)
         self.reconcile()
         self.archiver.sweep()
-        if note := derived_logs.engine_note(self.archive):  # matches this engine cannot replay (an upgrade)
-            log.warning(note)
+        for level, line in archiving.start_notes(self.archive):  # matches this engine cannot replay; damage
+            log.log(level, line)
         self.grader = Grader(self.core, self.archive).start()  # grades ended runs' decisions on the workers
         self.summaries = Summarizer(self.core, self.archive)  # series' summaries, computed on the workers
         self.core.dispatcher = self

@@ -10,6 +10,7 @@ from engine.arena.games import GAMES
 from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.runs import match_log
 from orchestrator.runs.pages.world import _public_seat, _row
 from orchestrator.runs.views import results_of
 
@@ -20,7 +21,8 @@ def is_arena(core: Core, match_id: str) -> bool:
 
 def _moves(core: Core, match_id: str) -> list[dict]:
     """The graded moves as archived; none while the game plays (or when nothing was archived)."""
-    game = Archive.of(core.data_dir).read_game(match_id)
+    with match_log.readable():
+        game = Archive.of(core.data_dir).read_game(match_id)
     return game["moves"] if game else []
 
 

@@ -11,10 +11,10 @@ import json
 import re
 
 from analytics.archive.format import transcript_rows, transcript_table
-from analytics.archive.store import Archive
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.runs import match_log
 from orchestrator.runs.lifecycle import turns_recorded
 from orchestrator.statuses import TERMINAL
 from orchestrator.runs.service import READ, run_row
@@ -50,7 +50,7 @@ def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
     # run that ended with its turns still there (its record could not be written) reads them
     kept = core.store.one("SELECT 1 FROM run_turns WHERE run_id = ? LIMIT 1", (row["id"],)) is not None
     if row["status"] in TERMINAL and row["match_id"] is not None and not kept:
-        return Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], **page)
+        return match_log.read_transcript(core, row["match_id"], **page)
     recorded = [json.loads(t["turn"]) for t in turns_recorded(core.store.conn(), row["id"])]
     return transcript_rows(transcript_table(recorded), **page)
 

@@ -44,6 +44,12 @@ def require_match(core: Core, match_id: str):
     return _row(core, match_id)
 
 
+def require_log(core: Core, match_id: str) -> None:
+    """The refusal the replay's frames would meet (a damaged archive file, a log this engine cannot
+    derive), answered by the page that loads them instead of a page that shows nothing."""
+    _events(core, match_id)
+
+
 def _row(core: Core, match_id: str):
     row = core.store.one("SELECT * FROM runs WHERE match_id = ?", (match_id,))
     if row is None:
