@@ -1,20 +1,13 @@
 """An anytime-valid confidence sequence for the mean of bounded scores: the hedged-capital betting
 sequence of Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting",
-JRSS-B 86(1), 2024 (arXiv 2010.09686), section 4: the hedged capital process (their eq. 25-26)
-with the predictable plug-in bets of eq. 27 and the running intersection (their section 3).
+JRSS-B 86(1), 2024 (arXiv 2010.09686), section 4: for every candidate mean two gamblers bet, with
+predictable bets, that the next score lies above or below it; by Ville's inequality the chance that
+their capital EVER reaches 1/alpha under the true mean is at most alpha, so the candidates left (and
+their running intersection) hold the mean at every n at once, whatever rule decides when to stop.
 
-For every candidate mean m two gamblers start with capital 1/2 each; one bets that the next score
-lies above m, the other below, each staking a share of its capital sized from the scores before
-(predictable: bet t reads scores 1..t-1 only). Under the true mean neither gambler's wealth is
-expected to grow, so by Ville's inequality the chance that their combined capital EVER reaches
-1/alpha is at most alpha. The sequence at time t is every m whose capital stayed below 1/alpha,
-intersected with the sequence before it: it holds the true mean at every t at once with
-probability >= 1 - alpha, whatever rule decides when to stop.
-
-m runs over a grid (GRID steps of the scale) and each bound is widened by one step, as the
-authors' own code does (confseq 0.0.11, `betting.hedged_cs` with `cs_from_martingale`; tests
-compare the two on fixed data). Pure numpy, no I/O: the service, the benchmark and notebooks
-share it.
+Untuned, the bets are eq. 27's (shrinking like 1/sqrt(t log t)); with a target half-width they are
+the predictable mixture tuned for the trial count that target asks for (the authors' `fixed_n`).
+Checked against the authors' code (confseq, betting.betting_cs) on fixed data in the tests.
 """
 from __future__ import annotations
 
@@ -28,7 +21,14 @@ from analytics import choice, precision
 
 METHOD = "hedged-capital betting confidence sequence"
 GRID = 1000          # steps of the scale the candidate means take (confseq's `breaks`)
-TRUNCATE = 0.5       # a bet never stakes more than half of what it could lose (the paper's c)
+TRUNCATE = 0.5       # untuned: a bet never stakes more than half of what it could lose (the paper's c)
+# Tuned to a target, scores spread far less than the scale allows (sd about a tenth of it), so the
+# bets the target asks for hit the cap c/m; a higher cap is still a valid bet (any c < 1 is) and
+# stops the world's series sooner (docs/RUBRIC.md has the comparison).
+TUNED_TRUNCATE = 0.9
+# The spread the tuned bets are sized for before the scores say otherwise, as a share of the scale:
+# the estimate's reference spread (sd 10 on 0..100).
+REFERENCE_SPREAD = 0.1
 CHUNK_CELLS = 2_000_000  # rows x grid x n cells per block: bounds many series without a huge array
 # The estimate's expected_trials: series of the reference population (precision.reference_series) played
 # until the sequence is as narrow as asked; this many of them (a trial count's mean moves by under
@@ -55,10 +55,12 @@ class Sequence:
         return {"low": r(self.low), "high": r(self.high), "half_width": r(self.half_width), "method": self.method}
 
 
-def _bets(p: np.ndarray, alpha: float) -> np.ndarray:
-    """The predictable plug-in bet of each step (eq. 27), shape of p (rows, n): it shrinks like
-    1/sqrt(t log t) and grows as the scores seen so far vary less. The running mean and variance
-    start from one fake observation at 1/2 with variance 1/4, so the first bet reads no score."""
+def _bets(p: np.ndarray, alpha: float, tuned_n: float | None = None) -> np.ndarray:
+    """The predictable plug-in bet of each step, shape of p (rows, n): eq. 27's, shrinking like
+    1/sqrt(t log t), or with tuned_n the bet that narrows the sequence most at that n (confseq's
+    lambda_predmix_eb with fixed_n); both grow as the scores seen so far vary less. The running mean
+    and variance start from one fake observation at 1/2 with variance 1/4, so the first bet reads
+    no score."""
     rows, n = p.shape
     t = np.arange(1, n + 1)
     mu = np.minimum((0.5 + np.cumsum(p, axis=1)) / (t + 1), 1.0)
@@ -66,30 +68,44 @@ def _bets(p: np.ndarray, alpha: float) -> np.ndarray:
     before = np.concatenate([np.full((rows, 1), 0.25), sigma2[:, :-1]], axis=1)
     # each gambler is tested at alpha/2 (the hedge's weight 1/2): log(1 / (alpha / 2))
     with np.errstate(divide="ignore"):
-        lam = np.sqrt(2 * math.log(2 / alpha) / (t * np.log1p(t) * before))
+        horizon = t * np.log1p(t) if tuned_n is None else tuned_n
+        lam = np.sqrt(2 * math.log(2 / alpha) / (horizon * before))
     return np.nan_to_num(lam, nan=0.0, posinf=np.finfo(float).max)
 
 
-def _kept(p: np.ndarray, lam: np.ndarray, grid: np.ndarray, limit: float) -> np.ndarray:
+def _kept(p: np.ndarray, lam: np.ndarray, grid: np.ndarray, limit: float, truncate: float) -> np.ndarray:
     """(rows, grid, n): whether candidate mean m is still in the (not yet intersected) set at t."""
     pp, ll, mm = p[:, None, :], lam[:, None, :], grid[None, :, None]
     with np.errstate(divide="ignore"):
-        up_bet = np.minimum(ll, TRUNCATE / mm)          # 1 + bet x (p - m) >= 1 - TRUNCATE > 0
-        down_bet = np.minimum(ll, TRUNCATE / (1 - mm))
+        up_bet = np.minimum(ll, truncate / mm)          # 1 + bet x (p - m) >= 1 - truncate > 0
+        down_bet = np.minimum(ll, truncate / (1 - mm))
     up = np.cumsum(np.log1p(up_bet * (pp - mm)), axis=2)
     down = np.cumsum(np.log1p(-down_bet * (pp - mm)), axis=2)
     return np.maximum(up, down) + math.log(0.5) < limit
 
 
+def tuned_n(half_width: float, lo: float = 0.0, hi: float = 100.0, confidence: float = 0.95) -> float:
+    """The trial count a target half-width asks for, which the bets are tuned for: where a fixed
+    bet reaches the target when scores spread REFERENCE_SPREAD of the scale. Fixed before any score,
+    so the bets stay predictable."""
+    if not (math.isfinite(half_width) and half_width > 0):
+        raise ValueError(f"half_width must be a finite number above 0, got {half_width}")
+    h = half_width / (hi - lo)
+    return max(1.0, 2 * math.log(2 / (1 - confidence)) * REFERENCE_SPREAD ** 2 / h ** 2)
+
+
 def bounds(x, lo: float = 0.0, hi: float = 100.0, confidence: float = 0.95,
-           grid: int = GRID) -> tuple[np.ndarray, np.ndarray]:
+           grid: int = GRID, *, half_width: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The sequence after each score: x of shape (n,) or (rows, n), scores in lo..hi, in the order
     they were observed. Returns (low, high) of x's shape, in the scores' units, each the running
-    intersection up to that score."""
+    intersection up to that score. half_width: the target (in the scores' units) the bets are
+    tuned for; None for the untuned sequence."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if not hi > lo:
         raise ValueError(f"the scale needs hi > lo, got {lo}..{hi}")
+    horizon = None if half_width is None else tuned_n(half_width, lo, hi, confidence)
+    truncate = TRUNCATE if half_width is None else TUNED_TRUNCATE
     arr = np.asarray(x, dtype=float)
     one = arr.ndim == 1
     arr = arr[None, :] if one else arr
@@ -98,13 +114,13 @@ def bounds(x, lo: float = 0.0, hi: float = 100.0, confidence: float = 0.95,
     rows, n = arr.shape
     alpha = 1.0 - confidence
     p = (arr - lo) / (hi - lo)
-    lam = _bets(p, alpha)
+    lam = _bets(p, alpha, horizon)
     ms = np.linspace(0.0, 1.0, grid + 1)
     step = 1.0 / grid
     low, high = np.zeros((rows, n)), np.ones((rows, n))
     per = max(1, CHUNK_CELLS // max(1, (grid + 1) * n))
     for a in range(0, rows, per):
-        kept = _kept(p[a:a + per], lam[a:a + per], ms, math.log(1 / alpha))
+        kept = _kept(p[a:a + per], lam[a:a + per], ms, math.log(1 / alpha), truncate)
         anyk = kept.any(axis=1)
         first = kept.argmax(axis=1)
         last = grid - kept[:, ::-1, :].argmax(axis=1)
@@ -127,29 +143,31 @@ def _intersect(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return low, high
 
 
-def sequence(x, lo: float = 0.0, hi: float = 100.0, confidence: float = 0.95) -> Sequence:
-    """The sequence after the last of these scores (in observed order)."""
+def sequence(x, lo: float = 0.0, hi: float = 100.0, confidence: float = 0.95, *,
+             half_width: float | None = None) -> Sequence:
+    """The sequence after the last of these scores (in observed order), its bets tuned for
+    half_width when given (see bounds)."""
     arr = np.asarray(x, dtype=float)
     if arr.size == 0:
         return Sequence(None, None, 0)
-    low, high = bounds(arr, lo, hi, confidence)
+    low, high = bounds(arr, lo, hi, confidence, half_width=half_width)
     return Sequence(float(low[-1]), float(high[-1]), int(arr.size))
 
 
 def stopping_times(x, half_width: float, lo: float = 0.0, hi: float = 100.0, confidence: float = 0.95) -> np.ndarray:
-    """Per row of x (rows, n): the first n at which the sequence's half-width is <= half_width, or
-    0 where it never is within the row."""
-    low, high = bounds(np.atleast_2d(x), lo, hi, confidence)
+    """Per row of x (rows, n): the first n at which the sequence, its bets tuned for half_width, is
+    at most half_width wide on each side, or 0 where it never is within the row."""
+    low, high = bounds(np.atleast_2d(x), lo, hi, confidence, half_width=half_width)
     done = (high - low) / 2 <= half_width
     return np.where(done.any(axis=1), done.argmax(axis=1) + 1, 0)
 
 
 @functools.lru_cache(maxsize=64)
-def _reference_half_widths(ceiling: int, reference_sd: float) -> np.ndarray:
-    """(REFERENCE_SERIES, ceiling): the sequence's half-width after each trial of the reference
-    series, on the 0..100 scale."""
+def _reference_half_widths(ceiling: int, reference_sd: float, target: float) -> np.ndarray:
+    """(REFERENCE_SERIES, ceiling): the half-width after each trial of the reference series of the
+    sequence tuned for target, all on the 0..100 scale."""
     x = precision.reference_series(ceiling, reference_sd, REFERENCE_SERIES)
-    low, high = bounds(x, *choice.SCALE)
+    low, high = bounds(x, *choice.SCALE, half_width=target)
     out = (high - low) / 2
     out.flags.writeable = False
     return out
@@ -162,7 +180,8 @@ def expected_trials(half_width: float, ceiling: int, reference_sd: float, lo: fl
     0..100 scale), at most `ceiling` and at least 2: the estimate's figure."""
     if ceiling < 2:
         raise ValueError(f"a series has at least 2 trials, got a ceiling of {ceiling}")
-    widths = _reference_half_widths(int(ceiling), float(reference_sd))
-    done = widths <= half_width * (choice.SCALE[1] - choice.SCALE[0]) / (hi - lo)
+    target = half_width * (choice.SCALE[1] - choice.SCALE[0]) / (hi - lo)
+    widths = _reference_half_widths(int(ceiling), float(reference_sd), float(target))
+    done = widths <= target
     played = np.where(done.any(axis=1), done.argmax(axis=1) + 1, ceiling)
     return int(min(ceiling, max(2, math.ceil(float(played.mean())))))

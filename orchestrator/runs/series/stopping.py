@@ -42,9 +42,10 @@ class Sample:
     lo: float
     hi: float
     anchor: bool = False
+    target: float | None = None  # the target half-width the sequence's bets are tuned for
 
     def sequence(self) -> sequence.Sequence:
-        return sequence.sequence(self.values, self.lo, self.hi)
+        return sequence.sequence(self.values, self.lo, self.hi, half_width=self.target)
 
 
 def record(c: sqlite3.Connection, batch_id: str, stopping: Stopping, trial_spends: bool) -> None:
@@ -62,7 +63,8 @@ def record(c: sqlite3.Connection, batch_id: str, stopping: Stopping, trial_spend
 def samples(c: sqlite3.Connection, batch) -> list[Sample]:
     """Every seat of the field (roster seats, then anchors) with its scores of the target's metric,
     over the series' scored trials in the order they ended."""
-    metric = json.loads(batch["until"])["metric"]
+    until = json.loads(batch["until"])
+    metric = until["metric"]
     rows = c.execute("SELECT results FROM runs WHERE batch_id = ? AND results IS NOT NULL AND status IN "
                      f"{statuses.SCORED} ORDER BY finished_at_ms, seq", (batch["id"],)).fetchall()
     by_seat: dict[int, list[float]] = {}
@@ -78,7 +80,8 @@ def samples(c: sqlite3.Connection, batch) -> list[Sample]:
                     if group == "anchors":
                         anchors.add(agent["seat"])
     lo, hi = SCALES[metric]
-    return [Sample(str(k), np.asarray(v, dtype=float), lo, hi, k in anchors) for k, v in sorted(by_seat.items())]
+    return [Sample(str(k), np.asarray(v, dtype=float), lo, hi, k in anchors, until["half_width"])
+            for k, v in sorted(by_seat.items())]
 
 
 def targets(c: sqlite3.Connection, batch) -> list[str]:
@@ -250,6 +253,6 @@ def paths(core, principal, batch_id: str) -> dict[int, tuple[list[float], list[f
     out = {}
     for s in samples(core.store.conn(), batch):
         if not s.anchor and s.values.size:
-            low, high = sequence.bounds(s.values, s.lo, s.hi)
+            low, high = sequence.bounds(s.values, s.lo, s.hi, half_width=s.target)
             out[int(s.key)] = (low.tolist(), high.tolist())
     return out
