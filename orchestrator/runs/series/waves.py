@@ -29,7 +29,7 @@ def allowance(scored: int, ratio: float | None, first: int, ceiling: int) -> int
     GROWTH x scored. ratio: the widest target's half-width over the target's."""
     if scored == 0 or ratio is None:
         return min(ceiling, max(first, scored + 1))
-    need = scored * ratio ** 2
+    need = scored * ratio * ratio  # not ** : a float power raises on overflow where a product gives inf
     needed = math.ceil(need) if math.isfinite(need) else ceiling
     return min(ceiling, max(scored + 1, min(GROWTH * scored, needed)))
 
