@@ -16,6 +16,7 @@ def test_the_first_wave_goes_before_any_score():
 
 
 def test_later_waves_follow_the_width_and_at_most_double_the_evidence():
+    assert waves.allowance(3, 0.5, 5, 100) == 5     # the first wave goes whole, whatever its first scores say
     assert waves.allowance(10, 1.2, 5, 100) == 15   # 10 x 1.2^2 = 14.4 trials needed
     assert waves.allowance(10, 3.0, 5, 100) == 20   # 90 needed, but a wave at most doubles the 10 scored
     assert waves.allowance(10, 0.5, 5, 100) == 11   # narrow already (a stop is on its way): one more at most

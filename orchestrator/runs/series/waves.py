@@ -24,14 +24,14 @@ GROWTH = 2  # a wave never more than doubles the trials scored: a wide early seq
 
 
 def allowance(scored: int, ratio: float | None, first: int, ceiling: int) -> int:
-    """How many trials may be scored or playing: `first` before any is scored (or with no width yet),
-    then the trials the target needs by the (width / target)^2 scaling, between scored + 1 and
-    GROWTH x scored. ratio: the widest target's half-width over the target's."""
+    """How many trials may be scored or playing: the first wave in any case (all of it before a
+    width is known), then the trials the target needs by the (width / target)^2 scaling, between
+    scored + 1 and GROWTH x scored. ratio: the widest target's half-width over the target's."""
     if scored == 0 or ratio is None:
         return min(ceiling, max(first, scored + 1))
     need = scored * ratio * ratio  # not ** : a float power raises on overflow where a product gives inf
     needed = math.ceil(need) if math.isfinite(need) else ceiling
-    return min(ceiling, max(scored + 1, min(GROWTH * scored, needed)))
+    return min(ceiling, max(first, scored + 1, min(GROWTH * scored, needed)))
 
 
 def _prefix(reference_sd: float, lo: float, hi: float, paired: bool, n: int) -> np.ndarray:
