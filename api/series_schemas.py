@@ -70,6 +70,7 @@ class Effect(Closed):
     high: float | None
     n: int
     method: str
+    cs: ConfidenceSequence | None = None  # a series with `until`, on its metric: the sequence of the difference
 
 
 class BatchView(Closed):

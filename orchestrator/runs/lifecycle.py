@@ -103,17 +103,21 @@ def error_json(message: str, code: str = "internal_error") -> str:
 
 
 def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple = (),
-          held: tuple = ()) -> list[sqlite3.Row]:
+          held: tuple = (), skip: tuple = ()) -> list[sqlite3.Row]:
     """queued -> launching: the oldest `limit` queued runs of a kind, for free worker slots; with
     series_ids, only runs of those series; never runs of the series in `held` (a series budget that
-    cannot cover another trial while others play: orchestrator.runs.series.stopping)."""
+    cannot cover another trial while others play: orchestrator.runs.series.stopping), nor the runs in
+    `skip` (trials beyond their series' wave: the same module)."""
     t = TRANSITIONS["claim"]
     within = f" AND batch_id IN ({','.join('?' * len(series_ids))})" if series_ids else ""
     if held:
         within += f" AND (batch_id IS NULL OR batch_id NOT IN ({','.join('?' * len(held))}))"
+    if skip:  # one parameter however many: a long series may leave thousands waiting
+        within += " AND id NOT IN (SELECT value FROM json_each(?))"
     rows = c.execute(f"UPDATE runs SET status = ? WHERE id IN (SELECT id FROM runs WHERE status IN {_states(t.leaves)} "
                      f"AND scripted = ?{within} ORDER BY seq LIMIT ?) RETURNING *",
-                     (t.to[0], int(scripted), *series_ids, *held, limit)).fetchall()
+                     (t.to[0], int(scripted), *series_ids, *held, *((json.dumps(list(skip)),) if skip else ()),
+                      limit)).fetchall()
     return sorted(rows, key=lambda r: r["seq"])
 
 

@@ -10,6 +10,7 @@ from api.estimate_schemas import Estimate
 from api.run_schemas import Run
 from api.series_schemas import BatchOne
 from orchestrator.errors import DomainError
+from orchestrator.runs.series import waves
 from tests.mcp.conftest import call, connect, ok
 from tests.runs.conftest import account, local_body, wait_terminal
 from tests.runs.test_model_seats import model_account
@@ -71,7 +72,8 @@ def test_estimate_says_how_many_trials_a_target_needs(idle):
             roster=SEATS, trials=40, until={"half_width": 8, "metric": "economy", "seat": 1})).json()["batch"]
     assert "expected_trials" not in plain["precision"]
     Estimate.model_validate({"ok": True, "batch": tight})
-    assert loose["precision"]["expected_trials"] == sequence.expected_trials(20, 40, 10.0)
+    # what the wave rule plays on the reference population (orchestrator.runs.series.waves)
+    assert loose["precision"]["expected_trials"] == waves.expected_trials(20, 40, 10.0, 0, 100)
     assert 2 <= loose["precision"]["expected_trials"] < tight["precision"]["expected_trials"] <= 40
     assert loose["trials"] == 40 and loose["agent_turns"] == plain["agent_turns"]  # the ceiling is reserved
 

@@ -32,7 +32,7 @@ from orchestrator.seats.turn import new_turns
 from orchestrator.seats.seat import seat_label
 from orchestrator.provider_kinds import LOCAL, UNPAID
 
-REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
+REFERENCE_SD = until_body.REFERENCE_SD
 # Spend caps are clamped into the plan's range (USD); an omitted cap gets the top of the range.
 SPEND_CAP_RANGE = {"free": (0.05, 5.0), "starter": (0.05, 50.0), "pro": (0.05, 250.0), "lab": (0.05, 2500.0)}
 # A scripted worker's start (its process, imports and compiled kernels): 1.9 s measured on an idle
@@ -219,7 +219,8 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
         require(principal, "runs:read")
     forked = forks.read(core, principal, raw)  # None: the body forks no run
     body = check_run_body(forked.body if forked else raw)
-    stopping = until_body.check(body, body.get("trials", 1), spend_cap_range(principal))
+    stopping = until_body.check(body, body.get("trials", 1), spend_cap_range(principal),
+                                paired=bool(forked and forked.control))
     scen = forked.scenario if forked else resolve_scenario(core, principal, body["scenario_id"], console=console)
     scen.kind.check_body(body)
     if principal.frozen:

@@ -299,7 +299,8 @@ class Dispatcher:
             self._maybe_queued[scripted] = False  # before the claim: a launch committed meanwhile sets it again
             with self.core.store.write() as c:
                 held, stopped = stopping.held(c, scripted, self.core.clock.now_ms())
-                rows = stopping.capped(c, lifecycle.claim(c, scripted, len(slots), held=held))
+                rows = stopping.capped(c, lifecycle.claim(c, scripted, len(slots), held=held,
+                                                          skip=stopping.beyond(c, scripted)))
                 # a series with a target or a budget goes one trial per call: a stop leaves the rest queued
                 per_chunk = self._per_chunk(rows) if scripted and not stopping.controlled(
                     c, {r["batch_id"] for r in rows}) else 1

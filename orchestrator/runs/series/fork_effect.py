@@ -1,10 +1,12 @@
 """A forked series' effect (CONTRACT.md section 16): with a control arm, for each changed seat and each
 metric of the summary, the mean paired difference fork - control over the trials whose two runs both
 ended with a match, with its 95% interval: analytics.paired.paired_comparison, the comparison every
-paired series uses (analytics.compare), on the runs' own results."""
+paired series uses (analytics.compare), on the runs' own results. `differences` gives the same pairs'
+differences in the order they completed, for a target's confidence sequence (runs.series.stopping)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 from analytics import choice, paired, stats
 from engine.rubric import DIMENSIONS
@@ -18,6 +20,32 @@ def _value(results: dict, seat: int, metric: str) -> float | None:
     for entry in results["agents"]:
         if entry["seat"] == seat:
             return float(entry[metric] if metric == "fitness_index" else entry["dimensions"][metric])
+    return None
+
+
+def differences(c: sqlite3.Connection, batch_id: str, seats, metric: str) -> dict[int, list[float]]:
+    """Each of these seats' differences fork - control on the metric, one per complete pair, in the
+    order the pairs completed (the later twin's end)."""
+    arms: dict[str, dict] = {"fork": {}, "control": {}}
+    for r in c.execute("SELECT fork, results, finished_at_ms, seq FROM runs WHERE batch_id = ? AND results IS NOT NULL "
+                       f"AND fork IS NOT NULL AND status IN {SCORED}", (batch_id,)).fetchall():
+        record = json.loads(r["fork"])
+        arms[record["arm"]][record["continuation_seed"]] = (json.loads(r["results"]), (r["finished_at_ms"] or 0, r["seq"]))
+    pairs = sorted(set(arms["fork"]) & set(arms["control"]),
+                   key=lambda k: max(arms["fork"][k][1], arms["control"][k][1]))
+    out = {}
+    for seat in seats:
+        values = ((_score(arms["fork"][k][0], seat, metric), _score(arms["control"][k][0], seat, metric)) for k in pairs)
+        out[seat] = [a - b for a, b in values if a is not None and b is not None]
+    return out
+
+
+def _score(results: dict, seat: int, metric: str) -> float | None:
+    """The seat's score, or None where the results hold none (a seat or value missing)."""
+    for entry in results.get("agents") or ():
+        if entry.get("seat") == seat:
+            value = entry.get(metric) if metric == "fitness_index" else (entry.get("dimensions") or {}).get(metric)
+            return None if value is None else float(value)
     return None
 
 

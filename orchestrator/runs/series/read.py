@@ -103,7 +103,7 @@ def _head(state: State) -> dict:
     return {"batch_id": s["id"], "status": lifecycle.series_status(counts), "trials": s["trials"],
             "seed_mode": s["seed_mode"], "batch_seed": s["batch_seed"], "run_ids": list(state.run_ids),
             "counts": dict(counts), **stopping.head(s, state.ended, state.spent_usd, state.cancelled),
-            **({"effect": state.effect} if state.effect is not None else {})}
+            **({"effect": stopping.with_effect_cs(state.effect, s)} if state.effect is not None else {})}
 
 
 def view(state: State, kept: summaries.Kept) -> dict:

@@ -2,17 +2,15 @@
 section 17). Every function runs inside the caller's write transaction:
 
 - `record`, at launch: the series' target (`until`) and budget.
-- `held` before the dispatcher's claim: series whose budget cannot cover another trial while some
-  play (they wait for those to end), and stopping those whose budget is spent with none playing.
-- `capped` after the claim: each claimed trial's spend cap lowered to what the budget leaves after
-  the series' spend so far and the caps of its playing trials; a trial that would get less than the
-  plan's smallest cap goes back to the queue.
+- `held` and `beyond` before the dispatcher's claim: series whose budget cannot cover another trial
+  while some play, and the trials a target's wave does not reach yet (runs.series.waves).
+- `capped` after the claim: each claimed trial's spend cap lowered to what the budget leaves.
 - `after_ended`, as runs end: the confidence sequence of each roster seat for the target's metric
-  (analytics.sequence, over the scored trials in the order they ended), and the stop once every
-  target seat's sequence is narrow enough.
+  (and of each changed seat's paired effect, for a fork with control), and the stop once every
+  target's sequence is narrow enough.
 
-A stop cancels the trials still queued (stop_reason series_stopped, nothing metered, their agent
-turns and queue slot released with them); trials already playing finish and count.
+A stop cancels the trials not begun (stop_reason series_stopped, nothing metered, their reservation
+released with them); trials already playing finish and count, and so does a queued twin of one.
 """
 from __future__ import annotations
 
@@ -26,7 +24,8 @@ import numpy as np
 from analytics import sequence
 from orchestrator import statuses
 from orchestrator.runs import lifecycle
-from orchestrator.runs.series.until import SCALES, Stopping
+from orchestrator.runs.series import fork_effect, waves
+from orchestrator.runs.series.until import REFERENCE_SD, SCALES, Stopping
 
 SERIES_STOPPED = "series_stopped"  # a trial's stop_reason when its series stopped before it played
 PRECISE, CEILING, BUDGET, CANCELLED = "precise", "ceiling", "budget", "cancelled"
@@ -36,7 +35,8 @@ MIN_TRIALS = 2  # a target holds from two scored trials on, as a series has at l
 @dataclass(frozen=True)
 class Sample:
     """One quantity a target may apply to: a seat's scores of the metric in the order its trials
-    ended, on its scale (a fork's effect would be a difference, on -100..100). key: the seat index."""
+    ended, on its scale, or a fork's paired effect on a seat (differences, on -100..100).
+    key: the seat index, or effect:<seat index>."""
     key: str
     values: np.ndarray
     lo: float
@@ -80,12 +80,30 @@ def samples(c: sqlite3.Connection, batch) -> list[Sample]:
                     if group == "anchors":
                         anchors.add(agent["seat"])
     lo, hi = SCALES[metric]
-    return [Sample(str(k), np.asarray(v, dtype=float), lo, hi, k in anchors, until["half_width"])
-            for k, v in sorted(by_seat.items())]
+    target = until["half_width"]
+    out = [Sample(str(k), np.asarray(v, dtype=float), lo, hi, k in anchors, target)
+           for k, v in sorted(by_seat.items())]
+    if waves.paired(batch):
+        for seat, d in fork_effect.differences(c, batch["id"], _effect_seats(batch), metric).items():
+            if d:  # no complete pair yet: no sequence to show
+                out.append(Sample(f"{EFFECT}{seat}", np.asarray(d, dtype=float), lo - hi, hi - lo, target=target))
+    return out
+
+
+EFFECT = "effect:"  # a paired effect's key among the samples, before its seat index
+
+
+def _effect_seats(batch) -> list[int]:
+    """The seats whose paired effect a fork's target applies to: the seat named, else every changed seat."""
+    seat = json.loads(batch["until"])["seat"]
+    return [seat] if seat is not None else list(json.loads(batch["fork"])["seats"])
 
 
 def targets(c: sqlite3.Connection, batch) -> list[str]:
-    """The keys of the samples the target applies to: the seat named, else every roster seat."""
+    """The keys of the samples the target applies to: with a control arm the paired effects
+    (_effect_seats), else the seat named, else every roster seat."""
+    if waves.paired(batch):
+        return [f"{EFFECT}{s}" for s in _effect_seats(batch)]
     seat = json.loads(batch["until"])["seat"]
     if seat is not None:
         return [str(seat)]
@@ -117,10 +135,13 @@ def _budget(c: sqlite3.Connection, batch, leaving: Iterable[str] = ()) -> tuple[
 
 
 def stop(c: sqlite3.Connection, batch_id: str, reason: str, now_ms: int) -> list[str]:
-    """Cancel the series' queued trials (series_stopped) and record why; returns the runs it ended.
-    A series with nothing left in the queue is not stopped: it played its ceiling."""
-    queued = [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE batch_id = ? AND status = '{statuses.QUEUED}'",
-                                         (batch_id,)).fetchall()]
+    """Cancel the series' trials not begun (series_stopped) and record why; returns the runs it ended.
+    A target's stop takes pairs whole: a queued twin of a trial that began plays, so every played
+    fork trial has its control. A budget's stop cancels every queued run, as nothing pays for them.
+    A series with nothing left to cancel is not stopped: it played its ceiling."""
+    batch = c.execute("SELECT * FROM batches WHERE id = ?", (batch_id,)).fetchone()
+    queued = [r["id"] for t in waves.trials(c, batch) for r in t
+              if r["status"] == statuses.QUEUED and (reason == BUDGET or waves.untouched(t))]
     if not queued:
         return []
     c.execute("UPDATE batches SET stopped = ? WHERE id = ? AND stopped IS NULL", (reason, batch_id))
@@ -186,6 +207,40 @@ def _with_cap(row, cap: float) -> dict:
     return out
 
 
+def beyond(c: sqlite3.Connection, scripted: bool) -> tuple[str, ...]:
+    """Queued runs of this kind (scripted or not) that their series' wave does not reach yet: the
+    claim leaves them in the queue. A trial that ended without a score takes no room of a wave."""
+    out: list[str] = []
+    for batch in c.execute(
+            "SELECT * FROM batches WHERE until IS NOT NULL AND stopped IS NULL AND id IN (SELECT DISTINCT batch_id "
+            f"FROM runs WHERE status = '{statuses.QUEUED}' AND scripted = ? AND batch_id IS NOT NULL)",
+            (int(scripted),)).fetchall():
+        every = waves.trials(c, batch)
+        until = json.loads(batch["until"])
+        first = waves.first_wave(until["half_width"], batch["trials"], REFERENCE_SD, *SCALES[until["metric"]],
+                                 paired=waves.paired(batch))
+        scored = sum(waves.complete(t) for t in every)
+        room = sum(waves.lost(t) for t in every) + waves.allowance(scored, _ratio(c, batch), first, batch["trials"]) \
+            - sum(not waves.untouched(t) for t in every)
+        for t in every:
+            if waves.untouched(t):
+                if room > 0:
+                    room -= 1
+                else:
+                    out += [r["id"] for r in t]
+    return tuple(out)
+
+
+def _ratio(c: sqlite3.Connection, batch) -> float | None:
+    """The widest target's sequence half-width over the target's, from the sequences kept at the last
+    end (None before every target has one)."""
+    cs = json.loads(batch["cs"]) if batch["cs"] else {}
+    widths = [(cs.get(k) or {}).get("half_width") for k in targets(c, batch)]
+    if not widths or any(w is None for w in widths):
+        return None
+    return max(widths) / json.loads(batch["until"])["half_width"]
+
+
 def controlled(c: sqlite3.Connection, batch_ids: Iterable[str]) -> bool:
     """Whether any of these series has a target or a budget: their trials go to workers one per call,
     so that a stop leaves the rest in the queue."""
@@ -244,6 +299,16 @@ def with_cs(summary: dict, batch) -> dict:
                                  for s in summary.get("seats", ())]}
 
 
+def with_effect_cs(effect: list | None, batch) -> list | None:
+    """A fork with control and a target: the target metric's effect entries with the confidence
+    sequence of the paired difference (copies)."""
+    if effect is None or batch["until"] is None or not batch["cs"]:
+        return effect
+    metric, cs = json.loads(batch["until"])["metric"], json.loads(batch["cs"])
+    return [{**e, "cs": cs[f"{EFFECT}{e['seat']}"]} if e["metric"] == metric and f"{EFFECT}{e['seat']}" in cs else e
+            for e in effect]
+
+
 def paths(core, principal, batch_id: str) -> dict[int, tuple[list[float], list[float]]] | None:
     """Each roster seat's confidence sequence after each of its scored trials, for the series page's
     plot; None for a series without a target."""
@@ -252,7 +317,7 @@ def paths(core, principal, batch_id: str) -> dict[int, tuple[list[float], list[f
         return None
     out = {}
     for s in samples(core.store.conn(), batch):
-        if not s.anchor and s.values.size:
+        if not s.anchor and s.values.size and not s.key.startswith(EFFECT):
             low, high = sequence.bounds(s.values, s.lo, s.hi, half_width=s.target)
             out[int(s.key)] = (low.tolist(), high.tolist())
     return out
