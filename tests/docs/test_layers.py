@@ -24,13 +24,14 @@ LEVELS = {
     "orchestrator": (
         ("runs",),                                      # the run service, its head and its reads
         ("admin", "listing", "sample", "workers"),      # operator commands; the Ray actors that play
-        ("play", "bootstrap", "console_auth", "me", "scenarios", "skills"),
+        ("play", "bootstrap", "console_auth", "doctor", "me", "scenarios", "skills"),
         ("agents", "auth"),
         ("seats", "outbox"),
         ("grading", "accounts", "mail"),
         ("core", "envspec"),
         ("archive_config", "egress", "ratelimit", "validation"),
-        ("store", "clock", "datadir", "errors", "ids", "lastused", "listeners", "plans", "provider_kinds", "statuses"),
+        ("store", "clock", "datadir", "errors", "finite", "ids", "lastused", "listeners", "plans", "provider_kinds",
+         "statuses"),
     ),
     "orchestrator.runs": (
         ("exports",),

@@ -12,6 +12,7 @@ import re
 
 from analytics.archive.format import transcript_rows, transcript_table
 from analytics.archive.store import Archive
+from orchestrator import finite
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -42,7 +43,7 @@ def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, 
     next_cursor}: in tick then seat order, optionally one seat's only."""
     row, seat, offset, limit = paged(core, principal, run_id, seat, cursor, limit)
     turns, more = _page(core, row, seat=seat, offset=offset, limit=limit)
-    return {"turns": turns, "next_cursor": str(offset + len(turns)) if more else None}
+    return {"turns": _shown(turns), "next_cursor": str(offset + len(turns)) if more else None}
 
 
 def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
@@ -57,7 +58,17 @@ def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
 
 def every_turn(core: Core, row) -> list[dict]:
     """All of a run's transcript turns at once (an owner's export), in tick then seat order."""
-    return _page(core, row, seat=None, offset=0, limit=2 ** 62)[0]
+    return _shown(_page(core, row, seat=None, offset=0, limit=2 ** 62)[0])
+
+
+def _shown(turns: list[dict]) -> list[dict]:
+    """Turns as every surface shows them: a number an earlier version kept that JSON cannot carry
+    (an agent's `steps: 1e400`) reads as null, and the turn's `note` says where (orchestrator.finite)."""
+    out = []
+    for t in turns:
+        t, bad = finite.nulled(t)
+        out.append({**t, "note": finite.note(bad)} if bad else t)
+    return out
 
 
 def observations(core: Core, principal: Principal, run_id: str, turns: list[dict]) -> dict[tuple[int, int], str]:

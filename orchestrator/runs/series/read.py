@@ -80,8 +80,9 @@ def _state(core: Core, batch) -> State:
                           (batch["id"],))
     scored = [r for r in rows if r["match_id"] and r["status"] in statuses.SCORED]
     kept = core.store.one("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch["id"],))
-    spend = core.store.one("SELECT COALESCE(SUM(spend_usd), 0) AS usd, COALESCE(SUM(stop_reason = 'cancelled'), 0) "
-                           "AS cancelled FROM runs WHERE batch_id = ?", (batch["id"],))
+    # a spend an earlier version stored as infinite is left out of the sum (studio doctor repairs it)
+    spend = core.store.one("SELECT COALESCE(SUM(CASE WHEN ABS(spend_usd) <= 1e300 THEN spend_usd END), 0) AS usd, "
+                           "COALESCE(SUM(stop_reason = 'cancelled'), 0) AS cancelled FROM runs WHERE batch_id = ?", (batch["id"],))
     return State(batch, tuple(r["id"] for r in rows), tuple(r["status"] for r in rows),
                  tuple(r["match_id"] for r in scored),
                  tuple(r["match_id"] for r in scored if r["grading_status"] == "done"),
