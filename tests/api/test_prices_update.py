@@ -3,6 +3,7 @@ GET /api/v1/models on 127.0.0.1) into the data dir's price table; the estimate, 
 with it, names its date, and warns once the table is older than 90 days (the service's clock moved,
 no sleeps)."""
 import datetime as dt
+import json
 
 import httpx
 import pytest
@@ -115,3 +116,24 @@ def test_a_launched_seat_is_metered_at_the_services_table(world):
     assert metered.cost("router", SEAT["model"], 1_000_000, 1_000_000) == 12.0
     assert PriceTable.shipped().cost("router", SEAT["model"], 1_000_000, 1_000_000) != 12.0  # the fallback
     c.post(f"/api/v1/runs/{r.json()['run']['run_id']}/cancel")
+
+
+def test_a_price_json_cannot_carry_is_skipped_and_reported(world, capsys):
+    """Issue 50, F5 (a): 1e305 USD per token is infinite per million; it never reaches prices.json."""
+    c, core, _, router, data_dir = world
+    router.models = ROUTER_LIST + [{"id": "vendor/absurd", "pricing": {"prompt": "1e305", "completion": "0.00001"}},
+                                   {"id": "vendor/huge", "pricing": {"prompt": 1e300, "completion": 1e-6}}]
+    try:
+        assert main(["prices", "update", "--data-dir", str(data_dir), "--email", "ops@example.org"]) == 0
+    finally:
+        router.models = ROUTER_LIST
+    out = json.loads(capsys.readouterr().out)
+    assert out["models"] == 1 and [s["model"] for s in out["skipped"]] == ["vendor/absurd", "vendor/huge"]
+    assert "pricing.prompt '1e305'" in out["skipped"][0]["why"]
+    table = json.loads((data_dir / "prices.json").read_text(), parse_constant=lambda name: pytest.fail(name))
+    assert set(table["models"]) == {"vendor/priced"}
+    for model in ("vendor/priced", "vendor/absurd"):
+        r = c.post("/api/v1/runs/estimate", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 50,
+                                                 "roster": [{"model": model}]})
+        assert r.status_code == 200, r.text
+    assert c.get("/api/v1/usage").status_code == 200 and c.get("/api/v1/runs").status_code == 200
