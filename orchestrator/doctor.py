@@ -58,6 +58,10 @@ def doctor(core: Core, *, repair: bool = False) -> dict:
                 writes.append((f"UPDATE {table} SET {col} = NULL WHERE {key} = ?", (r["k"],)))
     for r in c.execute("SELECT run_id, tick, seat, n, turn FROM run_turns"):
         turn, bad = finite.loads(r["turn"])
+        if isinstance(turn, dict) and isinstance(turn.get("actions"), str):  # the actions, as JSON text
+            actions, bad_actions = finite.loads(turn["actions"])
+            if bad_actions:
+                turn["actions"], bad = json.dumps(actions), bad + [f"actions{p}" for p in bad_actions]
         if bad:
             found += [{"where": f"run_turns {r['run_id']} tick {r['tick']} seat {r['seat']}", "what": p} for p in bad]
             writes.append(("UPDATE run_turns SET turn = ? WHERE run_id = ? AND tick = ? AND seat = ? AND n = ?",

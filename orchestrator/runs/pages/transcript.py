@@ -52,7 +52,8 @@ def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
     kept = core.store.one("SELECT 1 FROM run_turns WHERE run_id = ? LIMIT 1", (row["id"],)) is not None
     if row["status"] in TERMINAL and row["match_id"] is not None and not kept:
         return Archive.of(core.data_dir, core.config).read_transcript(row["match_id"], **page)
-    recorded = [json.loads(t["turn"]) for t in turns_recorded(core.store.conn(), row["id"])]
+    # a row an earlier version kept with Infinity as a token count or latency reads it as null
+    recorded = [finite.loads(t["turn"])[0] for t in turns_recorded(core.store.conn(), row["id"])]
     return transcript_rows(transcript_table(recorded), **page)
 
 

@@ -19,7 +19,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from orchestrator import statuses
+from orchestrator import finite, statuses
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -99,7 +99,9 @@ def read_state(core: Core, principal: Principal, batch_id: str) -> State:
 
 
 def _head(state: State) -> dict:
-    s = state.batch
+    # a budget an earlier version stored as infinite reads as none (studio doctor repairs it)
+    s = {k: (None if k in ("budget_usd", "min_cap_usd") and state.batch[k] is not None
+             and not finite.finite(state.batch[k]) else state.batch[k]) for k in state.batch.keys()}
     counts = state.counts
     return {"batch_id": s["id"], "status": lifecycle.series_status(counts), "trials": s["trials"],
             "seed_mode": s["seed_mode"], "batch_seed": s["batch_seed"], "run_ids": list(state.run_ids),
