@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.agents.conftest import play_rest, world_body
 from tests.mcp.conftest import call, connect
-from tests.orchestrator.test_finite import JSON, NUMBERS
+from tests.json_numbers import JSON, NUMBERS
 from tests.runs.conftest import wait_terminal
 
 TURN, ACTIONS = "/api/v1/runs/{}/seats/0/turn", "/api/v1/runs/{}/seats/0/actions"
