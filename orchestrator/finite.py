@@ -14,7 +14,6 @@ from typing import Any
 
 MAX_DEPTH = 32                 # a request body's nesting
 ACTION_DEPTH = 3               # an action object, a field holding an array or object, one level inside it
-ACTION_BYTES = 4096            # one action as compact UTF-8 JSON
 INT_RANGE = 2 ** 63 - 1        # the store's and the archive's integers are 64-bit
 
 NOT_FINITE = "should be a finite number"
@@ -48,13 +47,10 @@ def unfit(value: Any, max_depth: int = MAX_DEPTH) -> tuple[tuple, str] | None:
 
 def action_unfit(action: Any) -> str | None:
     """Why one action (an agent's or a model's) cannot be played or kept, or None: a number `finite`
-    refuses, nesting deeper than ACTION_DEPTH, or more than ACTION_BYTES of JSON."""
+    refuses or nesting deeper than ACTION_DEPTH. Its size is the body's (64 KiB) or the model's reply's:
+    a long text is the engine's to cut to say_max_chars, as it always has."""
     bad = unfit(action, ACTION_DEPTH)
-    if bad is not None:
-        return f"{'.'.join(str(p) for p in bad[0]) or 'the action'} {bad[1]}"
-    if len(json.dumps(action, ensure_ascii=False, separators=(",", ":")).encode()) > ACTION_BYTES:
-        return f"the action is over {ACTION_BYTES} bytes of JSON"
-    return None
+    return None if bad is None else f"{'.'.join(str(p) for p in bad[0]) or 'the action'} {bad[1]}"
 
 
 def nulled(value: Any) -> tuple[Any, list[str]]:

@@ -64,9 +64,7 @@ def test_agent_actions_are_bounded_field_by_field():
     with pytest.raises(DomainError) as e:
         read_actions({"tick": 0, "actions": [{"action": "say", "message": nested(3, "hi")}]}, 2)
     assert e.value.code == "bad_actions" and "nests deeper than 3" in str(e.value)
-    with pytest.raises(DomainError) as e:
-        read_actions({"tick": 0, "actions": [{"action": "say", "message": "x" * 5000}]}, 2)
-    assert e.value.code == "bad_actions" and "4096 bytes" in str(e.value)
+    assert read_actions({"tick": 0, "actions": [{"action": "say", "message": "x" * 60_000}]}, 2)  # the engine cuts it
     with pytest.raises(DomainError) as e:
         read_actions({"tick": 0.0, "actions": []}, 2)
     assert e.value.code == "bad_request" and "tick: should be an integer" in str(e.value)
