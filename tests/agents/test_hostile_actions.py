@@ -55,7 +55,10 @@ def _reads_agree(srv, token: str, c: httpx.Client, run_id: str) -> None:
     (err, got), (export_err, _), (run_err, run) = anyio.run(over_mcp)
     assert not err and not export_err and not run_err, (got, run)
     assert got == rest
-    assert run["run"] == c.get(f"/api/v1/runs/{run_id}").json()["run"]
+    rest_run = c.get(f"/api/v1/runs/{run_id}").json()["run"]
+    # decision grading goes on after the run ends: its progress may move between the two reads
+    assert {k: v for k, v in run["run"].items() if k != "grading"} == \
+        {k: v for k, v in rest_run.items() if k != "grading"}
 
 
 def test_hostile_actions_are_refused_and_every_read_stays_200(srv, token, lab):

@@ -114,6 +114,9 @@ def test_property_arbitrary_usage_and_arguments_from_the_provider(srv, fake, ste
             return await call(client, "get_run", {"id": rid}), await call(client, "get_transcript", {"id": rid})
     (e1, run), (e2, transcript) = anyio.run(over_mcp)
     assert not e1 and not e2
-    assert run == seen[f"/api/v1/runs/{rid}"] and transcript == seen[f"/api/v1/runs/{rid}/transcript"]
+    def settled(view):  # decision grading goes on after the run ends: its progress may move between reads
+        return {k: v for k, v in view["run"].items() if k != "grading"}
+    assert settled(run) == settled(seen[f"/api/v1/runs/{rid}"])
+    assert transcript == seen[f"/api/v1/runs/{rid}/transcript"]
     spend = run["run"]["spend"]["usd"]
     assert spend is not None and math.isfinite(spend) and spend >= 0
