@@ -87,8 +87,3 @@ def loads(text: str | None) -> tuple[Any, list[str]]:
         return None, []
     return nulled(json.loads(text))
 
-
-def stored_json(text: str) -> str:
-    """Stored JSON text rewritten with every number `finite` refuses as null (SQLite's finite_json)."""
-    value, found = loads(text)
-    return json.dumps(value, ensure_ascii=False) if found else text
