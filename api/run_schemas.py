@@ -45,7 +45,7 @@ class RunLinks(Closed):
 
 
 class RunSpend(Closed):
-    usd: float
+    usd: float | None  # null: stored by an earlier version as a number JSON cannot carry (the run's note)
     cap_usd: float | None
 
 
@@ -122,10 +122,11 @@ class SkillPlayed(Closed):
 
 
 class SeatUsage(Closed):
-    agent_turns: int
-    input_tokens: int
-    output_tokens: int
-    usd: float
+    """null where an earlier version stored a number JSON cannot carry (the run's note says so)."""
+    agent_turns: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    usd: float | None
 
 
 class SeatTurns(Closed):
@@ -185,6 +186,7 @@ class Run(Closed):
     agent_turns: RunTurns
     stop_reason: StopReason | None
     grading: RunGrading | None = None  # null: the run grades no decisions
+    note: str = None  # values stored by an earlier version that read as null, and how to repair them
 
 
 

@@ -22,6 +22,7 @@ class Turn(Closed):
     refusal: str | None = None  # the model refused: its refusal text
     truncated: bool = None      # the reply was cut by its token ceiling
     submitted_by: str | None = None  # an agent seat's turn: "token:<prefix>" or "console:<handle>"
+    note: str = None  # values an earlier version kept as Infinity or NaN, read as null
 
 
 class Transcript(Closed):

@@ -27,6 +27,7 @@ class RunUsage(Closed):
     status: Status
     usd: Paid
     agent_turns: int
+    note: str = None  # the run's roster holds usage an earlier version stored as Infinity or NaN
 
 
 class Month(Closed):

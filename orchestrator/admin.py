@@ -1,4 +1,4 @@
-"""Operator commands of CONTRACT.md section 1 (account, token, key, outbox) for api/cli.py."""
+"""Operator commands of CONTRACT.md section 1 (account, token, key, outbox) and `studio doctor` for api/cli.py."""
 from __future__ import annotations
 
 import argparse
@@ -106,6 +106,13 @@ def cmd_prices_update(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from orchestrator.doctor import doctor
+    report = doctor(_core(args), repair=args.repair)
+    _print(report)
+    return 1 if report["found"] and not report["repaired"] else 0
+
+
 def cmd_outbox_list(args: argparse.Namespace) -> int:
     from orchestrator.outbox import messages
     _print(messages(_core(args), args.email.strip().lower() if args.email else None))
@@ -197,6 +204,13 @@ def add_parsers(sub: argparse._SubParsersAction, add_data_dir: Callable[[argpars
     owner = p.add_mutually_exclusive_group(required=True)
     owner.add_argument("--email", help="the account whose keys are listed")
     owner.add_argument("--platform", action="store_true", help="the operator's sponsor keys")
+
+    p = command(sub, "doctor", cmd_doctor, "find (and repair) stored numbers JSON cannot carry")
+    p.description = ("List every number an earlier version stored as Infinity or NaN (a run's spend or usage, a "
+                     "turn row, a spend cap, a key's balance or prices, a row of <data dir>/prices.json); the "
+                     "service reads them as null with a note. Exits 1 when any is found and not repaired.")
+    p.add_argument("--repair", action="store_true", help="rewrite them: usage and spend as 0 (spend: its seats' "
+                   "usage), turn rows and caps as null, price rows dropped")
 
     group = sub.add_parser("prices", help="the price table estimates use").add_subparsers(dest="action", required=True)
     p = command(group, "update", cmd_prices_update, "read a router's current prices into the data dir's price table")

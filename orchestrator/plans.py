@@ -15,6 +15,8 @@ import copy
 import tomllib
 from pathlib import Path
 
+from orchestrator import finite
+
 CONFIG_NAME = "config.toml"
 
 LIMIT_FIELDS = ("seats_per_run", "ticks_per_run", "agent_turns_per_month", "queued_runs", "series_max_trials",
@@ -53,7 +55,11 @@ def read_config(data_dir: str | Path) -> dict:
     if not path.exists():
         return {}
     with path.open("rb") as f:
-        return tomllib.load(f)
+        config = tomllib.load(f)
+    bad = finite.unfit(config)  # TOML writes inf and nan; no setting means either
+    if bad is not None:
+        raise ConfigError(f"config.toml: {'.'.join(map(str, bad[0]))} {bad[1]}")
+    return config
 
 
 def load_plans(config: dict) -> dict[str, dict]:

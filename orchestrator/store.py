@@ -6,6 +6,7 @@ on the write lock instead of failing half-way with SQLITE_BUSY on lock upgrade.
 """
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -304,6 +305,18 @@ def unavailable(e: BaseException) -> int | None:
 BUSY_TIMEOUT_S = 10.0
 
 
+def finite_json(text: str | None) -> str | None:
+    """JSON text as SQLite's JSON functions read it: an earlier version wrote numbers JSON cannot carry
+    as Infinity or NaN (json.dumps' way), which SQLite refuses as malformed; they read as null. Queries
+    call it where json_valid() is false."""
+    if text is None:
+        return None
+    try:
+        return json.dumps(json.loads(text, parse_constant=lambda _: None), ensure_ascii=False)
+    except ValueError:
+        return "null"
+
+
 class Store:
     """Opens the database in `data_dir` (created if missing) and brings its schema up to date."""
 
@@ -326,6 +339,7 @@ class Store:
             c.execute("PRAGMA journal_mode=WAL")
             c.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across app crashes
             c.execute("PRAGMA foreign_keys=ON")
+            c.create_function("finite_json", 1, finite_json, deterministic=True)
             self._local.conn = c
         return c
 

@@ -1,6 +1,7 @@
 """Strict body models and the one translation from pydantic's errors to SPEC.md's codes.
 
-Models refuse wrong JSON types instead of coercing them (strict), refuse unknown fields (extra
+Models refuse wrong JSON types instead of coercing them (strict: an integer field refuses 300.0),
+refuse numbers no store can hold and nesting past orchestrator.finite.MAX_DEPTH, refuse unknown fields (extra
 forbid), and keep no defaults in their JSON Schema: an omitted field is simply absent, so
 `model_dump(exclude_unset=True)` returns the body exactly as given.
 """
@@ -12,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from engine.text import HIDDEN, invalid_at
+from orchestrator import finite
 from orchestrator.errors import DomainError
 
 
@@ -49,18 +51,6 @@ def integer_param(value: Any, name: str, low: int, high: int, *, default: int | 
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise DomainError(code, f"{name}: {hint or f'send an integer from {low} to {high}'}")
     return value
-
-
-def whole_numbers(raw: Any) -> Any:
-    """682.0 -> 682: JSON Schema counts a number with a zero fraction as an integer, so integer fields
-    take it; number fields take ints anyway."""
-    if isinstance(raw, float) and raw.is_integer():
-        return int(raw)
-    if isinstance(raw, dict):
-        return {k: whole_numbers(v) for k, v in raw.items()}
-    if isinstance(raw, list):
-        return [whole_numbers(v) for v in raw]
-    return raw
 
 
 def _path(loc: tuple) -> str:
@@ -119,11 +109,12 @@ def parse(adapter: TypeAdapter | type[BaseModel], raw: Any, *, codes: dict[str, 
     (CONTRACT.md section 2). hints maps a field name (the last path element) to what to send.
     prefix names where raw sits in a larger body (("env",) for a run's env overrides).
     """
-    try:
-        raw = whole_numbers(raw)
-        bad = invalid_at(raw)
-    except RecursionError:
-        raise DomainError("bad_request", "the body nests too deeply; send a flat JSON object") from None
+    unfit_at = finite.unfit(raw)
+    if unfit_at is not None:  # before the model, which would take 1e400 as infinity where floats go
+        where, what = unfit_at
+        code = codes.get(where[0], default) if where and isinstance(where[0], str) else "bad_request"
+        raise DomainError(code, f"{_path(prefix + where) or 'the body'}: {what}")
+    bad = invalid_at(raw)
     if bad is not None:  # before the model: text no run, store or response can hold never goes further
         code = codes.get(bad[0], default) if bad else "bad_request"
         raise DomainError(code, f"{_path(prefix + bad) or 'the body'}: {UNICODE_MESSAGE}")

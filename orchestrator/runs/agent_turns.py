@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from orchestrator import finite
 from orchestrator.agents import waits
 from orchestrator.agents.roster import is_agent
 from orchestrator.auth import Principal, require
@@ -124,9 +125,15 @@ async def _from_store(core: Core, principal: Principal, run_id: str, index: int,
 
 
 def read_actions(raw: Any, allowed: int) -> dict:
-    """A submission's body checked: {tick, actions}, at most `allowed` actions, and no text a run cannot
-    hold (orchestrator.validation.parse refuses it naming the field); DomainError otherwise."""
+    """A submission's body checked: {tick, actions}, at most `allowed` actions, no text a run cannot hold
+    (orchestrator.validation.parse refuses it naming the field), and each action within
+    orchestrator.finite's bounds for an action (finite numbers, depth, size); DomainError otherwise."""
     body = parse(SeatActions, raw, codes=CODES, hints=HINTS).model_dump()
+    for k, action in enumerate(body["actions"]):  # each field of each action, as a model's is (seats.actions)
+        why = finite.action_unfit(action)
+        if why is not None:
+            raise DomainError("bad_actions", f"actions[{k}]: {why}; send an action as a json-format model seat "
+                              "writes one: flat fields of text, finite numbers and true/false")
     if len(body["actions"]) > allowed:
         raise DomainError("bad_actions", f"actions: {len(body['actions'])} sent, but this run allows "
                           f"{allowed} per turn; send at most {allowed}")

@@ -15,6 +15,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
+from orchestrator import finite
 from orchestrator.core import Core
 from orchestrator.provider_kinds import AGENT, LOCAL, UNPAID
 from orchestrator.runs import kinds
@@ -47,7 +48,7 @@ def _reply_message(seat: dict, reply: str | None, n: int):
     if seat["provider"] not in UNPAID and (seat.get("format") or "tools") == "tools" and reply:
         try:
             raw = json.loads(reply)
-        except ValueError:
+        except (ValueError, RecursionError):
             raw = None
         if isinstance(raw, dict) and "tool_calls" in raw:
             text, raw = raw.get("text") or "", raw["tool_calls"]
@@ -58,8 +59,10 @@ def _reply_message(seat: dict, reply: str | None, n: int):
                 if isinstance(args, str):
                     try:
                         args = json.loads(args) if args.strip() else {}
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         args = {"_unreadable": args}
+                if finite.unfit(args) is not None:  # a model's 1e400 or deep nesting: kept as the text it sent
+                    args = {"_unreadable": json.dumps(c.get("arguments"))[:4096]}
                 calls.append(ToolCall(id=f"t{n}.{k}", function=str(c["name"]),
                                       arguments=args if isinstance(args, dict) else {"_value": args}))
     return ChatMessageAssistant(content=text, tool_calls=calls or None, model=seat["model"], source="generate")

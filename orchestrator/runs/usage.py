@@ -1,6 +1,7 @@
 """GET /usage: spend by month, by model and per run, split by who paid, plus the allowances."""
 from __future__ import annotations
 
+from orchestrator import finite
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.runs.admission import holdings
@@ -9,11 +10,12 @@ from orchestrator.runs.admission.admit import SPEND_CAP_RANGE
 
 # Month of a run: when it finished, else when it was launched (UTC).
 _MONTH = "strftime('%Y-%m', COALESCE(r.finished_at_ms, r.created_at_ms) / 1000, 'unixepoch')"
-_SEAT = "json_each(r.roster) s"
+# a roster an earlier version stored with Infinity or NaN is read with them as null (store.finite_json)
+_SEAT = "json_each(CASE WHEN json_valid(r.roster) THEN r.roster ELSE finite_json(r.roster) END) s"
 _FUNDING, _USAGE = "json_extract(s.value, '$.funding')", "json_extract(s.value, '$.usage.{}')"
 # SQLite walks each roster in C (json_each), so a long history costs no Python object per seat.
 _BY_RUN = f"""
-SELECT r.id, r.name, r.status, r.turns_settled, r.turns_reserved, {_MONTH} AS month,
+SELECT r.id, r.name, r.status, r.turns_settled, r.turns_reserved, {_MONTH} AS month, json_valid(r.roster) AS intact,
        TOTAL(CASE WHEN {_FUNDING} = 'account' THEN {_USAGE.format('usd')} END) AS account,
        TOTAL(CASE WHEN {_FUNDING} = 'platform' THEN {_USAGE.format('usd')} END) AS platform
 FROM runs r LEFT JOIN {_SEAT} WHERE r.account_id = ? GROUP BY r.seq ORDER BY r.seq DESC"""
@@ -34,9 +36,12 @@ def usage(core: Core, principal: Principal) -> dict:
         paid = {"account": r["account"], "platform": r["platform"]}
         for k in paid:
             m["usd"][k] += paid[k]
-        m["runs"].append({"run_id": r["id"], "name": r["name"], "status": r["status"],
-                          "usd": {k: round(v, 6) for k, v in paid.items()},
-                          "agent_turns": r["turns_settled"] if r["turns_settled"] is not None else r["turns_reserved"]})
+        entry = {"run_id": r["id"], "name": r["name"], "status": r["status"],
+                 "usd": {k: round(v, 6) for k, v in paid.items()},
+                 "agent_turns": r["turns_settled"] if r["turns_settled"] is not None else r["turns_reserved"]}
+        if not r["intact"]:
+            entry["note"] = finite.note([f"run {r['id']}'s roster usage"]) + " (counted as 0 here)"
+        m["runs"].append(entry)
     for r in core.store.all(_BY_MODEL, (principal.account_id,)):
         months[r["month"]]["by_model"].append(
             {"model": r["model"], "provider": r["provider"], "funding": r["funding"],

@@ -6,6 +6,7 @@ import sqlite3
 
 from engine.arena.games import GAMES
 from engine.arena.results import explain
+from orchestrator import finite
 from orchestrator.grading import plan as grading
 from orchestrator.statuses import RUNNING
 
@@ -18,10 +19,14 @@ def links(match_id: str | None) -> dict | None:
 
 
 def run_view(row: sqlite3.Row) -> dict:
-    eff = json.loads(row["effective"])
+    """The view of a stored run; a number an earlier version stored that JSON cannot carry (an infinite
+    spend or usage) reads as null, with `note` saying which (orchestrator.finite)."""
+    eff, bad = finite.loads(row["effective"])
+    roster, bad_roster = finite.loads(row["roster"])
+    spend = round(row["spend_usd"], 6) if finite.finite(row["spend_usd"]) else None
     eff.setdefault("fork", None)  # CONTRACT.md section 16: null for a run that is not a fork
     running = row["status"] == RUNNING
-    return {
+    view = {
         "run_id": row["id"],
         "match_id": row["match_id"],
         "name": row["name"],
@@ -36,12 +41,18 @@ def run_view(row: sqlite3.Row) -> dict:
         "links": links(row["match_id"]),
         "error": json.loads(row["error"]) if row["error"] else None,
         "effective": eff,
-        "roster": json.loads(row["roster"]),
-        "spend": {"usd": round(row["spend_usd"], 6), "cap_usd": row["cap_usd"]},
+        "roster": roster,
+        "spend": {"usd": spend, "cap_usd": row["cap_usd"] if finite.finite(row["cap_usd"]) else None},
         "agent_turns": {"reserved": row["turns_reserved"], "settled": row["turns_settled"]},
         "stop_reason": row["stop_reason"],
         "grading": grading.view(row),
     }
+    paths = ([f"effective.{p}" for p in bad] + [f"roster{p if p.startswith('[') else '.' + p}" for p in bad_roster]
+             + (["spend.usd"] if spend is None else [])
+             + (["spend.cap_usd"] if row["cap_usd"] is not None and not finite.finite(row["cap_usd"]) else []))
+    if paths:
+        view["note"] = finite.note(paths)
+    return view
 
 
 def results_of(row: sqlite3.Row) -> dict | None:

@@ -34,6 +34,7 @@ from engine.kernels.codes import (
 )
 from engine.rules import WORLD
 from engine.text import invalid_at
+from orchestrator.finite import action_unfit
 
 # Argument types of ACTION_SPECS -> JSON schema. "agent?" is optional (omitted = everyone).
 TYPE_SCHEMA = {
@@ -133,7 +134,11 @@ def from_call(name, arguments) -> dict | Refused:
 
 def checked(action: dict) -> dict | Refused:
     """An action of a known name, refused whole when any of its text is not valid Unicode (a lone
-    surrogate, from a JSON escape): no transcript, log or page could hold it."""
+    surrogate, from a JSON escape) or it is past orchestrator.finite's bounds for an action (a number
+    JSON cannot carry, deep nesting, its size): no transcript, log or page could hold it."""
+    why = action_unfit(action)
+    if why is not None:
+        return Refused("bad_arguments", f"{action['action']}: a field no transcript can hold", why)
     bad = invalid_at(action)
     if bad is None:
         return action

@@ -3,9 +3,11 @@
 Reads GET {base}/models with a stored router key (the account's, or the platform's; its stored base
 URL, else the router's default), as OpenRouter answers it: `data[].id` and `data[].pricing.prompt` /
 `.completion` (and `.input_cache_read` / `.input_cache_write` where given) in USD per token, as
-strings; a `links.next` page is followed while it stays on the key's origin (orchestrator.seats.keyed):
-one on another origin is not asked, and the answer names it in `refused`. Models whose prices are not non-negative numbers (a
-router's own "auto" model says -1) are left out. The rows are written, in USD per million tokens, to
+strings; a `links.next` page is followed while it stays on the key's origin (seats.keyed): one on
+another origin is not asked, and the answer names it in `refused`. Models whose prices are not
+non-negative numbers (a router's own "auto" model says -1) are left out; a price past MAX_PER_MTOK
+(1e305 per token would be infinite per million) is left out and reported (`skipped`). The rows are
+written, in USD per million tokens, to
 the data dir's override table (orchestrator.seats.prices.write_override), dated today by the
 service's clock; the service reads it over the shipped table from its next estimate on.
 """
@@ -30,31 +32,53 @@ MAX_PAGES = 20
 PER_TOKEN = ("prompt", "completion", "input_cache_read", "input_cache_write")
 
 
-def _per_mtok(value) -> float | None:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return None
-    return round(x * 1e6, 6) if math.isfinite(x) and x >= 0 else None
+MAX_PER_MTOK = 100_000.0  # USD per million tokens: past any model's price, so a larger one is an error
 
 
-def rows(data) -> dict[str, list[float]]:
-    """model id -> [USD per M in, out(, cached in, cache write)] of a models answer's `data`."""
+def priced(m) -> tuple[str, list[float] | None, str | None]:
+    """One entry of a models answer's `data` -> (model id, its row in USD per M [in, out(, cached in,
+    cache write)], why it is left out); the row is None when it is left out. A price must be a number
+    (or a numeric string) from 0 to MAX_PER_MTOK per million tokens: a router's "auto" model (-1) and a
+    price JSON cannot carry once scaled (1e305 per token) are left out, the latter reported."""
+    if not isinstance(m, dict) or not isinstance(m.get("id"), str) or not isinstance(m.get("pricing"), dict):
+        return "", None, None
+    got = {}
+    for k in PER_TOKEN:
+        value = m["pricing"].get(k)
+        try:
+            x = float(value) * 1e6
+        except (TypeError, ValueError, OverflowError):
+            x = None
+        if x is not None and x < 0:  # the router's way of saying "no fixed price"
+            x = None
+        elif x is not None and not (math.isfinite(x) and x <= MAX_PER_MTOK):
+            return m["id"], None, (f"pricing.{k} {value!r} USD per token is not a price from 0 to "
+                                   f"{MAX_PER_MTOK / 1e6} per token")
+        got[k] = None if x is None else round(x, 6)
+    prompt, completion, read, write = (got[k] for k in PER_TOKEN)
+    if prompt is None or completion is None:
+        return m["id"], None, None
+    row = [prompt, completion]
+    if read is not None or write is not None:
+        row += [prompt if read is None else read, prompt if write is None else write]
+    return m["id"], row, None
+
+
+def rows(data, skipped: list | None = None) -> dict[str, list[float]]:
+    """model id -> [USD per M in, out(, cached in, cache write)] of a models answer's `data`; entries
+    whose price is out of range are appended to `skipped` as {model, why}."""
     out = {}
     for m in data if isinstance(data, list) else []:
-        if not isinstance(m, dict) or not isinstance(m.get("id"), str) or not isinstance(m.get("pricing"), dict):
-            continue
-        prompt, completion, read, write = (_per_mtok(m["pricing"].get(k)) for k in PER_TOKEN)
-        if prompt is None or completion is None:
-            continue
-        row = [prompt, completion]
-        if read is not None or write is not None:
-            row += [prompt if read is None else read, prompt if write is None else write]
-        out[m["id"]] = row
+        model, row, why = priced(m)
+        if why is not None and skipped is not None:
+            skipped.append({"model": model, "why": why})
+        if row is not None:
+            out[model] = row
     return out
 
 
-async def fetch(keyed: Keyed, *, private_ok: bool) -> tuple[dict[str, list[float]], list[str]]:
+async def fetch(keyed: Keyed, *, private_ok: bool,
+                skipped: list | None = None) -> tuple[dict[str, list[float]], list[str]]:
     """The priced rows of every page, and the pages not asked (a link to another origin), each said."""
     found: dict[str, list[float]] = {}
     url = keyed.url("/models")
@@ -72,7 +96,7 @@ async def fetch(keyed: Keyed, *, private_ok: bool) -> tuple[dict[str, list[float
                 body = r.json()
             except ValueError:
                 raise AdminError(f"GET {url}: the answer is not JSON") from None
-            found.update(rows(body.get("data") if isinstance(body, dict) else None))
+            found.update(rows(body.get("data") if isinstance(body, dict) else None, skipped))
             links = body.get("links") if isinstance(body, dict) else None
             nxt = links.get("next") if isinstance(links, dict) else None
             if not isinstance(nxt, str) or not nxt:
@@ -86,8 +110,9 @@ async def fetch(keyed: Keyed, *, private_ok: bool) -> tuple[dict[str, list[float
 
 def update(core: Core, *, email: str | None = None) -> dict:
     """Read the router's list with the account's router key (email) or the platform's, and write it as
-    the data dir's price table. Returns {as_of, models, source, path, refused}: refused says each page
-    that was not asked (a link to another origin), whose models are left out."""
+    the data dir's price table. Returns {as_of, models, source, path, refused, skipped}: refused says
+    each page that was not asked (a link to another origin), whose models are left out; skipped each
+    model whose price was out of range ({model, why})."""
     owner = by_email(core, email)["id"] if email else keys.PLATFORM
     info = keys.held(core, owner).get("router")
     if info is None:
@@ -97,10 +122,12 @@ def update(core: Core, *, email: str | None = None) -> dict:
     keyed = Keyed(info["base_url"] or DEFAULT_BASE_URL["router"],
                   {"Authorization": f"Bearer {keys.plaintext(core, owner, 'router') or ''}"})
     url = str(keyed.url("/models"))
-    models, refused = asyncio.run(fetch(keyed, private_ok=keys.private_ok(core, owner, "router")))
+    skipped: list[dict] = []
+    models, refused = asyncio.run(fetch(keyed, private_ok=keys.private_ok(core, owner, "router"), skipped=skipped))
     if not models:
         raise AdminError(f"GET {url}: no model with a price in the answer; the price table is unchanged"
                          + "".join(f"; {r}" for r in refused))
     as_of = dt.datetime.fromtimestamp(core.clock.now_ms() / 1000, dt.UTC).date().isoformat()
     path = write_override(core.data_dir, models, as_of, url)
-    return {"as_of": as_of, "models": len(models), "source": url, "path": str(path), "refused": refused}
+    return {"as_of": as_of, "models": len(models), "source": url, "path": str(path), "refused": refused,
+            "skipped": skipped}

@@ -38,6 +38,7 @@ from functools import lru_cache
 from importlib import resources as _res
 from pathlib import Path
 
+from orchestrator.finite import finite
 from orchestrator.seats.actions import tool_specs
 from orchestrator.seats.families import reasoning_on
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
@@ -151,7 +152,10 @@ def _shipped() -> dict:
 def _with_override(path: str, mtime_ns: int, size: int) -> PriceTable:
     # keyed on the file's mtime and size: a table `studio prices update` rewrites is read again
     data, over = _shipped(), json.loads(Path(path).read_text(encoding="utf-8"))
-    return PriceTable({**data["models"], **over["models"]}, data["fallback"], tuple(data["free_providers"]),
+    # a row an earlier version wrote with Infinity or NaN is passed over (the shipped row, else the
+    # fallback, prices that model) until `studio doctor --repair` drops it
+    kept = {k: v for k, v in over["models"].items() if all(finite(x) and x >= 0 for x in v)}
+    return PriceTable({**data["models"], **kept}, data["fallback"], tuple(data["free_providers"]),
                       over["as_of"])
 
 

@@ -210,3 +210,24 @@ def test_a_redirect_of_the_list_is_not_followed(allowed_router, capsys):
     err = capsys.readouterr().err
     assert f"HTTP 307, a redirect to {other.url}/x (redirects are not followed" in err
     assert other.requests == [] and not (data_dir / "prices.json").exists()
+
+
+def test_a_price_json_cannot_carry_is_skipped_and_reported(world, capsys):
+    """Issue 50, F5 (a): 1e305 USD per token is infinite per million; it never reaches prices.json."""
+    c, core, _, router, data_dir = world
+    router.models = ROUTER_LIST + [{"id": "vendor/absurd", "pricing": {"prompt": "1e305", "completion": "0.00001"}},
+                                   {"id": "vendor/huge", "pricing": {"prompt": 1e300, "completion": 1e-6}}]
+    try:
+        assert main(["prices", "update", "--data-dir", str(data_dir), "--email", "ops@example.org"]) == 0
+    finally:
+        router.models = ROUTER_LIST
+    out = json.loads(capsys.readouterr().out)
+    assert out["models"] == 1 and [s["model"] for s in out["skipped"]] == ["vendor/absurd", "vendor/huge"]
+    assert "pricing.prompt '1e305'" in out["skipped"][0]["why"]
+    table = json.loads((data_dir / "prices.json").read_text(), parse_constant=lambda name: pytest.fail(name))
+    assert set(table["models"]) == {"vendor/priced"}
+    for model in ("vendor/priced", "vendor/absurd"):
+        r = c.post("/api/v1/runs/estimate", json={"scenario_id": "svc:custom-base-v1", "season_ticks": 50,
+                                                 "roster": [{"model": model}]})
+        assert r.status_code == 200, r.text
+    assert c.get("/api/v1/usage").status_code == 200 and c.get("/api/v1/runs").status_code == 200

@@ -24,7 +24,7 @@ LEVELS = {
     "orchestrator": (
         ("runs",),                                      # the run service, its head and its reads
         ("admin", "listing", "sample", "workers"),      # operator commands; the Ray actors that play
-        ("play", "bootstrap", "console_auth", "me", "scenarios", "skills"),
+        ("play", "bootstrap", "console_auth", "doctor", "me", "scenarios", "skills"),
         ("agents", "auth"),
         ("seats", "outbox"),
         ("grading", "accounts", "mail"),
@@ -32,6 +32,7 @@ LEVELS = {
         ("archive_config", "egress", "ratelimit", "validation"),
         ("store", "clock", "datadir", "errors", "ids", "lastused", "listeners", "plans", "provider_kinds", "reaper",
          "statuses"),
+        ("finite",),                                    # what a number from outside may be
     ),
     "orchestrator.runs": (
         ("exports",),

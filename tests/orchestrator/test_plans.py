@@ -54,3 +54,13 @@ def test_a_bad_store_busy_timeout_stops_the_start_naming_it(tmp_path, value):
         Core.open(tmp_path)
     (tmp_path / "config.toml").write_text("[store]\nbusy_timeout_s = 0.5\n")
     assert Core.open(tmp_path).store.busy_timeout_s == 0.5
+
+
+@pytest.mark.parametrize("setting", ["[runs]\nmin_tick_ms = inf", "[runs]\nrecord_patience_s = nan",
+                                     "[limits]\nsign_in_per_minute = -inf", "[store]\nbusy_timeout_s = inf"])
+def test_a_setting_that_is_not_a_finite_number_stops_the_start_naming_it(tmp_path, setting):
+    """Issue 50: config is a number from outside too; TOML writes inf and nan, no setting takes them."""
+    (tmp_path / "config.toml").write_text(setting + "\n")
+    section, key = setting[1:].split("]\n")[0], setting.split("\n")[1].split(" =")[0]
+    with pytest.raises(ConfigError, match=f"config.toml: {section}.{key} should be a finite number"):
+        Core.open(tmp_path)

@@ -11,6 +11,7 @@ import json
 import re
 
 from analytics.archive.format import transcript_rows, transcript_table
+from orchestrator import finite
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -42,7 +43,7 @@ def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, 
     next_cursor}: in tick then seat order, optionally one seat's only."""
     row, seat, offset, limit = paged(core, principal, run_id, seat, cursor, limit)
     turns, more = _page(core, row, seat=seat, offset=offset, limit=limit)
-    return {"turns": turns, "next_cursor": str(offset + len(turns)) if more else None}
+    return {"turns": _shown(turns), "next_cursor": str(offset + len(turns)) if more else None}
 
 
 def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
@@ -51,13 +52,24 @@ def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
     kept = core.store.one("SELECT 1 FROM run_turns WHERE run_id = ? LIMIT 1", (row["id"],)) is not None
     if row["status"] in TERMINAL and row["match_id"] is not None and not kept:
         return match_log.read_transcript(core, row["match_id"], **page)
-    recorded = [json.loads(t["turn"]) for t in turns_recorded(core.store.conn(), row["id"])]
+    # a row an earlier version kept with Infinity as a token count or latency reads it as null
+    recorded = [finite.loads(t["turn"])[0] for t in turns_recorded(core.store.conn(), row["id"])]
     return transcript_rows(transcript_table(recorded), **page)
 
 
 def every_turn(core: Core, row) -> list[dict]:
     """All of a run's transcript turns at once (an owner's export), in tick then seat order."""
-    return _page(core, row, seat=None, offset=0, limit=2 ** 62)[0]
+    return _shown(_page(core, row, seat=None, offset=0, limit=2 ** 62)[0])
+
+
+def _shown(turns: list[dict]) -> list[dict]:
+    """Turns as every surface shows them: a number an earlier version kept that JSON cannot carry
+    (an agent's `steps: 1e400`) reads as null, and the turn's `note` says where (orchestrator.finite)."""
+    out = []
+    for t in turns:
+        t, bad = finite.nulled(t)
+        out.append({**t, "note": finite.note(bad)} if bad else t)
+    return out
 
 
 def observations(core: Core, principal: Principal, run_id: str, turns: list[dict]) -> dict[tuple[int, int], str]:

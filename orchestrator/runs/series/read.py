@@ -19,7 +19,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from orchestrator import statuses
+from orchestrator import finite, statuses
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -80,8 +80,9 @@ def _state(core: Core, batch) -> State:
                           (batch["id"],))
     scored = [r for r in rows if r["match_id"] and r["status"] in statuses.SCORED]
     kept = core.store.one("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch["id"],))
-    spend = core.store.one("SELECT COALESCE(SUM(spend_usd), 0) AS usd, COALESCE(SUM(stop_reason = 'cancelled'), 0) "
-                           "AS cancelled FROM runs WHERE batch_id = ?", (batch["id"],))
+    # a spend an earlier version stored as infinite is left out of the sum (studio doctor repairs it)
+    spend = core.store.one("SELECT COALESCE(SUM(CASE WHEN ABS(spend_usd) <= 1e300 THEN spend_usd END), 0) AS usd, "
+                           "COALESCE(SUM(stop_reason = 'cancelled'), 0) AS cancelled FROM runs WHERE batch_id = ?", (batch["id"],))
     return State(batch, tuple(r["id"] for r in rows), tuple(r["status"] for r in rows),
                  tuple(r["match_id"] for r in scored),
                  tuple(r["match_id"] for r in scored if r["grading_status"] == "done"),
@@ -98,7 +99,9 @@ def read_state(core: Core, principal: Principal, batch_id: str) -> State:
 
 
 def _head(state: State) -> dict:
-    s = state.batch
+    # a budget an earlier version stored as infinite reads as none (studio doctor repairs it)
+    s = {k: (None if k in ("budget_usd", "min_cap_usd") and state.batch[k] is not None
+             and not finite.finite(state.batch[k]) else state.batch[k]) for k in state.batch.keys()}
     counts = state.counts
     return {"batch_id": s["id"], "status": lifecycle.series_status(counts), "trials": s["trials"],
             "seed_mode": s["seed_mode"], "batch_seed": s["batch_seed"], "run_ids": list(state.run_ids),
