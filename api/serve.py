@@ -83,6 +83,11 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
 
     init_ray(ray_address)
     app = create_app(core=core, dispatch=True, ray_address=ray_address)
+    # the OpenAPI document (discovery, /api/v1/openapi.json and a 405's Allow read it), built before the
+    # port opens rather than on the event loop by the first request that needs it
+    from api.routes.discovery import endpoint_list
+
+    endpoint_list(app)
     # Proxy headers (X-Forwarded-For, used by the per-address limit) are trusted only from the
     # addresses the operator names; by default the socket's peer is the client.
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1,
