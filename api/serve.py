@@ -49,7 +49,8 @@ def uvicorn_config(app, *, host: str, port: int, log_level: str = "info",
                    forwarded_allow_ips: str | None = None) -> uvicorn.Config:
     # Proxy headers (X-Forwarded-For, used by the per-address limit) are trusted only from the
     # addresses the operator names; by default the socket's peer is the client.
-    return uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, timeout_keep_alive=KEEP_ALIVE_S,
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, http="httptools",
+                          timeout_keep_alive=KEEP_ALIVE_S,
                           proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or "")
 
 
