@@ -65,7 +65,10 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                 dispatcher.stop()
             mailer.stop()
 
+    # telemetry off: the service exports none, and FastAPI's native OpenTelemetry looked up the global
+    # providers (environment variables) on every request
     app = FastAPI(title="Scenario Studio API", version=API_VERSION, lifespan=lifespan,
+                  telemetry={"tracing": False, "metrics": False, "logs": False},
                   description="Author scenarios and launch and read runs. Errors are {error, message}.",
                   openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None)
     app.state.core = core

@@ -16,6 +16,13 @@ from orchestrator.bootstrap import bootstrap_owner, is_first_start, reuse_notice
 from orchestrator.core import Core
 
 
+# How long an idle keep-alive connection is kept (uvicorn's default is 5 s). An agent's connection idles
+# between answering a turn and asking for the next (a model's reply can take a minute); a server that
+# closed it at 5 s raced the agent's next request on it, which the client saw as a dropped request
+# (RemoteProtocolError). Longer than client pools keep a connection (httpx: 5 s), so the client closes first.
+KEEP_ALIVE_S = 75
+
+
 def bind(host: str, port: int) -> socket.socket:
     """The listening socket, taken before anything is created or printed: a busy port is one line, and
     no owner token is shown for a server that never starts. uvicorn serves on this very socket."""
@@ -36,6 +43,15 @@ def bind(host: str, port: int) -> socket.socket:
                                  "port; stop it, or serve on another with `studio serve --port N` "
                                  "(`make serve PORT=N`)") from None
     return sock
+
+
+def uvicorn_config(app, *, host: str, port: int, log_level: str = "info",
+                   forwarded_allow_ips: str | None = None) -> uvicorn.Config:
+    # Proxy headers (X-Forwarded-For, used by the per-address limit) are trusted only from the
+    # addresses the operator names; by default the socket's peer is the client.
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1, http="httptools",
+                          timeout_keep_alive=KEEP_ALIVE_S,
+                          proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or "")
 
 
 def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None, bootstrap: bool = True,
@@ -83,10 +99,12 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
 
     init_ray(ray_address)
     app = create_app(core=core, dispatch=True, ray_address=ray_address)
-    # Proxy headers (X-Forwarded-For, used by the per-address limit) are trusted only from the
-    # addresses the operator names; by default the socket's peer is the client.
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, workers=1,
-                            proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or "")
+    # the OpenAPI document (discovery, /api/v1/openapi.json and a 405's Allow read it), built before the
+    # port opens rather than on the event loop by the first request that needs it
+    from api.routes.discovery import endpoint_list
+
+    endpoint_list(app)
+    config = uvicorn_config(app, host=host, port=port, log_level=log_level, forwarded_allow_ips=forwarded_allow_ips)
     accesslog.install()  # after uvicorn configured its loggers
     server = uvicorn.Server(config)
     # uvicorn catches SIGINT/SIGTERM, finishes in-flight requests, then re-raises the signal to the

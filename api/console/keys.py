@@ -50,5 +50,5 @@ async def keys_set(user: ConsoleUser):
 @router.post("/console/keys/{provider}/remove")
 async def keys_remove(user: ConsoleUser, provider: str):
     await user.form()
-    keys.remove_key(user.core, email=user.session.email, provider=provider)
+    await asyncio.to_thread(keys.remove_key, user.core, email=user.session.email, provider=provider)
     return RedirectResponse(f"/console/keys?removed={provider}", status_code=303)

@@ -155,8 +155,8 @@ async def estimate(user: Console, service: Callable, body_of: Callable[[dict], d
     turns the form into its body, `score` names the score whose precision it states (an arena game's
     is its moves' accuracy). A refusal is the fragment's answer, so it comes back as a 200."""
     form = await user.form()
-    try:
-        est = service(user.core, user.principal, body_of(form))
+    try:  # in a thread, as REST's estimate: admission may ask the router for the key's balance
+        est = await asyncio.to_thread(service, user.core, user.principal, body_of(form))
     except DomainError as e:
         return user.page("estimate.html", error_code=e.code, message=e.message)
     return user.page("estimate.html", est=est["batch"], score=score)

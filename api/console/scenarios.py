@@ -2,6 +2,7 @@
 JSON), checked live as they type, saved, edited in place and deleted."""
 from __future__ import annotations
 
+import asyncio
 import json
 
 from fastapi import APIRouter
@@ -69,7 +70,7 @@ async def scenario_validate(user: ConsoleUser):
 async def scenario_save(user: ConsoleUser):
     form = await user.form()
     try:
-        scenarios.create(user.core, user.principal, _scenario_body(form))
+        await asyncio.to_thread(scenarios.create, user.core, user.principal, _scenario_body(form))
     except DomainError as e:
         return refused(e, _scenarios, user, form=form, field=_field_of(e), field_error=e.message)
     return RedirectResponse("/console/scenarios", status_code=303)
@@ -94,7 +95,7 @@ async def scenario_update(user: ConsoleUser, scenario_id: str):
         current = scenarios.get(user.core, user.principal, scenario_id)["scenario"]
         body = _scenario_body(form)
         body.setdefault("env", {})
-        scenarios.update(user.core, user.principal, scenario_id, body)
+        await asyncio.to_thread(scenarios.update, user.core, user.principal, scenario_id, body)
     except DomainError as e:
         if e.code == "unknown_scenario":
             return dead_end(user, e)
@@ -106,7 +107,7 @@ async def scenario_update(user: ConsoleUser, scenario_id: str):
 async def scenario_delete(user: ConsoleUser, scenario_id: str):
     await user.form()
     try:
-        scenarios.delete(user.core, user.principal, scenario_id)
+        await asyncio.to_thread(scenarios.delete, user.core, user.principal, scenario_id)
     except DomainError as e:
         return dead_end(user, e)
     return RedirectResponse("/console/scenarios", status_code=303)

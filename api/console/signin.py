@@ -60,7 +60,8 @@ async def login_submit(request: Request):
 @router.get("/console/login/link/{secret}")
 async def login_link(request: Request, secret: str):
     try:
-        sid = console_auth.redeem_link(request.app.state.core, secret, client_address(request) or "?")
+        sid = await asyncio.to_thread(console_auth.redeem_link, request.app.state.core, secret,
+                                      client_address(request) or "?")
     except DomainError as e:
         return refused(e, _login_form, request)
     return _signed_in(request, sid)
@@ -69,7 +70,7 @@ async def login_link(request: Request, secret: str):
 @router.post("/console/logout")
 async def logout(user: ConsoleUser):
     form = await user.form()
-    console_auth.sign_out(user.core, user.session, everywhere=form.get("everywhere") == "1")
+    await asyncio.to_thread(console_auth.sign_out, user.core, user.session, everywhere=form.get("everywhere") == "1")
     resp = RedirectResponse("/console/login", status_code=303)
     resp.delete_cookie(COOKIE, path="/console")
     return resp

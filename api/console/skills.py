@@ -1,6 +1,8 @@
 """Skills: the person's own texts to hand a seat, created, replaced and deleted through the API's functions."""
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse
 
@@ -28,9 +30,9 @@ async def skill_save(user: ConsoleUser):
     body = {"name": form.get("name", ""), "text": form.get("text", "")}
     try:
         if form.get("skill_id"):
-            skills.update(user.core, user.principal, form["skill_id"], body)
+            await asyncio.to_thread(skills.update, user.core, user.principal, form["skill_id"], body)
         else:
-            skills.create(user.core, user.principal, body)
+            await asyncio.to_thread(skills.create, user.core, user.principal, body)
     except DomainError as e:
         return refused(e, _skills, user, form=form)
     return RedirectResponse("/console/skills", status_code=303)
@@ -40,7 +42,7 @@ async def skill_save(user: ConsoleUser):
 async def skill_delete(user: ConsoleUser, skill_id: str):
     await user.form()
     try:
-        skills.delete(user.core, user.principal, skill_id)
+        await asyncio.to_thread(skills.delete, user.core, user.principal, skill_id)
     except DomainError as e:
         return refused(e, _skills, user)
     return RedirectResponse("/console/skills", status_code=303)

@@ -30,14 +30,16 @@ def _actions(actions) -> list:
 
 @router.get("/console/runs/{run_id}/transcript")
 async def transcript_page(user: ConsoleUser, run_id: str, seat: str | None = None, cursor: str | None = None):
+    def read():  # in a thread, as REST's transcript: the turns and the match's log are archive files
+        got = get_transcript(user.core, user.principal, run_id, seat=seat, cursor=cursor, limit="100")
+        # what each turn's seat was shown, rebuilt from the ended match's log (not kept in the transcript)
+        return got, observations(user.core, user.principal, run_id, got["turns"])
     try:
         run = runs_service.get_run(user.core, user.principal, run_id)["run"]
-        got = get_transcript(user.core, user.principal, run_id, seat=seat, cursor=cursor, limit="100")
+        got, shown = await asyncio.to_thread(read)
     except DomainError as e:
         return dead_end(user, e)
     grades = decisions.labels(user.core, run_id, [(t["tick"], t["seat"]) for t in got["turns"]])
-    # what each turn's seat was shown, rebuilt from the ended match's log (not kept in the transcript)
-    shown = await asyncio.to_thread(observations, user.core, user.principal, run_id, got["turns"])
     turns = [dict(t, actions=_actions(t.get("actions")), grade=grades.get((t["tick"], t["seat"])),
                   observation=shown.get((t["tick"], t["seat"]))) for t in got["turns"]]
     forkable = run["status"] in SCORED and run["match_id"] is not None and kinds.of(run["scenario_id"]) is kinds.WORLD

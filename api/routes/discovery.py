@@ -1,6 +1,7 @@
 """GET /api/v1 (discovery) and GET /api/v1/me."""
 from __future__ import annotations
 
+import asyncio
 import re
 
 from fastapi import APIRouter, FastAPI, Request
@@ -30,12 +31,18 @@ def endpoint_list(app: FastAPI) -> list[str]:
     return cached
 
 
+async def endpoints(app: FastAPI) -> list[str]:
+    """endpoint_list, its first build in a thread: it walks every route's models, which held the event
+    loop for a second and more on a busy machine."""
+    return getattr(app.state, "endpoints", None) or await asyncio.to_thread(endpoint_list, app)
+
+
 @router.get("/api/v1", responses=responses({200: Discovery}), summary="Discovery", openapi_extra={"security": []})
 async def discovery(request: Request):
     base = str(request.base_url).rstrip("/")
     return {"api": "Scenario Studio", "version": 1, "docs": f"{base}/api/v1/docs",
             "openapi": f"{base}{request.app.openapi_url}", "mcp": f"{base}/mcp/studio", "auth": AUTH_TEXT,
-            "endpoints": endpoint_list(request.app)}
+            "endpoints": await endpoints(request.app)}
 
 
 @router.get("/api/v1/me", responses=responses({200: Me}), summary="The account view")

@@ -73,6 +73,10 @@ class FakeProvider:
         self.requests: list[dict] = []
         self.rejected_keys: set[str] = set()
         self.key_info: dict | None = None
+        # a slow key-info endpoint: GET /v1/key answers only once this event is set (key_waiting: how
+        # many such requests are held now)
+        self.key_gate: threading.Event | None = None
+        self.key_waiting = 0
         self.models: list[dict] = []
         # a paged model list: takes the request's query string, returns the answer's body (a router's
         # `links.next` included) or a whole Response; None answers {"data": models}
@@ -169,6 +173,12 @@ class FakeProvider:
         return JSONResponse(anthropic_message(step))
 
     async def key(self, request: Request):
+        if self.key_gate is not None:
+            self.key_waiting += 1
+            try:
+                await asyncio.to_thread(self.key_gate.wait, 60)
+            finally:
+                self.key_waiting -= 1
         if request.headers.get("authorization", "")[7:] in self.rejected_keys or self.key_info is None:
             return JSONResponse({"error": {"message": "no"}}, 401)
         return JSONResponse({"data": self.key_info})
