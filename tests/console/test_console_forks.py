@@ -14,7 +14,7 @@ from orchestrator import accounts
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.series import read as series
 from tests.console.conftest import sign_in_by_link
-from tests.console.test_console import fits_window
+from tests.console.test_console import _shot, fits_window
 from tests.console.test_console_replay import _ended, _errors, _principal
 from tests.waiting import until
 
@@ -93,7 +93,7 @@ def _launched(page, playing, p) -> dict:
 def test_a_fork_series_page_says_what_it_forks_each_arm_and_seed_and_the_effect(browser, playing, forker):
     _, p, run = forker
     page = _fork_form(browser, playing, forker, "3")
-    expect(page.get_by_test_id("estimate-turns")).to_have_text(str(2 * 20 * 3 * 2))  # 2 seats, 20 ticks, 2 arms
+    expect(page.get_by_test_id("estimate-turns")).to_have_text(str(2 * 20 * 3 * 2), timeout=30_000)  # 2 seats, 20 ticks, 2 arms
     errors = _errors(page)
     got = _launched(page, playing, p)
     views = [runs_service.get_run(playing.core, p, r)["run"] for r in got["run_ids"]]
@@ -125,7 +125,7 @@ def test_a_fork_series_page_says_what_it_forks_each_arm_and_seed_and_the_effect(
     assert effect_box["y"] < page.get_by_test_id("series-summary").bounding_box()["y"]  # at the top
     expect(page.get_by_test_id("effect-plot").locator("svg")).to_be_visible()
     assert "Effect of the fork" in page.get_by_test_id("effect-plot").text_content()
-    fits_window(page)
+    _shot(page, "fork-series")  # no wider than the 1280 px window
     assert not errors
     page.context.close()
 
@@ -135,7 +135,7 @@ def test_a_fork_series_with_until_shows_its_target_and_where_it_stopped(browser,
     page = _fork_form(browser, playing, forker, "4")
     page.get_by_label("Stop at ± (points, series)").fill("95")
     page.get_by_label("Series budget (USD)").fill("0.75")
-    expect(page.get_by_test_id("estimate-expected-trials")).to_contain_text("of at most 4")
+    expect(page.get_by_test_id("estimate-expected-trials")).to_contain_text("of at most 4", timeout=30_000)
     got = _launched(page, playing, p)
     assert got["until"] == {"half_width": 95, "metric": "fitness_index", "seat": None} and got["budget_usd"] == 0.75
     page.reload()
