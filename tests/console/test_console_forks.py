@@ -154,5 +154,8 @@ def test_a_fork_series_with_until_shows_its_target_and_where_it_stopped(browser,
     expect(page.get_by_test_id("trial-status").filter(has_text="not played (the series stopped)")).to_have_count(
         unplayed)
     expect(page.get_by_test_id("effect-n")).to_have_text([str(e["n"]) for e in got["effect"]])
+    for k, e in enumerate(got["effect"]):  # the target metric's effect carries its own sequence
+        if e.get("cs"):
+            expect(page.get_by_test_id("effect-row").nth(k)).to_contain_text(f"±{e['cs']['half_width']:.1f}")
     fits_window(page)
     page.context.close()
