@@ -131,8 +131,13 @@ async def _sequence_plot(user: Console, got: dict) -> str | None:
     found = await asyncio.to_thread(stopping.paths, user.core, user.principal, got["batch_id"])
     if not found:
         return None
-    names = {s["seat"]: s["name"] for s in got["summary"].get("seats", ()) if not s["anchor"]}
-    labelled = {f"seat {k} · {names.get(k, '')}".rstrip(" ·"): v for k, v in sorted(found.items())}
+    names: dict[int, set] = {}
+    for seat in got["summary"].get("seats", ()):
+        if not seat["anchor"]:
+            names.setdefault(seat["seat"], set()).add(seat["name"])
+    # a fork's changed seat has a player in each arm, and its sequence holds both arms' scores
+    who = {k: next(iter(v)) if len(v) == 1 else "both arms" for k, v in names.items()}
+    labelled = {f"seat {k} · {who.get(k, '')}".rstrip(" ·"): v for k, v in sorted(found.items())}
     return await asyncio.to_thread(_sequence_svg, json.dumps(labelled), json.dumps(got["until"]))
 
 
