@@ -127,6 +127,11 @@ def test_a_fork_series_page_says_what_it_forks_each_arm_and_seed_and_the_effect(
     assert "Effect of the fork" in page.get_by_test_id("effect-plot").text_content()
     _shot(page, "fork-series")  # no wider than the 1280 px window
     assert not errors
+    # a control trial's own page: trial 1 of 3 in its arm, of which run, from which tick, on which seed
+    page.get_by_test_id("series-trial").nth(1).locator("a").click()
+    expect(page.get_by_test_id("run-fork")).to_have_text(
+        f"of run {run['run_id']} from tick 10 (control arm, continuation seed {seeds[0]})")
+    expect(page.get_by_test_id("series-link").locator("..")).to_contain_text("trial 1 of 3 (control arm)")
     page.context.close()
 
 
