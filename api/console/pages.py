@@ -4,6 +4,7 @@ and launch. The resource modules import this module and the layers below, never 
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -139,12 +140,15 @@ ENV_FIELDS = ("turn_timeout_ms", "seed", "spawn_seed", "actions_per_turn")  # th
 
 def number(text: str) -> int | float | str:
     """A form field as the run body's number: a whole number as an integer, a decimal (a spend cap of
-    0.5 USD) as a float. Text that is neither goes on as typed, so the service names the field."""
+    0.5 USD) as a float. Text that is neither (nan and inf among it) goes on as typed, so the service
+    names the field."""
     for parse in (int, float):
         try:
-            return parse(text)
+            value = parse(text)
         except ValueError:
-            pass
+            continue
+        if math.isfinite(value):
+            return value
     return text
 
 

@@ -10,6 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from api.console.pages import number
 from orchestrator import accounts
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.series import read as series
@@ -164,3 +165,10 @@ def test_a_fork_series_with_until_shows_its_target_and_where_it_stopped(browser,
             expect(page.get_by_test_id("effect-row").nth(k)).to_contain_text(f"±{e['cs']['half_width']:.1f}")
     fits_window(page)
     page.context.close()
+
+
+def test_a_form_number_is_an_integer_a_decimal_or_the_text_as_typed():
+    """Every builder's fields (spend cap, budget, trials, tick, target): what the service is sent."""
+    assert number("0.5") == 0.5 and number("12") == 12 and type(number("12")) is int and number("1e3") == 1000.0
+    # not a finite number: sent as typed, so the service's refusal names the field
+    assert [number(t) for t in ("nan", "inf", "1e400", "half", "")] == ["nan", "inf", "1e400", "half", ""]
