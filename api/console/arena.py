@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
-from api.console.pages import Console, ConsoleUser, estimate, launch, turn_timeout
+from api.console.pages import Console, ConsoleUser, estimate, launch, number, turn_timeout
 from engine.arena.games import GAMES
 from orchestrator.runs import service as runs_service
 from orchestrator.runs.admission.admit import spend_cap
@@ -25,10 +25,7 @@ def _body(form) -> dict:
     for field in ("name", "trials", "max_spend_usd"):
         value = (form.get(field) or "").strip()
         if value:
-            try:
-                body[field] = value if field == "name" else (int(value) if field == "trials" else float(value))
-            except ValueError:
-                body[field] = value  # the service names the field and what it takes
+            body[field] = value if field == "name" else number(value)
     roster = []
     for k in (0, 1):
         seat = {f: (form.get(f"seat{k}_{f}") or "").strip() for f in ("model", "provider", "format", "instructions")}

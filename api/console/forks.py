@@ -8,18 +8,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import RedirectResponse
 
-from api.console.pages import Console, ConsoleUser, dead_end, estimate, launch, not_found
+from api.console.pages import Console, ConsoleUser, dead_end, estimate, launch, not_found, number, until
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
+from orchestrator.runs.series import until as until_body
 
 router = APIRouter(include_in_schema=False)
-
-
-def _number(text: str):
-    try:
-        return int(text)
-    except ValueError:
-        return text  # the service names the field
 
 
 def _fork_body(form: dict) -> dict:
@@ -33,21 +27,22 @@ def _fork_body(form: dict) -> dict:
             if provider:
                 seat["provider"] = provider
             seats[k] = seat
-    fork = {"run_id": form.get("fork_run", ""), "tick": _number((form.get("tick") or "").strip())}
+    fork = {"run_id": form.get("fork_run", ""), "tick": number((form.get("tick") or "").strip())}
     if seats:
         fork["seats"] = seats
     if form.get("control"):
         fork["control"] = True
     body: dict = {"fork": fork}
-    for field in ("name", "trials", "max_spend_usd"):
+    for field in ("name", "trials", "max_spend_usd", "budget_usd"):
         value = (form.get(field) or "").strip()
         if value:
-            body[field] = value if field == "name" else _number(value)
-    return body
+            body[field] = value if field == "name" else number(value)
+    return body | until(form)
 
 
 def _builder(user: Console, run: dict, status: int = 200, form=None, **ctx):
-    return user.page("run_fork.html", status=status, run=run, form=form or {}, **ctx)
+    return user.page("run_fork.html", status=status, run=run, form=form or {}, until_metrics=until_body.METRICS,
+                     **ctx)
 
 
 @router.get("/console/runs/{run_id}/fork")
@@ -66,7 +61,7 @@ async def fork_match(user: ConsoleUser, match_id: str, tick: str = "1"):
                               (match_id, user.principal.account_id))
     if row is None:
         return not_found(user.request, user.session, f"There is no run of match {match_id} on this account.")
-    return RedirectResponse(f"/console/runs/{row['id']}/fork?tick={_number(tick)}", status_code=303)
+    return RedirectResponse(f"/console/runs/{row['id']}/fork?tick={number(tick)}", status_code=303)
 
 
 @router.post("/console/runs/{run_id}/fork/estimate")

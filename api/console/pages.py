@@ -4,6 +4,7 @@ and launch. The resource modules import this module and the layers below, never 
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,8 +20,10 @@ from orchestrator.seats import keys
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
 from orchestrator import statuses
+from orchestrator.runs.series import until as until_body
 
 COOKIE = "studio_console"
+STOP_POLLING = 286  # htmx stops polling on this status: the block will not change again
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 TEMPLATES.env.filters["when"] = lambda ms: "never" if ms is None else datetime.fromtimestamp(
     ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -135,6 +138,20 @@ def optional_session(request: Request) -> console_auth.Session | None:
 ENV_FIELDS = ("turn_timeout_ms", "seed", "spawn_seed", "actions_per_turn")  # the builders' env fields
 
 
+def number(text: str) -> int | float | str:
+    """A form field as the run body's number: a whole number as an integer, a decimal (a spend cap of
+    0.5 USD) as a float. Text that is neither (nan and inf among it) goes on as typed, so the service
+    names the field."""
+    for parse in (int, float):
+        try:
+            value = parse(text)
+        except ValueError:
+            continue
+        if math.isfinite(value):
+            return value
+    return text
+
+
 def turn_timeout(form, body: dict) -> dict:
     """A builder's env fields (the turn timeout in ms, the seeds, actions per turn) as the run body's
     env: a person playing an agent seat needs a longer turn than a model. Passed on as typed when not
@@ -147,6 +164,16 @@ def turn_timeout(form, body: dict) -> dict:
     if env:
         body["env"] = env
     return body
+
+
+def until(form) -> dict:
+    """A builder's target for a series (CONTRACT.md section 17) as the run body's `until`; none when its
+    half-width is left empty."""
+    half_width = (form.get("until_half_width") or "").strip()
+    if not half_width:
+        return {}
+    return {"until": {"half_width": number(half_width),
+                      "metric": form.get("until_metric") or until_body.DEFAULT_METRIC}}
 
 
 async def estimate(user: Console, service: Callable, body_of: Callable[[dict], dict],
@@ -174,3 +201,11 @@ async def launch(user: Console, service: Callable, body_of: Callable[[dict], dic
     if out.get("batch"):  # a series: its page, where every trial and the intervals are
         return RedirectResponse(f"/console/batches/{out['batch']['batch_id']}", status_code=303)
     return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)
+
+
+async def then_end(events):
+    """A live block's stream, then an `end` event: the page (sse-close="end") closes its EventSource on
+    it, where a stream that just stopped would read as a dropped connection (an error, and a reconnect)."""
+    async for event in events:
+        yield event
+    yield "event: end\ndata: \n\n"

@@ -8,13 +8,13 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse
 
-from api.console import (arena, developer, downloads, forks, home, keys, pages, play, runs, scenarios, signin,
-                         skills, transcript)
+from api.console import (arena, developer, downloads, forks, home, keys, pages, play, runs, scenarios, series,
+                         signin, skills, transcript)
 
 # Starlette takes the first route that matches, so order matters only where two paths overlap; each
 # router keeps its own overlaps in order (the builder's /console/runs/new before /console/runs/{run_id}).
 ROUTERS = (signin.router, home.router, developer.router, keys.router, transcript.router, downloads.router,
-           forks.router, runs.router,
+           forks.router, runs.router, series.router,
            play.router, scenarios.router, skills.router, arena.router)
 ICON = Path(__file__).parent / "static" / "favicon.svg"
 

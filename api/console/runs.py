@@ -1,18 +1,16 @@
 """Runs: the list, the builder (estimate, launch), a run's page with its live block over server-sent
-events, cancelling, and a series' page with its forest plot."""
+events, and cancelling. A series' page is api/console/series.py."""
 from __future__ import annotations
 
 import asyncio
-import functools
-import io
 import json
 import re
 
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
-from api.console.pages import TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, turn_timeout
-from engine.arena.games import GAMES
+from api.console.pages import (STOP_POLLING, TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, number,
+                               then_end, turn_timeout, until)
 from engine.rules import POLICIES, WORLD
 from orchestrator import listing, scenarios
 from orchestrator.seats import keys
@@ -20,8 +18,8 @@ from orchestrator.errors import DomainError
 from orchestrator.provider_kinds import LOCAL
 from orchestrator.grading import read as decisions
 from orchestrator.runs import service as runs_service
-from orchestrator.statuses import QUEUED, RUNNING, TERMINAL, TERMINAL as ENDED
-from orchestrator.runs.series import read as series, stopping, summary_text, until as until_body
+from orchestrator.statuses import TERMINAL, TERMINAL as ENDED
+from orchestrator.runs.series import read as series, until as until_body
 from orchestrator.runs.admission.admit import spend_cap
 from orchestrator.seats.prices import VENDOR, PriceTable
 
@@ -81,23 +79,13 @@ def _builder(user: Console, status: int = 200, form=None, **ctx) -> HTMLResponse
 def _run_body(form) -> dict:
     """The builder's fields -> the REST body; empty fields are left out so the service's defaults apply.
     Numbers are passed on as typed when they parse, else as text so the service names the field."""
-    def num(text: str):
-        try:
-            return int(text)
-        except ValueError:
-            try:
-                return float(text)
-            except ValueError:
-                return text
     body: dict = {"scenario_id": form.get("scenario_id", "")}
     for field in ("name", "season_ticks", "trials", "seed_mode", "max_spend_usd", "budget_usd", "grading",
                   "paired_with"):
         value = (form.get(field) or "").strip()
         if value:
-            body[field] = value if field in ("name", "seed_mode", "grading", "paired_with") else num(value)
-    half_width = (form.get("until_half_width") or "").strip()
-    if half_width:
-        body["until"] = {"half_width": num(half_width), "metric": form.get("until_metric") or until_body.DEFAULT_METRIC}
+            body[field] = value if field in ("name", "seed_mode", "grading", "paired_with") else number(value)
+    body.update(until(form))
     roster = []
     for k in _seat_indexes(form):
         model = (form.get(f"seat{k}_model") or "").strip()
@@ -111,7 +99,7 @@ def _run_body(form) -> dict:
         for field in ("temperature", "max_tokens"):
             value = (form.get(f"seat{k}_{field}") or "").strip()
             if value:
-                seat[field] = num(value)
+                seat[field] = number(value)
         skills = [x.strip() for x in (form.get(f"seat{k}_skills") or "").split(",") if x.strip()]
         if skills:
             seat["skills"] = skills
@@ -137,10 +125,6 @@ async def run_launch(user: ConsoleUser):
 
 # --- one run -------------------------------------------------------------------------------------
 
-# htmx stops polling on this status: the run is over and its block will not change again
-STOP_POLLING = 286
-
-
 GRADED_PAGE = 10  # labelled turns a run page lists at a time, worst first
 
 
@@ -163,12 +147,14 @@ async def run_page(user: ConsoleUser, run_id: str, turns: str | None = None):
 
 
 def _trial_of(user: Console, run: dict) -> dict | None:
-    """A series' trial: which one it is and how the series drew its seeds, for the seeds' line."""
+    """A series' trial: which one it is and how the series drew its seeds, for the seeds' line. A fork
+    series with a control arm holds N fork runs then N control runs: trial j of N in either arm."""
     if not run["batch_id"]:
         return None
     state = series.read_state(user.core, user.principal, run["batch_id"])
-    return {"index": state.run_ids.index(run["run_id"]), "trials": len(state.run_ids),
-            "seed_mode": state.batch["seed_mode"], "batch_seed": state.batch["batch_seed"]}
+    index, trials = state.run_ids.index(run["run_id"]), state.batch["trials"]
+    return {"index": index % trials, "trials": trials, "seed_mode": state.batch["seed_mode"],
+            "batch_seed": state.batch["batch_seed"]}
 
 
 @router.get("/console/runs/{run_id}/events")
@@ -193,16 +179,8 @@ async def run_events(user: ConsoleUser, run_id: str):
             if run["status"] in TERMINAL:
                 return
             await asyncio.sleep(0.5)
-    return StreamingResponse(_then_end(stream()), media_type="text/event-stream",
+    return StreamingResponse(then_end(stream()), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-async def _then_end(events):
-    """The stream, then an `end` event: the page (sse-close="end") closes its EventSource on it, where a
-    stream that just stopped would read as a dropped connection (an error, and a reconnect)."""
-    async for event in events:
-        yield event
-    yield "event: end\ndata: \n\n"
 
 
 @router.post("/console/runs/{run_id}/cancel")
@@ -213,110 +191,3 @@ async def run_cancel(user: ConsoleUser, run_id: str):
     except DomainError as e:
         return dead_end(user, e)
     return RedirectResponse(f"/console/runs/{run_id}", status_code=303)
-
-
-# --- a series ------------------------------------------------------------------------------------
-
-@router.get("/console/batches/{batch_id}")
-async def series_page(user: ConsoleUser, batch_id: str):
-    """A series: status, runs per state, and each seat's mean fitness with its 95% interval, plotted by
-    the analytics package's own forest plot (SVG, inline); the page follows the series live."""
-    try:
-        got = await series.follow_series(user.core, user.principal, batch_id)
-    except DomainError as e:
-        return dead_end(user, e)
-    got = got["batch"]
-    ctx = await _series_context(user, got)
-    if user.request.headers.get("hx-request"):  # the live block, polled
-        return user.page("series_live.html", status=200 if got["status"] in FOLLOWED else STOP_POLLING, **ctx)
-    return user.page("series.html", **ctx)
-
-
-MAX_TRIAL_ROWS = 100  # trials listed on a series' page; a bigger series is read through the API
-_TRIAL_NAME = re.compile(r" \(trial \d+/\d+\)$")
-
-
-async def _series_context(user: Console, got: dict) -> dict:
-    """What the series' page shows: its name (the name sent at launch, which each trial's carries with
-    its number), each trial's run and results (seed, status, every seat's scores), and the plot."""
-    def read() -> list[dict]:
-        return [runs_service.get_run(user.core, user.principal, r) for r in got["run_ids"][:MAX_TRIAL_ROWS]]
-    trials = await asyncio.to_thread(read)
-    name = _TRIAL_NAME.sub("", trials[0]["run"]["name"]) if trials else got["batch_id"]
-    scenario_id = trials[0]["run"]["scenario_id"] if trials else ""
-    return {"series": got, "svg": await _plot(got["summary"]), "seq_svg": await _sequence_plot(user, got),
-            "trials": trials, "series_name": name, "game": scenario_id in GAMES,
-            "more_trials": max(0, len(got["run_ids"]) - MAX_TRIAL_ROWS)}
-
-
-@router.get("/console/batches/{batch_id}/events")
-async def series_events(user: ConsoleUser, batch_id: str):
-    """Server-sent events: the series' live block each time one of its runs changes status, through the
-    batch read's long-poll (one wait for the whole series); the page polls the block when EventSource
-    is not available."""
-    request, s = user.request, user.session
-    state = series.read_state(user.core, user.principal, batch_id)  # 404 before the stream opens
-
-    async def stream():
-        nonlocal state
-        while True:
-            got = series.view(state, await series.summary_of(user.core, state))["batch"]
-            html = TEMPLATES.get_template("series_live.html").render(**await _series_context(user, got), s=s)
-            yield "event: series\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
-            while True:
-                if state.ended or await request.is_disconnected():
-                    return
-                before = state.key
-                state = await series.changed(user.core, state, SSE_WAIT_MS)
-                if state.key != before:
-                    break
-    return StreamingResponse(_then_end(stream()), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-FOLLOWED = (QUEUED, RUNNING)  # a series' statuses while a run of it is left to play
-SSE_WAIT_MS = 5_000  # a stream looks whether its page went away at least this often
-
-
-async def _plot(summary: dict) -> str | None:
-    if not (summary and summary.get("seats")):
-        return None
-    return await asyncio.to_thread(_forest_svg, summary_text.encode(summary))
-
-
-async def _sequence_plot(user: Console, got: dict) -> str | None:
-    """A series with a target: each seat's confidence sequence narrowing trial by trial (SVG, inline)."""
-    if got.get("until") is None:
-        return None
-    found = await asyncio.to_thread(stopping.paths, user.core, user.principal, got["batch_id"])
-    if not found:
-        return None
-    names = {s["seat"]: s["name"] for s in got["summary"].get("seats", ()) if not s["anchor"]}
-    labelled = {f"seat {k} · {names.get(k, '')}".rstrip(" ·"): v for k, v in sorted(found.items())}
-    return await asyncio.to_thread(_sequence_svg, json.dumps(labelled), json.dumps(got["until"]))
-
-
-@functools.lru_cache(maxsize=32)
-def _sequence_svg(paths_text: str, until_text: str) -> str:
-    from analytics.plots import sequence_plot  # matplotlib: loaded on the first page that plots
-    until = json.loads(until_text)
-    fig = sequence_plot(json.loads(paths_text), metric=until["metric"], half_width=until["half_width"])
-    return _svg(fig)
-
-
-def _svg(fig) -> str:
-    """The figure as inline SVG whose words are text (read by the browser, its find and screen readers),
-    not glyph outlines."""
-    from matplotlib import rc_context
-    buf = io.StringIO()
-    with rc_context({"svg.fonttype": "none"}):
-        fig.savefig(buf, format="svg", bbox_inches="tight")
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
-
-
-@functools.lru_cache(maxsize=32)
-def _forest_svg(summary_text: str) -> str:
-    """The plot of one summary (by its JSON text): drawn once, however many pages and polls show it."""
-    from analytics.figures import seat_forest  # matplotlib: loaded on the first series page, not at start
-    return _svg(seat_forest(json.loads(summary_text)))
