@@ -257,7 +257,8 @@ def main() -> None:
 
     def stop_figures(key: str) -> dict:
         cells = [c[key]["stop"] if key else c["stop"] for c in fit.values()]
-        return {"held_at_stop": _spread([c["held"] for c in cells], "share of stopped series"),
+        # a population none of whose series stopped (a short --n) has no share to give
+        return {"held_at_stop": _spread([c["held"] for c in cells if c["held"] is not None], "share of stopped series"),
                 "trials": _spread([t for c in cells for t in c["trials"]], "trials", 1)}
     print(json.dumps({
         "benchmark": "sequential",

@@ -9,10 +9,11 @@ import random
 import secrets
 
 import httpx
+import pytest
 
 from analytics.archive.layout import SEATS_DIR, archive_dir, series_archived
 from tests.mcp.conftest import call, connect
-from tests.runs.conftest import wait_terminal
+from tests.runs.conftest import start, wait_terminal
 from tests.runs.test_model_seats import fake, model_account  # noqa: F401  (the provider double's fixture)
 from tests.waiting import until
 
@@ -31,7 +32,16 @@ def _overwrite(path) -> None:
         f.write(random.Random(9).randbytes(size // 2))
 
 
-def test_a_damaged_log_and_transcript_are_refused_never_500_or_empty(srv, fake):  # noqa: F811
+@pytest.fixture(scope="module")
+def own(tmp_path_factory):
+    """A server of this module's own: the files it damages are in no archive another test reads."""
+    s = start(tmp_path_factory.mktemp("damaged") / "data")
+    yield s
+    s.stop()
+
+
+def test_a_damaged_log_and_transcript_are_refused_never_500_or_empty(own, fake):  # noqa: F811
+    srv = own
     fake.defaults[MODEL] = _say
     c, _ = model_account(srv, fake, anthropic=False)
     with c, httpx.Client(base_url=srv.url, timeout=60) as anon:
