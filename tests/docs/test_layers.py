@@ -11,10 +11,15 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS = {"engine": 0, "analytics": 1, "orchestrator": 2, "api": 3}
 # Library code never reaches into the scripts and tests that sit beside it.
 OUTSIDE = {"tests", "benchmarks", "examples"}
-# A floor imports nothing of the house but the names it lists. The control-plane store is the floor of
+# A floor imports nothing of the house but the names it lists. The control-plane store (its repositories
+# and the records they return) is the floor of
 # the core: every other orchestrator module builds on it. The archive package is the floor the service
 # writes through and analytics reads through (the one writer below the orchestrator): engine only.
-FLOOR = {"orchestrator.store": (), "analytics.archive": ("analytics.archive", "engine")}
+FLOOR = {"orchestrator.store": ("orchestrator.store", "orchestrator.records", "orchestrator.finite",
+                                 "orchestrator.statuses", "orchestrator.provider_kinds", "orchestrator.ids"),
+         "orchestrator.records": ("orchestrator.records", "orchestrator.finite", "orchestrator.statuses",
+                                   "orchestrator.provider_kinds"),
+         "analytics.archive": ("analytics.archive", "engine")}
 # The console script is a transport nothing imports: create_app never loads the command line.
 TOP = "api.cli"
 # The levels inside a package, highest first: each of its modules and sub-packages stands on one level
@@ -30,9 +35,10 @@ LEVELS = {
         ("grading", "accounts", "mail"),
         ("core", "envspec"),
         ("archive_config", "egress", "ratelimit", "validation"),
-        ("store", "clock", "datadir", "errors", "ids", "lastused", "listeners", "plans", "provider_kinds", "reaper",
-         "statuses"),
-        ("finite",),                                    # what a number from outside may be
+        ("clock", "datadir", "errors", "lastused", "listeners", "plans", "reaper"),
+        ("store",),                                     # every SQL statement, the repositories
+        ("records", "ids"),                             # the typed records the rules take and return
+        ("finite", "statuses", "provider_kinds"),                                    # what a number from outside may be
     ),
     "orchestrator.runs": (
         ("exports",),

@@ -27,7 +27,7 @@ def test_wal_mode_and_data_dir_created(tmp_path):
 
 def test_a_new_migration_applies_on_the_next_open(tmp_path, monkeypatch):
     Store(tmp_path / "d")
-    monkeypatch.setattr("orchestrator.store.MIGRATIONS", MIGRATIONS + ["CREATE TABLE later (x INTEGER);"])
+    monkeypatch.setattr("orchestrator.store.migrations.MIGRATIONS", MIGRATIONS + ["CREATE TABLE later (x INTEGER);"])
     store = Store(tmp_path / "d")
     assert store.schema_version() == len(MIGRATIONS) + 1
     assert store.one("SELECT COUNT(*) FROM later")[0] == 0
