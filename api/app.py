@@ -14,9 +14,10 @@ from api.headers import SecurityHeaders
 from api.limits import BodyLimit
 from api import mcp as mcp_surface
 from api.console import routes as console
-from api.routes import agents, analysis, discovery, matches, runs, scenarios, skills
+from api.routes import agents, analysis, discovery, health, matches, runs, scenarios, skills
 from orchestrator.runs.agent_turns import SeatActions
 from orchestrator.core import Core
+from orchestrator.ids import head_id
 from orchestrator.runs.admission.body import RunBody
 from orchestrator.scenarios import ScenarioBody, ScenarioPatch
 from orchestrator.skills import SkillBody, SkillPatch
@@ -57,11 +58,13 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
 
             dispatcher = Dispatcher(core, ray_address=ray_address, num_cpus=num_cpus, workers=workers)
             dispatcher.start()
+            app.state.dispatcher = dispatcher
         try:
             async with mcp.session_manager.run():
                 yield
         finally:
             if dispatcher is not None:
+                app.state.dispatcher = None
                 dispatcher.stop()
             mailer.stop()
 
@@ -72,10 +75,12 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                   description="Author scenarios and launch and read runs. Errors are {error, message}.",
                   openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None)
     app.state.core = core
+    app.state.head = head_id()
+    app.state.dispatcher = None
     app.add_middleware(BodyLimit)
     errors.install(app)
-    app.add_middleware(SecurityHeaders)  # added last: outermost, so error answers carry the headers too
-    for module in (discovery, scenarios, skills, runs, agents, analysis, matches):
+    app.add_middleware(SecurityHeaders, head=app.state.head)  # added last: outermost, so error answers carry the headers too
+    for module in (discovery, health, scenarios, skills, runs, agents, analysis, matches):
         app.include_router(module.router)
     openapi.install(app, [ScenarioBody, ScenarioPatch, SkillBody, SkillPatch, RunBody, SeatActions])
     # The web console and Swagger UI use only assets served from here (no CDN): both work offline.

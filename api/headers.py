@@ -10,6 +10,8 @@
   elsewhere.
 - Console pages (`/console/...` except its static assets): `Cache-Control: no-store`, so a shared or
   back-button cache never shows a signed-in page (a new token, the keys) after sign-out.
+- Every response names the head (the service process) that answered it, `X-Studio-Head`: several heads
+  serve one service behind a load balancer, and an answer is traced to its process by it.
 A response that already set one of these keeps its own.
 """
 from __future__ import annotations
@@ -29,14 +31,15 @@ def _console_page(path: str) -> bool:
 
 
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, head: str) -> None:
         self.app = app
+        self.every = {**EVERY, "X-Studio-Head": head}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = {**EVERY, **(CONSOLE if _console_page(scope["path"]) else {})}
+        extra = {**self.every, **CONSOLE} if _console_page(scope["path"]) else self.every
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

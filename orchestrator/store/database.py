@@ -109,6 +109,15 @@ class Store:
     def all(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         return self.conn().execute(sql, params).fetchall()
 
+    dialect = "sqlite"
+
+    def ping(self) -> None:
+        """Raises StoreError unless the database answers a read now (a file moved or deleted under a
+        running service answers from its open connections, so the file is looked at too)."""
+        if not self.path.is_file():
+            raise sqlite3.OperationalError(f"unable to open database file: {self.path} is gone")
+        self.conn().execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+
     def schema_version(self) -> int:
         return self.conn().execute("PRAGMA user_version").fetchone()[0]
 
