@@ -4,7 +4,7 @@ import pytest
 
 from orchestrator import workers
 from orchestrator.workers import init_ray
-from tests import halves, tiers
+from tests import halves, postgres, tiers
 
 # Ray's CPU count here is a scheduling pool, not cores: several test servers of this session hold
 # their workers at once (each asks for one or two), and a pool they exhaust hangs the next one.
@@ -73,3 +73,23 @@ def _unit_leaves_no_ray(request):
     yield
     if request.node.get_closest_marker(tiers.UNIT) and not before and tiers.ray_running():
         pytest.fail(f"{request.node.nodeid} is marked unit but started Ray", pytrace=False)
+
+
+def pytest_report_header(config):
+    """One line saying whether the PostgreSQL tier runs here, and how to enable it when it does not."""
+    if config.option.collectonly:
+        return None
+    try:
+        url = postgres.server_url()
+    except Exception as e:  # noqa: BLE001 - the header reports any failure to provide one
+        return f"postgres tier: off ({type(e).__name__}: {e}); {postgres.HOW}"
+    return "postgres tier: on" if url else f"postgres tier: off; {postgres.HOW}"
+
+
+@pytest.fixture
+def pg_url():
+    """An empty PostgreSQL database of this test's own; its URL."""
+    if postgres.server_url() is None:
+        pytest.skip(postgres.HOW)
+    with postgres.database() as url:
+        yield url

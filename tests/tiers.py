@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-UNIT, SERVICE, CLUSTER, BROWSER = "unit", "service", "cluster", "browser"
-TIERS = (UNIT, SERVICE, CLUSTER, BROWSER)
+UNIT, SERVICE, CLUSTER, BROWSER, POSTGRES = "unit", "service", "cluster", "browser", "postgres"
+TIERS = (UNIT, SERVICE, CLUSTER, BROWSER, POSTGRES)
 
 # a folder's tiers for the modules that say nothing of their own
 FOLDERS = {
@@ -29,6 +29,7 @@ FOLDERS = {
 FIXTURES = {
     "ray_pool": CLUSTER,
     "browser": BROWSER,
+    "pg_url": POSTGRES,
     "live": SERVICE, "srv": SERVICE, "shared_srv": SERVICE, "idle": SERVICE, "playing": SERVICE, "reader": SERVICE,
 }
 

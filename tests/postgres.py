@@ -1,0 +1,62 @@
+"""A real PostgreSQL for the store's tests: `STUDIO_TEST_POSTGRES_URL` (a role that may create
+databases), or, as root on a machine with Debian's PostgreSQL, its cluster started and a login role
+made here. A test gets a database of its own, dropped after it."""
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from contextlib import contextmanager
+from functools import cache
+from typing import Iterator
+from urllib.parse import urlsplit, urlunsplit
+
+ROLE = "studio_test"
+HOW = ("the PostgreSQL tier needs STUDIO_TEST_POSTGRES_URL=postgresql://user:password@host:port/db (a role "
+       "with CREATEDB), or root on a machine with PostgreSQL installed (apt-get install -y postgresql)")
+
+
+def _root_cluster() -> str | None:
+    """As root: the first local cluster started, a login role for the tests; its URL."""
+    if os.geteuid() != 0 or not shutil.which("pg_lsclusters"):
+        return None
+    listed = subprocess.run(["pg_lsclusters", "--no-header"], capture_output=True, text=True, check=False).stdout.split()
+    if len(listed) < 4:
+        return None
+    version, name, port, status = listed[:4]
+    if status != "online":
+        subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", version, name, "start"], check=True,
+                       capture_output=True, timeout=120)
+    subprocess.run(["runuser", "-u", "postgres", "--", "pg_isready", "-p", port, "-t", "60"], check=True,
+                   capture_output=True, timeout=90)
+    password = secrets.token_hex(12)
+    sql = (f"DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{ROLE}') THEN "
+           f"CREATE ROLE {ROLE} LOGIN CREATEDB; END IF; END$$; ALTER ROLE {ROLE} PASSWORD '{password}';")
+    subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-p", port, "-q", "-c", sql], check=True,
+                   capture_output=True, timeout=60)
+    return f"postgresql://{ROLE}:{password}@127.0.0.1:{port}/postgres"
+
+
+@cache
+def server_url() -> str | None:
+    """The admin URL the tier uses, or None when there is none here (HOW says how to give one)."""
+    return os.environ.get("STUDIO_TEST_POSTGRES_URL") or _root_cluster()
+
+
+@contextmanager
+def database() -> Iterator[str]:
+    """A new, empty database; its URL. Dropped afterwards, whoever is still connected."""
+    import psycopg
+
+    admin = server_url()
+    assert admin, HOW
+    name = "studio_t_" + secrets.token_hex(6)
+    parts = urlsplit(admin)
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    try:
+        yield urlunsplit(parts._replace(path="/" + name))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
