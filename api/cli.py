@@ -150,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_archive_parser(sub, _add_data_dir)
 
+    from api.store_cli import add_parser as add_store_parser
+
+    add_store_parser(sub, _add_data_dir)
+
     from api.export_cli import add_parser as add_export_parser
 
     add_export_parser(sub)

@@ -127,12 +127,13 @@ def statements(script: str) -> list[str]:
 class PostgresStore:
     dialect = "postgresql"
 
-    def __init__(self, url: str, busy_timeout_s: float):
+    def __init__(self, url: str, busy_timeout_s: float, migrate: bool = True):
         self.url = url
         self.busy_timeout_s = busy_timeout_s
         self._conninfo = conninfo(url)
         self._local = threading.local()
-        self.migrate()
+        if migrate:
+            self.migrate()
 
     def conn(self) -> Connection:
         c = getattr(self._local, "conn", None)
@@ -161,6 +162,8 @@ class PostgresStore:
         self.conn().execute("SELECT 1").fetchone()
 
     def schema_version(self) -> int:
+        if self.one("SELECT to_regclass('studio_schema')")[0] is None:
+            return 0
         row = self.one("SELECT version FROM studio_schema")
         return 0 if row is None else row[0]
 
