@@ -83,7 +83,7 @@ def copy(source: Store, url: str, progress: Callable[[str, int, int], None] = la
             done = 0
             cursor = source.conn().execute(f"SELECT {', '.join(names)} FROM {table}")
             while rows := cursor.fetchmany(BATCH):
-                c.raw.cursor().executemany(pg.translate(insert), [tuple(r) for r in rows])
+                c.executemany(insert, rows)
                 done += len(rows)
                 progress(table, done, total)
             if total == 0:

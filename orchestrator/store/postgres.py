@@ -104,6 +104,11 @@ class Connection:
             return self.raw.execute(translate(sql), tuple(params))
         return self.raw.execute(sql)
 
+    def executemany(self, sql: str, rows) -> psycopg.Cursor:
+        cursor = self.raw.cursor()
+        cursor.executemany(translate(sql), [tuple(r) for r in rows])
+        return cursor
+
     def close(self) -> None:
         self.raw.close()
 

@@ -1,7 +1,7 @@
 """`studio store copy --to URL` on a real PostgreSQL: a data dir holding every kind of row (an account
 and its tokens, console password, session and sign-in link, a scenario, a skill, a key, a played
-series and its kept summary, made through the service; the tables no short test fills, a model run's
-turns and decision grading's rows, written as the service writes them) is copied row for row: every
+series and a run launched through the service; what only play writes, a finished run, a series' kept
+summary, a model run's turns and decision grading's rows, written as the service writes them) is copied row for row: every
 value equal, byte for byte where bytes; the identity counters go on after the ids copied. A database
 that is not empty, a URL naming no PostgreSQL database and a data dir in use are refused (exit 2),
 and no password is ever printed."""
@@ -17,7 +17,7 @@ from orchestrator import accounts, console_auth, datadir
 from orchestrator.seats import keys
 from orchestrator.store import Store
 from orchestrator.store import postgres as pg
-from tests.runs.conftest import account, local_body, start, wait_terminal
+from tests.runs.conftest import account, local_body, start
 
 STUDIO = [sys.executable, "-m", "api.cli"]
 
@@ -27,7 +27,7 @@ def _studio(*args: str) -> subprocess.CompletedProcess:
 
 
 def _fill(tmp_path) -> Store:
-    s = start(tmp_path / "data")
+    s = start(tmp_path / "data", dispatch=False)  # launches are stored as queued: rows, not play, are copied
     try:
         token = account(s.core)
         email = "copy@example.org"
@@ -42,15 +42,17 @@ def _fill(tmp_path) -> Store:
             r = c.post("/api/v1/scenarios", json={"name": "copied", "season_ticks": 40})
             assert r.status_code == 201, r.text
             batch = c.post("/api/v1/runs", json=local_body(season_ticks=20, trials=2)).json()["batch"]
-            for rid in batch["run_ids"]:
-                wait_terminal(c, rid, timeout=240)
-            assert c.get(f"/api/v1/batches/{batch['batch_id']}", timeout=180).status_code == 200
+            assert c.post("/api/v1/runs", json=local_body(season_ticks=20)).status_code == 201
     finally:
         s.stop()
     store = Store(tmp_path / "data")
     run_id = batch["run_ids"][0]
-    # what only a model run and decision grading write, as they write it
+    # what only played runs, a model seat and decision grading write, as they write it
     with store.write() as c:
+        c.execute("UPDATE runs SET status = 'finished', spend_usd = 0.125, results = '{\"agents\": []}' WHERE id = ?",
+                  (run_id,))
+        c.execute("INSERT INTO batch_summaries (batch_id, version, matches, summary, computed_at_ms) "
+                  "VALUES (?, 'v1', 1, '{\"seats\": []}', 2)", (batch["batch_id"],))
         c.execute("INSERT INTO run_turns (run_id, tick, seat, n, turn, play, memory) VALUES (?, 3, 0, 0, ?, '[]', ?)",
                   (run_id, json.dumps({"reply": "north", "latency_ms": 12.5}), json.dumps({"role": "assistant"})))
         c.execute("INSERT INTO decision_turns (run_id, tick, seat, turn) VALUES (?, 3, 0, '{\"loss\": 0.25}')", (run_id,))
