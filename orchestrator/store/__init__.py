@@ -10,6 +10,7 @@ from orchestrator.store.database import (
     finite_json, unavailable,
 )
 from orchestrator.store.migrations import MIGRATIONS
+from orchestrator.store import leases
 
-__all__ = ["BUSY_TIMEOUT_S", "DB_NAME", "MIGRATIONS", "Connection", "IntegrityError", "OperationalError",
+__all__ = ["leases", "BUSY_TIMEOUT_S", "DB_NAME", "MIGRATIONS", "Connection", "IntegrityError", "OperationalError",
            "Row", "Store", "StoreError", "finite_json", "unavailable"]

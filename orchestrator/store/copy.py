@@ -13,6 +13,8 @@ from orchestrator.store import postgres as pg
 from orchestrator.store.database import Store
 
 BATCH = 2_000  # rows per round trip
+# held by the running heads of an install, and the install is stopped: nothing in them carries over
+EPHEMERAL = ("leases",)
 
 
 class NotEmpty(Exception):
@@ -31,8 +33,8 @@ class Copied:
 
 def _tables(source: Store) -> list[str]:
     # parents before children: the foreign keys of accounts, batches are met in creation order
-    return [r[0] for r in source.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                                     "ORDER BY rowid")]
+    names = source.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+    return [r[0] for r in names if r[0] not in EPHEMERAL]
 
 
 def _columns(source: Store, table: str) -> list[tuple[str, str]]:

@@ -261,4 +261,14 @@ MIGRATIONS: list[str] = [
     ALTER TABLE runs ADD COLUMN fork TEXT;
     ALTER TABLE batches ADD COLUMN fork TEXT;
     """,
+    # Several heads on one store: what only one of them may do at a time (dispatching) is held by a
+    # lease, renewed by its holder and taken over by another head once it has expired unrenewed
+    """
+    CREATE TABLE leases (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        taken_at_ms INTEGER NOT NULL
+    );
+    """,
 ]

@@ -1,0 +1,92 @@
+"""One dispatcher among several heads on one store: the head holding the `dispatcher` lease plays runs,
+the others serve requests and wait for it. The holder renews it; a head that dies (kill -9 included)
+stops renewing, and once the lease has expired another head takes it and starts dispatching, which
+resumes what was in flight under the fault rules. A holder that finds the lease taken, or cannot renew
+it for as long as it lasts, gives up dispatching at once: another head may be resuming its runs.
+
+Expiry is read on each head's own clock: heads on several machines need their clocks in step (NTP)
+to well within TTL_S.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Callable
+
+from orchestrator.clock import Clock
+from orchestrator.store import leases
+
+log = logging.getLogger("studio.lease")
+
+NAME = "dispatcher"
+TTL_S = 6.0  # how long a holder that stopped renewing keeps the lease
+RENEW_S = 2.0  # three renewals per lease: one late renewal does not lose it
+POLL_S = 1.0  # how often a waiting head asks
+
+
+class Lease:
+    def __init__(self, store, clock: Clock, holder: str, name: str = NAME, ttl_s: float = TTL_S):
+        self.store, self.clock, self.holder, self.name, self.ttl_ms = store, clock, holder, name, int(ttl_s * 1000)
+
+    def take(self) -> bool:
+        """Take it, or renew it when held: True while this head holds it."""
+        with self.store.write() as c:
+            return leases.take(c, self.name, self.holder, self.clock.now_ms(), self.ttl_ms)
+
+    def held_by(self) -> str | None:
+        return leases.holder(self.store.conn(), self.name, self.clock.now_ms())
+
+    def release(self) -> None:
+        with self.store.write() as c:
+            leases.release(c, self.name, self.holder)
+
+
+class Holding:
+    """A thread that waits for the lease, calls `on_taken` once held, renews it, and calls `on_lost`
+    when it is no longer sure to hold it; after `on_lost` it waits for the lease again."""
+
+    def __init__(self, lease: Lease, on_taken: Callable[[], None], on_lost: Callable[[], None],
+                 renew_s: float = RENEW_S, poll_s: float = POLL_S):
+        self.lease, self.on_taken, self.on_lost = lease, on_taken, on_lost
+        self.renew_s, self.poll_s = renew_s, poll_s
+        self.holding = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"studio-lease-{lease.name}", daemon=True)
+
+    def start(self) -> Holding:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop waiting or renewing; a held lease is released, so another head takes it at once."""
+        self._stop.set()
+        self._thread.join(timeout=30)
+        if self.holding:
+            self.holding = False
+            try:
+                self.lease.release()
+            except Exception:  # noqa: BLE001
+                log.warning("could not release the %s lease; it expires by itself", self.lease.name)
+
+    def _run(self) -> None:
+        last_held = 0.0
+        while not self._stop.is_set():
+            try:
+                held = self.lease.take()
+            except Exception as e:  # noqa: BLE001 - any store failure (either dialect) is a renewal not made
+                held = None
+                log.warning("the %s lease could not be renewed: %s", self.lease.name, e)
+            now = time.monotonic()
+            if held:
+                last_held = now
+            if self.holding and (held is False or now - last_held > self.lease.ttl_ms / 1000):
+                self.holding = False
+                log.error("lost the %s lease (%s): stopping", self.lease.name,
+                          "another head holds it" if held is False else "the store could not be reached")
+                self.on_lost()
+            elif held and not self.holding:
+                self.holding = True
+                log.info("took the %s lease as %s", self.lease.name, self.lease.holder)
+                self.on_taken()
+            self._stop.wait(self.renew_s if self.holding else self.poll_s)

@@ -1,0 +1,69 @@
+"""The dispatcher's lease on both stores: one holder at a time, renewed by it, taken over once it has
+expired unrenewed (a head killed mid-lease), given up at once on a clean stop; a holder that finds it
+taken gives up dispatching. SQLite in a data dir, and a real PostgreSQL (the postgres tier)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from orchestrator.clock import ManualClock
+from orchestrator.runs.head.lease import Holding, Lease
+from orchestrator.store import Store
+from orchestrator.store.postgres import PostgresStore
+from tests.waiting import until
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        s = Store(tmp_path / "data")
+    else:
+        s = PostgresStore(request.getfixturevalue("pg_url"), busy_timeout_s=5)
+    yield s
+    s.close()
+
+
+def test_one_holder_until_it_expires_or_is_released(store):
+    clock = ManualClock(1_000_000)
+    a, b = Lease(store, clock, "head-a", ttl_s=6), Lease(store, clock, "head-b", ttl_s=6)
+    assert a.take() and not b.take() and a.held_by() == "head-a"
+    clock.advance(5_000)
+    assert a.take()  # renewed: another 6 s from now
+    clock.advance(5_000)
+    assert not b.take()
+    clock.advance(1_001)  # a stopped renewing (killed): its lease ran out
+    assert a.held_by() is None and b.take() and b.held_by() == "head-b"
+    assert not a.take()  # the old holder finds it taken
+    b.release()
+    assert a.take()
+
+
+def test_a_holding_thread_takes_renews_and_gives_up_when_another_holds_it(store):
+    clock = ManualClock(1_000_000)
+    events: list[str] = []
+    taken, lost = threading.Event(), threading.Event()
+    holding = Holding(Lease(store, clock, "head-a", ttl_s=6), on_taken=lambda: (events.append("taken"), taken.set()),
+                      on_lost=lambda: (events.append("lost"), lost.set()), renew_s=0.05, poll_s=0.05).start()
+    try:
+        assert taken.wait(10) and holding.holding
+        other = Lease(store, clock, "head-b", ttl_s=6)
+        assert not other.take()
+        # the holder is stalled past its lease and another head takes it: the holder must stop
+        with store.write() as c:
+            c.execute("UPDATE leases SET holder = 'head-b' WHERE name = 'dispatcher'")
+        assert lost.wait(10)
+        until(lambda: not holding.holding, 10, every=0.02, what="the holder giving up")
+        assert events[:2] == ["taken", "lost"]
+    finally:
+        holding.stop()
+
+
+def test_a_clean_stop_releases_it_for_the_next_head_at_once(store):
+    clock = ManualClock(1_000_000)
+    taken = threading.Event()
+    first = Holding(Lease(store, clock, "head-a"), on_taken=taken.set, on_lost=lambda: None, renew_s=0.05, poll_s=0.05)
+    first.start()
+    assert taken.wait(10)
+    first.stop()
+    assert Lease(store, clock, "head-b").take()  # no wait for the lease to run out
