@@ -1,5 +1,5 @@
-"""A seat's Chat for its provider: the wire protocol module its registry row names
-(orchestrator.provider_kinds.SPECS), on the key's base URL or else the provider's own.
+"""A seat's Chat for its provider: the wire protocol module its registry row names (provider_kinds'
+SPECS), on the key's base URL or else the provider's own.
 
 Two wire protocols cover every provider today: OpenAI chat completions (openai_chat) and Anthropic
 messages (anthropic_chat). `local` and `agent` seats name none: the engine or the account's own

@@ -5,7 +5,6 @@ import json
 
 from orchestrator.records.account import Account
 from orchestrator.records.token import Token
-from orchestrator.store.accounts import _account
 from orchestrator.store.database import Connection, Row
 
 _TOKEN = ("id", "account_id", "name", "prefix", "created_at_ms", "expires_at_ms", "revoked_at_ms", "last_used_at_ms")

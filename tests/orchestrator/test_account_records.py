@@ -11,7 +11,9 @@ from orchestrator.records.key import ProviderKey
 from orchestrator.records.scenario import Scenario
 from orchestrator.records.skill import Skill
 from orchestrator.records.token import Token
-from orchestrator.store import accounts as account_rows, keys as key_rows, outbox, scenarios, sessions, skills, tokens
+from orchestrator.store import accounts as account_rows
+from orchestrator.store import keys as key_rows
+from orchestrator.store import outbox, scenarios, sessions, skills, tokens
 
 
 def _token(**over) -> Token:
