@@ -42,12 +42,12 @@ def _saved_definition(data_dir: str, scenario_id: str) -> dict | None:
     """A saved scenario's definition, read by the operator (any account's id) from the data dir."""
     import os
 
-    from orchestrator.store import DB_NAME, Store
+    from orchestrator.store import DB_NAME, Store, scenarios
 
     if not os.path.exists(os.path.join(data_dir, DB_NAME)):
         return None
-    row = Store(data_dir).one("SELECT season_ticks, env FROM scenarios WHERE id = ?", (scenario_id,))
-    return None if row is None else {"season_ticks": row["season_ticks"], "env": json.loads(row["env"])}
+    saved = scenarios.get(Store(data_dir).conn(), scenario_id)
+    return None if saved is None else {"season_ticks": saved.season_ticks, "env": saved.env}
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sqlite3
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -14,7 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from analytics.archive.damage import Damaged
 from orchestrator.errors import DomainError
 from orchestrator.runs import match_log
-from orchestrator.store import unavailable
+from orchestrator.store import OperationalError, unavailable
 
 log = logging.getLogger("studio.api")
 
@@ -110,7 +109,7 @@ def failure(e: Exception) -> DomainError:
     if retry_after_s is not None:
         return DomainError("unavailable", f"the store refused the change for now ({e}); nothing was changed: "
                            f"retry after {retry_after_s} s", retry_after_s=retry_after_s)
-    if isinstance(e, sqlite3.OperationalError):
+    if isinstance(e, OperationalError):
         return DomainError("internal_error", f"the store refused the change ({e}); nothing was changed: retry "
                            "once, then report it to the operator")
     return DomainError("internal_error", "the server failed; retry once, then report it")

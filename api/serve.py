@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import sqlite3
 import sys
 
 import uvicorn
@@ -14,6 +13,7 @@ from api.app import create_app
 from orchestrator import datadir
 from orchestrator.bootstrap import bootstrap_owner, is_first_start, reuse_notice
 from orchestrator.core import Core
+from orchestrator.store import StoreError
 
 
 # How long an idle keep-alive connection is kept (uvicorn's default is 5 s). An agent's connection idles
@@ -71,7 +71,7 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
     except datadir.StartError as e:
         print(f"studio serve: {e}", file=sys.stderr, flush=True)
         return 2
-    except (OSError, sqlite3.Error) as e:
+    except (OSError, StoreError) as e:
         print(f"studio serve: cannot open the store in {data_dir}: {e}", file=sys.stderr, flush=True)
         return 2
     if first_start and bootstrap:

@@ -2,28 +2,27 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 
 from orchestrator.core import Core
 from orchestrator.errors import AdminError
 from orchestrator.ids import new_id
 from orchestrator.plans import PLAN_IDS
+from orchestrator.records.account import Account
+from orchestrator.store import accounts as stored
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 _HANDLE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 
 
-def account_json(row: sqlite3.Row) -> dict:
-    return {"id": row["id"], "email": row["email"], "handle": row["handle"], "plan": row["plan"],
-            "verified": bool(row["verified"]), "frozen": bool(row["frozen"]),
-            "created_at_ms": row["created_at_ms"]}
+def account_json(account: Account) -> dict:
+    return account.view()
 
 
-def by_email(core: Core, email: str) -> sqlite3.Row:
-    row = core.store.one("SELECT * FROM accounts WHERE email = ?", (email.strip().lower(),))
-    if row is None:
+def by_email(core: Core, email: str) -> Account:
+    account = stored.by_email(core.store.conn(), email.strip().lower())
+    if account is None:
         raise AdminError(f"no account with email {email}")
-    return row
+    return account
 
 
 def _check_plan(plan: str) -> None:
@@ -34,22 +33,21 @@ def _check_plan(plan: str) -> None:
 def create_account(core: Core, email: str, *, handle: str | None = None, plan: str = "free",
                    verified: bool = False) -> dict:
     email = email.strip().lower()
-    if not _EMAIL.match(email):
+    if not _EMAIL.match(email) or len(email) > 320:
         raise AdminError(f"'{email}' is not an email address")
     handle = handle or re.sub(r"[^A-Za-z0-9_.-]", "-", email.split("@")[0])[:40]
     if not _HANDLE.match(handle):
         raise AdminError(f"handle '{handle}' must be 1 to 40 letters, digits, '_', '.' or '-'")
     _check_plan(plan)
     with core.store.write() as c:
-        if c.execute("SELECT 1 FROM accounts WHERE email = ?", (email,)).fetchone():
+        if stored.by_email(c, email):
             raise AdminError(f"an account with email {email} already exists")
-        if c.execute("SELECT 1 FROM accounts WHERE handle = ?", (handle,)).fetchone():
+        if stored.handle_taken(c, handle):
             raise AdminError(f"handle '{handle}' is taken; pass --handle")
-        account_id = new_id("acc_")
-        c.execute("INSERT INTO accounts (id, email, handle, plan, verified, frozen, created_at_ms) "
-                  "VALUES (?, ?, ?, ?, ?, 0, ?)", (account_id, email, handle, plan, int(verified), core.clock.now_ms()))
-        row = c.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
-    return account_json(row)
+        account = Account(id=new_id("acc_"), email=email, handle=handle, plan=plan, verified=verified, frozen=False,
+                          created_at_ms=core.clock.now_ms())
+        stored.insert(c, account)
+    return account_json(account)
 
 
 def set_account(core: Core, email: str, *, plan: str | None = None, verified: bool | None = None,
@@ -57,11 +55,8 @@ def set_account(core: Core, email: str, *, plan: str | None = None, verified: bo
     """Change plan, verification or frozen state; takes effect on the account's next request."""
     if plan is not None:
         _check_plan(plan)
-    account_id = by_email(core, email)["id"]
+    account_id = by_email(core, email).id
     with core.store.write() as c:
-        for column, value in (("plan", plan), ("verified", verified), ("frozen", frozen)):
-            if value is not None:
-                c.execute(f"UPDATE accounts SET {column} = ? WHERE id = ?",
-                          (value if column == "plan" else int(value), account_id))
-        row = c.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
-    return account_json(row)
+        stored.update(c, account_id, plan=plan, verified=verified, frozen=frozen)
+        account = stored.get(c, account_id)
+    return account_json(account)

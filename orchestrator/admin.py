@@ -35,7 +35,7 @@ def cmd_account_events(args: argparse.Namespace) -> int:
     from orchestrator.accounts import by_email
     from orchestrator.outbox import events
     core = _core(args)
-    _print(events(core, by_email(core, args.email)["id"]))
+    _print(events(core, by_email(core, args.email).id))
     return 0
 
 
@@ -84,7 +84,7 @@ def cmd_key_set(args: argparse.Namespace) -> int:
                      base_url=args.base_url, balance_usd=args.balance_usd, models=models,
                      usd_per_mtok_in=args.usd_per_mtok_in, usd_per_mtok_out=args.usd_per_mtok_out)
     if not args.no_check:  # stored whatever the answer: an offline setup still gets its key
-        owner = PLATFORM if args.platform else by_email(core, args.email)["id"]
+        owner = PLATFORM if args.platform else by_email(core, args.email).id
         stored["check"] = check_key(core, owner, args.provider, args.check_model)
         stored["tools"] = held(core, owner)[args.provider]["tools"]
     _print(stored)

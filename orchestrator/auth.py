@@ -7,10 +7,8 @@ per-request lookup to one indexed read.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import secrets
-import sqlite3
 from dataclasses import dataclass
 
 from orchestrator.accounts import by_email
@@ -19,6 +17,9 @@ from orchestrator.errors import AdminError, DomainError
 from orchestrator.ids import new_id
 from orchestrator.lastused import RESOLUTION_MS
 from orchestrator.outbox import deliver_pending, security_event
+from orchestrator.records.base import INT64
+from orchestrator.records.token import Token
+from orchestrator.store import tokens as stored
 
 SCOPES = ("scenarios:read", "scenarios:write", "runs:read", "runs:write")
 DEFAULT_SCOPES = ("scenarios:read", "scenarios:write", "runs:read")
@@ -91,22 +92,19 @@ def verify(core: Core, token: str | None, now: int | None = None) -> Principal:
         raise DomainError("token_required", "the token is malformed: expected dsk_ followed by 64 "
                           f"lowercase hex characters; {_MISSING}")
     now = core.clock.now_ms() if now is None else now
-    row = core.store.one(
-        "SELECT t.*, a.email, a.handle, a.plan, a.verified, a.frozen FROM tokens t "
-        "JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = ?", (hash_token(token),))
-    if row is None:
+    found = stored.holder(core.store.conn(), hash_token(token))
+    if found is None:
         raise DomainError("token_required", "the token is unknown; mint one with `studio token mint`")
-    if row["revoked_at_ms"] is not None:
+    held, account = found
+    if held.revoked_at_ms is not None:
         raise DomainError("token_required", "the token was revoked; use another token")
-    if row["expires_at_ms"] is not None and row["expires_at_ms"] <= now:
+    if held.expires_at_ms is not None and held.expires_at_ms <= now:
         raise DomainError("token_required", "the token has expired; mint a new one")
-    core.last_used.note(row["id"], row["last_used_at_ms"], now)  # written off the request path
-    scopes = tuple(json.loads(row["scopes"]))
+    core.last_used.note(held.id, held.last_used_at_ms, now)  # written off the request path
     return Principal(
-        account_id=row["account_id"], email=row["email"], handle=row["handle"], plan=core.plan(row["plan"]),
-        verified=bool(row["verified"]), frozen=bool(row["frozen"]), token_id=row["id"],
-        token_name=row["name"], token_prefix=row["prefix"], scopes=scopes, granted=granted(scopes),
-        expires_at_ms=row["expires_at_ms"])
+        account_id=account.id, email=account.email, handle=account.handle, plan=core.plan(account.plan),
+        verified=account.verified, frozen=account.frozen, token_id=held.id, token_name=held.name,
+        token_prefix=held.prefix, scopes=held.scopes, granted=granted(held.scopes), expires_at_ms=held.expires_at_ms)
 
 
 def authenticate(core: Core, token: str | None) -> Principal:
@@ -118,11 +116,6 @@ def authenticate(core: Core, token: str | None) -> Principal:
 
 
 # --- operator side (CLI): minting, revoking, listing ------------------------------------------
-
-def _active_count(c: sqlite3.Connection, account_id: str, now: int) -> int:
-    return c.execute("SELECT COUNT(*) FROM tokens WHERE account_id = ? AND revoked_at_ms IS NULL "
-                     "AND (expires_at_ms IS NULL OR expires_at_ms > ?)", (account_id, now)).fetchone()[0]
-
 
 def parse_scopes(text: str | None) -> tuple[str, ...]:
     if text is None:
@@ -138,64 +131,47 @@ def mint(core: Core, email: str, *, name: str = "default", scopes: tuple[str, ..
          expires_in_ms: int | None = None) -> tuple[str, dict]:
     """Create a token; return (plaintext, listing). The plaintext exists only in this return value."""
     parse_scopes(",".join(scopes))
-    if expires_in_ms is not None and expires_in_ms <= 0:
-        raise AdminError("--expires-in-ms must be a positive number of milliseconds")
+    if expires_in_ms is not None and not 0 < expires_in_ms <= INT64 // 2:
+        raise AdminError("--expires-in-ms must be a positive number of milliseconds (up to 2^62)")
     account = by_email(core, email)
-    plan = core.plan(account["plan"])
+    plan = core.plan(account.plan)
     plaintext = "dsk_" + secrets.token_hex(32)
     now = core.clock.now_ms()
     with core.store.write() as c:
-        if _active_count(c, account["id"], now) >= plan["access_tokens"]:
+        if stored.active_count(c, account.id, now) >= plan["access_tokens"]:
             raise AdminError(f"the {plan['name']} plan allows {plan['access_tokens']} active "
                              f"token{'' if plan['access_tokens'] == 1 else 's'}; "
                              "revoke one or change the plan")
-        token_id = new_id("tok_")
-        expires = None if expires_in_ms is None else now + expires_in_ms
-        c.execute("INSERT INTO tokens (id, account_id, name, prefix, token_hash, scopes, created_at_ms, expires_at_ms) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                  (token_id, account["id"], name, plaintext[:PREFIX_LEN], hash_token(plaintext),
-                   json.dumps(list(scopes)), now, expires))
-        security_event(c, account, "token_minted", {"prefix": plaintext[:PREFIX_LEN], "name": name,
-                                                    "scopes": list(scopes), "expires_at_ms": expires},
+        token = Token(id=new_id("tok_"), account_id=account.id, name=name, prefix=plaintext[:PREFIX_LEN],
+                      scopes=scopes, created_at_ms=now, expires_at_ms=None if expires_in_ms is None
+                      else now + expires_in_ms, revoked_at_ms=None, last_used_at_ms=None)
+        stored.insert(c, token, hash_token(plaintext))
+        security_event(c, account, "token_minted", {"prefix": token.prefix, "name": name,
+                                                    "scopes": list(scopes), "expires_at_ms": token.expires_at_ms},
                        "New API token on your Scenario Studio account",
-                       f"A token named '{name}' ({plaintext[:PREFIX_LEN]}...) with scopes {', '.join(scopes)} "
+                       f"A token named '{name}' ({token.prefix}...) with scopes {', '.join(scopes)} "
                        "was created on your account. If this was not you, revoke it now.", at_ms=now)
-        row = c.execute("SELECT * FROM tokens WHERE id = ?", (token_id,)).fetchone()
     deliver_pending(core)
-    return plaintext, token_json(row, now)
+    return plaintext, token.view(now)
 
 
 def revoke(core: Core, email: str, prefix: str) -> dict:
     account = by_email(core, email)
     with core.store.write() as c:
-        row = c.execute("SELECT * FROM tokens WHERE account_id = ? AND prefix = ? AND revoked_at_ms IS NULL",
-                        (account["id"], prefix)).fetchone()
-        if row is None:
-            raise AdminError(f"no active token with prefix {prefix} on {account['email']}")
-        c.execute("UPDATE tokens SET revoked_at_ms = ? WHERE id = ?", (core.clock.now_ms(), row["id"]))
-        security_event(c, account, "token_revoked", {"prefix": prefix, "name": row["name"]},
+        token = stored.active(c, account.id, prefix)
+        if token is None:
+            raise AdminError(f"no active token with prefix {prefix} on {account.email}")
+        stored.revoke(c, token.id, core.clock.now_ms())
+        security_event(c, account, "token_revoked", {"prefix": prefix, "name": token.name},
                        "API token revoked on your Scenario Studio account",
-                       f"The token named '{row['name']}' ({prefix}...) was revoked and no longer works.",
+                       f"The token named '{token.name}' ({prefix}...) was revoked and no longer works.",
                        at_ms=core.clock.now_ms())
-        row = c.execute("SELECT * FROM tokens WHERE id = ?", (row["id"],)).fetchone()
+        token = stored.get(c, token.id)
     deliver_pending(core)
-    return token_json(row, core.clock.now_ms())
+    return token.view(core.clock.now_ms())
 
 
 def list_tokens(core: Core, email: str) -> list[dict]:
     account = by_email(core, email)
-    rows = core.store.all("SELECT * FROM tokens WHERE account_id = ? ORDER BY created_at_ms, id", (account["id"],))
     now = core.clock.now_ms()
-    return [token_json(r, now) for r in rows]
-
-
-def token_json(row: sqlite3.Row, now: int) -> dict:
-    if row["revoked_at_ms"] is not None:
-        status = "revoked"
-    elif row["expires_at_ms"] is not None and row["expires_at_ms"] <= now:
-        status = "expired"
-    else:
-        status = "active"
-    return {"name": row["name"], "prefix": row["prefix"], "scopes": json.loads(row["scopes"]), "status": status,
-            "created_at_ms": row["created_at_ms"], "expires_at_ms": row["expires_at_ms"],
-            "revoked_at_ms": row["revoked_at_ms"], "last_used_at_ms": row["last_used_at_ms"]}
+    return [t.view(now) for t in stored.of_account(core.store.conn(), account.id)]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from orchestrator import accounts, auth
 from orchestrator.core import Core
-from orchestrator.store import DB_NAME
+from orchestrator.store import DB_NAME, accounts as account_rows
 
 DEFAULT_OWNER_EMAIL = "owner@localhost"
 
@@ -18,13 +18,13 @@ def is_first_start(data_dir: str | Path) -> bool:
 
 def reuse_notice(core: Core) -> str:
     """What a later start says: the data it serves, and how to get a token since the first is not shown again."""
-    owner = core.store.one("SELECT email FROM accounts ORDER BY created_at_ms LIMIT 1")
-    count = core.store.one("SELECT count(*) AS n FROM accounts")["n"]
+    owner = account_rows.first(core.store.conn())
+    count = account_rows.count(core.store.conn())
     where = core.data_dir.resolve()
     text = f"studio: reusing the data dir {where} ({count} account{'' if count == 1 else 's'})."
     if owner is not None:
         text += ("\nstudio: the owner token was printed on the first start only; mint another with\n"
-                 f"  studio token mint --email {owner['email']} --scopes "
+                 f"  studio token mint --email {owner.email} --scopes "
                  f"{','.join(auth.SCOPES)} --data-dir {where}")
     return text
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
 
 from pwdlib import PasswordHash
 
@@ -18,6 +17,8 @@ from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
 from orchestrator.outbox import security_event
 from orchestrator.ratelimit import _MinuteCounter
+from orchestrator.records.session import Session
+from orchestrator.store import accounts as account_rows, sessions as stored
 
 LINK_TTL_MS = 15 * 60_000
 # argon2id costs ~200 ms a guess here; a few tries a minute per address and per email is plenty for a person.
@@ -31,21 +32,12 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-@dataclass(frozen=True)
-class Session:
-    account_id: str
-    email: str
-    csrf: str
-    id_hash: str
-
-
 def login_link(core: Core, email: str, base_url: str = "http://127.0.0.1:8000") -> str:
     """A URL that signs the browser in once, within 15 minutes."""
     account = by_email(core, email)
     secret = secrets.token_urlsafe(32)
     with core.store.write() as c:
-        c.execute("INSERT INTO console_login_links (token_hash, account_id, expires_at_ms) VALUES (?, ?, ?)",
-                  (_sha(secret), account["id"], core.clock.now_ms() + LINK_TTL_MS))
+        stored.add_link(c, _sha(secret), account.id, core.clock.now_ms() + LINK_TTL_MS)
     return f"{base_url.rstrip('/')}/console/login/link/{secret}"
 
 
@@ -54,9 +46,7 @@ def set_password(core: Core, email: str, password: str) -> None:
         raise AdminError("the password must have at least 10 characters")
     account = by_email(core, email)
     with core.store.write() as c:
-        c.execute("INSERT INTO console_passwords (account_id, password_hash, updated_at_ms) VALUES (?, ?, ?) "
-                  "ON CONFLICT (account_id) DO UPDATE SET password_hash = excluded.password_hash, "
-                  "updated_at_ms = excluded.updated_at_ms", (account["id"], _hasher.hash(password), core.clock.now_ms()))
+        stored.set_password(c, account.id, _hasher.hash(password), core.clock.now_ms())
 
 
 def _limit(core: Core, address: str, email: str | None) -> None:
@@ -72,11 +62,10 @@ def _limit(core: Core, address: str, email: str | None) -> None:
 def _open_session(core: Core, account_id: str, how: str) -> str:
     sid = secrets.token_urlsafe(32)
     with core.store.write() as c:
-        c.execute("INSERT INTO console_sessions (id_hash, account_id, csrf, created_at_ms) VALUES (?, ?, ?, ?)",
-                  (_sha(sid), account_id, secrets.token_urlsafe(32), core.clock.now_ms()))
-        account = c.execute("SELECT * FROM accounts WHERE id = ?", (account_id,)).fetchone()
+        stored.open_session(c, _sha(sid), account_id, secrets.token_urlsafe(32), core.clock.now_ms())
+        account = account_rows.get(c, account_id)
         security_event(c, account, "signed_in", {"how": how}, "New sign-in to your Scenario Studio console",
-                       f"Someone signed in to the web console of {account['email']} by {how}. "
+                       f"Someone signed in to the web console of {account.email} by {how}. "
                        "If this was not you, sign out everywhere and change your password.", at_ms=core.clock.now_ms())
     return sid
 
@@ -85,24 +74,23 @@ def redeem_link(core: Core, secret: str, address: str) -> str:
     """One-time link -> new session id (the cookie value)."""
     _limit(core, address, None)
     with core.store.write() as c:
-        row = c.execute("SELECT * FROM console_login_links WHERE token_hash = ?", (_sha(secret),)).fetchone()
-        if row is None or row["used_at_ms"] is not None or row["expires_at_ms"] <= core.clock.now_ms():
+        link = stored.link(c, _sha(secret))
+        if link is None or not link.usable(core.clock.now_ms()):
             raise DomainError("sign_in_failed", "this sign-in link is unknown, used or expired; ask for a new one "
                               "with `studio account login-link --email E`")
-        c.execute("UPDATE console_login_links SET used_at_ms = ? WHERE token_hash = ?", (core.clock.now_ms(), row["token_hash"]))
-    return _open_session(core, row["account_id"], "link")
+        stored.use_link(c, link.token_hash, core.clock.now_ms())
+    return _open_session(core, link.account_id, "link")
 
 
 def sign_in_password(core: Core, email: str, password: str, address: str) -> str:
     email = email.strip().lower()
     _limit(core, address, email)
-    row = core.store.one("SELECT p.password_hash, a.id FROM console_passwords p JOIN accounts a ON a.id = p.account_id "
-                         "WHERE a.email = ?", (email,))
+    found = stored.password(core.store.conn(), email)
     # Hash even for unknown emails so the answer's timing does not say which accounts exist.
-    ok = _hasher.verify(password, row["password_hash"] if row else _DUMMY)
-    if row is None or not ok:
+    ok = _hasher.verify(password, found[1] if found else _DUMMY)
+    if found is None or not ok:
         raise DomainError("sign_in_failed", "the email or password is wrong")
-    return _open_session(core, row["id"], "password")
+    return _open_session(core, found[0], "password")
 
 
 _DUMMY = _hasher.hash("not a password anyone has")
@@ -111,20 +99,15 @@ _DUMMY = _hasher.hash("not a password anyone has")
 def session(core: Core, sid: str | None) -> Session | None:
     if not sid:
         return None
-    row = core.store.one("SELECT s.*, a.email FROM console_sessions s JOIN accounts a ON a.id = s.account_id "
-                         "WHERE s.id_hash = ? AND s.revoked_at_ms IS NULL", (_sha(sid),))
-    if row is None:
-        return None
-    return Session(account_id=row["account_id"], email=row["email"], csrf=row["csrf"], id_hash=row["id_hash"])
+    return stored.live(core.store.conn(), _sha(sid))
 
 
 def sign_out(core: Core, s: Session, everywhere: bool = False) -> None:
     with core.store.write() as c:
         if everywhere:
-            c.execute("UPDATE console_sessions SET revoked_at_ms = ? WHERE account_id = ? AND revoked_at_ms IS NULL",
-                      (core.clock.now_ms(), s.account_id))
+            stored.revoke_all(c, s.account_id, core.clock.now_ms())
         else:
-            c.execute("UPDATE console_sessions SET revoked_at_ms = ? WHERE id_hash = ?", (core.clock.now_ms(), s.id_hash))
+            stored.revoke(c, s.id_hash, core.clock.now_ms())
 
 
 def same_token(sent, expected: str | None) -> bool:
@@ -144,9 +127,9 @@ def check_csrf(s: Session, sent) -> None:
 def principal(core: Core, s: Session) -> auth.Principal:
     """The signed-in person acts with every scope on their own account, through the same service
     functions the API calls; plan rules still apply."""
-    row = core.store.one("SELECT * FROM accounts WHERE id = ?", (s.account_id,))
+    account = account_rows.get(core.store.conn(), s.account_id)
     return auth.Principal(
-        account_id=row["id"], email=row["email"], handle=row["handle"], plan=core.plan(row["plan"]),
-        verified=bool(row["verified"]), frozen=bool(row["frozen"]), token_id=f"console:{s.id_hash[:12]}",
+        account_id=account.id, email=account.email, handle=account.handle, plan=core.plan(account.plan),
+        verified=account.verified, frozen=account.frozen, token_id=f"console:{s.id_hash[:12]}",
         token_name="web console", token_prefix="console", scopes=auth.SCOPES, granted=auth.granted(auth.SCOPES),
         expires_at_ms=None)

@@ -8,8 +8,9 @@ while the store takes writes).
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
+
+from orchestrator.store import StoreError, tokens
 
 log = logging.getLogger("studio.lastused")
 RESOLUTION_MS = 30_000  # a token's time is rewritten at most this often
@@ -52,10 +53,9 @@ class LastUsed:
             return True
         try:
             with self.store.write() as c:
-                c.executemany("UPDATE tokens SET last_used_at_ms = MAX(COALESCE(last_used_at_ms, 0), ?) "
-                              "WHERE id = ?", [(ms, tid) for tid, ms in due.items()])
+                tokens.note_used(c, due)
             return True
-        except sqlite3.Error as e:
+        except StoreError as e:
             log.warning("could not record tokens' last use (%s); retrying in %.0f s", e, RETRY_S)
             with self._lock:
                 for tid, ms in due.items():

@@ -18,6 +18,8 @@ import threading
 from email.message import EmailMessage
 
 from orchestrator.core import Core
+from orchestrator.records.account import Notice
+from orchestrator.store import outbox
 
 BACKENDS = ("outbox", "smtp", "null")
 RETRY_BASE_MS = 30_000
@@ -43,12 +45,12 @@ def maildir(core: Core) -> mailbox.Maildir:
     return mailbox.Maildir(path, create=False)
 
 
-def _message(core: Core, row) -> EmailMessage:
+def _message(core: Core, notice: Notice) -> EmailMessage:
     msg = EmailMessage()
     msg["From"] = (core.config.get("smtp") or {}).get("from", "studio@localhost")
-    msg["To"] = row["to_addr"]
-    msg["Subject"] = row["subject"]
-    msg.set_content(row["body"])
+    msg["To"] = notice.to
+    msg["Subject"] = notice.subject
+    msg.set_content(notice.body)
     return msg
 
 
@@ -69,12 +71,10 @@ def deliver_due(core: Core) -> int:
         return 0
     max_attempts = int((core.config.get("mail") or {}).get("max_attempts", DEFAULT_MAX_ATTEMPTS))
     now = core.clock.now_ms()
-    due = core.store.all("SELECT * FROM email_outbox WHERE sent_at_ms IS NULL AND attempts < ? AND "
-                         "(next_attempt_at_ms IS NULL OR next_attempt_at_ms <= ?) ORDER BY id", (max_attempts, now))
     sent = 0
-    for row in due:
+    for notice in outbox.due(core.store.conn(), max_attempts, now):
         try:
-            msg = _message(core, row)
+            msg = _message(core, notice)
             if kind == "smtp":
                 _send_smtp(core, msg)
             else:
@@ -82,12 +82,10 @@ def deliver_due(core: Core) -> int:
         except (OSError, smtplib.SMTPException) as e:
             # The notice stays readable in the outbox; the error says why it has not left yet.
             with core.store.write() as c:
-                c.execute("UPDATE email_outbox SET attempts = attempts + 1, send_error = ?, next_attempt_at_ms = ? "
-                          "WHERE id = ?", (str(e)[:500], core.clock.now_ms() + RETRY_BASE_MS * 2 ** row["attempts"], row["id"]))
+                outbox.failed(c, notice.id, str(e)[:500], core.clock.now_ms() + RETRY_BASE_MS * 2 ** notice.attempts)
             continue
         with core.store.write() as c:
-            c.execute("UPDATE email_outbox SET attempts = attempts + 1, sent_at_ms = ?, send_error = NULL "
-                      "WHERE id = ?", (core.clock.now_ms(), row["id"]))
+            outbox.sent(c, notice.id, core.clock.now_ms())
         sent += 1
     return sent
 

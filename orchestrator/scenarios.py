@@ -5,8 +5,6 @@ plan themselves, so no transport can skip a rule.
 """
 from __future__ import annotations
 
-import json
-import sqlite3
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -17,6 +15,8 @@ from orchestrator.core import Core
 from orchestrator.envspec import HINTS as ENV_HINTS, Env
 from orchestrator.errors import DomainError
 from orchestrator.ids import new_id
+from orchestrator.records.scenario import Scenario
+from orchestrator.store import Connection, scenarios as stored
 from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 READ, WRITE = "scenarios:read", "scenarios:write"
@@ -80,10 +80,10 @@ def receipt(principal: Principal, defn: dict) -> dict:
             "warnings": warnings}
 
 
-def view(row: sqlite3.Row) -> dict:
-    return {"id": row["id"], "name": row["name"], "description": row["description"],
-            "season_ticks": row["season_ticks"], "env": json.loads(row["env"]), "hash": row["hash"],
-            "base": BASE_ID, "created_at_ms": row["created_at_ms"], "updated_at_ms": row["updated_at_ms"]}
+def view(s: Scenario) -> dict:
+    return {"id": s.id, "name": s.name, "description": s.description, "season_ticks": s.season_ticks,
+            "env": s.env, "hash": s.hash, "base": BASE_ID, "created_at_ms": s.created_at_ms,
+            "updated_at_ms": s.updated_at_ms}
 
 
 def validate(core: Core, principal: Principal, body: Any) -> dict:
@@ -101,33 +101,27 @@ def create(core: Core, principal: Principal, body: Any) -> tuple[bool, dict]:
     digest = definition_hash(defn)
     allowance = principal.plan["saved_scenarios"]
     with core.store.write() as c:  # check-then-insert under the write lock: concurrent creates stay idempotent
-        row = c.execute("SELECT * FROM scenarios WHERE account_id = ? AND name = ? AND hash = ? "
-                        "ORDER BY seq DESC LIMIT 1", (principal.account_id, defn["name"], digest)).fetchone()
-        created = row is None
+        scenario = stored.same(c, principal.account_id, defn["name"], digest)
+        created = scenario is None
         if created:
-            count = c.execute("SELECT COUNT(*) FROM scenarios WHERE account_id = ?", (principal.account_id,)).fetchone()[0]
-            if count >= allowance:
+            if stored.count(c, principal.account_id) >= allowance:
                 raise DomainError("too_many_scenarios", f"the {principal.plan['name']} plan allows {allowance} saved "
                                   "scenarios and all are in use; delete one (validate still works)")
-            scenario_id = new_id("usc_")
-            c.execute("INSERT INTO scenarios (id, account_id, name, description, season_ticks, env, hash, created_at_ms) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                      (scenario_id, principal.account_id, defn["name"], defn["description"], defn["season_ticks"],
-                       json.dumps(defn["env"]), digest, core.clock.now_ms()))
-            row = c.execute("SELECT * FROM scenarios WHERE id = ?", (scenario_id,)).fetchone()
-    return created, {"ok": True, "created": created, "scenario": view(row), "receipt": receipt(principal, defn)}
+            scenario = Scenario(id=new_id("usc_"), account_id=principal.account_id, name=defn["name"],
+                                description=defn["description"], season_ticks=defn["season_ticks"], env=defn["env"],
+                                hash=digest, created_at_ms=core.clock.now_ms(), updated_at_ms=None)
+            stored.insert(c, scenario)
+    return created, {"ok": True, "created": created, "scenario": view(scenario), "receipt": receipt(principal, defn)}
 
 
 def list_scenarios(core: Core, principal: Principal) -> dict:
     require(principal, READ)
-    rows = core.store.all("SELECT * FROM scenarios WHERE account_id = ? ORDER BY seq DESC", (principal.account_id,))
-    return {"scenarios": [view(r) for r in rows]}
+    return {"scenarios": [view(s) for s in stored.of_account(core.store.conn(), principal.account_id)]}
 
 
-def _row(c: Any, principal: Principal, scenario_id: str) -> sqlite3.Row:
+def _row(c: Connection, principal: Principal, scenario_id: str) -> Scenario:
     # Foreign ids read as unknown (SPEC.md "Authentication" 9): the account filter is part of the lookup.
-    row = c.execute("SELECT * FROM scenarios WHERE id = ? AND account_id = ?",
-                    (scenario_id, principal.account_id)).fetchone()
+    row = stored.get(c, scenario_id, principal.account_id)
     if row is None:
         raise DomainError("unknown_scenario", f"no saved scenario {scenario_id!r} on this account; "
                           "list yours with GET /api/v1/scenarios")
@@ -144,21 +138,19 @@ def update(core: Core, principal: Principal, scenario_id: str, body: Any) -> dic
     require(principal, WRITE, write=True)
     patch = parse(ScenarioPatch, body, codes=CODES, hints=HINTS).model_dump(exclude_unset=True)
     with core.store.write() as c:
-        current = view(_row(c, principal, scenario_id))
-        defn = _normalize({**current, **patch})
-        c.execute("UPDATE scenarios SET name = ?, description = ?, season_ticks = ?, env = ?, hash = ?, "
-                  "updated_at_ms = ? WHERE id = ?",
-                  (defn["name"], defn["description"], defn["season_ticks"], json.dumps(defn["env"]),
-                   definition_hash(defn), core.clock.now_ms(), scenario_id))
-        row = c.execute("SELECT * FROM scenarios WHERE id = ?", (scenario_id,)).fetchone()
-    return {"scenario": view(row)}
+        current = _row(c, principal, scenario_id)
+        defn = _normalize({**view(current), **patch})
+        scenario = Scenario(**{**current.model_dump(), **defn, "hash": definition_hash(defn),
+                               "updated_at_ms": core.clock.now_ms()})
+        stored.replace(c, scenario)
+    return {"scenario": view(scenario)}
 
 
 def delete(core: Core, principal: Principal, scenario_id: str) -> dict:
     require(principal, WRITE, write=True)
     with core.store.write() as c:
         _row(c, principal, scenario_id)
-        c.execute("DELETE FROM scenarios WHERE id = ?", (scenario_id,))
+        stored.delete(c, scenario_id)
     return {"ok": True, "deleted": scenario_id}
 
 

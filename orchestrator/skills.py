@@ -1,7 +1,6 @@
 """Skills: the six built-ins (readable by every account, never editable) and each account's own."""
 from __future__ import annotations
 
-import sqlite3
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -11,6 +10,8 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.ids import new_id
+from orchestrator.records.skill import Skill
+from orchestrator.store import Connection, skills as stored
 from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
 
 READ, WRITE = "scenarios:read", "scenarios:write"
@@ -33,13 +34,12 @@ class SkillPatch(StrictModel):
     text: SkillText = None
 
 
-def view(row: sqlite3.Row) -> dict:
-    return {"id": row["id"], "name": row["name"], "text": row["text"], "created_at_ms": row["created_at_ms"],
-            "updated_at_ms": row["updated_at_ms"]}
+def view(skill: Skill) -> dict:
+    return skill.view()
 
 
-def _own(c: Any, principal: Principal, skill_id: str) -> sqlite3.Row:
-    row = c.execute("SELECT * FROM skills WHERE id = ? AND account_id = ?", (skill_id, principal.account_id)).fetchone()
+def _own(c: Connection, principal: Principal, skill_id: str) -> Skill:
+    row = stored.own(c, skill_id, principal.account_id)
     if row is None:
         raise DomainError("unknown_skill", f"no skill {skill_id!r}: not a built-in and not on this account; "
                           "list them with GET /api/v1/skills")
@@ -54,8 +54,8 @@ def _refuse_builtin(skill_id: str) -> None:
 
 def list_skills(core: Core, principal: Principal) -> dict:
     require(principal, READ)
-    rows = core.store.all("SELECT * FROM skills WHERE account_id = ? ORDER BY seq DESC", (principal.account_id,))
-    return {"builtin": [dict(s) for s in BUILTIN_SKILLS.values()], "mine": [view(r) for r in rows],
+    mine = stored.of_account(core.store.conn(), principal.account_id)
+    return {"builtin": [dict(s) for s in BUILTIN_SKILLS.values()], "mine": [view(s) for s in mine],
             "limits": {"name_chars": list(NAME_CHARS), "text_chars": list(TEXT_CHARS),
                        "saved_skills": principal.plan["saved_skills"]}}
 
@@ -72,14 +72,12 @@ def create(core: Core, principal: Principal, body: Any) -> dict:
     skill = parse(SkillBody, body, codes=CODES, hints=HINTS)
     allowance = principal.plan["saved_skills"]
     with core.store.write() as c:
-        count = c.execute("SELECT COUNT(*) FROM skills WHERE account_id = ?", (principal.account_id,)).fetchone()[0]
-        if count >= allowance:
+        if stored.count(c, principal.account_id) >= allowance:
             raise DomainError("too_many_skills", f"the {principal.plan['name']} plan allows {allowance} saved skills "
                               "and all are in use; delete one first")
-        skill_id = new_id("usk_")
-        c.execute("INSERT INTO skills (id, account_id, name, text, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-                  (skill_id, principal.account_id, skill.name, skill.text, core.clock.now_ms()))
-        row = c.execute("SELECT * FROM skills WHERE id = ?", (skill_id,)).fetchone()
+        row = Skill(id=new_id("usk_"), account_id=principal.account_id, name=skill.name, text=skill.text,
+                    created_at_ms=core.clock.now_ms(), updated_at_ms=None)
+        stored.insert(c, row)
     return {"ok": True, "skill": view(row)}
 
 
@@ -89,9 +87,8 @@ def update(core: Core, principal: Principal, skill_id: str, body: Any) -> dict:
     patch = parse(SkillPatch, body, codes=CODES, hints=HINTS).model_dump(exclude_unset=True)
     with core.store.write() as c:
         row = _own(c, principal, skill_id)
-        c.execute("UPDATE skills SET name = ?, text = ?, updated_at_ms = ? WHERE id = ?",
-                  (patch.get("name", row["name"]), patch.get("text", row["text"]), core.clock.now_ms(), skill_id))
-        row = c.execute("SELECT * FROM skills WHERE id = ?", (skill_id,)).fetchone()
+        row = Skill(**{**row.model_dump(), **patch, "updated_at_ms": core.clock.now_ms()})
+        stored.replace(c, row)
     return {"skill": view(row)}
 
 
@@ -100,7 +97,7 @@ def delete(core: Core, principal: Principal, skill_id: str) -> dict:
     _refuse_builtin(skill_id)
     with core.store.write() as c:
         _own(c, principal, skill_id)
-        c.execute("DELETE FROM skills WHERE id = ?", (skill_id,))
+        stored.delete(c, skill_id)
     return {"ok": True, "deleted": skill_id}
 
 

@@ -20,6 +20,11 @@ _BLOCK_PARAMS = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "i
 class AnthropicChat(Chat):
     """anthropic: the messages API with tool use."""
 
+    @staticmethod
+    def check_headers(key: str) -> dict:
+        """How a key is sent on the GET that checks it (seats.probe)."""
+        return {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
+
     def __init__(self, provider: str, **kw):
         super().__init__(provider, **kw)
         options = {"model": self.model, "max_tokens": self.max_tokens,

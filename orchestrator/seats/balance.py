@@ -14,7 +14,7 @@ import httpx
 from orchestrator.seats import keys
 from orchestrator.seats.client import new_client
 from orchestrator.seats.keyed import Keyed, OffOrigin
-from orchestrator.seats.providers import DEFAULT_BASE_URL
+from orchestrator.provider_kinds import spec
 
 BALANCE_TIMEOUT_S = 2.0
 
@@ -24,7 +24,7 @@ async def read_balance(client: httpx.AsyncClient, key: str, *, base_url: str | N
     """USD left on the router key: GET {base}/key (data.limit_remaining, or data.limit - data.usage)
     when reachable and limited; else the balance stored with the key (None when there is none)."""
     try:
-        keyed = Keyed(base_url or DEFAULT_BASE_URL["router"], {"Authorization": f"Bearer {key}"})
+        keyed = Keyed(base_url or spec("router").base_url, {"Authorization": f"Bearer {key}"})
         r = await keyed.send(client, "GET", keyed.url("/key"), timeout=timeout_s)
         r.raise_for_status()
         data = r.json()["data"]

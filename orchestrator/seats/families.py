@@ -1,4 +1,4 @@
-"""What each provider and model family accepts: the reasoning and sampling fields a seat's request
+"""What each family of providers and models accepts (a provider's registry row names its family): the reasoning and sampling fields a seat's request
 carries, and the seats a provider would refuse, caught at admission instead (docs/SEATS.md).
 
 `request_problem(seat)` is the one check admission makes (estimate and launch alike); the clients in
@@ -23,6 +23,8 @@ hold the minimum budget plus the answer is refused.
 from __future__ import annotations
 
 import re
+
+from orchestrator.provider_kinds import SPECS
 
 THINKING_BUDGET = {"low": 1024, "medium": 2048, "high": 4096}  # anthropic budget_tokens per effort
 MIN_THINKING = 1024        # the API's floor for budget_tokens
@@ -84,7 +86,8 @@ def request_problem(provider: str, seat: dict, max_tokens: int) -> str | None:
     """Why the provider would refuse this seat's requests, with the fix; None when it takes them.
     max_tokens: the seat's resolved ceiling (its own or the default)."""
     reasoning, temperature, model = seat.get("reasoning"), seat.get("temperature"), seat.get("model") or ""
-    if provider == "anthropic":
+    families = SPECS[provider].families if provider in SPECS else None
+    if families == "claude":
         if temperature is not None:
             return ("the Anthropic Messages API (version 2026-10-21) takes no temperature; drop temperature "
                     "from the seat")
@@ -92,7 +95,7 @@ def request_problem(provider: str, seat: dict, max_tokens: int) -> str | None:
             thinking_budget(reasoning, max_tokens)
         except ValueError as e:
             return str(e)
-    if provider == "openai":
+    if families == "gpt":
         family = openai_family(model)
         if reasoning == "off" and family == "always":
             return (f"{model} always reasons and cannot turn it off; send reasoning low, medium or high, or "

@@ -5,7 +5,7 @@ STUDIO_SECRET_KEY_FILE points, so a copy of the database alone does not reveal p
 Keys are never printed back; `list_keys` shows which providers are held, and what became of checking
 each key with its provider when it was stored (`check`: ok, rejected or unreachable, with when).
 A key that cannot be checked (offline, provider down) is stored all the same. For servers whose
-abilities vary (orchestrator.seats.probe.PROBED) the check also asks whether the server makes tool
+abilities vary (their registry row names a probe) the check also asks whether the server makes tool
 calls, listed as `tools`: "yes", "no" or null (not probed, or no answer either way), the model it
 asked and what it saw in `check`; admission reads it (`no_tools`).
 
@@ -16,7 +16,7 @@ lets only operator-vouched URLs reach private addresses.
 """
 from __future__ import annotations
 
-import json
+import math
 import os
 from pathlib import Path
 
@@ -26,15 +26,17 @@ from orchestrator import datadir, egress
 from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError
-from orchestrator.provider_kinds import UNPAID
+from orchestrator import provider_kinds
+from orchestrator.records.key import KeyCheck, ProviderKey
 from orchestrator.seats.probe import check
+from orchestrator.store import keys as stored
 
-PROVIDERS = ("router", "openai", "anthropic", "ollama", "openai-compatible")  # CONTRACT.md section 6: keyed
-# every provider a seat may name; local plays scripted policies, agent the account's own program
-# (CONTRACT.md section 13); neither needs a key
-ROUTED = PROVIDERS + UNPAID
-NEEDS_BASE_URL = ("ollama", "openai-compatible")
-KEYLESS = ("ollama",)  # a local Ollama checks no key; one can still be stored for a proxy in front of it
+# The names as the registry has them (provider_kinds.SPECS), for listings and help texts: every
+# provider a key is stored for, every provider a seat may name (local and agent need no key)
+PROVIDERS = provider_kinds.KEYED
+ROUTED = provider_kinds.ROUTED
+NEEDS_BASE_URL = tuple(n for n in PROVIDERS if provider_kinds.spec(n).needs_base_url)
+KEYLESS = tuple(n for n in PROVIDERS if provider_kinds.spec(n).key == "optional")
 PLATFORM = "platform"
 OPERATOR, ACCOUNT = "operator", "account"  # who stored a key: `studio key set`, or the account itself
 
@@ -65,13 +67,15 @@ def set_key(core: Core, *, provider: str, key: str | None, email: str | None = N
             stored_by: str = OPERATOR) -> dict:
     """Store (or replace) a key, as the operator by default. A replaced key's last check is cleared:
     it was about the old key."""
-    if provider not in PROVIDERS:
-        raise AdminError(f"unknown provider '{provider}'; providers are {', '.join(PROVIDERS)}")
-    if key is None and provider in KEYLESS:
+    spec = provider_kinds.SPECS.get(provider)
+    if spec is None or not spec.keyed:
+        raise AdminError(f"unknown provider '{provider}'; providers are "
+                         f"{', '.join(n for n, s in provider_kinds.SPECS.items() if s.keyed)}")
+    if key is None and spec.key == "optional":
         key = ""
     elif not key:
         raise AdminError(f"provider {provider} needs --key (only {', '.join(KEYLESS)} runs without one)")
-    if provider in NEEDS_BASE_URL and not base_url:
+    if spec.needs_base_url and not base_url:
         raise AdminError(f"provider {provider} needs --base-url")
     if base_url:
         try:
@@ -85,25 +89,20 @@ def set_key(core: Core, *, provider: str, key: str | None, email: str | None = N
     else:
         if email is None:
             raise AdminError("pass --email E, or --platform for the operator's sponsor key")
-        owner = by_email(core, email)["id"]
+        owner = by_email(core, email).id
     price = (usd_per_mtok_in, usd_per_mtok_out)
     if (price[0] is None) != (price[1] is None):
         raise AdminError("a key's price needs both --usd-per-mtok-in and --usd-per-mtok-out")
     if price[0] is not None and not all(0 <= p < 10_000 for p in price):
         raise AdminError("--usd-per-mtok-in and --usd-per-mtok-out take USD per million tokens, 0 up to 10000")
-    ciphertext = _fernet(core).encrypt(key.encode())
+    if balance_usd is not None and not math.isfinite(balance_usd):
+        raise AdminError("--balance-usd takes a finite number of USD")
     now = core.clock.now_ms()
+    record = ProviderKey(owner=owner, provider=provider, ciphertext=_fernet(core).encrypt(key.encode()),
+                         base_url=base_url, balance_usd=balance_usd, models=tuple(models) if models else None,
+                         usd_per_mtok=None if price[0] is None else price, created_at_ms=now, stored_by=stored_by)
     with core.store.write() as c:
-        c.execute("INSERT INTO provider_keys (owner, provider, ciphertext, base_url, balance_usd, models, created_at_ms, "
-                  "usd_per_mtok_in, usd_per_mtok_out, stored_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                  "ON CONFLICT (owner, provider) "
-                  "DO UPDATE SET ciphertext = excluded.ciphertext, base_url = excluded.base_url, "
-                  "balance_usd = excluded.balance_usd, models = excluded.models, usd_per_mtok_in = excluded.usd_per_mtok_in, "
-                  "usd_per_mtok_out = excluded.usd_per_mtok_out, stored_by = excluded.stored_by, "
-                  "check_status = NULL, check_detail = NULL, checked_at_ms = NULL, tools = NULL, tools_detail = NULL, "
-                  "tools_model = NULL, updated_at_ms = ?",
-                  (owner, provider, ciphertext, base_url, balance_usd, json.dumps(models) if models else None, now,
-                   *price, stored_by, now))
+        stored.put(c, record, now)
     return next(k for k in _listing(core, owner) if k["provider"] == provider)
 
 
@@ -116,31 +115,30 @@ def set_own_key(core: Core, *, email: str, provider: str, key: str | None, base_
 
 
 def _listing(core: Core, owner: str) -> list[dict]:
-    rows = core.store.all("SELECT * FROM provider_keys WHERE owner = ? ORDER BY provider", (owner,))
-    return [{"provider": r["provider"], "platform": owner == PLATFORM, "base_url": r["base_url"],
-             "balance_usd": r["balance_usd"], "models": json.loads(r["models"]) if r["models"] else None,
-             "usd_per_mtok": None if r["usd_per_mtok_in"] is None else [r["usd_per_mtok_in"], r["usd_per_mtok_out"]],
-             "created_at_ms": r["created_at_ms"], "updated_at_ms": r["updated_at_ms"],
-             "stored_by": r["stored_by"] or ACCOUNT, "tools": r["tools"], "check": _check(r)}
-            for r in rows]
+    return [{"provider": k.provider, "platform": owner == PLATFORM, "base_url": k.base_url,
+             "balance_usd": k.balance_usd, "models": list(k.models) if k.models else None,
+             "usd_per_mtok": None if k.usd_per_mtok is None else list(k.usd_per_mtok),
+             "created_at_ms": k.created_at_ms, "updated_at_ms": k.updated_at_ms,
+             "stored_by": k.stored_by or ACCOUNT, "tools": k.tools, "check": _check(k)}
+            for k in stored.of_owner(core.store.conn(), owner)]
 
 
-def _check(r) -> dict | None:
-    if r["check_status"] is None:
+def _check(k: ProviderKey) -> dict | None:
+    if k.check_status is None:
         return None
-    return {"status": r["check_status"], "detail": r["check_detail"], "at_ms": r["checked_at_ms"],
-            "model": r["tools_model"], "tools_detail": r["tools_detail"]}
+    return {"status": k.check_status, "detail": k.check_detail, "at_ms": k.checked_at_ms,
+            "model": k.tools_model, "tools_detail": k.tools_detail}
 
 
 def list_keys(core: Core, *, email: str | None = None, platform: bool = False) -> list[dict]:
     """Providers held, never the key itself."""
-    return _listing(core, PLATFORM if platform else by_email(core, email or "")["id"])
+    return _listing(core, PLATFORM if platform else by_email(core, email or "").id)
 
 
 def plaintext(core: Core, owner: str, provider: str) -> str | None:
     """The decrypted key for a seat at launch (runs issue); owner is an account id or 'platform'."""
-    row = core.store.one("SELECT ciphertext FROM provider_keys WHERE owner = ? AND provider = ?", (owner, provider))
-    return None if row is None else _fernet(core).decrypt(row["ciphertext"]).decode()
+    ciphertext = stored.ciphertext(core.store.conn(), owner, provider)
+    return None if ciphertext is None else _fernet(core).decrypt(ciphertext).decode()
 
 
 def held(core: Core, owner: str) -> dict[str, dict]:
@@ -171,10 +169,7 @@ def check_key(core: Core, owner: str, provider: str, model: str | None = None) -
     found = check(provider, plaintext(core, owner, provider) or "", info["base_url"],
                   private_ok=private_ok(core, owner, provider), model=model or (info["models"] or [None])[0])
     with core.store.write() as c:
-        c.execute("UPDATE provider_keys SET check_status = ?, check_detail = ?, checked_at_ms = ?, tools = ?, "
-                  "tools_detail = ?, tools_model = ? WHERE owner = ? AND provider = ?",
-                  (found["status"], found["detail"], core.clock.now_ms(), found["tools"], found["tools_detail"],
-                   found["model"], owner, provider))
+        stored.record_check(c, owner, provider, KeyCheck(**found, at_ms=core.clock.now_ms()))
     return held(core, owner)[provider]["check"]
 
 
@@ -190,13 +185,13 @@ def no_tools(info: dict | None, provider: str, model: str) -> str | None:
     if not info or info.get("tools") != "no":
         return None
     probed = (info.get("check") or {}).get("model")
-    if provider != "openai-compatible" and (probed is None or _bare(probed) != _bare(model)):
+    if provider_kinds.spec(provider).probe != "server" and (probed is None or _bare(probed) != _bare(model)):
         return None
     return (info.get("check") or {}).get("tools_detail") or "the key's check found no tool calls"
 
 
 def remove_key(core: Core, *, email: str, provider: str) -> bool:
     """Forget an account's key for a provider; True when there was one."""
-    owner = by_email(core, email)["id"]
+    owner = by_email(core, email).id
     with core.store.write() as c:
-        return c.execute("DELETE FROM provider_keys WHERE owner = ? AND provider = ?", (owner, provider)).rowcount > 0
+        return stored.delete(c, owner, provider)

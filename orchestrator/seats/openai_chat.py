@@ -1,9 +1,11 @@
-"""The OpenAI chat completions protocol (POST {base}/chat/completions, Bearer key, tools/tool_calls): the
-router, openai, ollama and openai-compatible providers (orchestrator.seats.providers)."""
+"""The OpenAI chat completions protocol (POST {base}/chat/completions, Bearer key, tools/tool_calls): every
+provider whose registry row names openai_chat. The row's model-family rules decide the reasoning and
+sampling fields (families: openrouter, gpt, or open for self-hosted servers)."""
 from __future__ import annotations
 
 import json
 
+from orchestrator.provider_kinds import spec
 from orchestrator.seats.chat import TOOL_IGNORED, TOOL_RESULT, Chat, answer
 from orchestrator.seats.faults import Rejected
 from orchestrator.seats.families import openai_effort, openai_takes_temperature, reasoning_on
@@ -11,28 +13,32 @@ from orchestrator.seats.reply import Reply
 
 
 class OpenAIChat(Chat):
-    """router, openai, ollama, openai-compatible: OpenAI chat completions."""
+    """OpenAI chat completions, on the base URL make_chat resolved from the provider's row."""
+
+    @staticmethod
+    def check_headers(key: str) -> dict:
+        """How a key is sent on the GET that checks it (seats.probe); a keyless local server gets none."""
+        return {"Authorization": f"Bearer {key}"} if key else {}
 
     def __init__(self, provider: str, **kw):
         super().__init__(provider, **kw)
-        if provider == "ollama" and not self.base_url.endswith("/v1"):
-            self.base_url += "/v1"
-        headers = {"Authorization": f"Bearer {self.key}"} if self.key else {}  # keyless ollama
-        if provider == "router":
-            headers["X-Title"] = "Scenario Studio"
+        row = spec(provider)
+        families = row.families
+        self.states_cost = row.pricing == "stated"
+        headers = {**self.check_headers(self.key), **dict(row.headers)}
         options = {"model": self.model}
         # openai's own API renamed the ceiling for reasoning models; the others keep max_tokens
-        options["max_completion_tokens" if provider == "openai" else "max_tokens"] = self.max_tokens
-        if self.temperature is not None and (provider != "openai"
+        options["max_completion_tokens" if families == "gpt" else "max_tokens"] = self.max_tokens
+        if self.temperature is not None and (families != "gpt"
                                              or openai_takes_temperature(self.model, self.reasoning)):
             options["temperature"] = self.temperature
         if self.format == "tools":
             options["tools"] = [{"type": "function", "function": t} for t in self.tools]
             options["tool_choice"] = "auto"
-        if provider == "router":  # an unset reasoning sends nothing: the model's own default
+        if families == "openrouter":  # an unset reasoning sends nothing: the model's own default
             if self.reasoning is not None:
                 options["reasoning"] = {"effort": self.reasoning if reasoning_on(self.reasoning) else "none"}
-        elif provider == "openai":
+        elif families == "gpt":
             effort = openai_effort(self.model, self.reasoning)
             if effort is not None:
                 options["reasoning_effort"] = effort
@@ -70,7 +76,7 @@ class OpenAIChat(Chat):
         return Reply(calls, text, usage.get("prompt_tokens"), usage.get("completion_tokens"), message=msg,
                      refusal=refusal, truncated=finish == "length", cached_tokens=details.get("cached_tokens"),
                      cache_write_tokens=details.get("cache_write_tokens"),
-                     cost_usd=usage.get("cost") if self.provider == "router" else None)
+                     cost_usd=usage.get("cost") if self.states_cost else None)
 
     def remember(self, user_text: str, reply: Reply, played: int) -> str:
         """The turn, encoded, for later requests: observation, the reply, and one result per call."""

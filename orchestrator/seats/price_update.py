@@ -25,7 +25,7 @@ from orchestrator.errors import AdminError
 from orchestrator.seats.prices import write_override
 from orchestrator.seats.client import new_client
 from orchestrator.seats.keyed import Keyed, OffOrigin, moved
-from orchestrator.seats.providers import DEFAULT_BASE_URL
+from orchestrator.provider_kinds import spec
 
 TIMEOUT_S = 30.0
 MAX_PAGES = 20
@@ -113,13 +113,13 @@ def update(core: Core, *, email: str | None = None) -> dict:
     the data dir's price table. Returns {as_of, models, source, path, refused, skipped}: refused says
     each page that was not asked (a link to another origin), whose models are left out; skipped each
     model whose price was out of range ({model, why})."""
-    owner = by_email(core, email)["id"] if email else keys.PLATFORM
+    owner = by_email(core, email).id if email else keys.PLATFORM
     info = keys.held(core, owner).get("router")
     if info is None:
         whose = f"the account {email}" if email else "the platform"
         raise AdminError(f"{whose} holds no router key; store one with `studio key set --provider router` "
                          f"({'--email ' + email if email else '--platform'})")
-    keyed = Keyed(info["base_url"] or DEFAULT_BASE_URL["router"],
+    keyed = Keyed(info["base_url"] or spec("router").base_url,
                   {"Authorization": f"Bearer {keys.plaintext(core, owner, 'router') or ''}"})
     url = str(keyed.url("/models"))
     skipped: list[dict] = []

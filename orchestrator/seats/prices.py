@@ -10,10 +10,10 @@ prices.json holds USD per million tokens [input, output, cached input, cache wri
 router names it (the last two default to the input price: a vendor that states no cache price is
 charged in full, erring high); a
 native id (anthropic "claude-sonnet-4-5-20250929", openai "gpt-4o-2024-08-06") is looked up as
-<vendor>/<id> with the date dropped and version dashes read as dots ("claude-sonnet-4.5"). A model
+<vendor>/<id> (the provider's registry row names its vendor) with the date dropped and version dashes read as dots ("claude-sonnet-4.5"). A model
 the table does not know is priced at its `fallback`, chosen high, so a balance check still bites.
-local seats and the self-hosted providers (ollama, openai-compatible) cost nothing unless the key
-carries its own price (`studio key set ... --usd-per-mtok-in X --usd-per-mtok-out Y`).
+Providers whose registry row prices them free (local seats, agents, the self-hosted servers) cost
+nothing unless the key carries its own price (`studio key set ... --usd-per-mtok-in X --usd-per-mtok-out Y`).
 A turn's cost: uncached input at the input price, cache reads at the cached price, cache writes at the
 write price, output at the output price; a router that states the call's own cost (usage.cost) is
 taken at its word (orchestrator.seats.player).
@@ -43,14 +43,14 @@ from orchestrator.seats.actions import tool_specs
 from orchestrator.seats.families import reasoning_on
 from orchestrator.seats.prompt import MEMORY_TURNS, compose_directions, system_prompt
 from orchestrator.seats.chat import DEFAULT_MAX_TOKENS
-from orchestrator.provider_kinds import LOCAL, UNPAID
+from orchestrator.provider_kinds import LOCAL, SPECS
 
 CHARS_PER_TOKEN = 4
 OBS_CHARS = 900            # a rendered observation with a few goods, agents and offers in view
 MEMORY_TURN_CHARS = 1200   # an earlier observation plus the seat's reply and the call results
 HIGH_MARGIN = 1.3
 OUTPUT_TOKENS = {"off": (40, 300), "low": (300, 1500), "medium": (800, 3000), "high": (1500, 6000)}
-VENDOR = {"openai": "openai", "anthropic": "anthropic"}
+VENDOR = {n: s.vendor for n, s in SPECS.items() if s.vendor}  # the registry's, for the console's model list
 _DATE = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2})$")
 _VERSION = re.compile(r"(?<=\d)-(?=\d(?:$|-))")
 OVERRIDE = "prices.json"  # in the data dir: a router's own list (`studio prices update`)
@@ -59,19 +59,18 @@ STALE_DAYS = 90
 
 class PriceTable:
     def __init__(self, models: dict[str, tuple[float, ...]], fallback: tuple[float, float],
-                 free_providers: tuple[str, ...] = ("ollama",), as_of: str | None = None):
+                 as_of: str | None = None):
         self.as_of = as_of  # the date (YYYY-MM-DD) the prices were read
         self.models = {k: (float(v[0]), float(v[1])) for k, v in models.items()}
         # [cached input, cache write] where the table states them; the input price otherwise
         self.cache = {k: tuple(float(x) for x in (list(v[2:4]) + [v[0]] * (4 - len(v)))[:2])
                       for k, v in models.items()}
         self.fallback = (float(fallback[0]), float(fallback[1]))
-        self.free_providers = tuple(free_providers)
 
     @classmethod
     def shipped(cls) -> "PriceTable":
         data = _shipped()
-        return cls(data["models"], data["fallback"], tuple(data["free_providers"]), data["as_of"])
+        return cls(data["models"], data["fallback"], data["as_of"])
 
     @classmethod
     def for_data_dir(cls, data_dir: str | Path) -> "PriceTable":
@@ -87,17 +86,18 @@ class PriceTable:
     def lookup(self, provider: str | None, model: str) -> tuple[float, float, str]:
         """(USD per M input, USD per M output, source: table, fallback or free)."""
         provider = provider or "router"
-        if provider in UNPAID or provider in self.free_providers:  # an agent pays its own inference
+        row = SPECS.get(provider)
+        if row is not None and row.pricing == "free":  # an agent pays its own inference, local seats cost nothing
             return 0.0, 0.0, "free"
         name = self._match(provider, model)
         return (*self.models[name], "table") if name else (*self.fallback, "fallback")
 
     def _match(self, provider: str, model: str) -> str | None:
         names = [model]
-        if provider in VENDOR and "/" not in model:
+        vendor = SPECS[provider].vendor if provider in SPECS else None
+        if vendor and "/" not in model:
             bare = _VERSION.sub(".", _DATE.sub("", model))
-            names += [f"{VENDOR[provider]}/{model}", f"{VENDOR[provider]}/{_DATE.sub('', model)}",
-                      f"{VENDOR[provider]}/{bare}"]
+            names += [f"{vendor}/{model}", f"{vendor}/{_DATE.sub('', model)}", f"{vendor}/{bare}"]
         return next((n for n in names if n in self.models), None)
 
     def row(self, provider: str | None, model: str) -> list[float] | None:
@@ -155,8 +155,7 @@ def _with_override(path: str, mtime_ns: int, size: int) -> PriceTable:
     # a row an earlier version wrote with Infinity or NaN is passed over (the shipped row, else the
     # fallback, prices that model) until `studio doctor --repair` drops it
     kept = {k: v for k, v in over["models"].items() if all(finite(x) and x >= 0 for x in v)}
-    return PriceTable({**data["models"], **kept}, data["fallback"], tuple(data["free_providers"]),
-                      over["as_of"])
+    return PriceTable({**data["models"], **kept}, data["fallback"], over["as_of"])
 
 
 def write_override(data_dir: str | Path, models: dict[str, list[float]], as_of: str, source: str) -> Path:

@@ -1,17 +1,15 @@
-"""Checking a provider key when it is stored: one cheap authenticated GET, never a chat call.
-
-- router: GET {base}/key (the key-info endpoint; the router's model list answers without a key);
-- openai, ollama, openai-compatible: GET {base}/models with the Bearer key (ollama's base gains /v1 as
-  the seats' client does);
-- anthropic: GET {base}/v1/models with x-api-key and anthropic-version.
+"""Checking a provider key when it is stored: one cheap authenticated GET, never a chat call, on the
+path the provider's registry row names (`key_check`), the key sent as its wire protocol's module sends
+it (`check_headers`). A router's path is its key-info
+endpoint, since its model list answers without a key; ollama's base gains /v1 as the seats' client does.
 2xx is ok; 401 and 403 are rejected; anything else (no answer, a refused address, another status,
 a redirect, which is never followed) is unreachable, with the reason in `detail`. The call goes
 through the seats' own client, so the address rule of CONTRACT.md section 15 applies to it too.
 
-What the server can do (`check`): servers whose abilities vary by server and model (PROBED: router,
-ollama, openai-compatible) are asked two chat completions once the key is ok, both on one model (the
-one named, else for ollama and openai-compatible the first the server lists; a router serves many
-models of differing abilities, so it is probed only on a named model):
+What the server can do (`check`): servers whose abilities vary by server and model (their row names a
+`probe`) are asked two chat completions once the key is ok, both on one model (the one named, else
+the first the server lists; a router, probe `named`, serves many models of differing abilities, so it
+is probed only on a named model):
 - a one-token completion, which must answer (else nothing is concluded: the model or the chat path
   does not work, which a tool probe could not tell apart);
 - one offering a tool with `tool_choice: auto`, as a tools seat sends it, asking the model to call
@@ -26,16 +24,17 @@ import concurrent.futures
 
 import httpx
 
-from orchestrator.seats.anthropic_chat import ANTHROPIC_VERSION
 from orchestrator.seats.chat import EXCERPT, error_message
 from orchestrator.seats.client import new_client
 from orchestrator.seats.keyed import Keyed, moved
-from orchestrator.seats.providers import DEFAULT_BASE_URL
+from orchestrator.provider_kinds import SPECS, spec
+from orchestrator.seats.openai_chat import OpenAIChat
+from orchestrator.seats.providers import PROTOCOLS, endpoint
 
 PROBE_TIMEOUT_S = 5.0  # an offline setup waits this long at most; the key is stored either way
 # a self-hosted model on CPUs may load on its first request: the chat probes wait longer than the GET
 CHAT_TIMEOUT_S = 60.0
-PROBED = ("router", "ollama", "openai-compatible")
+PROBED = tuple(n for n, s in SPECS.items() if s.probe)  # the registry's, for admission's no_tools check
 TOOL_PROBE_TOKENS = 128  # room for one call of a tool without arguments, in any server's call syntax
 REFUSED_SHAPE = (400, 422, 500, 501)  # how servers without tool calls answer a request carrying tools
 PING = {"type": "function", "function": {
@@ -43,21 +42,10 @@ PING = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {}, "required": []}}}
 
 
-def _openai_base(provider: str, base_url: str | None) -> str:
-    base = (base_url or DEFAULT_BASE_URL.get(provider) or "").rstrip("/")
-    return base + "/v1" if provider == "ollama" and not base.endswith("/v1") else base
-
-
-def _bearer(key: str) -> dict:
-    return {"Authorization": f"Bearer {key}"} if key else {}
-
-
 def request_for(provider: str, key: str, base_url: str | None) -> tuple[Keyed, str]:
     """The key on its origin, and the path of the check for this provider."""
-    if provider == "anthropic":
-        base = base_url or DEFAULT_BASE_URL["anthropic"]
-        return Keyed(base, {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}), "/v1/models"
-    return Keyed(_openai_base(provider, base_url), _bearer(key)), ("/key" if provider == "router" else "/models")
+    row = spec(provider)
+    return Keyed(endpoint(row, base_url), PROTOCOLS[row.protocol].check_headers(key)), row.key_check
 
 
 async def _key_check(client, provider: str, key: str, base_url: str | None,
@@ -136,7 +124,8 @@ def _message(r: httpx.Response) -> tuple[dict | None, str | None]:
 async def tools_async(client, provider: str, key: str, base_url: str | None, model: str,
                       timeout_s: float = CHAT_TIMEOUT_S) -> tuple[str | None, str]:
     """("yes" | "no" | None, what the probe saw) for `model` on this server (see the module's doc)."""
-    keyed = Keyed(_openai_base(provider, base_url), _bearer(key))
+    # the capability probe speaks chat completions: the providers whose row names a probe
+    keyed = Keyed(endpoint(provider, base_url), OpenAIChat.check_headers(key))
     r, why = await _chat(client, keyed, {"model": model, "max_tokens": 1,
                                                 "messages": [{"role": "user", "content": "Say OK."}]}, timeout_s)
     if r is None:
@@ -180,18 +169,19 @@ async def tools_async(client, provider: str, key: str, base_url: str | None, mod
 
 async def check_async(provider: str, key: str, base_url: str | None, *, private_ok: bool, model: str | None = None,
                       timeout_s: float = PROBE_TIMEOUT_S, chat_timeout_s: float = CHAT_TIMEOUT_S) -> dict:
-    """The key's check and, for PROBED providers whose key is ok, what the server can do:
+    """The key's check and, for providers whose row names a probe and whose key is ok, what the server can do:
     {status, detail, tools: "yes" | "no" | None, tools_detail, model (the model probed, or None)}."""
     async with new_client(1, private_ok=private_ok) as client:
         status, detail, r = await _key_check(client, provider, key, base_url, timeout_s)
         out = {"status": status, "detail": detail, "tools": None, "tools_detail": None, "model": None}
-        if provider not in PROBED or status != "ok":
+        probe = spec(provider).probe
+        if probe is None or status != "ok":
             return out
-        if model is None and provider != "router":
+        if model is None and probe != "named":
             model = _first_listed(r)
         if model is None:
             out["tools_detail"] = ("not probed: a router serves many models; name the model to probe "
-                                   "(`studio key set ... --check-model M`)" if provider == "router" else
+                                   "(`studio key set ... --check-model M`)" if probe == "named" else
                                    "not probed: the server listed no model; name one with --check-model")
             return out
         out["tools"], out["tools_detail"] = await tools_async(client, provider, key, base_url, model, chat_timeout_s)

@@ -1,30 +1,33 @@
-"""Providers: which wire protocol and base URL each provider a seat may name takes (CONTRACT.md section 6),
-and the seat's Chat for it.
+"""A seat's Chat for its provider: the wire protocol module its registry row names (provider_kinds'
+SPECS), on the key's base URL or else the provider's own.
 
-Two wire protocols cover every provider:
-- OpenAI chat completions (orchestrator.seats.openai_chat): `router` (default base
-  https://openrouter.ai/api/v1), `openai` (https://api.openai.com/v1), `ollama` (its /v1
-  OpenAI-compatible endpoint; /v1 is appended to the key's base URL when missing) and
-  `openai-compatible` (the key's base URL as given);
-- Anthropic messages (orchestrator.seats.anthropic_chat): `anthropic` (https://api.anthropic.com).
-`local` seats are scripted policies played inside the engine: no client, no key, free.
+Two wire protocols cover every provider today: OpenAI chat completions (openai_chat) and Anthropic
+messages (anthropic_chat). `local` and `agent` seats name none: the engine or the account's own
+program plays them.
 """
 from __future__ import annotations
 
+from orchestrator.provider_kinds import SPECS, ProviderSpec, spec
 from orchestrator.seats.anthropic_chat import AnthropicChat
 from orchestrator.seats.chat import Chat
 from orchestrator.seats.openai_chat import OpenAIChat
 
-DEFAULT_BASE_URL = {"router": "https://openrouter.ai/api/v1", "openai": "https://api.openai.com/v1",
-                    "anthropic": "https://api.anthropic.com"}
-OPENAI_STYLE = ("router", "openai", "ollama", "openai-compatible")
+# a new wire protocol is one module beside these, named here by the value its rows carry
+PROTOCOLS: dict[str, type[Chat]] = {"openai_chat": OpenAIChat, "anthropic_chat": AnthropicChat}
+
+
+def endpoint(provider: str | ProviderSpec, given: str | None = None) -> str:
+    """Where the provider's API is: the key's base URL or the provider's default, with /v1 appended
+    for providers whose OpenAI-style endpoint lives there (ollama)."""
+    s = spec(provider) if isinstance(provider, str) else provider
+    base = (given or s.base_url or "").rstrip("/")
+    return base + "/v1" if s.v1_suffix and not base.endswith("/v1") else base
 
 
 def make_chat(provider: str, *, base_url: str | None = None, **kw) -> Chat:
-    """The seat's Chat in its provider's protocol, on the key's base URL or else the provider's own."""
-    base_url = base_url or DEFAULT_BASE_URL.get(provider)
-    if provider in OPENAI_STYLE:
-        return OpenAIChat(provider, base_url=base_url, **kw)
-    if provider == "anthropic":
-        return AnthropicChat(provider, base_url=base_url, **kw)
-    raise ValueError(f"provider {provider!r} has no chat client (local seats are played by the engine)")
+    """The seat's Chat in its provider's protocol."""
+    s = SPECS.get(provider)
+    if s is None or s.protocol is None:
+        raise ValueError(f"provider {provider!r} has no chat client (local seats are played by the engine)")
+    return PROTOCOLS[s.protocol](provider, base_url=endpoint(s, base_url), **kw)
+

@@ -6,8 +6,16 @@ Transactions stay with the rules that need them: a policy opens `store.write()` 
 connection to the repository functions it calls, so what must change together commits together.
 """
 from orchestrator.store.database import (
-    BUSY_TIMEOUT_S, DB_NAME, Connection, IntegrityError, OperationalError, Row, Store, StoreError,
-    finite_json, unavailable,
+    BUSY_TIMEOUT_S,
+    DB_NAME,
+    Connection,
+    IntegrityError,
+    OperationalError,
+    Row,
+    Store,
+    StoreError,
+    finite_json,
+    unavailable,
 )
 from orchestrator.store.migrations import MIGRATIONS
 from orchestrator.store import leases

@@ -28,7 +28,7 @@ def held_key(live, make_account):
         fake.tools = mode
         acct = make_account("lab")
         keys.set_key(live.core, email=acct.email, provider=provider, key="k-local", base_url=fake.url + "/v1")
-        keys.check_key(live.core, by_email(live.core, acct.email)["id"], provider)
+        keys.check_key(live.core, by_email(live.core, acct.email).id, provider)
         client = httpx.Client(base_url=live.url, headers=bearer(acct.token()), timeout=10)
         made.append((fake, client))
         return client

@@ -108,7 +108,7 @@ def test_a_malformed_allow_list_stops_the_start(tmp_path):
 
 
 def _probed(core, email: str, fake, provider: str = "openai-compatible", model: str | None = None) -> dict:
-    owner = accounts.by_email(core, email)["id"]
+    owner = accounts.by_email(core, email).id
     base = fake.url if provider == "ollama" else fake.url + "/v1"
     keys.set_key(core, email=email, provider=provider, key="sk-x", base_url=base)  # an ollama behind a proxy
     keys.check_key(core, owner, provider, model)
