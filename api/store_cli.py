@@ -22,7 +22,6 @@ def add_parser(sub, add_data_dir) -> None:
 
 
 def cmd_copy(args: argparse.Namespace) -> int:
-    import psycopg
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from orchestrator import datadir
@@ -60,8 +59,8 @@ def cmd_copy(args: argparse.Namespace) -> int:
         return fail(f"{target}: {e}; copy into an empty database")
     except store_copy.Mismatch as e:
         return fail(f"the copy differed from the data dir and was rolled back, {target} holds no rows: {e}")
-    except psycopg.Error as e:
-        return fail(f"{target}: {str(e).replace(args.to, target).strip()}")
+    except store_copy.Refused as e:
+        return fail(f"{target}: {e}")
     finally:
         held.close()
     print(json.dumps({"to": target, "tables": copied.tables, "sums": copied.sums}, indent=2))

@@ -9,6 +9,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+import psycopg
+
 from orchestrator.store import postgres as pg
 from orchestrator.store.database import Store
 
@@ -23,6 +25,10 @@ class NotEmpty(Exception):
 
 class Mismatch(Exception):
     """A table whose count or sums differ after the copy."""
+
+
+class Refused(Exception):
+    """The PostgreSQL server refused the connection or a statement (its message, without the URL)."""
 
 
 @dataclass
@@ -68,6 +74,13 @@ def _empty(target: pg.PostgresStore) -> None:
 
 def copy(source: Store, url: str, progress: Callable[[str, int, int], None] = lambda *a: None) -> Copied:
     """Copy every row of `source` into the empty database at `url`; the counts and sums copied."""
+    try:
+        return _copy(source, url, progress)
+    except psycopg.Error as e:
+        raise Refused(str(e).replace(url, pg.redacted(url)).strip()) from None
+
+
+def _copy(source: Store, url: str, progress: Callable[[str, int, int], None]) -> Copied:
     target = pg.PostgresStore(url, source.busy_timeout_s, migrate=False)  # emptiness is checked first
     _empty(target)
     target.migrate()
