@@ -53,7 +53,7 @@ class Studio(Tools):
             self._dispatcher = _start_dispatcher(self.core, ray_address, workers)
 
     @staticmethod
-    def connect(url: str, token: str, *, timeout_s: float = 60) -> studio_client.Studio:
+    def connect(url: str, token: str, *, timeout_s: float = 120) -> studio_client.Studio:
         """The same methods over REST to a running server at ``url`` (e.g. http://127.0.0.1:8000)."""
         return studio_client.Studio(url, token, timeout_s=timeout_s)
 

@@ -16,9 +16,11 @@ _PARAM = re.compile(r"{(\w+)}")
 
 
 class Studio(Tools):
-    """`Studio(url, token)`: e.g. Studio("http://127.0.0.1:8000", token="dsk_...")."""
+    """`Studio(url, token)`: e.g. Studio("http://127.0.0.1:8000", token="dsk_..."). timeout_s bounds one
+    request: above the server's own waits (a long-poll's 30 s; an ended series' summary, which the
+    server awaits from its workers for up to a minute before computing it itself)."""
 
-    def __init__(self, url: str, token: str, *, timeout_s: float = 60):
+    def __init__(self, url: str, token: str, *, timeout_s: float = 120):
         self.url = url.rstrip("/")
         self.token = token
         self.wait_cap_ms = min(MAX_WAIT_MS, int(timeout_s * 500))  # a long-poll answers well within the timeout
@@ -26,7 +28,7 @@ class Studio(Tools):
                                   headers={"Authorization": f"Bearer {token}", "Accept": "application/json"})
 
     @classmethod
-    def connect(cls, url: str, token: str, *, timeout_s: float = 60) -> "Studio":
+    def connect(cls, url: str, token: str, *, timeout_s: float = 120) -> "Studio":
         return cls(url, token, timeout_s=timeout_s)
 
     def call(self, tool: str, **args) -> dict:

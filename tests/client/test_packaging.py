@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 import studio_client
-from studio_client import tools as client_tools
+from studio_client import operations, tools as client_tools
 from studio_client.operations import OPERATIONS, fork_body
 
 from api import app as service_app
@@ -52,6 +52,14 @@ def test_its_version_is_the_api_the_service_serves_and_pins():
     assert studio_client.API_VERSION == service_app.API_VERSION
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert f"scenario-studio-client=={studio_client.API_VERSION}" in deps
+
+
+def test_the_clients_wire_constants_are_the_services():
+    from orchestrator import statuses
+    from orchestrator.runs.series import read as series
+
+    assert (operations.ACTIVE, operations.TERMINAL) == (statuses.ACTIVE, statuses.TERMINAL)
+    assert (operations.MAX_WAIT_MS, operations.BATCH_PREFIX) == (series.MAX_WAIT_MS, series.BATCH_PREFIX)
 
 
 def test_every_tool_is_a_client_operation_on_the_route_its_description_names():

@@ -38,7 +38,10 @@ def test_tools_over_rest_refuse_as_the_service_does(played):
         assert studio.whoami() == local.whoami()
         scen = studio.create_scenario(name="lean", season_ticks=40, env={"anchors": ["random"]})["scenario"]
         assert studio.update_scenario(id=scen["id"], season_ticks=50)["scenario"]["season_ticks"] == 50
-        assert studio.list_runs(batch_id=a, limit=2)["next_cursor"] is not None
+        page = studio.list_runs(batch_id=a, limit=2)
+        assert page["next_cursor"] is not None and len(page["runs"]) == 2
+        ended = page["runs"][0]["run_id"]
+        assert studio.cancel_run(id=ended)["cancelled"] is False  # a POST without a body
         for tool, args in (("get_run", {"id": "run_nope"}), ("validate_scenario", {"name": "x"}),
                            ("launch_run", local_body(roster=[{"model": "local/nope"}])),
                            ("get_batch", {"id": a, "wait_ms": 30_001})):
