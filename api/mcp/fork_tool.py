@@ -3,17 +3,16 @@
 every check and error is the launch's. Its estimate is estimate_run with `fork`."""
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
+from studio_client.operations import fork_body  # the REST client's: one mapping to POST /runs for both
 
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.runs import service
 from orchestrator.runs.admission.body import ForkSeats, RunBody
 from orchestrator.validation import StrictModel
-
-FORK_FIELDS = ("run_id", "tick", "seats", "control")
 
 
 class ForkRunArgs(StrictModel):
@@ -26,12 +25,6 @@ class ForkRunArgs(StrictModel):
     name: RunBody.model_fields["name"].annotation = None
     max_spend_usd: RunBody.model_fields["max_spend_usd"].annotation = None
     grading: RunBody.model_fields["grading"].annotation = None
-
-
-def fork_body(args: dict[str, Any]) -> dict:
-    """The run body a fork_run call launches: the fork's own fields under `fork`, the rest as sent."""
-    fork = {k: args[k] for k in FORK_FIELDS if args.get(k) is not None}
-    return {"fork": fork, **{k: v for k, v in args.items() if k not in FORK_FIELDS}}
 
 
 def fork_run(core: Core, principal: Principal, args: dict) -> dict:

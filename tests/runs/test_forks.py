@@ -148,13 +148,14 @@ def test_only_an_ended_world_run_of_this_account_forks(srv, owner, original):
 
 
 def test_python_fork_is_the_same_operation(srv, original):
+    from studio_client import StudioError
+
     from api.python import Studio
-    from orchestrator.errors import DomainError
 
     token = account(srv.core)
     run = original["run"]
     with Studio.connect(srv.url, token=token) as other:  # another account: the run is not its own
-        with pytest.raises(DomainError) as e:
+        with pytest.raises(StudioError) as e:
             other.fork(run["run_id"], 5)
         assert e.value.code == "unknown_run"
     owner_id = srv.core.store.one("SELECT account_id FROM runs WHERE id = ?", (run["run_id"],))["account_id"]
@@ -165,7 +166,7 @@ def test_python_fork_is_the_same_operation(srv, original):
         assert len(done["run_ids"]) == 4 and {e["seat"] for e in done["effect"]} == {1}
         one = studio.get_run(id=done["run_ids"][0])
         assert one["run"]["name"].startswith("raider from 25") and one["results"]["fork"]["tick"] == 25
-        with pytest.raises(DomainError) as e:
+        with pytest.raises(StudioError) as e:
             studio.fork(run["run_id"], 25, control=True)
         assert e.value.code == "bad_fork" and "trials of 2 or more" in e.value.message
 

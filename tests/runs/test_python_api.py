@@ -1,9 +1,12 @@
-"""The Python surface: the same tools, the same checks and errors, runs played in-process on Ray."""
+"""The Python surface: the same tools, the same checks and errors, runs played in-process on Ray;
+Studio.connect is the REST client (studio_client), whose refusals carry the same code, status and message."""
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from studio_client import StudioError
 
 from api.python import ReadOnly, Studio
 from orchestrator.errors import DomainError
@@ -49,7 +52,7 @@ def test_connect_speaks_to_a_running_server_with_the_same_methods_and_errors(srv
         assert local.get_run(id=body["run"]["run_id"])["run"]["run_id"] == body["run"]["run_id"]
         for tool, args in (("get_run", {"id": "run_nope"}), ("validate_scenario", {"name": "x"}),
                            ("launch_run", local_body(roster=[{"model": "local/nope"}]))):
-            with pytest.raises(DomainError) as there:
+            with pytest.raises(StudioError) as there:
                 remote.call(tool, **args)
             with pytest.raises(DomainError) as here:
                 local.call(tool, **args)
@@ -57,7 +60,7 @@ def test_connect_speaks_to_a_running_server_with_the_same_methods_and_errors(srv
                 here.value.code, here.value.status, here.value.message)
         with pytest.raises(AttributeError):
             remote.fly()
-    with Studio.connect(srv.url, token="dsk_" + "0" * 64) as stranger, pytest.raises(DomainError) as e:
+    with Studio.connect(srv.url, token="dsk_" + "0" * 64) as stranger, pytest.raises(StudioError) as e:
         stranger.whoami()
     assert e.value.code == "token_required"
     with Studio.connect(f"http://127.0.0.1:{free_port()}", token=token) as nobody, \

@@ -3,13 +3,13 @@ servers: scripted seats for the target, the provider double with a price for the
 from __future__ import annotations
 
 import pytest
+from studio_client import StudioError
 
 from analytics import sequence
 from api.python import Studio
 from api.estimate_schemas import Estimate
 from api.run_schemas import Run
 from api.series_schemas import BatchOne
-from orchestrator.errors import DomainError
 from orchestrator.runs.series import waves
 from tests.mcp.conftest import call, connect, ok
 from tests.runs.conftest import account, local_body, wait_terminal
@@ -192,7 +192,7 @@ def test_python_takes_until_and_budget(srv):
         out = studio.launch_run(**local_body(roster=SEATS, season_ticks=20, trials=30), until={"half_width": 30},
                                 budget_usd=2.5)["batch"]
         batch = studio.wait(out["batch_id"], timeout_s=120)["batch"]
-        with pytest.raises(DomainError) as bad:
+        with pytest.raises(StudioError) as bad:
             studio.estimate_run(**local_body(roster=SEATS), until={"half_width": 3})
     assert batch["stopped"] == "precise" and batch["budget_usd"] == 2.5 and batch["counts"]["cancelled"] > 0
     assert bad.value.code == "bad_until"
