@@ -78,6 +78,20 @@ $(REALMODEL_STAMP): $(STAMP) pyproject.toml
 realmodel: $(REALMODEL_STAMP)
 	$(BIN)/python benchmarks/realmodel.py
 
+# JupyterLab (the `notebook` extra) on examples/, its notebooks told the service's data dir
+# (STUDIO_DATA_DIR, else ./studio-data as `make serve` uses): examples/analysis.ipynb reads it at its end.
+# Jupyter refuses root unless told (a container runs as root). JUPYTER_ARGS passes more, e.g. --no-browser
+NOTEBOOK_STAMP := $(VENV)/.notebook
+$(NOTEBOOK_STAMP): $(STAMP) pyproject.toml
+	@echo "make: installing the notebook extra (JupyterLab) into $(VENV)"
+	$(BIN)/pip install --progress-bar off -e '.[test,notebook]'
+	touch $(NOTEBOOK_STAMP)
+
+STUDIO_DATA_DIR ?= $(CURDIR)/studio-data
+notebook: $(NOTEBOOK_STAMP)
+	STUDIO_DATA_DIR=$(abspath $(STUDIO_DATA_DIR)) $(BIN)/jupyter lab --notebook-dir=examples \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(JUPYTER_ARGS)
+
 bench: $(STAMP)
 	for b in $(filter-out benchmarks/realmodel.py,$(wildcard benchmarks/*.py)); do $(BIN)/python $$b; done
 
