@@ -1,4 +1,4 @@
-"""The provider kinds a seat may name that need no key (CONTRACT.md sections 6 and 13), named once for
+"""The provider kinds a seat may name that need no key (docs/SEATS.md, docs/AGENTS.md), named once for
 every level of the orchestrator; the keyed providers are orchestrator.seats.keys.PROVIDERS."""
 from __future__ import annotations
 

@@ -125,7 +125,7 @@ def list_scenarios(core: Core, principal: Principal) -> dict:
 
 
 def _row(c: Any, principal: Principal, scenario_id: str) -> sqlite3.Row:
-    # Foreign ids read as unknown (SPEC.md "Authentication" 9): the account filter is part of the lookup.
+    # Foreign ids read as unknown (docs/api.md): the account filter is part of the lookup.
     row = c.execute("SELECT * FROM scenarios WHERE id = ? AND account_id = ?",
                     (scenario_id, principal.account_id)).fetchone()
     if row is None:

@@ -22,7 +22,7 @@ def launch_decisions(kind, roster: list[dict], mode: str | None, ticks: int, tri
 
 def check(plan: dict, decisions: int, mode: str | None) -> None:
     """bad_request naming the plan's ceiling when the launch asks to grade more decisions than it.
-    Only a `grading` the body sends is a request: CONTRACT.md section 14 grades every model and agent
+    Only a `grading` the body sends is a request: docs/RUBRIC.md grades every model and agent
     decision by default, so a launch that leaves `grading` out is never refused for it (the fair
     queue, not a refusal, keeps such a launch from holding up other accounts' grading)."""
     cap = plan["graded_decisions_per_launch"]

@@ -1,4 +1,4 @@
-"""Providers: which wire protocol and base URL each provider a seat may name takes (CONTRACT.md section 6),
+"""Providers: which wire protocol and base URL each provider a seat may name takes (docs/SEATS.md),
 and the seat's Chat for it.
 
 Two wire protocols cover every provider:
