@@ -46,3 +46,12 @@ def test_every_relative_link_in_the_docs_resolves():
     broken = [f"{doc.relative_to(ROOT)}: {target}" for doc in docs for target in LINK.findall(doc.read_text())
               if not (doc.parent / target).exists()]
     assert not broken, broken
+
+
+def test_docs_api_lists_every_error_code_with_its_status():
+    from orchestrator.errors import STATUS
+
+    text = (ROOT / "docs" / "api.md").read_text()
+    listed = {code: int(status) for status, codes in re.findall(r"^\| (\d{3}) \| (.+) \|$", text, re.M)
+              for code in re.findall(r"`(\w+)`", codes)}
+    assert listed == STATUS
