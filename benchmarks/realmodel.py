@@ -174,6 +174,11 @@ def launch_game(url: str, data: Path) -> str:
         return r.headers["location"].rsplit("/", 1)[-1]
 
 
+def say(text: str) -> None:
+    """A step of the check, on stderr: stdout holds the one JSON object."""
+    print(f"realmodel: {text}", file=sys.stderr, flush=True)
+
+
 def wait_ended(c: httpx.Client, what: str, run_id: str, deadline: float) -> dict[str, dict]:
     """The run's view once it ended; its ticks played so far go to stderr as it plays (the JSON is stdout's)."""
     with progress(what, "ticks") as steps:
@@ -280,9 +285,11 @@ def play(args, tmp: Path) -> dict:
     t0 = time.monotonic()
     deadline = t0 + args.deadline_s
     with ExitStack() as stack:
+        say("starting the model server (llama.cpp) and studio serve")
         model_url = model_server(stack, tmp, args.threads)
         url, token, data = service(stack, tmp, model_url)
         ready_s = time.monotonic() - t0
+        say(f"ready after {ready_s:.0f} s; playing a world run, then a Connect Four game")
         with httpx.Client(base_url=url, headers=bearer(token), timeout=60) as c:
             # one after the other: the server answers one request at a time, so two runs at once
             # only wait on each other and evict each other's prompts from its cache
@@ -290,6 +297,8 @@ def play(args, tmp: Path) -> dict:
             views = wait_ended(c, "world run", world, deadline)
             game = launch_game(url, data)
             views |= wait_ended(c, "Connect Four", game, deadline)
+            if args.inspect:
+                say("Inspect plays a world seat (inspect eval scenario_studio/world)")
             inspected = inspect_eval(url, token, model_url, tmp, c, args.ticks, deadline) if args.inspect else None
             played_s = time.monotonic() - t0 - ready_s
             world_seats = checked_seats(c, "world run", views[world])
