@@ -9,7 +9,7 @@ import math
 from orchestrator.errors import DomainError
 from orchestrator.grading.plan import graded_seats
 
-# Decisions graded per CPU second on one core: benchmarks/grading.py's median (README's benchmark
+# Decisions graded per CPU second on one core: benchmarks/grading.py's median (docs/PERFORMANCE.md's
 # table, a 300-tick match with 8 graded seats). The one place the estimate's grading rate comes from.
 DECISIONS_PER_CPU_S = 99
 
