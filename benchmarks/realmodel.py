@@ -185,7 +185,9 @@ def wait_ended(c: httpx.Client, what: str, run_id: str, deadline: float) -> dict
         while True:
             view = c.get(f"/api/v1/runs/{run_id}").json()
             run = view["run"]
-            steps.update(run["tick"], run["season_ticks"], run["status"])
+            live = run["live"] or {}  # the tick played so far, while the run plays
+            done = (view.get("results") or {}).get("match_ticks", live.get("tick", 0))
+            steps.update(done, live.get("season_ticks") or run["effective"].get("season_ticks"), run["status"])
             if run["status"] in ENDED:
                 return {run_id: view}
             check(time.monotonic() < deadline, f"{what} still playing at the time budget's end: {run_id}")
