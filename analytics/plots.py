@@ -141,7 +141,9 @@ def dimension_profile(
     ax.set_ylabel("score (0..100)")
     ax.grid(axis="y", alpha=0.3)
     if len(names) > 1:
-        ax.legend(fontsize="small", ncol=min(len(names), 4), loc="upper center", bbox_to_anchor=(0.5, -0.12))
+        # below the plot as a figure legend, which constrained layout makes room for: an axes legend
+        # anchored there was laid out as if absent, squeezing the axes until the dimension names overlapped
+        fig.legend(fontsize="small", ncol=min(len(names), 3), loc="outside lower center")
     if title:
         ax.set_title(title)
     return _save(fig, path)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 
 def add_parser(sub, add_data_dir) -> None:
@@ -34,11 +33,12 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     from analytics.archive.store import Archive
     from orchestrator.plans import read_config
 
-    archive = Archive.of(args.data_dir, read_config(args.data_dir))
+    from api.progress import progress
 
-    def progress(done: int, total: int) -> None:
-        print(f"materialize: {done}/{total} matches", file=sys.stderr, flush=True)
-    out = materialize(archive, None if args.all else [args.batch], workers=args.workers, progress=progress)
+    archive = Archive.of(args.data_dir, read_config(args.data_dir))
+    with progress("materialize", "matches") as steps:
+        out = materialize(archive, None if args.all else [args.batch], workers=args.workers,
+                          progress=lambda done, total: steps.update(done, total))
     print(json.dumps(out, indent=2))
     return 1 if out["failed"] or out["damaged"] else 0
 

@@ -1,4 +1,4 @@
-"""The `studio` console script (CONTRACT.md section 1). Each command is a small function.
+"""The `studio` console script (docs/api.md). Each command is a small function.
 
 A transport like REST and MCP, in the top layer: it may import every layer below, and nothing else in
 api imports it (create_app never loads argparse).

@@ -59,7 +59,7 @@ async def json_body(request: Request) -> Any:
     if len(raw) > MAX_BODY_BYTES:
         raise too_large(MAX_BODY_BYTES)
     try:
-        text = raw.decode("utf-8")  # SPEC.md: bodies are UTF-8 (json.loads(bytes) would take UTF-16 too)
+        text = raw.decode("utf-8")  # the API: bodies are UTF-8 (json.loads(bytes) would take UTF-16 too)
     except UnicodeDecodeError:
         raise DomainError("bad_request", "the body is not UTF-8; send UTF-8 JSON with content-type: "
                           "application/json") from None

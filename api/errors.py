@@ -1,4 +1,4 @@
-"""The one place where failures become the error envelope {error, message} (SPEC.md "Errors")."""
+"""The one place where failures become the error envelope {error, message} (docs/api.md, "Bodies and errors")."""
 from __future__ import annotations
 
 import logging

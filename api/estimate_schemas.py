@@ -1,4 +1,4 @@
-"""Response shape of a launch's estimate (CONTRACT.md section 4), as api/run_schemas.py describes runs."""
+"""Response shape of a launch's estimate (docs/RUNS.md), as api/run_schemas.py describes runs."""
 from __future__ import annotations
 
 from typing import Literal
@@ -44,12 +44,12 @@ class Precision(Closed):
     half_width_95: float | None
     single_run_half_width_95: float
     method: str
-    # with `until` (CONTRACT.md section 17): the trials a series stopped by it plays at the reference spread
+    # with `until` (docs/RUNS.md): the trials a series stopped by it plays at the reference spread
     expected_trials: int | None = None
 
 
 class EstimateGrading(Closed):
-    """What grading the launch's decisions costs (CONTRACT.md section 14): decisions it may grade at most
+    """What grading the launch's decisions costs (docs/RUBRIC.md): decisions it may grade at most
     (graded seats x ticks x trials), their CPU seconds at benchmarks/grading.py's rate, and the wall
     clock from its parts graded on the most slots one account may hold (low) to one slot (high)."""
     decisions: int

@@ -86,7 +86,7 @@ def report_html(rep: dict) -> str:
     res = rep["results"]
     head = (f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}, "
             f"spawn seed {rep['spawn_seed']}, config {escape(rep['config_hash'])}</p>")
-    if rep.get("fork"):  # a fork names the match it plays on from (CONTRACT.md section 16)
+    if rep.get("fork"):  # a fork names the match it plays on from (docs/FORKS.md)
         f = rep["fork"]
         head += (f"<p class='fork'>A fork: ticks 0 to {f['tick'] - 1} as played in <a href=\"/api/matches/"
                  f"{escape(f['match_id'])}/report?format=html\">the original match</a>, then played on from tick "

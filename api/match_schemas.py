@@ -47,7 +47,7 @@ class PublicDecisions(Closed):
 
 
 class ForkedMatch(Closed):
-    """CONTRACT.md section 16: the public record of a fork's original (its report: /api/matches/:id/report)."""
+    """docs/FORKS.md: the public record of a fork's original (its report: /api/matches/:id/report)."""
     match_id: str
     tick: int
 
@@ -67,7 +67,7 @@ class Report(Closed):
     stop_reason: StopReason | None
     roster: list[PublicSeat]
     results: Results | None
-    decisions: PublicDecisions | None = None  # a done grading (CONTRACT.md section 14); never a reply
+    decisions: PublicDecisions | None = None  # a done grading (docs/RUBRIC.md); never a reply
     fork: ForkedMatch | None = None  # a fork: the original match and the tick it played on from
 
 

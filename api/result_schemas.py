@@ -1,5 +1,5 @@
-"""Response shapes of a run's results (SPEC.md "Results object", docs/RUBRIC.md; arena games
-CONTRACT.md section 11), as api/run_schemas.py describes the run view."""
+"""Response shapes of a run's results (docs/RUBRIC.md; arena games
+docs/ARENA.md), as api/run_schemas.py describes the run view."""
 from __future__ import annotations
 
 from typing import Literal, Union
@@ -34,7 +34,7 @@ class Scorecard(Closed):
 
 
 class DecisionSummary(Closed):
-    """A graded seat's decisions (CONTRACT.md section 14, docs/RUBRIC.md)."""
+    """A graded seat's decisions (docs/RUBRIC.md)."""
     grader: str
     graded: int
     accuracy: float

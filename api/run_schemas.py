@@ -1,4 +1,4 @@
-"""Response shapes of a run (CONTRACT.md sections 2 to 4, 11 and 12): the run view and the answers
+"""Response shapes of a run (docs/RUNS.md, docs/ARENA.md, docs/SEATS.md): the run view and the answers
 that carry it (launch, get, list, cancel), and the vocabulary the other *_schemas modules share.
 
 As in api/schemas.py, routes return the service core's dicts and these models only describe them:
@@ -31,7 +31,7 @@ SeedMode = Literal["vary", "pinned"]
 Number = Union[int, float]
 
 
-# --- the run view (CONTRACT.md section 3) ----------------------------------------------------------
+# --- the run view (docs/RUNS.md) ----------------------------------------------------------
 
 class RunLive(Closed):
     tick: int
@@ -74,7 +74,7 @@ class ResolvedEnv(Closed):
 
 
 class ForkOf(Closed):
-    """What a fork plays on from (CONTRACT.md section 16): the original run and match, the tick, the
+    """What a fork plays on from (docs/FORKS.md): the original run and match, the tick, the
     continuation seed (null: the original's own streams) and the arm of a series with control."""
     run_id: str
     match_id: str
@@ -103,7 +103,7 @@ class ArenaEnv(Closed):
 
 
 class ArenaEffective(Closed):
-    """An arena game's as-played configuration: first_seat moved first (CONTRACT.md section 11)."""
+    """An arena game's as-played configuration: first_seat moved first (docs/ARENA.md)."""
     season_ticks: int
     env: ArenaEnv
     seed: int
@@ -130,7 +130,7 @@ class SeatUsage(Closed):
 
 
 class SeatTurns(Closed):
-    """A model seat's turn counts (CONTRACT.md section 12)."""
+    """A model seat's turn counts (docs/SEATS.md)."""
     answered: int
     invalid: int
     timed_out: int
@@ -159,7 +159,7 @@ class RosterSeat(Closed):
 
 
 class RunGrading(Closed):
-    """Decision grading's progress (CONTRACT.md section 14): total counts the match's decisions once
+    """Decision grading's progress (docs/RUBRIC.md): total counts the match's decisions once
     it is read (0 before); done with graded < total when some could not be graded."""
     status: GradingStatus
     graded: int

@@ -212,7 +212,7 @@ class SkillCreated(Closed):
 
 
 class ScenarioSchema(Closed):
-    """The scenario definition's JSON Schema (draft 2020-12): SPEC.md's required keywords, plus any
+    """The scenario definition's JSON Schema (draft 2020-12): the API's required keywords, plus any
     other keyword of the vocabulary."""
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     schema_: str = Field(alias="$schema")

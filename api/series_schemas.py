@@ -22,7 +22,7 @@ class Interval(Closed):
 
 class ConfidenceSequence(Closed):
     """The anytime-valid 95% confidence sequence of the mean (analytics.sequence), after the trials
-    scored so far in the order they ended (CONTRACT.md section 17)."""
+    scored so far in the order they ended (docs/RUNS.md)."""
     low: float
     high: float
     half_width: float
@@ -62,7 +62,7 @@ class BatchSummary(Closed):
 
 class Effect(Closed):
     """A forked series with control: a changed seat's mean paired difference fork - control on one
-    metric, with its 95% interval over n complete pairs (CONTRACT.md section 16)."""
+    metric, with its 95% interval over n complete pairs (docs/FORKS.md)."""
     seat: int
     metric: str
     mean: float | None

@@ -66,7 +66,7 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
         first_start = is_first_start(data_dir)
         core = Core.open(data_dir)  # migrates the store before any request
         datadir.make_private(data_dir)
-        # `studio account login-link` prints links for the address served on (CONTRACT.md section 15)
+        # `studio account login-link` prints links for the address served on (docs/api.md)
         datadir.record_serving(data_dir, datadir.serving_url(host, port))
     except datadir.StartError as e:
         print(f"studio serve: {e}", file=sys.stderr, flush=True)

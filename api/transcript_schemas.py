@@ -1,4 +1,4 @@
-"""Response shapes of a run's turns: its transcript and its graded decisions (CONTRACT.md sections 12
+"""Response shapes of a run's turns: its transcript and its graded decisions (docs/SEATS.md
 and 14), as api/run_schemas.py describes runs."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from api.schemas import Closed
 
 
 class Turn(Closed):
-    """One model turn (CONTRACT.md section 12): world actions are objects, arena moves strings."""
+    """One model turn (docs/SEATS.md): world actions are objects, arena moves strings."""
     tick: int
     seat: int
     reply: str | None

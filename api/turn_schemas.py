@@ -1,4 +1,4 @@
-"""Response shapes of an agent seat's turn endpoints and tools (CONTRACT.md section 13), describing
+"""Response shapes of an agent seat's turn endpoints and tools (docs/AGENTS.md), describing
 the core's dicts (orchestrator.runs.agent_turns) field for field, as api/run_schemas.py does for runs."""
 from __future__ import annotations
 

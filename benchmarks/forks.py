@@ -1,4 +1,4 @@
-"""Forks (CONTRACT.md section 16) at speed, through the service in this process (Studio with play=True,
+"""Forks (docs/FORKS.md) at speed, through the service in this process (Studio with play=True,
 real Ray, `--workers` workers). Prints one JSON object.
 
     python benchmarks/forks.py [--workers 2] [--repeats 5] [--trials 20]

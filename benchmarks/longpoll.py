@@ -1,4 +1,4 @@
-"""Agents long-polling one agent seat (CONTRACT.md section 13), at several crowd sizes: how soon every
+"""Agents long-polling one agent seat (docs/AGENTS.md), at several crowd sizes: how soon every
 waiter is answered once the seat's turn opens, whether any request is dropped, and how the API answers
 everyone else meanwhile. Prints one JSON object.
 

@@ -42,6 +42,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from api.progress import progress  # noqa: E402
 from benchmarks.lib.figures import spread, target  # noqa: E402
 from tests.api.util import bearer, free_port, wait_until_up  # noqa: E402
 
@@ -173,18 +174,24 @@ def launch_game(url: str, data: Path) -> str:
         return r.headers["location"].rsplit("/", 1)[-1]
 
 
-def wait_ended(c: httpx.Client, run_ids: list[str], deadline: float) -> dict[str, dict]:
-    views: dict[str, dict] = {}
-    while len(views) < len(run_ids):
-        for rid in run_ids:
-            if rid not in views:
-                view = c.get(f"/api/v1/runs/{rid}").json()
-                if view["run"]["status"] in ENDED:
-                    views[rid] = view
-        check(time.monotonic() < deadline, f"runs still playing at the time budget's end: "
-                                           f"{[r for r in run_ids if r not in views]}")
-        time.sleep(0.5)
-    return views
+def say(text: str) -> None:
+    """A step of the check, on stderr: stdout holds the one JSON object."""
+    print(f"realmodel: {text}", file=sys.stderr, flush=True)
+
+
+def wait_ended(c: httpx.Client, what: str, run_id: str, deadline: float) -> dict[str, dict]:
+    """The run's view once it ended; its ticks played so far go to stderr as it plays (the JSON is stdout's)."""
+    with progress(what, "ticks") as steps:
+        while True:
+            view = c.get(f"/api/v1/runs/{run_id}").json()
+            run = view["run"]
+            live = run["live"] or {}  # the tick played so far, while the run plays
+            done = (view.get("results") or {}).get("match_ticks", live.get("tick", 0))
+            steps.update(done, live.get("season_ticks") or run["effective"].get("season_ticks"), run["status"])
+            if run["status"] in ENDED:
+                return {run_id: view}
+            check(time.monotonic() < deadline, f"{what} still playing at the time budget's end: {run_id}")
+            time.sleep(0.5)
 
 
 def transcript(c: httpx.Client, rid: str, seat: int) -> list[dict]:
@@ -280,16 +287,20 @@ def play(args, tmp: Path) -> dict:
     t0 = time.monotonic()
     deadline = t0 + args.deadline_s
     with ExitStack() as stack:
+        say("starting the model server (llama.cpp) and studio serve")
         model_url = model_server(stack, tmp, args.threads)
         url, token, data = service(stack, tmp, model_url)
         ready_s = time.monotonic() - t0
+        say(f"ready after {ready_s:.0f} s; playing a world run, then a Connect Four game")
         with httpx.Client(base_url=url, headers=bearer(token), timeout=60) as c:
             # one after the other: the server answers one request at a time, so two runs at once
             # only wait on each other and evict each other's prompts from its cache
             world = launch_world(c, args.ticks)
-            views = wait_ended(c, [world], deadline)
+            views = wait_ended(c, "world run", world, deadline)
             game = launch_game(url, data)
-            views |= wait_ended(c, [game], deadline)
+            views |= wait_ended(c, "Connect Four", game, deadline)
+            if args.inspect:
+                say("Inspect plays a world seat (inspect eval scenario_studio/world)")
             inspected = inspect_eval(url, token, model_url, tmp, c, args.ticks, deadline) if args.inspect else None
             played_s = time.monotonic() - t0 - ready_s
             world_seats = checked_seats(c, "world run", views[world])

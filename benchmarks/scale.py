@@ -71,7 +71,7 @@ RAY_OWN = ("DashboardAgent", "RuntimeEnvAgent")  # Ray's agents, though titled l
 QUIET_CORES = 0.15  # the service's own idle (Ray's heartbeats) stays well below this
 MODEL_PHASES = ("100:10:2000", "1000:5:500")
 QUICK_MODEL_PHASES = ("6:10:50", "20:5:20")
-API_MIN_TICKS = 10  # a season is 10 to 2000 ticks (SPEC.md)
+API_MIN_TICKS = 10  # a season is 10 to 2000 ticks (the API refuses shorter ones)
 
 
 def group(pid: int, title: str, head: int) -> str:

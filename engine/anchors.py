@@ -26,7 +26,7 @@ class AnchorError(ValueError):
 
 
 def listing() -> dict:
-    """The anchor listing of SPEC.md: { policies: [...], populations: [...] }."""
+    """The anchor listing of the API: { policies: [...], populations: [...] }."""
     return {
         "policies": [{"id": p, "description": d} for p, d in POLICY_DESCRIPTIONS.items()],
         "populations": [{"id": k, "anchors": list(v["anchors"]), "description": v["description"]}

@@ -1,5 +1,5 @@
 """A fork: a played match going on from the exact state at the start of one of its ticks, with some
-seats handed to other players (CONTRACT.md section 16).
+seats handed to other players (docs/FORKS.md).
 
 The state comes from engine/rollouts.py's rebuild (the decision grader's, one rebuild for both): the
 log played forward and checked row for row, so a log today's engine does not reproduce is refused

@@ -1,4 +1,4 @@
-"""Content hash of a scenario (CONTRACT.md section 8): anyone can recompute it from a view."""
+"""Content hash of a scenario (docs/api.md): anyone can recompute it from a view."""
 from __future__ import annotations
 
 import hashlib

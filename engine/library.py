@@ -56,7 +56,7 @@ LIBRARY: dict[str, dict] = {s["id"]: s for s in _LIBRARY}
 
 
 def entries() -> list[dict]:
-    """Library entries in SPEC.md's shape."""
+    """Library entries in the API's shape."""
     return [_entry(s) for s in _LIBRARY]
 
 

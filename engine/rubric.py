@@ -1,4 +1,4 @@
-"""The rubric: SPEC.md's results object computed from a match's event log alone.
+"""The rubric: the API's results object computed from a match's event log alone.
 
 Every weight, threshold and rule is here and in docs/RUBRIC.md; the version string changes
 whenever one of them does.
@@ -157,7 +157,7 @@ STATS = ("net_worth", "ticks_alive", "trades", "partners", "raids_won", "raids_l
 
 
 def score(cols: dict, specs) -> dict:
-    """The results object of SPEC.md from event columns and the field's agent specs (names, models)."""
+    """The results object of the API from event columns and the field's agent specs (names, models)."""
     n = len(specs)
     cnt, worth, header = T.tally(n, cols["tick"], cols["agent"], cols["kind"], cols["ok"], cols["a"],
                                  cols["b"], cols["c"], cols["d"], cols["f"], cols["g"], cols["v"])

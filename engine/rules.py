@@ -12,7 +12,7 @@ import numpy as np
 
 RULES_VERSION = "world-rules-1"
 
-# The RNG state is uint64, but the content hash is RFC 8785 (CONTRACT.md section 8), defined only for
+# The RNG state is uint64, but the content hash is RFC 8785 (docs/api.md), defined only for
 # integers a JSON double holds exactly (I-JSON, up to 2**53 - 1); larger seeds would also be rounded
 # by every JavaScript client. So seeds stop at the largest safe integer, in the engine as in the API.
 SEED_MAX = 2**53 - 1

@@ -1,4 +1,4 @@
-"""Operator commands of CONTRACT.md section 1 (account, token, key, outbox) and `studio doctor` for api/cli.py."""
+"""Operator commands of docs/api.md (account, token, key, outbox) and `studio doctor` for api/cli.py."""
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,4 @@
-"""Access tokens and the checks every service call makes (SPEC.md "Authentication" 1-11).
+"""Access tokens and the checks every service call makes (docs/api.md, "Authentication, scopes, limits").
 
 Tokens are `dsk_` + 64 hex from the OS CSPRNG; only their SHA-256 is stored. A slow password hash
 buys nothing here: a 256-bit random secret cannot be guessed from its hash, and SHA-256 keeps the
@@ -25,7 +25,7 @@ SCOPES = ("scenarios:read", "scenarios:write", "runs:read", "runs:write")
 DEFAULT_SCOPES = ("scenarios:read", "scenarios:write", "runs:read")
 IMPLIES = {"scenarios:write": ("scenarios:read",), "runs:write": ("runs:read",)}
 TOKEN_RE = re.compile(r"^dsk_[0-9a-f]{64}$")
-PREFIX_LEN = 12  # "dsk_" and 8 hex (CONTRACT.md section 9)
+PREFIX_LEN = 12  # "dsk_" and 8 hex (docs/api.md)
 # last_used_at_ms is rewritten at most this often per token, so reads stay free of write locks.
 LAST_USED_RESOLUTION_MS = RESOLUTION_MS
 
@@ -75,7 +75,7 @@ def require_write_plan(principal: Principal) -> None:
 
 
 def require(principal: Principal, scope: str, *, write: bool = False) -> None:
-    """Scope first (SPEC.md rule 6: scope_required whatever the plan), then the plan for writes."""
+    """Scope first (scope_required whatever the plan: docs/api.md), then the plan for writes."""
     require_scope(principal, scope)
     if write:
         require_write_plan(principal)

@@ -1,4 +1,4 @@
-"""Web console sign-in (CONTRACT.md section 10): one-time links, passwords, revocable sessions.
+"""Web console sign-in (docs/OVERVIEW.md): one-time links, passwords, revocable sessions.
 
 Sessions live in SQLite, not only in a signed cookie, so the server can end them (sign out, sign out
 everywhere). The cookie carries a 256-bit random id; only its SHA-256 is stored, like API tokens.

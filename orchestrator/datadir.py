@@ -92,7 +92,7 @@ def make_private(data_dir: str | Path) -> None:
             os.chmod(p, 0o600)
 
 
-SERVING_NAME = "serving.url"  # where `studio serve` last listened (CONTRACT.md section 15)
+SERVING_NAME = "serving.url"  # where `studio serve` last listened (docs/api.md)
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
 

@@ -1,4 +1,4 @@
-"""Where the service may send a provider request (CONTRACT.md section 15): the rule for base URLs.
+"""Where the service may send a provider request (docs/api.md): the rule for base URLs.
 
 A base URL an account stores must be http or https and resolve only to public addresses, unless it
 starts with an entry of the operator's `[providers] allow_base_urls` in config.toml. "Starts with" is

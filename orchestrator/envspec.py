@@ -1,4 +1,4 @@
-"""The scenario `env` object (SPEC.md "Scenario definition"): one model for scenarios and run overrides.
+"""The scenario `env` object (GET /api/v1/scenarios/schema): one model for scenarios and run overrides.
 
 The model is built from the engine's live tables (resource names, anchor ids), so the JSON Schema
 served to clients lists exactly what the engine accepts.

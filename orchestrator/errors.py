@@ -1,7 +1,7 @@
-"""Domain errors carrying SPEC.md's error codes. The transports map them to the envelope in one place."""
+"""Domain errors carrying the API's error codes. The transports map them to the envelope in one place."""
 from __future__ import annotations
 
-# SPEC.md "Errors": code -> HTTP status. The single source for every surface (REST, MCP, notebooks).
+# docs/api.md, "Bodies and errors": code -> HTTP status. The single source for every surface (REST, MCP, notebooks).
 STATUS: dict[str, int] = {
     "token_required": 401,
     "scope_required": 403,
@@ -35,36 +35,36 @@ STATUS: dict[str, int] = {
     "run_history_full": 400,
     "seed_not_allowed": 400,
     "unknown_run": 404,
-    "bad_fork": 400,  # CONTRACT.md section 16
+    "bad_fork": 400,  # docs/FORKS.md
     "run_launching": 409,
     # a scripted match's log derived on demand that this engine cannot give (docs/RUNS.md, "Upgrading the engine")
     "log_not_kept": 410,
     # an archive file of the match that is there and cannot be read (docs/api.md, "Damaged archive files")
     "archive_damaged": 410,
-    # CONTRACT.md section 13: agent seats' turns
+    # docs/AGENTS.md: agent seats' turns
     "not_agent_seat": 400,
     "bad_actions": 400,
     "turn_closed": 409,
-    # CONTRACT.md section 17: a series' precision target
+    # docs/RUNS.md: a series' precision target
     "bad_until": 400,
     "internal_error": 500,
-    # CONTRACT.md section 15: a provider base URL an account may not store (web console)
+    # docs/api.md: a provider base URL an account may not store (web console)
     "bad_base_url": 400,
     # the store cannot take a write for now (its write lock held elsewhere, or a full disk): retry
     "unavailable": 503,
-    # CONTRACT.md section 2: router-level answers for unknown routes and wrong methods.
+    # docs/api.md: router-level answers for unknown routes and wrong methods.
     "not_found": 404,
     "method_not_allowed": 405,
 }
 
 
 def envelope(code: str, message: str) -> dict:
-    """SPEC.md's error envelope, the one shape of every refusal and of a failed run's `error`."""
+    """the API's error envelope, the one shape of every refusal and of a failed run's `error`."""
     return {"error": code, "message": message}
 
 
 class DomainError(Exception):
-    """A refusal with SPEC.md's code; status comes from STATUS so no caller can pick a wrong one."""
+    """A refusal with the API's code; status comes from STATUS so no caller can pick a wrong one."""
 
     def __init__(self, code: str, message: str, *, retry_after_s: int | None = None):
         if code not in STATUS:

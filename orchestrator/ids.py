@@ -1,4 +1,4 @@
-"""Resource ids: a SPEC.md prefix and random hex, so ids reveal neither order nor count."""
+"""Resource ids: the API's prefix and random hex, so ids reveal neither order nor count."""
 from __future__ import annotations
 
 import os

@@ -1,4 +1,4 @@
-"""GET /me: the account view (SPEC.md "Account view"). Any valid token may read it."""
+"""GET /me: the account view (GET /api/v1/me). Any valid token may read it."""
 from __future__ import annotations
 
 from orchestrator.auth import Principal

@@ -1,4 +1,4 @@
-"""Security events and the email outbox (SPEC.md "Authentication" 10, "Events").
+"""Security events and the email outbox (docs/api.md, "Authentication, scopes, limits", "Events").
 
 Every notice is written to the `email_outbox` table in the same transaction as the change it reports,
 so the operator can always read it (`studio outbox list`). Delivery happens after the commit, through

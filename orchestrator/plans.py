@@ -1,4 +1,4 @@
-"""Plan table: SPEC.md "Limits" by default, overridable by the operator in the data dir's config.toml.
+"""Plan table: the limits docs/api.md lists by default, overridable by the operator in the data dir's config.toml.
 
     # <data dir>/config.toml
     [plans.free]
@@ -7,7 +7,7 @@
     requests_per_minute = 1200
     graded_decisions_per_launch = 500000
 
-Lab's unlimited agent turns are None (null in GET /me, CONTRACT.md section 7).
+Lab's unlimited agent turns are None (null in GET /me, docs/api.md).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ CONFIG_NAME = "config.toml"
 
 LIMIT_FIELDS = ("seats_per_run", "ticks_per_run", "agent_turns_per_month", "queued_runs", "series_max_trials",
                 "saved_scenarios", "saved_skills", "access_tokens", "requests_per_minute")
-# Plan limits beyond SPEC.md's table, which GET /me does not report: decisions one launch may ask to
+# Plan limits beyond the API's table, which GET /me does not report: decisions one launch may ask to
 # grade (orchestrator.grading.cost), each about a hundredth of a CPU second
 OTHER_LIMITS = ("graded_decisions_per_launch",)
 

@@ -1,4 +1,4 @@
-"""Per-minute ceilings (SPEC.md "Limits"): per token, and per client address for refused requests.
+"""Per-minute ceilings (docs/api.md): per token, and per client address for refused requests.
 
 Windows are aligned to the wall-clock minute ("the per-minute ceiling rolls each minute"), so
 Retry-After is the number of seconds until the next minute starts. State lives in process memory:

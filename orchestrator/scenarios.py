@@ -120,7 +120,7 @@ def list_scenarios(core: Core, principal: Principal) -> dict:
 
 
 def _row(c: Connection, principal: Principal, scenario_id: str) -> Scenario:
-    # Foreign ids read as unknown (SPEC.md "Authentication" 9): the account filter is part of the lookup.
+    # Foreign ids read as unknown (docs/api.md): the account filter is part of the lookup.
     row = stored.get(c, scenario_id, principal.account_id)
     if row is None:
         raise DomainError("unknown_scenario", f"no saved scenario {scenario_id!r} on this account; "

@@ -1,4 +1,4 @@
-"""Strict body models and the one translation from pydantic's errors to SPEC.md's codes.
+"""Strict body models and the one translation from pydantic's errors to the API's codes.
 
 Models refuse wrong JSON types instead of coercing them (strict: an integer field refuses 300.0),
 refuse numbers no store can hold and nesting past orchestrator.finite.MAX_DEPTH, refuse unknown fields (extra
@@ -106,7 +106,7 @@ def parse(adapter: TypeAdapter | type[BaseModel], raw: Any, *, codes: dict[str, 
 
     codes maps a top-level field to its error code (default for the rest). With top_level, a
     missing required field, an unknown field, or a body that is not an object is bad_request
-    (CONTRACT.md section 2). hints maps a field name (the last path element) to what to send.
+    (docs/api.md). hints maps a field name (the last path element) to what to send.
     prefix names where raw sits in a larger body (("env",) for a run's env overrides).
     """
     unfit_at = finite.unfit(raw)

@@ -1,4 +1,4 @@
-"""Decision grading: how well a seat decided, turn by turn (CONTRACT.md section 14, docs/RUBRIC.md)."""
+"""Decision grading: how well a seat decided, turn by turn (docs/RUBRIC.md)."""
 from analytics.grading.scale import GRADER, accuracy, label, summarize
 from analytics.grading.world import (HORIZON, OWN_TURNS, REFERENCE, ROLLOUTS, TURN_FIELDS, decisions_of, grade_match,
                                      merge, published)

@@ -1,5 +1,5 @@
 """world-rollouts-1: every decision of a graded seat in a world match, graded by rollouts from the
-exact state before it (CONTRACT.md section 14; the numbers and their reasons: docs/RUBRIC.md).
+exact state before it (docs/RUBRIC.md; the numbers and their reasons: docs/RUBRIC.md).
 
 A decision is a tick at which the seat was alive at the tick's start. Its candidates are the turn
 the seat took (a missed turn is a wait), a wait, and the turn each of honest-trader,
@@ -31,7 +31,7 @@ OWN_TURNS = 4          # ticks after the decision's on which the graded seat rep
 CANDIDATE_POLICIES = POLICIES[:3]  # honest-trader, greedy-harvester, aggressive-raider
 
 
-# A graded turn as CONTRACT.md section 14 publishes it; a row also carries its `blind_regret`, which
+# A graded turn as docs/RUBRIC.md publishes it; a row also carries its `blind_regret`, which
 # the seat summary reads and the published turns leave out.
 TURN_FIELDS = ("tick", "seat", "chosen", "value", "best", "best_value", "regret", "accuracy", "label")
 

@@ -1,5 +1,5 @@
 """The `scenario_studio/world` task: a run on a Studio service whose `inspect` seats are agent seats
-(CONTRACT.md section 13) played by Inspect's model, over the service's REST turn endpoints.
+(docs/AGENTS.md) played by Inspect's model, over the service's REST turn endpoints.
 
 Each `inspect` seat of the roster is one sample; an epoch is one run (trial), launched once by the
 first of its samples to start and shared by the others. A seat is told what a model seat is told

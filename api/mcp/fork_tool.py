@@ -1,4 +1,4 @@
-"""MCP `fork_run` (CONTRACT.md section 16): the run body's fork, flat. Its arguments become a run body
+"""MCP `fork_run` (docs/FORKS.md): the run body's fork, flat. Its arguments become a run body
 {fork: {run_id, tick, seats, control}, trials, name, ...} for service.launch, REST's POST /runs, so
 every check and error is the launch's. Its estimate is estimate_run with `fork`."""
 from __future__ import annotations

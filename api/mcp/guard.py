@@ -1,4 +1,4 @@
-"""The transport guard in front of /mcp/studio (CONTRACT.md section 9).
+"""The transport guard in front of /mcp/studio (docs/api.md).
 
 A request whose header carries a token that is malformed, unknown, revoked or expired is refused here,
 before any JSON-RPC method runs, with a JSON-RPC error naming token_required. A request with no token

@@ -1,4 +1,4 @@
-"""The MCP tools (CONTRACT.md section 5): one row per tool, each naming the service function its REST
+"""The MCP tools (docs/mcp.md): one row per tool, each naming the service function its REST
 twin calls. Arguments are the REST body's fields, flat, plus `id` where the REST path has one, plus
 optional `api_key`; the body reaches the core raw, so its validation (and every error) is REST's.
 The tools' JSON Schemas are api/mcp/schemas.py's; api/mcp/arguments.py splits a call's arguments.
@@ -322,7 +322,7 @@ TOOLS = TOOLS + (
              service.WRITE, True, "seat_body", turns.submit_actions, model=turns.SeatActions, read_only=False,
              idempotent=False),
 )
-TOOLS = TOOLS + (  # CONTRACT.md section 16
+TOOLS = TOOLS + (  # docs/FORKS.md
     ToolSpec("fork_run", "Fork a played run", fork_tool.DESCRIPTION, service.WRITE, True, "body", fork_tool.fork_run,
              model=fork_tool.ForkRunArgs, read_only=False, idempotent=False, open_world=True),
 )

@@ -1,4 +1,4 @@
-"""An agent seat's turns (CONTRACT.md section 13): the long-poll for the open turn and the submission
+"""An agent seat's turns (docs/AGENTS.md): the long-poll for the open turn and the submission
 of its actions. Both await the core's coroutines (orchestrator.runs.agent_turns) on the event loop: a
 waiting long-poll holds no thread."""
 from __future__ import annotations

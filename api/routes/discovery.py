@@ -21,7 +21,7 @@ AUTH_TEXT = ("Send an access token as 'Authorization: Bearer dsk_...' (or 'x-api
 
 def endpoint_list(app: FastAPI) -> list[str]:
     """Every operation of the app's OpenAPI document (itself built from the routes), plus the
-    document's own route, spelled as SPEC.md's table spells them (GET /api/v1/scenarios/:id)."""
+    document's own route, spelled as the API's table spells them (GET /api/v1/scenarios/:id)."""
     cached = getattr(app.state, "endpoints", None)
     if cached is None:
         cached = [method.upper() + " " + _PARAM.sub(r":\1", path)

@@ -1,4 +1,4 @@
-"""What one arena game declares (CONTRACT.md section 11).
+"""What one arena game declares (docs/ARENA.md).
 
 Each game is a module of engine.arena.games holding one `Game`; the play loop, the results object,
 admission, the match pages and the console read every per-game fact from it, so a new game is one

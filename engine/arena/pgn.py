@@ -21,7 +21,7 @@ def score_of(text: str | None, capped_cp: int) -> Score:
 
 
 def annotated(moves: list[dict], tags: dict[str, str]) -> str:
-    """`moves`: the archived graded moves (CONTRACT.md section 11's log entries), in play order.
+    """`moves`: the archived graded moves (docs/ARENA.md log entries), in play order.
     `tags`: the seven tags' values (missing ones stay PGN's unknowns) and any more to add. A move's
     [%eval] is the position after it, from White's side; after a mating move there is none (lichess
     writes none either: the game is over)."""

@@ -1,4 +1,4 @@
-"""Playing one arena game to its end, then grading every move (CONTRACT.md section 11).
+"""Playing one arena game to its end, then grading every move (docs/ARENA.md).
 
 A seat is anything with `answer(position, feedback) -> str | None`: the game's scripted seats, or
 model seats from the orchestrator. None means the turn timed out. An illegal or unreadable answer is

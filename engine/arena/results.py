@@ -1,4 +1,4 @@
-"""The results object of an arena game (CONTRACT.md section 11), from the graded move list."""
+"""The results object of an arena game (docs/ARENA.md), from the graded move list."""
 from __future__ import annotations
 
 from engine.arena.game import Game

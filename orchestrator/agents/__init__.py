@@ -1,4 +1,4 @@
-"""Agent seats (CONTRACT.md section 13): a seat played by the account's own program, or by a person in
+"""Agent seats (docs/AGENTS.md): a seat played by the account's own program, or by a person in
 the console, instead of a model the service calls.
 
 - `roster`: what an agent seat may carry at launch (a label, skills, instructions; no model settings);

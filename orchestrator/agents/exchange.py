@@ -10,7 +10,7 @@ async actor holds a coroutine per call, thousands at once):
 - `submit(run_id, seat, tick, actions, reply, submitted_by)` hands the actions to the waiting turn;
 - the worker calls `end(run_id, tick)` when the match ends however it ends.
 
-Timing (CONTRACT.md section 13). A seat's turn gets turn_timeout_ms from the moment it opens; but a
+Timing (docs/AGENTS.md). A seat's turn gets turn_timeout_ms from the moment it opens; but a
 seat that has never been in touch (asked for a turn or sent actions) has no clock running yet: its
 first turn waits for the agent's first contact, up to `absent_s` after the match began, and the
 deadline runs from that contact. A seat never in touch by then is absent (the run fails with
@@ -38,7 +38,7 @@ import ray
 from orchestrator.clock import Clock
 from orchestrator.provider_kinds import AGENT
 
-AGENT_ABSENT_S = 120.0   # CONTRACT.md section 13; `[runs] agent_absent_s` in config.toml
+AGENT_ABSENT_S = 120.0   # docs/AGENTS.md; `[runs] agent_absent_s` in config.toml
 MAX_WAITING = 10_000      # calls the actor holds at once: long-polls and open turns
 FORGET_S = 3600.0         # a seat in touch with no run playing (a run cancelled while queued) is forgotten
 ENDED_KEPT_S = 600.0      # an ended run answers `ended` from here for this long; the store says so after

@@ -10,7 +10,7 @@ agent's actions, the deadline or the agent's absence; nothing waits in a thread.
 and written to the transcript like a model's: `reply` is the submitted body as JSON, `submitted_by`
 who sent it; tokens and USD stay 0 (the agent pays its own inference).
 
-Absence (CONTRACT.md section 13): a seat never in touch within absent_s of the match's start, or
+Absence (docs/AGENTS.md): a seat never in touch within absent_s of the match's start, or
 out of touch for MISSED_TICKS missed ticks in a row, raises AgentAbsent and the run fails naming the
 seat; a seat in touch that misses its deadline only waits that tick (turns.timed_out).
 """

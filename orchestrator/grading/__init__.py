@@ -1,4 +1,4 @@
-"""Decision grading in the world, as a service (CONTRACT.md section 14): which seats a run grades
+"""Decision grading in the world, as a service (docs/RUBRIC.md): which seats a run grades
 (`plan`), the grading's states (`states`), the Ray tasks that grade a match's decisions on the
 workers (`work`), the fair queue and settings the head's scheduler (orchestrator.runs.head.grader)
 hands them out by, and the reads of the grades (`read`). The grader itself, world-rollouts-1, is

@@ -9,7 +9,7 @@ import math
 from orchestrator.errors import DomainError
 from orchestrator.grading.plan import graded_seats
 
-# Decisions graded per CPU second on one core: benchmarks/grading.py's median (README's benchmark
+# Decisions graded per CPU second on one core: benchmarks/grading.py's median (docs/PERFORMANCE.md's
 # table, a 300-tick match with 8 graded seats). The one place the estimate's grading rate comes from.
 DECISIONS_PER_CPU_S = 99
 
@@ -22,7 +22,7 @@ def launch_decisions(kind, roster: list[dict], mode: str | None, ticks: int, tri
 
 def check(plan: dict, decisions: int, mode: str | None) -> None:
     """bad_request naming the plan's ceiling when the launch asks to grade more decisions than it.
-    Only a `grading` the body sends is a request: CONTRACT.md section 14 grades every model and agent
+    Only a `grading` the body sends is a request: docs/RUBRIC.md grades every model and agent
     decision by default, so a launch that leaves `grading` out is never refused for it (the fair
     queue, not a refusal, keeps such a launch from holding up other accounts' grading)."""
     cap = plan["graded_decisions_per_launch"]

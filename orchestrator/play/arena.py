@@ -1,4 +1,4 @@
-"""Playing one arena game on a worker (CONTRACT.md section 11): scripted and model seats, grading by
+"""Playing one arena game on a worker (docs/ARENA.md): scripted and model seats, grading by
 the game's oracle on the same worker, results in the world's shape.
 
 The outcome carries the graded log (meta, the graded moves that are the public log, and the results)

@@ -1,11 +1,11 @@
-"""Model seats in arena games: the position as text, one move back (CONTRACT.md section 11).
+"""Model seats in arena games: the position as text, one move back (docs/ARENA.md).
 
 Built on orchestrator.seats' public pieces (make_chat, the fault rule, reply_cost). A seat in the
 `tools` format gets one tool, `move`; a `json` seat answers `{"move": "..."}`; either may answer the
 bare move in text.
 
-Every call of a turn is one asking of the model, so the world's provider-fault rule (CONTRACT.md
-section 12, amended; orchestrator.seats.faults) counts calls as the world counts ticks: a call that
+Every call of a turn is one asking of the model, so the world's provider-fault rule (docs/SEATS.md,
+"Provider faults"; orchestrator.seats.faults) counts calls as the world counts ticks: a call that
 ends in a provider fault is counted (timed_out or provider_errors) and gets its transcript row;
 FAULT_TICKS such calls in a row, whatever their causes, raise SeatFaulted, and the run fails under the
 last cause's code, never as a loss. A timed-out call answers None (the play loop counts it as one

@@ -1,4 +1,4 @@
-"""Playing a fork where its job plays (CONTRACT.md section 16): the original's log read from the
+"""Playing a fork where its job plays (docs/FORKS.md): the original's log read from the
 archive, the state at the fork's tick rebuilt (engine.fork, on the grader's rebuild) and the match
 played on from there; the memory of each model seat kept from the original restored from its
 transcript.

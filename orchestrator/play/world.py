@@ -147,7 +147,7 @@ def _framed(match, on_tick: Callable[[int], None], on_frame: Callable[[dict], No
 def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[dict], spend: float,
            error: dict | None, started: int, pack: bool = True) -> Outcome:
     """A played match finished, scored and packed for the head (pack=False: its log left a table)."""
-    # agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat; a
+    # agent turns settle as seats x ticks played (docs/RUNS.md), whoever plays the seat; a
     # fork's seats played from its tick on
     Ledger(usage).settle_turns(match.tick - match.start_tick)
     match.finish(stop)  # a season that ran out has finished itself already; this closes a stopped one

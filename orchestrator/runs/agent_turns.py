@@ -1,5 +1,5 @@
 """An agent seat's turns, as its program (or a person in the console) reads and answers them
-(CONTRACT.md section 13). One path for every surface: REST, MCP, the Python surface and the console
+(docs/AGENTS.md). One path for every surface: REST, MCP, the Python surface and the console
 call these two coroutines, so each refusal has one code and one message.
 
     view = await get_turn(core, principal, run_id, seat, wait_ms=W)

@@ -1,5 +1,5 @@
 """A match's archived record for the service's readers (pages, observations, forks, transcripts,
-exports): the archive's reads with their refusals in SPEC.md's envelope. A scripted match's log is
+exports): the archive's reads with their refusals in the API's envelope. A scripted match's log is
 regenerated from its inputs (analytics.archive.derive); one that cannot be derived is never served as
 the match's: 410 `log_not_kept` naming the cause, and the match's results (its run's) stand. A file
 that is there and cannot be read (analytics.archive.damage) is 410 `archive_damaged` naming it: never

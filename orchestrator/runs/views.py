@@ -1,4 +1,4 @@
-"""The run view of CONTRACT.md section 3, built from a stored row."""
+"""The run view of docs/RUNS.md, built from a stored row."""
 from __future__ import annotations
 
 import json
@@ -24,7 +24,7 @@ def run_view(row: sqlite3.Row) -> dict:
     eff, bad = finite.loads(row["effective"])
     roster, bad_roster = finite.loads(row["roster"])
     spend = round(row["spend_usd"], 6) if finite.finite(row["spend_usd"]) else None
-    eff.setdefault("fork", None)  # CONTRACT.md section 16: null for a run that is not a fork
+    eff.setdefault("fork", None)  # docs/FORKS.md: null for a run that is not a fork
     running = row["status"] == RUNNING
     view = {
         "run_id": row["id"],

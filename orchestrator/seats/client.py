@@ -46,5 +46,5 @@ def new_client(max_connections: int = 8, ssl_context: ssl.SSLContext | None = No
     """A pooled client. Give each seat its own: httpcore's pool does work proportional to its open
     connections on every request, so one pool shared by a hundred concurrent seats costs more than
     the requests themselves. It connects to public addresses only unless private_ok (the credential's
-    own permission, CONTRACT.md section 15)."""
+    own permission, docs/api.md)."""
     return PooledClient(max_connections, ssl_context=ssl_context, private_ok=private_ok)

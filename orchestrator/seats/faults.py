@@ -1,5 +1,5 @@
 """Provider faults: a seat's call that ended without a usable reply for a cause outside the model's own
-answer (CONTRACT.md section 12, amended), and the rule that fails a run on them.
+answer (docs/SEATS.md), and the rule that fails a run on them.
 
 Each fault is one of three codes, by its cause:
 - provider_timeout: no answer within turn_timeout_ms (counted in turns.timed_out);

@@ -1,7 +1,7 @@
 """The one way a request carrying a provider key is built and sent: to the key's own origin only.
 
-A key goes only to the origin (scheme, host and port) of the base URL it was stored with (CONTRACT.md
-section 15). Every caller that sends a key (the seats' chat calls, the key check and its probes, the
+A key goes only to the origin (scheme, host and port) of the base URL it was stored with (docs/api.md,
+"Provider base URLs"). Every caller that sends a key (the seats' chat calls, the key check and its probes, the
 router balance, `studio prices update`) builds its request here: a URL on another origin raises
 OffOrigin before anything is sent, a link an answer hands back (a router's `links.next`) is read
 against the page it came on and checked the same way, and a redirect is never followed (`moved` says

@@ -9,7 +9,7 @@ abilities vary (their registry row names a probe) the check also asks whether th
 calls, listed as `tools`: "yes", "no" or null (not probed, or no answer either way), the model it
 asked and what it saw in `check`; admission reads it (`no_tools`).
 
-Base URLs (CONTRACT.md section 15): the operator's `studio key set` (set_key) may store any http(s)
+Base URLs (docs/api.md): the operator's `studio key set` (set_key) may store any http(s)
 URL; an account storing its own key in the web console (set_own_key) is held to orchestrator.egress's
 rule. Who stored a key travels with it to the seat that uses it (private_ok): the seats' transport
 lets only operator-vouched URLs reach private addresses.
@@ -107,7 +107,7 @@ def set_key(core: Core, *, provider: str, key: str | None, email: str | None = N
 
 
 def set_own_key(core: Core, *, email: str, provider: str, key: str | None, base_url: str | None = None) -> dict:
-    """An account stores its own key (the web console). Its base URL must pass CONTRACT.md section 15
+    """An account stores its own key (the web console). Its base URL must pass docs/api.md
     (DomainError bad_base_url otherwise); the key is then stored as the account's, not the operator's."""
     if base_url:
         egress.check_account_url(base_url, core.config, own=datadir.own_addresses(core.data_dir, core.config))

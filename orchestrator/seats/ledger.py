@@ -45,6 +45,6 @@ class Ledger:
         return sum(u["usd"] for u in self.seats)
 
     def settle_turns(self, ticks: int) -> None:
-        """Agent turns settle as seats x ticks played (CONTRACT.md section 4), whoever plays the seat."""
+        """Agent turns settle as seats x ticks played (docs/RUNS.md), whoever plays the seat."""
         for u in self.seats:
             u["agent_turns"] = ticks

@@ -16,7 +16,7 @@ finds the key's own level (AIMD, as TCP finds a path's):
 A request waits for its slot within its turn: the caller's deadline cancels the wait, which the seat
 counts as any turn not answered in time. A hold that ends after the turn's deadline raises
 Unreachable at once, as a retry the turn has no time for does (orchestrator.seats.chat).
-Nothing here changes what counts as a provider fault (CONTRACT.md section 12): it paces requests.
+Nothing here changes what counts as a provider fault (docs/SEATS.md): it paces requests.
 """
 from __future__ import annotations
 

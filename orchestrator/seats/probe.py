@@ -4,7 +4,7 @@ it (`check_headers`). A router's path is its key-info
 endpoint, since its model list answers without a key; ollama's base gains /v1 as the seats' client does.
 2xx is ok; 401 and 403 are rejected; anything else (no answer, a refused address, another status,
 a redirect, which is never followed) is unreachable, with the reason in `detail`. The call goes
-through the seats' own client, so the address rule of CONTRACT.md section 15 applies to it too.
+through the seats' own client, so the address rule of docs/api.md applies to it too.
 
 What the server can do (`check`): servers whose abilities vary by server and model (their row names a
 `probe`) are asked two chat completions once the key is ok, both on one model (the one named, else

@@ -6,7 +6,7 @@ backend speaks to asyncio streams directly; pooling, keep-alive, HTTP/1.1 framin
 httpcore's. Timeouts and socket errors are raised as httpcore's exceptions, then mapped to httpx's,
 so callers see the usual httpx.TimeoutException / httpx.TransportError.
 
-The connect hook is also where CONTRACT.md section 15 is enforced a second time: unless the seat's
+The connect hook is also where docs/api.md is enforced a second time: unless the seat's
 credential may reach private addresses (the operator stored it, or its URL is on the operator's allow
 list), the host is resolved here, every address must be public (orchestrator.egress), and the socket
 is opened to one of those checked addresses, so DNS that changes after the key was stored (rebinding)
@@ -29,7 +29,7 @@ class _AddressRefused(httpcore.ConnectError):
 
 
 class AddressRefused(httpx.ConnectError):
-    """The base URL's host resolves to an address this seat may not reach (CONTRACT.md section 15)."""
+    """The base URL's host resolves to an address this seat may not reach (docs/api.md)."""
 
 
 # most specific first: the first match wins

@@ -163,7 +163,7 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX runs_account_status ON runs(account_id, status, seq);
     """,
-    # CONTRACT.md section 15: who stored a key ('operator' through `studio key set`, 'account' through
+    # docs/api.md: who stored a key ('operator' through `studio key set`, 'account' through
     # the web console; NULL rows predate the rule and are held to it like an account's), and the
     # outcome of checking the key with its provider when it was stored (ok, rejected, unreachable)
     """
@@ -191,7 +191,7 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0;
     """,
-    # Decision grading (CONTRACT.md section 14, orchestrator/grading): the run body's mode, the
+    # Decision grading (docs/RUBRIC.md, orchestrator/grading): the run body's mode, the
     # grading's status (NULL: nothing to grade), decisions graded of the total counted once the match
     # is read, and how often it was started (a bounded retry). One row per graded decision and one
     # summary per graded seat, written as the workers' parts come back.
@@ -241,7 +241,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN tools_detail TEXT;
     ALTER TABLE provider_keys ADD COLUMN tools_model TEXT;
     """,
-    # Series that stop when precise enough, within a budget (CONTRACT.md section 17,
+    # Series that stop when precise enough, within a budget (docs/RUNS.md,
     # orchestrator.runs.series.stopping): the target (JSON, normalised), the budget and the plan's smallest
     # spend cap at launch, whether a trial can spend at all (its caps are reserved against the budget
     # only then), why the service stopped launching its trials, and each roster seat's confidence
@@ -254,7 +254,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE batches ADD COLUMN stopped TEXT;
     ALTER TABLE batches ADD COLUMN cs TEXT;
     """,
-    # A fork (CONTRACT.md section 16, orchestrator/runs/admission/forks.py): what its worker needs to start from
+    # A fork (docs/FORKS.md, orchestrator/runs/admission/forks.py): what its worker needs to start from
     # the original's log (JSON: original run and match, archive key, tick, continuation seed, arm, the
     # seats changed, reseeds); on a series, the fork it launched (run_id, tick, control)
     """

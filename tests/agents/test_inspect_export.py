@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import secrets
 
 import anyio
@@ -125,8 +126,12 @@ def test_exports_are_the_owners_and_formats_are_checked(srv, played):
 def test_studio_export_downloads_through_the_api(srv, played, tmp_path, capsys):
     token, body, _, _, batch_id, _ = played
     out = tmp_path / "cli.eval"
-    assert main(["export", body["run"]["run_id"], "--url", srv.url, "--token", token, "-o", str(out)]) == 0
-    assert capsys.readouterr().out.strip() == str(out)
+    run_id = body["run"]["run_id"]
+    assert main(["export", run_id, "--url", srv.url, "--token", token, "-o", str(out)]) == 0
+    said = capsys.readouterr()
+    assert said.out.strip() == str(out)  # stdout: the path alone; progress goes to stderr
+    steps = re.findall(rf"^export {run_id}: ([\d,.]+)/([\d,.]+) KB \(writing {re.escape(str(out))}\)$", said.err, re.M)
+    assert steps and steps[-1][0] == steps[-1][1]  # the last step: all of it written
     assert {s.id for s in read_eval_log(str(out)).samples} == {"seat-0", "seat-1"}
     assert main(["export", batch_id, "--url", srv.url, "--token", token, "--format", "csv", "-o",
                  str(tmp_path / "s.csv")]) == 0

@@ -1,4 +1,4 @@
-"""Agent seats over REST (CONTRACT.md section 13), against a real server playing on Ray: a season to
+"""Agent seats over REST (docs/AGENTS.md), against a real server playing on Ray: a season to
 results, every refusal of the turn endpoints, an absent agent, one that goes away, a slow one, the
 public pages, and Connect Four against the solver."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`until` on a series with an agent seat (CONTRACT.md sections 13 and 17): its trials leave the queue
+"""`until` on a series with an agent seat (docs/AGENTS.md, docs/RUNS.md): its trials leave the queue
 in waves (orchestrator.runs.series.waves), so a target met by the first trials leaves the rest
 unplayed and the agent is never asked a turn of them."""
 from __future__ import annotations

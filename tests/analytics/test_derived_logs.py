@@ -187,7 +187,9 @@ def test_studio_archive_materialize_writes_every_derived_log(archives, tmp_path,
     assert main(["archive", "materialize", "--batch", "nothing-here", "--data-dir", str(data_dir)]) == 0
     assert json.loads(capsys.readouterr().out)["written"] == 0
     assert main(["archive", "materialize", "--all", "--data-dir", str(data_dir)]) == 0
-    out = json.loads(capsys.readouterr().out)
+    said = capsys.readouterr()
+    out = json.loads(said.out)  # stdout: the JSON alone; progress goes to stderr
+    assert f"materialize: {len(SEEDS)}/{len(SEEDS)} matches" in said.err.splitlines()
     assert out == {"matches": len(SEEDS), "written": len(SEEDS), "failed": {}, "series": [KEY], "damaged": {}}
     stored, written = Archive(str(root / "stored" / "archive")), Archive(str(data_dir / "archive"))
     for k in SEEDS:

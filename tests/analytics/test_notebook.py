@@ -11,11 +11,14 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "analysis.ipynb"
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory):
+def executed(tmp_path_factory, mixed_dir):
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    # Runs in a temp dir so nothing it might write lands in the repository.
+    # Runs in a temp dir so nothing it might write lands in the repository. Its last part reads the
+    # service's data dir as `make notebook` names it: here one holding a world series and Connect Four.
     path = tmp_path_factory.mktemp("notebook")
-    NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(path)}}).execute()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("STUDIO_DATA_DIR", str(mixed_dir))
+        NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(path)}}).execute()
     return nb
 
 
@@ -25,6 +28,14 @@ def test_example_notebook_runs_without_errors(executed):
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) >= 5  # forest, profile, leaderboard, satiety, wealth
     assert any("scorecards, all equal to the stored ones" in str(o.get("data", {})) for o in outputs)
+
+
+def test_notebook_reads_the_service_data_dir_one_leaderboard_per_game(executed):
+    """A data dir holding several games: a board each, where one board over all of them is refused."""
+    shown = " ".join(str(o.get("data", {})) + str(o.get("text", "")) for c in executed.cells if c.cell_type == "code"
+                     for o in c.outputs)
+    assert "Leaderboard, world" in shown and "Leaderboard, arena:connect-four" in shown
+    assert "local/solver" in shown and "STUDIO_DATA_DIR does not name" not in shown
 
 
 def test_notebook_states_the_interval_methods_the_summary_uses(executed):

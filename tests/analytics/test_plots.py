@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from analytics.plots import DIMENSIONS, dimension_profile, forest_plot, trajectory_plot
@@ -74,7 +75,7 @@ def test_dimension_profile_has_five_bars_per_seat(tmp_path):
     assert all(len(bars) == 5 for bars in ax.containers)
     assert [b.get_height() for b in ax.containers[2]] == [100, 0, 30, 10, 95]
     assert [t.get_text() for t in ax.get_xticklabels()] == list(DIMENSIONS)
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["alpha", "beta", "gamma"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["alpha", "beta", "gamma"]
 
 
 def test_dimension_profile_of_one_seat_from_a_dict():
@@ -122,3 +123,20 @@ def test_trajectory_plot_without_metric_column_and_errors():
         trajectory_plot(trajectories(), "mana")
     with pytest.raises(ValueError, match="columns"):
         trajectory_plot(df.drop(columns="agent"), "health")
+
+
+def test_dimension_profile_keeps_its_legend_clear_of_the_dimension_names():
+    """The notebook's profile of a series (two seats and four anchors) drew its legend over the x labels."""
+    frame = pd.concat([profile_frame()] * 2, ignore_index=True)
+    frame["seat"] = ["seat 0 · me", "seat 1 · rival", "seat 2 · honest-trader #1", "seat 3 · greedy-harvester #1",
+                     "seat 4 · aggressive-raider #1", "seat 5 · random #1"]  # as analytics.figures labels them
+    fig = dimension_profile(frame)
+    canvas = FigureCanvasAgg(fig)  # as the notebook's inline backend draws it
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    ax = fig.axes[0]
+    names = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
+    legend = (ax.get_legend() or fig.legends[0]).get_window_extent(renderer)
+    assert not any(name.overlaps(legend) for name in names)
+    assert not any(a.overlaps(b) for i, a in enumerate(names) for b in names[i + 1:])
+    assert fig.bbox.contains(legend.x0, legend.y0) and fig.bbox.contains(legend.x1, legend.y1)  # not cut off

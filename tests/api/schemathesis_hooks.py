@@ -22,11 +22,11 @@ BY_RULE = {"too_many_scenarios", "too_many_skills",
            "bad_scenario", "bad_roster", "bad_provider", "provider_key_required", "router_key_required",
            "router_balance_low", "email_unverified", "billing_frozen", "unknown_skill", "plan_seats", "plan_ticks",
            "plan_series", "plan_quota", "too_many_runs", "run_history_full", "seed_not_allowed",
-           # a fork names an ended world run of the account, and a tick it played (CONTRACT.md section 16)
+           # a fork names an ended world run of the account, and a tick it played (docs/FORKS.md)
            "bad_fork", "unknown_run",
-           # until on a single run, or a seat the roster does not have (CONTRACT.md section 17)
+           # until on a single run, or a seat the roster does not have (docs/RUNS.md)
            "bad_until"}
-# bad_request refusals by rule on a run body: a budget on a single run (section 17), decisions past the
+# bad_request refusals by rule on a run body: a budget on a single run (docs/RUNS.md), decisions past the
 # plan's grading ceiling
 RULE_MESSAGES = ("budget_usd: only a series", "grading: this launch asks to grade")
 

@@ -1,5 +1,5 @@
 """Every endpoint x {no token, malformed, unknown, revoked, expired, missing scope, free plan write}
-gives SPEC.md's code (Authentication 1-11)."""
+gives the API's code (Authentication 1-11)."""
 from __future__ import annotations
 
 import secrets

@@ -1,5 +1,5 @@
-"""Every bound of SPEC.md "Field bounds" at its edges: accepted at the bound, refused past it with the
-field's own code (CONTRACT.md section 2). Wrong JSON types are refused, never coerced."""
+"""Every bound of the OpenAPI document at its edges: accepted at the bound, refused past it with the
+field's own code (docs/api.md). Wrong JSON types are refused, never coerced."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Admin commands (CONTRACT.md section 1) against a running server on the same data dir, and
+"""Admin commands (docs/api.md) against a running server on the same data dir, and
 `studio serve` itself: bootstrap, token printed once, clean shutdown on SIGINT and SIGTERM."""
 from __future__ import annotations
 
@@ -172,7 +172,7 @@ def test_serve_no_bootstrap_creates_no_account(tmp_path, studio_inproc):
         studio(data_dir, "account", "create", "--email", "late@example.org", "--plan", "pro")
         token = studio(data_dir, "token", "mint", "--email", "late@example.org").stdout.strip()
         assert httpx.get(url + "/api/v1/me", headers=bearer(token)).status_code == 200
-        # CONTRACT.md section 15: links for the address the server serves on, not a fixed port
+        # docs/api.md: links for the address the server serves on, not a fixed port
         link = studio(data_dir, "account", "login-link", "--email", "late@example.org").stdout.strip()
         assert link.startswith(url + "/console/login/link/"), link
         assert httpx.get(link, follow_redirects=False).status_code == 303  # the link signs in

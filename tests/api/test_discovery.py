@@ -1,4 +1,4 @@
-"""Discovery, the OpenAPI document, and the router-level envelopes (CONTRACT.md section 2)."""
+"""Discovery, the OpenAPI document, and the router-level envelopes (docs/api.md)."""
 from __future__ import annotations
 
 import json
@@ -14,10 +14,10 @@ SPEC_TABLE = [
     "DELETE /api/v1/scenarios/:id", "GET /api/v1/skills", "POST /api/v1/skills", "GET /api/v1/skills/:id",
     "PUT /api/v1/skills/:id", "DELETE /api/v1/skills/:id",
     "POST /api/v1/runs/estimate", "POST /api/v1/runs", "GET /api/v1/runs", "GET /api/v1/runs/:id",
-    # CONTRACT.md section 2: the endpoints SPEC.md names without shape, then the public match pages
-    "GET /api/v1/runs/:id/transcript", "GET /api/v1/runs/:id/decisions",  # the latter: CONTRACT.md section 14
+    # docs/api.md: the endpoints the API names without shape, then the public match pages
+    "GET /api/v1/runs/:id/transcript", "GET /api/v1/runs/:id/decisions",  # the latter: docs/RUBRIC.md
     "POST /api/v1/runs/:id/cancel", "GET /api/v1/batches/:id", "GET /api/v1/usage",
-    # CONTRACT.md section 13: an agent seat's turns
+    # docs/AGENTS.md: an agent seat's turns
     "GET /api/v1/runs/:id/seats/:seat/turn", "POST /api/v1/runs/:id/seats/:seat/actions",
     # leaderboards, paired comparisons and exports (analysis)
     "GET /api/v1/leaderboard", "GET /api/v1/compare", "GET /api/v1/runs/:id/export", "GET /api/v1/batches/:id/export",
@@ -34,7 +34,7 @@ def test_discovery_needs_no_token_and_lists_every_route(client, live):
     assert d["openapi"] == f"{live.url}/api/v1/openapi.json"
     assert d["mcp"] == f"{live.url}/mcp/studio"
     assert "Bearer" in d["auth"] and "x-api-key" in d["auth"]
-    assert d["endpoints"] == SPEC_TABLE  # SPEC.md's spelling and order
+    assert d["endpoints"] == SPEC_TABLE  # the API's spelling and order
 
 
 def test_openapi_document_is_3_1_and_covers_every_endpoint(client):

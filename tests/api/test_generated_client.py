@@ -84,10 +84,10 @@ def test_a_generated_client_types_every_operations_success(live, tmp_path):
 OPEN = {"#/components/schemas/ScenarioSchema/properties/properties",
         "#/components/schemas/ScenarioSchema/properties/examples/items",
         "#/components/schemas/Turn/properties/actions/items/anyOf/0",
-        # an agent seat's observation state (world or game facts) and the actions it submits (section 13)
+        # an agent seat's observation state (world or game facts) and the actions it submits (docs/AGENTS.md)
         "#/components/schemas/Observation/properties/state",
         "#/components/schemas/SeatActions/properties/actions/items",
-        # a graded decision's chosen and best actions (section 14), world actions like a turn's
+        # a graded decision's chosen and best actions (docs/RUBRIC.md), world actions like a turn's
         "#/components/schemas/DecisionTurn/properties/chosen/items",
         "#/components/schemas/DecisionTurn/properties/best/items"}
 

@@ -1,4 +1,4 @@
-"""GET /me: the account view with the plan's limits (SPEC.md "Account view")."""
+"""GET /me: the account view with the plan's limits (GET /api/v1/me)."""
 from __future__ import annotations
 
 from tests.api.util import bearer

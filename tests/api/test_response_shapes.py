@@ -96,7 +96,7 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
             "scenario_id": "arena:connect-four", "roster": [{"model": "local/solver"}, {"model": "local/random"}]})
 
         k.call("get", "/api/matches/{id}/live", path={"id": _match_of(c, launched["run_id"])}, expect=200)
-        # an agent seat played through its two turn endpoints (CONTRACT.md section 13)
+        # an agent seat played through its two turn endpoints (docs/AGENTS.md)
         agent = c.post("/api/v1/runs", json={"scenario_id": WORLD, "season_ticks": 10, "roster": [
             {"provider": "agent", "model": "shapes-agent"}, {"model": "local/random"}]}).json()["run"]
         seat = {"id": agent["run_id"], "seat": 0}
@@ -139,7 +139,7 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
             k.call("get", "/api/matches/{id}/live", path=mid, expect=200)
             # a world match and a Connect Four game have no PGN (tests/agents/test_pgn.py reads a chess one)
             k.call("get", "/api/matches/{id}/pgn", path=mid, expect=404)
-            for page in ("report", "replay"):  # SPEC.md's envelope, not a page in a default format
+            for page in ("report", "replay"):  # the API's envelope, not a page in a default format
                 k.call("get", f"/api/matches/{{id}}/{page}", path=mid, params={"format": "pdf"}, expect=400)
 
         k.call("delete", "/api/v1/skills/{id}", path={"id": own["id"]}, expect=200)

@@ -16,7 +16,7 @@ BODY = {"name": "Winter", "description": "cold", "season_ticks": 400,
 
 
 def recompute(view: dict) -> str:
-    """CONTRACT.md section 8, by hand: anyone can recompute the hash from a scenario view."""
+    """docs/api.md, by hand: anyone can recompute the hash from a scenario view."""
     doc = {"base": view["base"], "season_ticks": view["season_ticks"], "env": view["env"]}
     return hashlib.sha256(rfc8785.dumps(doc)).hexdigest()[:16]
 

@@ -1,4 +1,4 @@
-"""The socket `studio serve` takes before it creates anything (CONTRACT.md section 15) must serve like
+"""The socket `studio serve` takes before it creates anything (docs/api.md) must serve like
 one uvicorn binds itself: its accepted connections get TCP_NODELAY, or every answer waits out a
 40 ms delayed ACK."""
 import asyncio

@@ -1,8 +1,9 @@
 """Every fenced block in README.md and docs/*.md tagged python, bash or sh runs as written.
 
-Blocks run against a real server (uvicorn, dispatcher, Ray) on a fresh data dir, from a directory
-where `./studio-data` is that data dir, with STUDIO_URL, STUDIO_TOKEN and STUDIO_DATA_DIR set as a
-reader who followed the README would have them. The python blocks of one file share one namespace
+Blocks run against a real server (uvicorn, dispatcher, Ray), from a directory where `./studio-data` is
+its data dir, with STUDIO_URL, STUDIO_TOKEN and STUDIO_DATA_DIR set as a reader who followed the README
+would have them. The data dir already holds what a reader's soon does: a world run and an arena game
+(Connect Four), so a snippet that only works on a data dir of one game fails here. The python blocks of one file share one namespace
 in order (a later block may use what an earlier one made), as a reader pasting them into one
 notebook would; top-level `await` is allowed, as in a notebook. Blocks tagged anything else (text,
 json, toml, or no tag) are shown, not run.
@@ -20,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.runs.conftest import account, start
+from orchestrator import auth
+from orchestrator.runs import service
+from tests.runs.conftest import account, local_body, start, wait_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ("python", "bash", "sh")
@@ -50,7 +53,15 @@ def reader(tmp_path_factory, ray_pool):
     """A running service and the environment of someone who followed the README's first steps."""
     home = tmp_path_factory.mktemp("reader")
     server = start(home / "studio-data")
-    env = dict(os.environ, STUDIO_URL=server.url, STUDIO_TOKEN=account(server.core),
+    token = account(server.core)
+    core = server.app.state.core
+    game = service.arena_launch(core, auth.authenticate(core, token), {
+        "scenario_id": "arena:connect-four", "roster": [{"model": "local/solver"}, {"model": "local/random"}]})
+    with server.client(token) as c:
+        world = c.post("/api/v1/runs", json=local_body(season_ticks=20)).json()["run"]
+        for run_id in (game["run"]["run_id"], world["run_id"]):
+            assert wait_terminal(c, run_id, timeout=180)["run"]["status"] == "finished"
+    env = dict(os.environ, STUDIO_URL=server.url, STUDIO_TOKEN=token,
                STUDIO_DATA_DIR=str(home / "studio-data"),
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
                PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")

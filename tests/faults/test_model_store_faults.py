@@ -1,6 +1,6 @@
 """A model run while the store refuses writes: its turns wait and are written once the store takes
-them again, and only a store that stays unwritable fails the run, naming the cause (CONTRACT.md
-section 12: nothing metered is lost, transcripts are written as turns happen)."""
+them again, and only a store that stays unwritable fails the run, naming the cause
+(docs/SEATS.md: nothing metered is lost, transcripts are written as turns happen)."""
 from __future__ import annotations
 
 import sqlite3

@@ -17,15 +17,15 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.runs.conftest import Server, start
 
-# CONTRACT.md section 5
+# docs/mcp.md
 TOOLS = {"whoami", "get_scenario_schema", "validate_scenario", "create_scenario", "estimate_run", "launch_run",
          "get_usage", "list_skills", "get_skill", "create_skill", "update_skill", "delete_skill", "list_scenarios",
          "get_scenario", "update_scenario", "delete_scenario", "list_runs", "get_run", "cancel_run", "get_batch",
          "list_library", "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript",
-         "get_seat_turn", "submit_seat_actions",  # CONTRACT.md section 13
-         "get_decisions",  # section 14
+         "get_seat_turn", "submit_seat_actions",  # docs/AGENTS.md
+         "get_decisions",  # docs/RUBRIC.md
          "export_run",  # docs/FORMATS.md: a run or a series as a file
-         "fork_run"}  # section 16
+         "fork_run"}  # docs/FORKS.md
 READ_ONLY = {"whoami", "get_scenario_schema", "validate_scenario", "estimate_run", "get_usage", "list_skills",
              "get_skill", "list_scenarios", "get_scenario", "list_runs", "get_run", "get_batch", "list_library",
              "list_anchors", "get_leaderboard", "compare_batches", "export_batch", "get_transcript", "get_decisions",

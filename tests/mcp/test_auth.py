@@ -1,4 +1,4 @@
-"""MCP auth (SPEC.md "Authentication", CONTRACT.md section 9): the header or the api_key argument; bad
+"""MCP auth (docs/api.md, "Authentication, scopes, limits"): the header or the api_key argument; bad
 header tokens refused at the transport; the per-address ceiling on refusals shared with REST; the
 DNS-rebinding protection an operator turns on."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The parity table: for every error code a tool can answer, the same input through REST and through
-MCP gives the same code and message (SPEC.md: every error has the same code and message on every
+MCP gives the same code and message (the API: every error has the same code and message on every
 surface). MCP calls carry the token in the Authorization header, as REST's do; api_key is the input
 where the case is about the token itself."""
 from __future__ import annotations
@@ -190,7 +190,7 @@ CASES = [
     est("bad_trials", trials=0),
     est("bad_trials", trials="2"),
     est("bad_spend_cap", max_spend_usd="5"),
-    # CONTRACT.md section 17: a series' target and budget
+    # docs/RUNS.md: a series' target and budget
     est("bad_until", trials=3, until={"half_width": 0}),
     est("bad_until", trials=3, until={"half_width": 3, "seat": 9}),
     est("bad_until", until={"half_width": 3}),
@@ -205,7 +205,7 @@ CASES = [
          setup=_queued_run),
     est("seed_not_allowed", trials=2, env={"spawn_seed": 4}),
     est("seed_not_allowed", scenario_id="svc:long-winter", env={"seed": 4}),
-    # CONTRACT.md section 16: a fork that cannot be read, through estimate_run and fork_run alike
+    # docs/FORKS.md: a fork that cannot be read, through estimate_run and fork_run alike
     Case("bad_fork", "estimate_run", {"fork": "x"}, "POST", "/api/v1/runs/estimate", {"fork": "x"}),
     Case("bad_fork", "fork_run", {"run_id": "run_nope", "tick": "3"}, "POST", "/api/v1/runs",
          {"fork": {"run_id": "run_nope", "tick": "3"}}, plan="starter"),
@@ -217,7 +217,7 @@ CASES = [
     Case("unknown_run", "get_transcript", {"id": "run_nope"}, "GET", "/api/v1/runs/run_nope/transcript"),
     Case("run_launching", "cancel_run", {"id": "{run}"}, "POST", "/api/v1/runs/{run}/cancel",
          setup=_launching_run),
-    # CONTRACT.md section 13: an agent seat's turns (the run stays queued on the idle server)
+    # docs/AGENTS.md: an agent seat's turns (the run stays queued on the idle server)
     Case("unknown_run", "get_seat_turn", {"run_id": "run_nope", "seat": 0}, "GET", "/api/v1/runs/run_nope/seats/0/turn"),
     Case("not_agent_seat", "get_seat_turn", {"run_id": "{run}", "seat": 1}, "GET", "/api/v1/runs/{run}/seats/1/turn",
          setup=_agent_run),

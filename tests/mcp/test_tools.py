@@ -1,5 +1,5 @@
 """The tool list and every tool's answer: the REST body for the same call, as structured content and as
-JSON text (CONTRACT.md section 5). Runs here stay queued (the idle server has no dispatcher), which
+JSON text (docs/mcp.md). Runs here stay queued (the idle server has no dispatcher), which
 keeps every answer stable between the MCP call and the REST call it is compared with."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plan table (SPEC.md "Limits") and the operator's override in config.toml."""
+"""Plan table (docs/api.md, "Authentication, scopes, limits") and the operator's override in config.toml."""
 from __future__ import annotations
 
 import pytest
@@ -19,7 +19,7 @@ def test_default_table_is_spec_limits():
     assert column["queued_runs"] == [1, 2, 3, 10]
     assert column["agent_turns_per_month"] == [5000, 12000, 60000, None]
     assert column["api_access"] == ["read", "full", "full", "full"]
-    # beyond SPEC.md's table: what one launch may ask to grade (issue 38), not reported by GET /me
+    # beyond the API's table: what one launch may ask to grade (issue 38), not reported by GET /me
     assert column["graded_decisions_per_launch"] == [2400, 15000, 50000, 200000]
 
 

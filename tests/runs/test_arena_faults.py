@@ -1,4 +1,4 @@
-"""Provider faults in arena games through a real server (CONTRACT.md section 12, amended, as for the
+"""Provider faults in arena games through a real server (docs/SEATS.md, as for the
 world in test_model_faults.py): a Connect Four model seat whose provider hangs, answers 400 or answers
 garbage fails the run within three of its calls, naming the seat under the fault's code, never a loss;
 a refusal and a cut reply are recorded as such in the owner's transcript and nowhere public.

@@ -1,4 +1,4 @@
-"""A fork of a model run (CONTRACT.md section 16): kept model seats are asked again from tick k with
+"""A fork of a model run (docs/FORKS.md): kept model seats are asked again from tick k with
 their memory as it stood (their last turns, from the original's transcript), a seat handed to a
 model starts with none; only the ticks from k are metered. A real fake provider on 127.0.0.1."""
 import re

@@ -1,4 +1,4 @@
-"""Forks over REST (CONTRACT.md section 16): a played world run goes on from tick k with another roster."""
+"""Forks over REST (docs/FORKS.md): a played world run goes on from tick k with another roster."""
 import httpx
 import numpy as np
 import pytest

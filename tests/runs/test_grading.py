@@ -1,4 +1,4 @@
-"""Decision grading as a service (CONTRACT.md section 14): the run body's grading mode, grading on the
+"""Decision grading as a service (docs/RUBRIC.md): the run body's grading mode, grading on the
 workers after the match, the run view's progress, results' decisions, the owner's decisions pages,
 the public report's accuracy and regret graph, and the series summary's decision accuracy."""
 from __future__ import annotations

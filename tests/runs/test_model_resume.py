@@ -1,4 +1,4 @@
-"""Model runs that survive faults (CONTRACT.md section 12): every turn recorded as it happens, a run
+"""Model runs that survive faults (docs/SEATS.md): every turn recorded as it happens, a run
 whose worker dies or whose service stops resumes from its record and finishes once, billed once.
 
 Real uvicorn, real Ray workers, a real fake provider on 127.0.0.1 answering the same action every

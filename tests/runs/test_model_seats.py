@@ -184,7 +184,7 @@ def test_model_series_wall_clock_counts_the_model_workers(srv, fake):
 
 
 def test_an_account_key_that_resolves_to_a_private_address_fails_the_run_at_connect(srv, fake):
-    """CONTRACT.md section 15, checked again where the seat connects: a key the account stored (here
+    """docs/api.md, checked again where the seat connects: a key the account stored (here
     one from before the rule, or whose name now resolves to the loopback) never reaches that address."""
     email = f"models{next(_n)}@example.com"
     create_account(srv.core, email, plan="lab", verified=True)

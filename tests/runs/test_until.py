@@ -1,4 +1,4 @@
-"""Series that stop when precise enough, within a budget (CONTRACT.md section 17), over REST on real
+"""Series that stop when precise enough, within a budget (docs/RUNS.md), over REST on real
 servers: scripted seats for the target, the provider double with a price for the budget."""
 from __future__ import annotations
 

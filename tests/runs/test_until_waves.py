@@ -1,4 +1,4 @@
-"""`until` on every kind of seat and on a fork's paired effect (CONTRACT.md sections 16 and 17), over
+"""`until` on every kind of seat and on a fork's paired effect (docs/FORKS.md, docs/RUNS.md), over
 REST on real servers: trials leave the queue in waves (orchestrator.runs.series.waves), so a target
 reached early leaves the rest unplayed and unmetered, and a fork's twins go and stop together."""
 from __future__ import annotations

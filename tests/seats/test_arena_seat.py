@@ -1,4 +1,4 @@
-"""Arena model seats under the world's provider-fault rule (CONTRACT.md section 12, amended): faults
+"""Arena model seats under the world's provider-fault rule (docs/SEATS.md): faults
 counted and named as the world's seats count them, refusals and cut replies recorded as such, every
 answered call priced by the one pricing rule. The fake provider on 127.0.0.1 (tests/seats/fake_provider.py)."""
 import asyncio

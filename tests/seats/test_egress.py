@@ -1,4 +1,4 @@
-"""CONTRACT.md section 15 at connect time: a seat's client reaches only public addresses unless its
+"""docs/api.md at connect time: a seat's client reaches only public addresses unless its
 credential may reach private ones; the host is resolved and checked in the connect hook itself; a
 redirect is handed back, never followed. Also the address rule and the key check (probe)."""
 import httpx

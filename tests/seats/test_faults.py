@@ -1,4 +1,4 @@
-"""Provider faults (CONTRACT.md section 12, amended): every one counted and written to the transcript,
+"""Provider faults (docs/SEATS.md): every one counted and written to the transcript,
 and three faulted ticks in a row on one seat fail the run naming seat, provider and cause."""
 import json
 import time

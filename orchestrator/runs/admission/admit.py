@@ -1,6 +1,6 @@
 """Admission: one function decides whether a run body may launch, and what it would cost.
 
-`admit` runs every check of a launch in SPEC.md's order (body, scenario, account, roster, plan
+`admit` runs every check of a launch in the API's order (body, scenario, account, roster, plan
 ceilings, seeds, funding); estimate reports what it found, launch (runs/service.py) takes the same
 admission into a write transaction for the checks that depend on other runs (queue, quota, history).
 """
@@ -49,7 +49,7 @@ class Admission:
     season_ticks: int
     trials: int
     seed_mode: str | None
-    trial_envs: list[dict]          # per trial: effective object (CONTRACT.md section 3)
+    trial_envs: list[dict]          # per trial: effective object (docs/RUNS.md)
     series_seed: int | None
     agent_turns: int                # for the whole launch
     usd: dict
@@ -58,7 +58,7 @@ class Admission:
     scripted: bool
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
     prices_as_of: str | None = None  # the date of the price table the USD figures used
-    stopping: until_body.Stopping | None = None  # a series' until and budget_usd (CONTRACT.md section 17)
+    stopping: until_body.Stopping | None = None  # a series' until and budget_usd (docs/RUNS.md)
     graded_decisions: int = 0        # decisions the launch may grade at most (orchestrator.grading.cost)
     fork: Any = None                # a fork's admission (orchestrator.runs.admission.forks.Fork), else None
 
@@ -151,7 +151,7 @@ def seat_format(index: int, seat: dict, provider: str, no_tools: str | None) -> 
 
 def _seeds(scen: Scenario, body: dict, trials: int, seed_mode: str | None,
            series_seed: int | None = None) -> tuple[list[dict], int | None]:
-    """Per trial: (seed, source, spawn_seed, source) under CONTRACT.md section 9's rules."""
+    """Per trial: (seed, source, spawn_seed, source) under docs/api.md rules."""
     run_env = body.get("env") or {}
     if "seed" in run_env and scen.seed_policy == "fixed":
         raise DomainError("seed_not_allowed", f"{scen.id} plays a fixed map; drop env.seed from the run")

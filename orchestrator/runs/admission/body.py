@@ -1,4 +1,4 @@
-"""The run body of POST /runs and POST /runs/estimate (SPEC.md "Run body", "Roster seat")."""
+"""The run body of POST /runs and POST /runs/estimate (docs/RUNS.md)."""
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
@@ -41,7 +41,7 @@ ForkSeats = Annotated[dict[Annotated[str, Field(pattern="^[0-9]+$")], Seat],
 
 
 class ForkSpec(StrictModel):
-    """A run that goes on from tick `tick` of an ended world run (CONTRACT.md section 16): the seats
+    """A run that goes on from tick `tick` of an ended world run (docs/FORKS.md): the seats
     named (by index) are handed to new players from that tick, the others keep the original's."""
     run_id: Annotated[str, Field(min_length=1, max_length=100)]
     tick: Annotated[int, Field(ge=1)]
@@ -63,9 +63,9 @@ class RunBody(StrictModel):
     # a series that plays the same seeds, trial by trial, as an earlier series of the account, so two
     # configurations (or a seat with and without a skill) compare pairwise (analytics.compare)
     paired_with: Annotated[str, Field(min_length=1, max_length=100)] = None
-    # which seats' decisions are graded after the match (CONTRACT.md section 14, orchestrator/grading)
+    # which seats' decisions are graded after the match (docs/RUBRIC.md, orchestrator/grading)
     grading: Literal["auto", "all", "off"] = None
-    # a series that stops once precise enough, and what the whole series may spend (CONTRACT.md section 17)
+    # a series that stops once precise enough, and what the whole series may spend (docs/RUNS.md)
     until: until_body.Until = None
     budget_usd: SpendCap = None
 
@@ -100,7 +100,7 @@ def check_run_body(raw: Any) -> dict:
         for name in ("scenario_id", "roster"):
             if name not in raw:
                 raise DomainError("bad_request", f"{name} is required; send it, or fork a run with fork")
-    # a seat without a model is bad_roster (SPEC.md), once the body's required fields are there at all
+    # a seat without a model is bad_roster (the API), once the body's required fields are there at all
     if isinstance(raw, dict) and "scenario_id" in raw and isinstance(raw.get("roster"), list):
         for k, seat in enumerate(raw["roster"]):
             if isinstance(seat, dict) and "model" not in seat:

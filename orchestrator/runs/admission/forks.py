@@ -1,4 +1,4 @@
-"""Forks at admission (CONTRACT.md section 16): the run body's `fork` read and checked against the
+"""Forks at admission (docs/FORKS.md): the run body's `fork` read and checked against the
 original run, the fork's roster (kept seats as played, new seats resolved like any roster seat), its
 runs (a fork arm, and with `control` a control arm on the same continuation seeds) and what each run
 records for its worker (the runs' and batches' `fork` columns).

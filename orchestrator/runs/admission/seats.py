@@ -1,7 +1,7 @@
 """The seat layer as admission sees it: scaffolds, who pays for each seat, what a launch may cost.
 
 Local seats are free and need no key. Model seats are funded by the account's own key for their
-provider, or by an operator key that sponsors the model (CONTRACT.md section 6). The rules live in
+provider, or by an operator key that sponsors the model (docs/SEATS.md). The rules live in
 orchestrator.seats (funding, prices); this module feeds them what the account holds.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An arena game's rules at admission (CONTRACT.md section 11); the game's own facts come from its
+"""An arena game's rules at admission (docs/ARENA.md); the game's own facts come from its
 module in engine.arena.games.
 
 Arena ids launch only from the web console's caller; REST and MCP are told so with bad_scenario.

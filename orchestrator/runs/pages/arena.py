@@ -1,4 +1,4 @@
-"""Public pages of arena matches (CONTRACT.md section 11): the graded move list as the log, the
+"""Public pages of arena matches (docs/ARENA.md): the graded move list as the log, the
 report with its evaluation series, and replay frames (the position after every ply). What differs
 between games (the series, the frames) is the game's own (engine.arena.games)."""
 from __future__ import annotations

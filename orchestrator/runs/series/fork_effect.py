@@ -1,4 +1,4 @@
-"""A forked series' effect (CONTRACT.md section 16): with a control arm, for each changed seat and each
+"""A forked series' effect (docs/FORKS.md): with a control arm, for each changed seat and each
 metric of the summary, the mean paired difference fork - control over the trials whose two runs both
 ended with a match, with its 95% interval: analytics.paired.paired_comparison, the comparison every
 paired series uses (analytics.compare), on the runs' own results. `differences` gives the same pairs'

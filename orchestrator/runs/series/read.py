@@ -27,8 +27,8 @@ from orchestrator.runs import lifecycle
 from orchestrator.runs.series import fork_effect, stopping, summaries, summary_text
 from orchestrator.validation import integer_param
 
-BATCH_PREFIX = "bat_"  # SPEC.md's prefix of a series' id
-MAX_WAIT_MS = 30_000  # as the seat turn's long-poll (CONTRACT.md section 13)
+BATCH_PREFIX = "bat_"  # the API's prefix of a series' id
+MAX_WAIT_MS = 30_000  # as the seat turn's long-poll (docs/AGENTS.md)
 # How often a waiting read looks at the store itself: changes this process is not told about (a run
 # claimed or begun, a cancel or a dispatcher in another process) show within this.
 CHECK_S = 0.25

@@ -1,5 +1,5 @@
-"""When a series stops launching trials, and what each of its trials may spend (CONTRACT.md
-section 17). Every function runs inside the caller's write transaction:
+"""When a series stops launching trials, and what each of its trials may spend
+(docs/RUNS.md). Every function runs inside the caller's write transaction:
 
 - `record`, at launch: the series' target (`until`) and budget.
 - `held` and `beyond` before the dispatcher's claim: series whose budget cannot cover another trial

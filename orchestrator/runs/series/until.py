@@ -1,4 +1,4 @@
-"""`until` and `budget_usd` on a series body (CONTRACT.md section 17): their shape, their rules at
+"""`until` and `budget_usd` on a series body (docs/RUNS.md): their shape, their rules at
 admission, and what the estimate says about them. The dispatcher's side (when a series stops, what a
 trial may spend) is orchestrator.runs.series.stopping; how many trials it launches at once,
 orchestrator.runs.series.waves.
@@ -18,7 +18,7 @@ from orchestrator.validation import StrictModel
 
 METRICS = ("fitness_index", *DIMENSIONS)
 DEFAULT_METRIC = "fitness_index"
-# every metric a target may name lies on the rubric's 0..100 scale (docs/RUBRIC.md, CONTRACT.md section 9)
+# every metric a target may name lies on the rubric's 0..100 scale (docs/RUBRIC.md, docs/api.md)
 SCALES = {m: (0.0, 100.0) for m in METRICS}
 REFERENCE_SD = 10.0  # fitness points: the spread precision figures are quoted at (docs/RUNS.md)
 HalfWidth = Annotated[Union[StrictInt, StrictFloat], Field(gt=0, allow_inf_nan=False),
@@ -55,7 +55,7 @@ class Stopping:
 
 
 def check(body: dict, trials: int, cap_range: tuple[float, float], paired: bool = False) -> Stopping:
-    """The body's until and budget_usd under section 17's rules (the shapes are checked with the body).
+    """The body's until and budget_usd under docs/RUNS.md's rules (the shapes are checked with the body).
     paired: the body forks a run with a control arm."""
     raw, budget = body.get("until"), body.get("budget_usd")
     if raw is not None and trials < 2:

@@ -1,4 +1,4 @@
-"""How far a series with `until` may run ahead of its evidence (CONTRACT.md section 17): its trials
+"""How far a series with `until` may run ahead of its evidence (docs/RUNS.md): its trials
 leave the queue in waves. The first wave is the number of trials the sequence needs on average at the
 reference spread; after it, the trials scored or playing may reach what the sequence's current width
 says the target needs ((width / target)^2 times the trials scored), never more than twice the trials
