@@ -26,6 +26,13 @@ overflow:auto}.scroll{overflow-x:auto;max-width:100%}.scroll td{white-space:nowr
 _LABEL_W = 190  # px: room for "greedy-harvester #12 (anchor)" at 11 px
 
 
+def match_title(rep: dict) -> str:
+    """A match page's title: its run's name and scenario, the scenario once (a generated run name starts
+    with the scenario's id)."""
+    name, scenario = rep["name"] or "", rep["scenario_id"]
+    return name if name.startswith(scenario) else f"{name} - {scenario}"
+
+
 def nav(match_id: str) -> str:
     base = f"/api/matches/{escape(match_id)}"
     return (f'<nav><a href="{base}/report?format=html">report</a><a href="{base}/replay">replay</a>'
@@ -82,7 +89,7 @@ def _cell(e: dict, column: str, anchors: set) -> str:
 
 
 def report_html(rep: dict) -> str:
-    title = escape(f"{rep['name']} - {rep['scenario_id']}")
+    title = escape(match_title(rep))
     res = rep["results"]
     head = (f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}, "
             f"spawn seed {rep['spawn_seed']}, config {escape(rep['config_hash'])}</p>")
