@@ -20,7 +20,9 @@ td,th{padding:.3rem .6rem;border-bottom:1px solid #ddd;text-align:left}th{backgr
 border-radius:50%;margin-right:.3rem;vertical-align:middle}#tip{position:fixed;pointer-events:none;background:#fff;
 border:1px solid #999;padding:.3rem .5rem;font-size:.85rem;display:none}#events{font-size:.85rem;max-height:12rem;
 overflow:auto}.scroll{overflow-x:auto;max-width:100%}.scroll td{white-space:nowrap}.scroll td.epilogue{white-space:normal;min-width:18rem}
-.note{color:#666;max-width:60rem}</style>"""
+.note{color:#666;max-width:60rem}
+table[data-testid=scorecard]{font-size:.9rem}table[data-testid=scorecard] th,.scroll table[data-testid=scorecard] td{white-space:normal;vertical-align:bottom}
+.scroll table[data-testid=scorecard] td.epilogue{min-width:14rem}</style>"""
 
 
 _LABEL_W = 190  # px: room for "greedy-harvester #12 (anchor)" at 11 px

@@ -56,12 +56,12 @@ def at_widths(page, name: str) -> None:
     (the 1280 px one under the plain name)."""
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
-        fits_window(page)
-        nothing_clipped(page)
-        if SHOTS:
+        if SHOTS:  # before the checks, so that a page that fails them can be looked at
             Path(SHOTS).mkdir(parents=True, exist_ok=True)
             suffix = "" if width == WIDTHS[0] else f"-{width}"
             page.screenshot(path=str(Path(SHOTS) / f"{name}{suffix}.png"), full_page=True)
+        fits_window(page)
+        nothing_clipped(page)
 
 
 def test_root_leads_to_sign_in_and_a_link_signs_in_once(page, live, person):
