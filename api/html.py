@@ -23,7 +23,7 @@ overflow:auto}.scroll{overflow-x:auto;max-width:100%}.scroll td{white-space:nowr
 .note{color:#666;max-width:60rem}
 table[data-testid=scorecard]{font-size:.85rem}table[data-testid=scorecard] th,.scroll table[data-testid=scorecard] td{white-space:normal;vertical-align:bottom;padding:.3rem .35rem}
 table[data-testid=scorecard] tr.epilogue-row th{background:none;font-weight:normal;color:#666;text-align:right;vertical-align:top}
-table[data-testid=scorecard] tr:has(+ tr.epilogue-row) td{border-bottom:0}</style>"""
+table[data-testid=scorecard] tr:has(+ tr.epilogue-row) td{border-bottom:0}.scroll table[data-testid=scorecard] td.seat{white-space:nowrap}</style>"""
 
 
 _LABEL_W = 190  # px: room for "greedy-harvester #12 (anchor)" at 11 px
