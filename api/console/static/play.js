@@ -155,7 +155,7 @@ async function play(first) {
       if (view.status === "ended") {
         // a game's board stays for its last position (drawn with the result), the resign button goes;
         // a world's last view stays, its controls off
-        if (board) { $("#resign").hidden = true; $("#play").hidden = !turn.observation; }
+        if (board) { document.querySelectorAll("#resign, .board-help").forEach((el) => { el.hidden = true; }); $("#play").hidden = !turn.observation; }
         else document.querySelectorAll("#actions, .quick").forEach((el) => { el.hidden = true; });
         say("The run has ended.");
         await result();
