@@ -186,7 +186,7 @@ async def estimate(user: Console, service: Callable, body_of: Callable[[dict], d
     try:  # in a thread, as REST's estimate: admission may ask the router for the key's balance
         est = await asyncio.to_thread(service, user.core, user.principal, body_of(form))
     except DomainError as e:
-        return user.page("estimate.html", error_code=e.code, message=e.message)
+        return user.page("estimate.html", error_code=e.code, message=words.form_error(e.message))
     return user.page("estimate.html", est=est["batch"], score=score)
 
 

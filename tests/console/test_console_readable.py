@@ -101,6 +101,7 @@ def test_the_run_builder_fits_the_window_reads_as_examples_and_asks_for_a_seat_i
     error = page.get_by_test_id("error").inner_text()
     assert error.startswith("Add a seat before launching"), error
     assert "roster" not in error and "{" not in error and "non-empty array" not in error
+    expect(page.get_by_test_id("estimate-error")).to_contain_text("Add a seat before launching")  # the estimate too
 
 
 def test_saving_and_removing_a_key_is_confirmed(page, live, person):

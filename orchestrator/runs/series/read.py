@@ -265,7 +265,6 @@ async def changed(core: Core, state: State, wait_ms: int) -> State:
             return done.value
 
 
-
 def list_series(core: Core, principal: Principal, batch_ids: list[str] | None = None, limit: int = 100) -> list[dict]:
     """The account's series, newest first (or those of `batch_ids`): each one's id, trials, creation, status,
     its runs' counts (`ended`: how many are over, of `runs`), and its first trial's name and scenario."""
