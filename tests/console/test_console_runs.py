@@ -11,7 +11,7 @@ from orchestrator.seats import keys
 from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
 from tests.console.conftest import open_run_builder, sign_in_by_link
-from tests.console.test_console import _shot
+from tests.console.test_console import _shot, at_widths
 from tests.waiting import until
 
 
@@ -146,7 +146,7 @@ def test_a_series_lands_on_its_page_with_its_name_trials_and_intervals(page, pla
     seeds = page.get_by_test_id("trial-seeds").all_inner_texts()
     assert len(set(seeds)) == 3, seeds
     expect(page.get_by_test_id("series-trials").locator("tbody tr")).to_have_count(3 * 2)
-    _shot(page, "series")
+    at_widths(page, "series")  # every column of the summary and the trials in sight
     # the dashboard lists the series once, with its progress, its trials under it rather than beside it
     page.goto(playing.url + "/console")
     row = page.get_by_test_id("series-row").filter(has_text="three maps")
