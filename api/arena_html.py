@@ -8,7 +8,7 @@ import json
 from html import escape
 
 from api.console.words import figure, game_end, metric_name
-from api.html import nav
+from api.html import match_title, nav
 from engine.arena.games import GAMES
 
 _STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}nav a{margin-right:1rem}"
@@ -97,7 +97,7 @@ def _move_item(m: dict, game) -> str:
 def arena_page(rep: dict, frames: dict) -> str:
     game = GAMES[rep["scenario_id"]]
     res = rep["results"]
-    title = escape(f"{rep['name']} - {rep['scenario_id']}")
+    title = escape(match_title(rep))
     head = f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}</p>"
     if res:
         head += f"{_result(rep, game)}<ul>"
@@ -214,7 +214,7 @@ def arena_replay_page(rep: dict, frames: dict) -> str:
     previous / next / slider / keys, the move that led to the position with its grade, the evaluation
     graph's marker following, and the graded moves as a table that jumps on click."""
     game = GAMES[rep["scenario_id"]]
-    title = escape(f"Replay: {rep['name']} - {rep['scenario_id']}")
+    title = escape("Replay: " + match_title(rep))
     rows = _rows(rep, game)
     svg, dx, caption = "", 1.0, ""
     if rep["graph"]:
@@ -241,7 +241,7 @@ def arena_log_page(rep: dict) -> str:
     """The play-by-play of an arena game for a person: the graded moves as a table (the same list is
     JSON with ?format=json)."""
     game = GAMES[rep["scenario_id"]]
-    title = escape(f"Play-by-play: {rep['name']} - {rep['scenario_id']}")
+    title = escape("Play-by-play: " + match_title(rep))
     rows = _rows(rep, game)
     table = _moves_table(rows, "log-moves") if rows else "<p>No graded moves yet.</p>"
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{_STYLE}{_TABLE_STYLE}</head>"

@@ -20,10 +20,20 @@ td,th{padding:.3rem .6rem;border-bottom:1px solid #ddd;text-align:left}th{backgr
 border-radius:50%;margin-right:.3rem;vertical-align:middle}#tip{position:fixed;pointer-events:none;background:#fff;
 border:1px solid #999;padding:.3rem .5rem;font-size:.85rem;display:none}#events{font-size:.85rem;max-height:12rem;
 overflow:auto}.scroll{overflow-x:auto;max-width:100%}.scroll td{white-space:nowrap}.scroll td.epilogue{white-space:normal;min-width:18rem}
-.note{color:#666;max-width:60rem}</style>"""
+.note{color:#666;max-width:60rem}
+table[data-testid=scorecard]{font-size:.85rem}table[data-testid=scorecard] th,.scroll table[data-testid=scorecard] td{white-space:normal;vertical-align:bottom;padding:.3rem .35rem}
+table[data-testid=scorecard] tr.epilogue-row th{background:none;font-weight:normal;color:#666;text-align:right;vertical-align:top}
+table[data-testid=scorecard] tr:has(+ tr.epilogue-row) td{border-bottom:0}.scroll table[data-testid=scorecard] td.seat{white-space:nowrap}</style>"""
 
 
 _LABEL_W = 190  # px: room for "greedy-harvester #12 (anchor)" at 11 px
+
+
+def match_title(rep: dict) -> str:
+    """A match page's title: its run's name and scenario, the scenario once (a generated run name starts
+    with the scenario's id)."""
+    name, scenario = rep["name"] or "", rep["scenario_id"]
+    return name if name.startswith(scenario) else f"{name} - {scenario}"
 
 
 def nav(match_id: str) -> str:
@@ -82,7 +92,7 @@ def _cell(e: dict, column: str, anchors: set) -> str:
 
 
 def report_html(rep: dict) -> str:
-    title = escape(f"{rep['name']} - {rep['scenario_id']}")
+    title = escape(match_title(rep))
     res = rep["results"]
     head = (f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}, "
             f"spawn seed {rep['spawn_seed']}, config {escape(rep['config_hash'])}</p>")
@@ -96,9 +106,15 @@ def report_html(rep: dict) -> str:
                "<p>No scorecard yet: it appears when the match is archived.</p></body></html>"
     entries = sorted(res["agents"] + res.get("anchors", []), key=lambda e: e["rank"])
     anchors = {id(e) for e in res.get("anchors", [])}
+    # each seat's epilogue on a line of its own under its figures: as a column it pushed the table past
+    # a 1280 px window
+    figures = [c for c in _COLUMNS if c != "epilogue"]
     rows = "".join(f'<tr class="{"anchor" if id(e) in anchors else ""}">'
-                   + "".join(_cell(e, c, anchors) for c in _COLUMNS) + "</tr>" for e in entries)
-    header = "".join(f"<th>{escape(metric_head(c))}</th>" for c in _COLUMNS)
+                   + "".join(_cell(e, c, anchors) for c in figures) + "</tr>"
+                   + f'<tr class="epilogue-row {"anchor" if id(e) in anchors else ""}"><th colspan="2">'
+                   f'{escape(metric_head("epilogue"))}</th>' + _cell(e, "epilogue", anchors).replace(
+                       "<td ", f'<td colspan="{len(figures) - 2}" ', 1) + "</tr>" for e in entries)
+    header = "".join(f"<th>{escape(metric_head(c))}</th>" for c in figures)
     labels = [_label(e, anchors) for e in entries]
     charts = "".join(_bars(entries, d, labels) for d in DIMENSIONS)
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>{STYLE}</head><body>{head}"

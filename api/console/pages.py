@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,7 +16,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from api.console import words
-from orchestrator import auth, console_auth
+from orchestrator import auth, console_auth, listing, scenarios
 from orchestrator.seats import keys
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
@@ -185,7 +186,7 @@ async def estimate(user: Console, service: Callable, body_of: Callable[[dict], d
     try:  # in a thread, as REST's estimate: admission may ask the router for the key's balance
         est = await asyncio.to_thread(service, user.core, user.principal, body_of(form))
     except DomainError as e:
-        return user.page("estimate.html", error_code=e.code, message=e.message)
+        return user.page("estimate.html", error_code=e.code, message=words.form_error(e.message))
     return user.page("estimate.html", est=est["batch"], score=score)
 
 
@@ -197,7 +198,7 @@ async def launch(user: Console, service: Callable, body_of: Callable[[dict], dic
     try:
         out = await asyncio.to_thread(service, user.core, user.principal, body_of(form))
     except DomainError as e:
-        return refused(e, builder, user, form=form)
+        return builder(user, status=e.status, error=words.form_error(e.message), form=form)
     if out.get("batch"):  # a series: its page, where every trial and the intervals are
         return RedirectResponse(f"/console/batches/{out['batch']['batch_id']}", status_code=303)
     return RedirectResponse(f"/console/runs/{out['run']['run_id']}", status_code=303)
@@ -209,3 +210,29 @@ async def then_end(events):
     async for event in events:
         yield event
     yield "event: end\ndata: \n\n"
+
+
+def scenario_choices(user: Console) -> list[dict]:
+    """The scenarios a run of this account can play (the library's and its own): id, name, season."""
+    p = user.principal
+    own = scenarios.list_scenarios(user.core, p)
+    return [{"id": s["id"], "name": s.get("title", s["id"]), "season_ticks": s["season_ticks"]}
+            for s in listing.library_scenarios(p)["scenarios"]] + \
+        [{"id": s["id"], "name": s["name"], "season_ticks": s["season_ticks"]} for s in own.get("scenarios", [])]
+
+
+def scenario_names(user: Console) -> dict[str, str]:
+    return {c["id"]: c["name"] for c in scenario_choices(user)}
+
+
+_TRIAL = re.compile(r" \((?:control, )?trial \d+/\d+\)$")
+
+
+def series_title(run_name: str | None, scenario_id: str | None, names: dict[str, str]) -> str:
+    """A series as a person names it: the name sent at launch (each trial carries it with its number), or,
+    where none was sent, its scenario's name (the generated name starts with the scenario's id)."""
+    name = _TRIAL.sub("", run_name or "")
+    scenario = names.get(scenario_id or "", scenario_id or "")
+    if not name or (scenario_id and re.fullmatch(re.escape(scenario_id) + r" x\d+ [0-9a-f]+", name)):
+        return scenario or "unnamed"
+    return name

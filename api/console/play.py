@@ -24,6 +24,7 @@ from orchestrator import console_auth
 from orchestrator.runs import agent_turns as turns
 from orchestrator.errors import DomainError
 from orchestrator.runs import service as runs_service
+from orchestrator.runs.pages import arena as arena_pages
 from orchestrator.seats.actions import tool_specs
 
 router = APIRouter(include_in_schema=False)
@@ -112,4 +113,23 @@ async def play_result(user: ConsoleUser, run_id: str, seat: int):
         return dead_end(user, e)
     results = got["results"]
     mine = next((a for a in (results or {}).get("agents", []) if a.get("seat") == seat), None)
-    return user.page("play_result.html", run=got["run"], results=results, mine=mine)
+    final = _final_position(user, got["run"], seat) if results and results.get("game") else None
+    return user.page("play_result.html", run=got["run"], results=results, mine=mine, final=final)
+
+
+def _final_position(user, run: dict, seat: int) -> dict | None:
+    """A finished game's last position, in the shape of the seat's observation state, so the page draws
+    the board the game ended on (a seat's last turn shows the position before its opponent's last move).
+    None until the graded moves are archived."""
+    if not run["match_id"]:
+        return None
+    got = arena_pages.frames(user.core, run["match_id"])
+    if not got["moves"]:
+        return None
+    first = run["effective"].get("first_seat", 0)
+    mover = (seat - first) % 2  # 0: this seat moved first
+    if run["scenario_id"] == "arena:chess":
+        return {"you": ("white", "black")[mover], "fen": got["frames"][-1], "legal_uci": [],
+                "moves_uci": [m["uci"] for m in got["moves"]]}
+    return {"you": ("X", "O")[mover], "grid": got["frames"][-1], "playable_columns": [],
+            "moves": [m["column"] for m in got["moves"]]}

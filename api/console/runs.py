@@ -10,9 +10,8 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, RedirectResponse, StreamingResponse
 
 from api.console.pages import (STOP_POLLING, TEMPLATES, Console, ConsoleUser, dead_end, estimate, launch, number,
-                               then_end, turn_timeout, until)
+                               scenario_choices, then_end, turn_timeout, until)
 from engine.rules import POLICIES, WORLD
-from orchestrator import listing, scenarios
 from orchestrator.seats import keys
 from orchestrator.errors import DomainError
 from orchestrator.provider_kinds import LOCAL
@@ -42,14 +41,6 @@ def _seat_indexes(form) -> list[int]:
     return sorted(int(m.group(1)) for m in map(_SEAT_FIELD.fullmatch, form.keys()) if m)
 
 
-def _scenario_choices(user: Console) -> list[dict]:
-    p = user.principal
-    own = scenarios.list_scenarios(user.core, p)
-    return [{"id": s["id"], "name": s.get("title", s["id"]), "season_ticks": s["season_ticks"]}
-            for s in listing.library_scenarios(p)["scenarios"]] + \
-        [{"id": s["id"], "name": s["name"], "season_ticks": s["season_ticks"]} for s in own.get("scenarios", [])]
-
-
 def _model_choices(user: Console) -> list[dict]:
     """The models a seat of this account can name, for the builder's list: the scripted policies, every
     priced model through a router key, a vendor's own through its key, and what the platform sponsors.
@@ -71,7 +62,7 @@ def _builder(user: Console, status: int = 200, form=None, **ctx) -> HTMLResponse
     rows = range(max(len(_seat_indexes(form)), 1)) if form else range(SEAT_ROWS)
     defaults = {"turn_timeout_ms": WORLD["turn_timeout_ms"], "actions_per_turn": WORLD["actions_per_turn"],
                 "max_spend_usd": spend_cap(user.principal, None)}
-    return user.page("run_new.html", status=status, scenarios=_scenario_choices(user), seat_rows=rows,
+    return user.page("run_new.html", status=status, scenarios=scenario_choices(user), seat_rows=rows,
                      max_seats=user.principal.plan["seats_per_run"], form=form, until_metrics=until_body.METRICS,
                      models=_model_choices(user), defaults=defaults, **ctx)
 
@@ -138,7 +129,7 @@ async def run_page(user: ConsoleUser, run_id: str, turns: str | None = None):
     if user.request.headers.get("hx-request"):  # the live block, polled
         return user.page("run_live.html", status=STOP_POLLING if run["status"] in ENDED else 200,
                          run=run, results=got["results"])
-    scenario = next((c["name"] for c in _scenario_choices(user) if c["id"] == run["scenario_id"]), None)
+    scenario = next((c["name"] for c in scenario_choices(user) if c["id"] == run["scenario_id"]), None)
     marks = decisions.marked(user.core, run_id) if run["grading"] and run["grading"]["status"] == "done" else []
     start = min(int(turns) if turns and turns.isdigit() else 0, max(0, len(marks) - 1))  # a page's first turn
     return user.page("run.html", run=run, results=got["results"], scenario_name=scenario, marks=marks,

@@ -10,13 +10,13 @@ import asyncio
 import functools
 import io
 import json
-import re
 import threading
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse
 
-from api.console.pages import STOP_POLLING, TEMPLATES, Console, ConsoleUser, dead_end, then_end
+from api.console.pages import (STOP_POLLING, TEMPLATES, Console, ConsoleUser, dead_end, scenario_names,
+                               series_title, then_end)
 from api.console.words import metric_name
 from engine.arena.games import GAMES
 from orchestrator.errors import DomainError
@@ -29,7 +29,6 @@ router = APIRouter(include_in_schema=False)
 FOLLOWED = (QUEUED, RUNNING)  # a series' statuses while a run of it is left to play
 SSE_WAIT_MS = 5_000  # a stream looks whether its page went away at least this often
 MAX_TRIAL_ROWS = 100  # runs listed on a series' page; a bigger series is read through the API
-_TRIAL_NAME = re.compile(r" \((?:control, )?trial \d+/\d+\)$")
 
 
 @router.get("/console/batches/{batch_id}")
@@ -89,12 +88,14 @@ async def _series_context(user: Console, got: dict) -> dict:
     def read() -> list[dict]:
         return [{**runs_service.get_run(user.core, user.principal, r), "number": k} for k, r in listed]
     trials = await asyncio.to_thread(read)
-    name = _TRIAL_NAME.sub("", trials[0]["run"]["name"]) if trials else got["batch_id"]
     scenario_id = trials[0]["run"]["scenario_id"] if trials else ""
+    names = await asyncio.to_thread(scenario_names, user)
+    name = series_title(trials[0]["run"]["name"], scenario_id, names) if trials else got["batch_id"]
     fork = await asyncio.to_thread(_fork_of, user, got, trials)
     return {"series": got, "svg": await _plot(got["summary"]), "seq_svg": await _sequence_plot(user, got),
             "effect_svg": await _effect_plot(got.get("effect"), fork), "fork": fork,
-            "trials": trials, "series_name": name, "game": scenario_id in GAMES,
+            "trials": trials, "series_name": name, "game": scenario_id in GAMES, "scenario_id": scenario_id,
+            "scenario_name": names.get(scenario_id),
             "more_trials": max(0, len(got["run_ids"]) - len(listed))}
 
 

@@ -3,6 +3,8 @@ field name), numbers with their unit and a sensible precision (counts as integer
 result in words. Registered on the templates by api/console/pages.py."""
 from __future__ import annotations
 
+import re
+
 from engine.arena.games import GAMES
 from engine.arena.results import ENDS, FLOORS
 
@@ -101,6 +103,23 @@ def action_words(action) -> str:
 def turn_words(actions) -> str:
     """A turn's actions in order: 'gather, then move north'; 'wait' for none."""
     return ", then ".join(action_words(a) for a in actions or []) or "wait"
+
+
+# what an API client is told to send ("send a non-empty array of seats, each {model, ...}"): a form
+# has fields for that, so the console leaves such a hint out
+_API_HINT = re.compile(r"[{}\[\]]")
+EMPTY_ROSTER = ("Add a seat before launching: type a model in the Model box of a seat row (for example "
+                "local/random, a scripted player), or pick one from the box's list.")
+
+
+def form_error(message: str) -> str:
+    """A builder's refusal as a person reads it: the service's sentence, without the hints about how a
+    JSON body is written; a launch with no seat filled in is asked for one in the form's own words."""
+    field, _, rest = message.partition(": ")
+    if field == "roster" and rest.startswith("should hold at least 1"):
+        return EMPTY_ROSTER
+    kept = [part for part in message.split("; ") if not _API_HINT.search(part)]
+    return "; ".join(kept) or message
 
 
 def install(env) -> None:

@@ -35,6 +35,35 @@ def _shot(page, name: str) -> None:
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
 
 
+WIDTHS = (1280, 1440)  # a laptop's window and a desktop's
+
+
+def nothing_clipped(page) -> None:
+    """Every visible table shows all its columns: none runs past the window or hides in a scroll box."""
+    clipped = page.evaluate("""() => [...document.querySelectorAll('table')]
+        .filter((t) => t.getClientRects().length && !t.closest('[hidden], details:not([open])'))
+        .map((t) => {
+          const box = t.closest('.scroll');
+          const over = Math.max(t.getBoundingClientRect().right - window.innerWidth,
+                                box ? box.scrollWidth - box.clientWidth : 0);
+          return [t.dataset.testid || t.id || t.className || 'table', Math.round(over)];
+        }).filter(([, over]) => over > 1)""")
+    assert not clipped, f"{page.url}: tables clipped by so many px: {clipped}"
+
+
+def at_widths(page, name: str) -> None:
+    """The page at each width: no wider than the window, no table clipped; `make shots` saves each
+    (the 1280 px one under the plain name)."""
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        if SHOTS:  # before the checks, so that a page that fails them can be looked at
+            Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            suffix = "" if width == WIDTHS[0] else f"-{width}"
+            page.screenshot(path=str(Path(SHOTS) / f"{name}{suffix}.png"), full_page=True)
+        fits_window(page)
+        nothing_clipped(page)
+
+
 def test_root_leads_to_sign_in_and_a_link_signs_in_once(page, live, person):
     page.goto(live.url + "/")
     expect(page).to_have_url(live.url + "/console/login")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -106,6 +107,12 @@ def test_a_person_plays_connect_four_against_the_solver_to_the_end(page, playing
     expect(page.get_by_test_id("my-result")).to_contain_text("you lost")
     expect(page.get_by_test_id("grade-note")).to_contain_text("not the result")
     expect(page.get_by_test_id("turn-tick")).to_have_text(f"game over after {2 * plies} plies")
+    # the board stays, drawn as the game ended, with the winning four marked; nothing reads as waiting
+    expect(page.locator("#board td.c4 .disc.p1, #board td.c4 .disc.p2")).to_have_count(2 * plies)
+    assert page.get_by_test_id("winning-disc").count() >= 4
+    expect(page.locator("#resign")).to_be_hidden()
+    expect(page.get_by_test_id("observation")).to_have_text("The game is over: the board shows the position it ended on.")
+    assert "waiting" not in page.locator("main").inner_text().lower()
     _shot(page, "play-connect-four-result")
     got = runs_service.get_run(playing.core, _principal(page, playing), run_id)
     assert got["run"]["status"] == "finished" and got["results"]["game"]["plies"] == 2 * plies
@@ -130,6 +137,10 @@ def test_a_person_moves_on_the_chess_board_then_resigns(page, playing):
     with page.expect_navigation():
         page.get_by_role("button", name="Launch game").click()
     run_id = _run_id(page)
+    # a game counts plies and moves, not a world's ticks, and has no spawn seed
+    expect(page.get_by_test_id("run-tick")).to_have_text(re.compile(r"^\d+ played \(move \d+\)$"), timeout=30_000)
+    text = page.locator("main").inner_text()
+    assert "Tick" not in text and "spawn seed" not in text, text
     page.get_by_test_id("play-link").click()
     for src, dst in (("e2", "e4"), ("g1", "f3")):  # a click on the piece, then on its square
         assert _wait_for_turn(page) == "open"
@@ -164,11 +175,14 @@ def test_a_person_plays_a_short_world_season_by_clicking(page, playing, browser)
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
     run_id = _run_id(page)
+    # while the run plays its decision grading has not begun: the page says when it will
+    expect(page.get_by_test_id("run-grading")).to_have_text("starts when the match ends")
     page.get_by_test_id("play-link").click()
     p = _principal(page, playing)
 
-    # three turns by clicking: a step toward a tile next to the seat, then "Gather here"; the rest passed
-    ticks, clicked = [], []
+    # three turns by clicking: a step toward a tile next to the seat, then "Gather here" where the seat's
+    # tile holds goods (else the button is off, and "Wait" is clicked); the rest passed
+    ticks, clicked, second = [], [], []
     while _wait_for_turn(page) == "open":
         expect(page.get_by_test_id("turn-status")).to_have_text("your turn")
         expect(page.get_by_test_id("play-notice")).not_to_contain_text("Waiting")  # nothing stale beside "your turn"
@@ -184,14 +198,34 @@ def test_a_person_plays_a_short_world_season_by_clicking(page, playing, browser)
                 if tile.is_enabled():
                     break
             tile.click()
-            page.get_by_role("button", name="Gather here", exact=True).click()
+            state = json.loads(page.get_by_test_id("state").text_content())
+            here = [r for r in state["resources"] if (r["x"], r["y"]) == (x, y) and r["amount"] >= 1]
+            gather = page.get_by_role("button", name="Gather here", exact=True)
+            assert gather.is_enabled() == bool(here), (here, gather.get_attribute("title"))
+            (gather if here else page.get_by_role("button", name="Wait", exact=True)).click()
             expect(page.get_by_label("Action 1", exact=True)).to_have_value("move")
             expect(page.get_by_label("Action 1 direction")).to_have_value(direction)
-            expect(page.get_by_label("Action 2", exact=True)).to_have_value("gather")
+            expect(page.get_by_label("Action 2", exact=True)).to_have_value("gather" if here else "wait")
             clicked.append(direction)
+            second.append("gather" if here else "wait")
             if len(ticks) == 0:
                 expect(page.get_by_test_id("terrain-key")).to_contain_text("forest: wood")
+                expect(page.get_by_test_id("amount-key")).to_contain_text("a number on a tile: the goods left there")
                 expect(page.get_by_test_id("seat-state")).to_contain_text("Health")
+                # "you" is ringed on every terrain, water included
+                assert you.evaluate("e => getComputedStyle(e).outlineStyle") != "none"
+                assert float(you.evaluate("e => getComputedStyle(e).outlineWidth")[:-2]) >= 2
+                # the status line is in the page's flow: scrolled to the map, it covers neither the map nor "At"
+                covered = page.evaluate("""() => {
+                  const map = document.querySelector('#world-map');
+                  window.scrollTo(0, map.getBoundingClientRect().top + window.scrollY);
+                  const bar = document.querySelector('.play-bar').getBoundingClientRect();
+                  const at = [...document.querySelectorAll('#you dt')].find((d) => d.textContent === 'At').nextElementSibling;
+                  const over = (r) => bar.bottom > r.top && bar.top < r.bottom && bar.right > r.left && bar.left < r.right;
+                  return [over(map.getBoundingClientRect()), over(at.getBoundingClientRect())];
+                }""")
+                assert covered == [False, False], covered
+                page.evaluate("window.scrollTo(0, 0)")
                 _shot(page, "play-world")
             else:  # last tick's outcome, as a banner
                 expect(page.get_by_test_id("last-outcome")).to_contain_text(f"Tick {tick - 1}: move")
@@ -208,8 +242,8 @@ def test_a_person_plays_a_short_world_season_by_clicking(page, playing, browser)
     turns = get_transcript(playing.core, p, run_id, seat="0", cursor=None, limit="100")["turns"]
     assert len(turns) == 10 and {t["submitted_by"] for t in turns} == {f"console:{p.handle}"}
     sent = [json.loads(t["reply"]) for t in turns[:3]]
-    assert sent == [{"tick": t, "actions": [{"action": "move", "direction": d}, {"action": "gather"}]}
-                    for t, d in zip(ticks, clicked)]
+    assert sent == [{"tick": t, "actions": [{"action": "move", "direction": d}, {"action": g}]}
+                    for t, d, g in zip(ticks, clicked, second)]
     page.goto(f"{playing.url}/console/runs/{run_id}/transcript?seat=0")
     expect(page.get_by_test_id("transcript-turn").first).to_contain_text(clicked[0])
     # a turn opens to what the seat was shown, rebuilt from the match's log

@@ -12,6 +12,7 @@ from orchestrator import accounts
 from orchestrator.seats import keys
 from orchestrator.runs import service as runs_service
 from tests.console.conftest import sign_in_by_link
+from tests.console.test_console import WIDTHS, at_widths
 from tests.console.test_console_runs import _principal
 from tests.seats.fake_provider import FakeProvider
 
@@ -74,6 +75,33 @@ def test_the_run_builder_and_arena_picker_show_no_refusal_before_input(page, liv
         expect(page.locator("main .error:visible")).to_have_count(0)
     page.get_by_label("Seat 1 model").fill("local/random")
     expect(page.get_by_test_id("estimate-error")).to_contain_text("exactly 2 seats")
+
+
+def test_the_run_builder_fits_the_window_reads_as_examples_and_asks_for_a_seat_in_words(page, live, person):
+    sign_in_by_link(page, live, person)
+    page.goto(live.url + "/console/runs/new")
+    page.wait_for_load_state("networkidle")
+    at_widths(page, "run-builder-empty")
+    for width in WIDTHS:  # every column of the seat table in sight, Remove included
+        page.set_viewport_size({"width": width, "height": 900})
+        for label in ("Seat 1 temperature", "Seat 1 max tokens", "Remove seat 1"):
+            box = page.get_by_label(label).bounding_box()
+            assert box and box["width"] > 20 and box["x"] + box["width"] <= width, (width, label, box)
+    # a placeholder is an example or a default, drawn lighter and in italics, never as a typed value
+    model = page.get_by_label("Seat 0 model")
+    assert model.get_attribute("placeholder") == "e.g. local/honest-trader"
+    assert page.get_by_label("Seat 0 provider").get_attribute("placeholder").startswith("e.g. ")
+    drawn, typed, italic = model.evaluate(
+        "e => [getComputedStyle(e, '::placeholder').color, getComputedStyle(e).color,"
+        " getComputedStyle(e, '::placeholder').fontStyle]")
+    assert italic == "italic" and drawn != typed, (drawn, typed, italic)
+    # launching the empty form asks for a seat in the form's words, not the API's
+    with page.expect_navigation():
+        page.get_by_role("button", name="Launch").click()
+    error = page.get_by_test_id("error").inner_text()
+    assert error.startswith("Add a seat before launching"), error
+    assert "roster" not in error and "{" not in error and "non-empty array" not in error
+    expect(page.get_by_test_id("estimate-error")).to_contain_text("Add a seat before launching")  # the estimate too
 
 
 def test_saving_and_removing_a_key_is_confirmed(page, live, person):

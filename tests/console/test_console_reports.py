@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from orchestrator import accounts, console_auth
 from orchestrator.runs import service as runs_service
 from tests.console.conftest import sign_in_by_link
-from tests.console.test_console import _shot, fits_window
+from tests.console.test_console import _shot, at_widths, fits_window
 from tests.console.test_console_replay import _ended
 from tests.waiting import until
 
@@ -128,3 +128,39 @@ def test_a_won_game_graded_f_says_why_on_every_page(playing, games):
             assert a["fitness_measure"] == "accuracy"
             assert a["grade_note"].startswith(a["status"].capitalize() + ";"), a["grade_note"]
             assert "not the result" in a["grade_note"]
+
+
+OWNERS = {"graded": "report-reader@example.org", "games": "games-reader@example.org"}
+
+
+def _every_column(page, playing, runs: dict) -> None:
+    """The public report and the run page's results table of each run: every column in sight at both
+    widths, and the page's title naming the scenario once."""
+    for name, (run, owner) in runs.items():
+        page.goto(playing.url + run["links"]["match"].split("?")[0] + "?format=html")
+        at_widths(page, f"report-{name}")
+        for title in (page.title(), page.locator("h1").first.inner_text()):
+            assert title.count(run["scenario_id"]) == 1, title
+        sign_in_by_link(page, playing, owner)
+        page.goto(f"{playing.url}/console/runs/{run['run_id']}")
+        expect(page.get_by_test_id("results")).to_be_visible()
+        at_widths(page, f"results-{name}")
+
+
+def test_a_world_report_and_results_show_every_column_at_1280_and_1440(page, playing, graded):
+    _every_column(page, playing, {"world": (graded["run"], OWNERS["graded"])})
+
+
+def test_game_reports_and_results_show_every_column_at_1280_and_1440(page, playing, games):
+    _every_column(page, playing, {scenario.split(":")[1]: (body["run"], OWNERS["games"])
+                                  for scenario, body in games.items()})
+
+
+def test_a_chess_move_that_was_the_best_says_so_once(page, playing, games):
+    run = games["arena:chess"]["run"]
+    for link in (run["links"]["match"].split("?")[0] + "?format=html", run["links"]["log"] + "?format=html"):
+        page.goto(playing.url + link)
+        text = page.locator("body").inner_text()
+        # the report lists the moves in a line each, the play-by-play in a table's cells
+        assert not re.search(r"(\S+)\s+best\s+\(accuracy \d+, best \1\b", text), link
+        assert re.search(r"\S+\s+best\s+\(accuracy \d+[;)]", text), link

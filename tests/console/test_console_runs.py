@@ -11,7 +11,7 @@ from orchestrator.seats import keys
 from orchestrator.runs import service as runs_service
 from orchestrator import console_auth
 from tests.console.conftest import open_run_builder, sign_in_by_link
-from tests.console.test_console import _shot
+from tests.console.test_console import _shot, at_widths
 from tests.waiting import until
 
 
@@ -23,7 +23,8 @@ def test_build_launch_watch_and_open_results(page, playing):
     expect(page.get_by_test_id("estimate-error")).to_contain_text("season_ticks")
     page.get_by_label("Season ticks").fill("60")
     page.get_by_label("Seat 1 model").fill("local/aggressive-raider")
-    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns")
+    # the server's first estimate that passes admission builds the world once: seconds on a busy machine
+    expect(page.get_by_test_id("estimate")).to_contain_text("Agent turns", timeout=30_000)
     _shot(page, "run-builder")
     with page.expect_navigation():
         page.get_by_role("button", name="Launch").click()
@@ -45,6 +46,8 @@ def test_build_launch_watch_and_open_results(page, playing):
     expect(page.locator("tr").filter(has_text="local/honest-trader")).to_contain_text("seat 0")
     page.goto(playing.url + "/console/runs")
     expect(page.get_by_test_id("run-row").first).to_contain_text("finished")
+    # a finished run's tick is where its season ended, not an empty cell
+    expect(page.get_by_test_id("run-row").first.get_by_test_id("run-row-tick")).to_have_text("60 / 60")
 
 
 def _principal(page, live):
@@ -143,12 +146,46 @@ def test_a_series_lands_on_its_page_with_its_name_trials_and_intervals(page, pla
     seeds = page.get_by_test_id("trial-seeds").all_inner_texts()
     assert len(set(seeds)) == 3, seeds
     expect(page.get_by_test_id("series-trials").locator("tbody tr")).to_have_count(3 * 2)
-    _shot(page, "series")
+    at_widths(page, "series")  # every column of the summary and the trials in sight
+    # the dashboard lists the series once, with its progress, its trials under it rather than beside it
+    page.goto(playing.url + "/console")
+    row = page.get_by_test_id("series-row").filter(has_text="three maps")
+    expect(row).to_have_count(1)
+    expect(row.get_by_test_id("series-progress")).to_have_text("3 of 3 ended")
+    expect(page.get_by_test_id("run-row").filter(has_text="three maps")).to_have_count(0)
+    row.get_by_test_id("series-trials").locator("summary").click()
+    expect(row.get_by_test_id("series-trials").get_by_role("link")).to_have_count(3)
+    _shot(page, "dashboard-series")
+    # the series index, from the navigation: name, scenario, trials ended of all, status
+    page.locator("nav").get_by_role("link", name="Series", exact=True).click()
+    expect(page).to_have_title("Series · Scenario Studio")
+    listed = page.get_by_test_id("series-index-row").filter(has_text="three maps")
+    expect(listed).to_contain_text("Custom base world")
+    expect(listed.get_by_test_id("series-index-progress")).to_have_text("3 of 3")
+    expect(listed).to_contain_text("finished")
+    _shot(page, "series-index")
+    listed.get_by_role("link").first.click()
     # a trial's page says whose seed it plays: its own, drawn from the series', not "shared"
     trials.nth(1).get_by_role("link").click()
     expect(page.get_by_test_id("run-seeds")).to_contain_text(f"seed {seeds[1].split(', ')[0]} (trial 2's own, drawn "
                                                               "from the series' seed")
     expect(page.get_by_test_id("run-seeds")).not_to_contain_text("shared")
+
+
+def test_a_series_sent_without_a_name_is_titled_by_its_scenario(page, playing):
+    email = "unnamed-series@example.org"
+    accounts.create_account(playing.core, email, plan="lab", verified=True)
+    sign_in_by_link(page, playing, email)
+    out = runs_service.launch(playing.core, _principal(page, playing), {
+        "scenario_id": "svc:custom-base-v1", "season_ticks": 10, "trials": 2,
+        "roster": [{"model": "local/random"}, {"model": "local/honest-trader"}]})
+    batch_id = out["batch"]["batch_id"]
+    page.goto(f"{playing.url}/console/batches/{batch_id}")
+    expect(page.get_by_test_id("series-name")).to_have_text("Series Custom base world")
+    expect(page).to_have_title("Series Custom base world · Scenario Studio")
+    expect(page.get_by_test_id("series-scenario")).to_have_text("Custom base world svc:custom-base-v1")
+    page.goto(playing.url + "/console/batches")
+    expect(page.get_by_test_id("series-index-row").filter(has_text=batch_id)).to_contain_text("Custom base world")
 
 
 def test_the_public_match_page_shows_positions_while_the_match_plays(page, playing):

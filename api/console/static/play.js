@@ -52,8 +52,10 @@ async function show(view) {
     if (board) await board.show(view.observation.state);  // drawn before a move can start on it
     if (world) world.show(view.observation.state);
     if (turn !== view) return;  // a newer view came while this one was drawn
-  } else if (view.status === "ended" && !board && !world?.shown) {
-    $('[data-testid="observation"]').textContent = "The run ended before a turn of yours opened.";
+  } else if (view.status === "ended" && !world?.shown) {
+    // the game's last position comes with the result (below); a turn shown stays as it was
+    $('[data-testid="observation"]').textContent = turn.observation || board
+      ? "The game is over: the board shows the position it ended on." : "The run ended before a turn of yours opened.";
   }
   controls();
 }
@@ -131,6 +133,14 @@ async function result() {
     const final = $("#result [data-final]");
     const plies = $("#result [data-plies]");
     if (plies) $('[data-testid="turn-tick"]').textContent = `game over after ${plies.dataset.plies} plies`;
+    const last = $('#result [data-testid="final-position"]');
+    if (board && last) {
+      const state = JSON.parse(last.textContent);
+      await board.show(state);
+      board.enable(false);
+      $('[data-testid="observation"]').textContent = "The game is over: the board shows the position it ended on.";
+      $("#play").hidden = false;
+    }
     if (!final || final.dataset.final === "yes") return;
     await new Promise((r) => setTimeout(r, 1000));
   }
@@ -143,7 +153,9 @@ async function play(first) {
       answered = false;
       await show(view);
       if (view.status === "ended") {
-        if (board) $("#play").hidden = true;  // a world's last view stays, its controls off
+        // a game's board stays for its last position (drawn with the result), the resign button goes;
+        // a world's last view stays, its controls off
+        if (board) { document.querySelectorAll("#resign, .board-help").forEach((el) => { el.hidden = true; }); $("#play").hidden = !turn.observation; }
         else document.querySelectorAll("#actions, .quick").forEach((el) => { el.hidden = true; });
         say("The run has ended.");
         await result();
@@ -260,6 +272,19 @@ async function chessBoard(el) {
   };
 }
 
+function fourInRow(grid) {
+  // the cells of every four in a row (across, down, both diagonals), as "row,column"
+  const out = new Set();
+  grid.forEach((row, j) => row.forEach((v, i) => {
+    if (!v) return;
+    for (const [dj, di] of [[0, 1], [1, 0], [1, 1], [1, -1]]) {
+      const cells = [0, 1, 2, 3].map((k) => [j + k * dj, i + k * di]);
+      if (cells.every(([r, c]) => grid[r] && grid[r][c] === v)) cells.forEach(([r, c]) => out.add(`${r},${c}`));
+    }
+  }));
+  return out;
+}
+
 function connectFourBoard(el) {
   // drawn as the arena's replay draws it (rows top first: 0 empty, 1 the first mover's disc, 2 the other)
   let state = null, on = false;
@@ -276,6 +301,7 @@ function connectFourBoard(el) {
       head.insertCell().append(b);
     }
     const body = t.createTBody();
+    const won = fourInRow(state.grid);
     // the last disc played: the top one of the last move's column
     const lastCol = (state.moves || []).at(-1), lastRow = lastCol ? state.grid.findIndex((r) => r[lastCol - 1]) : -1;
     state.grid.forEach((row, j) => {
@@ -284,6 +310,7 @@ function connectFourBoard(el) {
         const td = tr.insertCell(), disc = document.createElement("span");
         td.className = "c4"; td.dataset.column = i + 1;
         disc.className = "disc" + (v ? " p" + v : "") + (j === lastRow && i + 1 === lastCol ? " last" : "");
+        if (won.has(`${j},${i}`)) { td.classList.add("win"); td.dataset.testid = "winning-disc"; }
         if (disc.classList.contains("last")) { disc.dataset.testid = "last-move"; disc.title = `the last disc, column ${lastCol}`; }
         td.append(disc);
         td.onclick = () => { if (on && state.playable_columns.includes(i + 1)) submit([{column: i + 1}]); };

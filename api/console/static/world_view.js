@@ -133,6 +133,14 @@ export function worldView(root, {legend, fill}) {
     enable(yes) {
       on = yes;
       root.querySelectorAll(".world-play button").forEach((b) => { b.disabled = !yes || b.classList.contains("beyond"); });
+      // gathering takes goods from your own tile: where it holds none (grass, an emptied pool) it would be refused
+      const gather = root.querySelector('[data-quick="gather"]');
+      if (gather && state) {
+        const pool = state.resources.find((t) => t.x === state.you.x && t.y === state.you.y);
+        const some = pool && pool.amount >= 1;
+        if (!some) gather.disabled = true;
+        gather.title = some ? `gather ${pool.resource} here (${pool.amount} left)` : "nothing to gather on your tile";
+      }
     },
   };
 }

@@ -254,9 +254,11 @@ class Chess(Game):
         return out
 
     def move_words(self, move: dict) -> tuple[str, str]:
-        note = move.get("note")
+        note, best = move.get("note"), best_san(move)
+        # the engine's move is named only where it differs: the move's label already says "best"
+        other = "" if best == move["san"] else f", best {best or '-'}"
         return (f"{(move['ply'] + 1) // 2}{'.' if move['ply'] % 2 else '...'} {move['san']}",
-                f"(accuracy {move['accuracy']:.0f}, best {best_san(move) or '-'}{'; ' + note if note else ''})")
+                f"(accuracy {move['accuracy']:.0f}{other}{'; ' + note if note else ''})")
 
 
 GAME = Chess()
