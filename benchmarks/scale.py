@@ -14,7 +14,9 @@ the moment the service falls quiet after the last run (so the archiving and comp
 are in it); each process's CPU over the window, per run played, grouped: the head (`studio serve`
 itself), the scripted workers (Ray actors playing the matches), other Ray workers (the Recorder,
 model workers, tasks), Ray's own processes (raylet, GCS, agents). The head's ceiling in runs/s is
-1000 / its ms per run. The same is measured once more with nobody reading the batches (one client
+1000 / its ms per run. `cpu_ms_per_run_by_part` names the parts a regression shows in: the head,
+the series summaries' actors, the compactor, the recorder, the scripted workers over the engine alone
+(below), the other Ray workers and Ray's own processes. The same is measured once more with nobody reading the batches (one client
 asking every `--poll` s whether any run is left), to tell the batch reads' cost from the data
 path's; `--quick` skips it. The engine alone: the same matches (their effective env and roster, read
 back through the API) built, played and scored in this process, CPU per run.
@@ -34,7 +36,7 @@ to grow from where it starts to what the phase asks of it (orchestrator/seats/li
 would for a user who never heard of the setting.
 
     python benchmarks/scale.py [--quick] [--series 4] [--trials 50] [--ticks 300] [--poll 0.5]
-                               [--model RUNS:TICKS:LATENCY_MS ...] [--model-timeout 900] [--events derived|stored]
+                               [--model RUNS:TICKS:LATENCY_MS ...] [--scripted-only] [--model-timeout 900] [--events derived|stored]
 """
 from __future__ import annotations
 
@@ -107,6 +109,26 @@ def by_name(procs: dict, head: int, per: float) -> dict:
     return {k: {"processes": len(v), "ms": round(1000 * sum(v) / per, 3)}
             | ({"each": sorted((round(1000 * x / per, 3) for x in v), reverse=True)} if len(v) > 1 else {})
             for k, v in sorted(out.items(), key=lambda kv: -sum(kv[1]))}
+
+
+# The parts a regression is named by, from the processes' names (by_name): each part's CPU per run.
+PARTS = {"summaries": ("ray::Summaries",), "compactor": ("ray::Compactor",), "recorder": ("ray::Recorder",),
+         "workers": ("ray::Player",)}
+
+
+def by_part(processes: dict, groups: dict, engine_ms: float) -> dict:
+    """CPU per run of each part: the head, the series summaries' actors, the compactor, the recorder,
+    the scripted workers over the engine alone playing the same matches, the rest of Ray's workers and
+    Ray's own processes. They add up to every process's CPU (workers_over_engine + engine_alone)."""
+    def ms(names) -> float:
+        return sum(p["ms"] for k, p in processes.items() if k in names)
+
+    named = {part: round(ms(names), 3) for part, names in PARTS.items()}
+    workers = named.pop("workers")
+    other = groups["workers"] - workers - sum(named.values())
+    return {"head": groups["head"], **named, "workers_over_engine": round(workers - engine_ms, 3),
+            "engine_alone": engine_ms, "other_ray_workers": round(other, 3), "ray_system": groups["ray_system"],
+            "unit": "ms of CPU per run"}
 
 
 # -- the service -------------------------------------------------------------------------------------
@@ -259,6 +281,8 @@ def scripted(a, url: str, token: str, sampler: Sampler, head: int) -> tuple[dict
     window_s = figures["window_s"]["value"]
     figures |= {
         "engine_alone": alone,
+        "cpu_ms_per_run_by_part": by_part(figures["cpu_ms_per_run_by_process"], figures["cpu_ms_per_run_by_group"],
+                                          alone["cpu_ms_per_run"]),
         "all_processes_over_engine_alone": {"value": round(ratio, 2), "unit": "x"},
         "idle_cpu_ms_per_s_by_group": {**idle, "unit": "ms of CPU per wall second, the service idle before the "
                                        "window"},
@@ -503,6 +527,7 @@ def main() -> None:
     ap.add_argument("--model", action="append", default=None, metavar="RUNS:TICKS:LATENCY_MS",
                     help=f"a model phase (repeatable; default {' and '.join(MODEL_PHASES)}); ticks below "
                     f"{API_MIN_TICKS} play {API_MIN_TICKS}")
+    ap.add_argument("--scripted-only", action="store_true", help="no model phases: the scripted figures alone")
     ap.add_argument("--model-timeout", type=float, default=900, help="seconds a model phase may take")
     ap.add_argument("--events", choices=("derived", "stored"), default="derived",
                     help="config [archive] events: scripted matches keep their inputs (derived) or their logs")
@@ -510,7 +535,7 @@ def main() -> None:
     a.series = a.series or (2 if a.quick else 4)
     a.trials = a.trials or (4 if a.quick else 50)
     a.ticks = a.ticks or (60 if a.quick else 300)
-    a.model = a.model or list(QUICK_MODEL_PHASES if a.quick else MODEL_PHASES)
+    a.model = [] if a.scripted_only else a.model or list(QUICK_MODEL_PHASES if a.quick else MODEL_PHASES)
     tmp = tempfile.mkdtemp(prefix="sc", dir="/tmp")  # short: Ray's socket paths live under it
     os.environ["RAY_TMPDIR"] = tmp
     os.makedirs(os.path.join(tmp, "ray"), exist_ok=True)

@@ -8,7 +8,9 @@ of two anchor lists = 24 agents) through the REST API, launch to every result re
 engine alone plays the same matches (match building and scoring included); the two phases swap
 order every repeat so drift on a shared machine hits both. Then `--singles` single runs, one at a
 time on the idle service, give the per-run overhead: POST to results readable, minus the engine's
-own time (build, play, score) for the same match. Everything it writes, Ray's session files
+own time (build, play, score) for the same match. The service's processes are sampled from /proc over
+the API phases (benchmarks/lib/procs.py): each part's CPU per run (head, summaries, compactor,
+workers over the engine alone's CPU for the same matches), as benchmarks/scale.py names them. Everything it writes, Ray's session files
 included, lives in one temporary directory removed at the end.
 
     python benchmarks/series.py [--cores 2] [--trials 50] [--ticks 300] [--repeats 3] [--singles 20]
@@ -31,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.lib.procs import Sampler
 
 CONFIG = "[plans.lab]\nrequests_per_minute = 1000000\n[limits]\nrefused_per_address_per_minute = 1000000\n"
 POLICIES = ("honest-trader", "greedy-harvester", "aggressive-raider", "random")
@@ -60,10 +64,19 @@ def play_alone(match: tuple) -> float:
     return time.perf_counter() - t0
 
 
-def engine_phase(pool, matches: list[tuple]) -> float:
+def engine_phase(pool, matches: list[tuple], cpu: list | None = None) -> float:
+    """Wall seconds of the matches over the pool; cpu: where each match's CPU seconds go."""
     t0 = time.perf_counter()
-    pool.map(play_alone, matches, chunksize=1)
+    got = pool.map(_play_timed, matches, chunksize=1)
+    if cpu is not None:
+        cpu += [c for _, c in got]
     return time.perf_counter() - t0
+
+
+def _play_timed(match: tuple) -> tuple[float, float]:
+    t0 = time.thread_time()
+    wall = play_alone(match)
+    return wall, time.thread_time() - t0
 
 
 # -- through the API ---------------------------------------------------------------------------------
@@ -160,6 +173,7 @@ def serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
 def run(a, cores: list[int], tmp: Path) -> dict:
     import httpx
 
+    from benchmarks.scale import GROUPS, RAY_OWN, by_name, by_part
     from orchestrator import accounts, auth
     from orchestrator.core import Core
     from tests.api.util import bearer, free_port
@@ -172,7 +186,17 @@ def run(a, cores: list[int], tmp: Path) -> dict:
     token, _ = auth.mint(core, "bench@example.org", scopes=auth.SCOPES)
     service = serve(data_dir, port := free_port(), tmp / "serve.log")
     pool = mp.get_context("spawn").Pool(len(cores))
-    api_s, alone_s, order = [], [], []
+    api_s, alone_s, order, alone_cpu = [], [], [], []
+    sampler = Sampler(service.pid).start()
+    parts: dict[str, float] = {}  # CPU seconds of each group of the service's processes over the api phases
+
+    def api(c):
+        start = sampler.mark()
+        wall, matches = api_phase(c, a.trials, a.ticks, data_dir)
+        procs = sampler.between(start, sampler.mark(), sampler.titles())
+        for k, v in by_name(procs, service.pid, 1).items():
+            parts[k] = parts.get(k, 0.0) + v["ms"] / 1000
+        return wall, matches
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=bearer(token), timeout=60) as c:
             # the first series after start, against what the estimate promised for it; not in the ratio
@@ -183,17 +207,18 @@ def run(a, cores: list[int], tmp: Path) -> dict:
             engine_phase(pool, matches)
             for rep in range(a.repeats):
                 if rep % 2 == 0:
-                    wall, matches = api_phase(c, a.trials, a.ticks, data_dir)
+                    wall, matches = api(c)
                     api_s.append(wall)
-                    alone_s.append(engine_phase(pool, matches))
+                    alone_s.append(engine_phase(pool, matches, alone_cpu))
                     order.append("api, engine")
                 else:
-                    alone_s.append(engine_phase(pool, matches))
-                    wall, matches = api_phase(c, a.trials, a.ticks, data_dir)
+                    alone_s.append(engine_phase(pool, matches, alone_cpu))
+                    wall, matches = api(c)
                     api_s.append(wall)
                     order.append("engine, api")
             overhead = [single_overhead(c, a.ticks) for _ in range(a.singles)]
     finally:
+        sampler.stop()
         pool.close()
         pool.join()
         service.send_signal(signal.SIGTERM)
@@ -207,6 +232,14 @@ def run(a, cores: list[int], tmp: Path) -> dict:
     ratios = [x / y for x, y in zip(api_rate, alone_rate)]  # each repeat's pair, measured side by side
     ratio, med = statistics.median(ratios), statistics.median(overhead)
     first = {"wall_ms": round(1000 * first_s), "estimate_ms": promised}
+    played = n * a.repeats
+    engine_ms = 1000 * statistics.mean(alone_cpu)
+    by_process = {k: {"ms": round(1000 * v / played, 3)} for k, v in sorted(parts.items(), key=lambda kv: -kv[1])}
+    groups = {g: 0.0 for g in GROUPS}
+    for k, v in parts.items():
+        groups["head" if k == "studio serve (head)" else "workers" if k.startswith("ray::") and k[5:] not in RAY_OWN
+               else "ray_system"] += 1000 * v / played
+    groups = {g: round(v, 3) for g, v in groups.items()}
     return {
         "benchmark": "series",
         "setup": {"events": a.events, "cores": len(cores), "ray_workers": len(cores), "engine_processes": len(cores),
@@ -219,6 +252,9 @@ def run(a, cores: list[int], tmp: Path) -> dict:
             "ratio_api_over_engine": {**spread(ratios, 3), "unit": "ratio", "note": "per repeat"},
             "first_series": {**first, "unit": "ms", "note": "the first series after `studio serve` is ready, "
                              "launch to every result readable, beside the estimate's wall_clock_ms"},
+            "cpu_ms_per_run_by_part": {**by_part(by_process, groups, round(engine_ms, 3)),
+                                       "note": "every process of the service over the api phases, per run played"},
+            "cpu_ms_per_run_by_process": by_process,
             "per_run_overhead_ms": {**spread(overhead, 1), "unit": "ms",
                                     "note": "POST to results readable, minus the engine's time for that match"},
         },

@@ -143,9 +143,9 @@ def _trial_of(user: Console, run: dict) -> dict | None:
     if not run["batch_id"]:
         return None
     state = series.read_state(user.core, user.principal, run["batch_id"])
-    index, trials = state.run_ids.index(run["run_id"]), state.batch["trials"]
-    return {"index": index % trials, "trials": trials, "seed_mode": state.batch["seed_mode"],
-            "batch_seed": state.batch["batch_seed"]}
+    index, trials = state.run_ids.index(run["run_id"]), state.batch.trials
+    return {"index": index % trials, "trials": trials, "seed_mode": state.batch.seed_mode,
+            "batch_seed": state.batch.batch_seed}
 
 
 @router.get("/console/runs/{run_id}/events")

@@ -111,11 +111,11 @@ def _fork_of(user: Console, got: dict, trials: list[dict]) -> dict | None:
         original = runs_service.get_run(user.core, user.principal, at["run_id"])["run"]
     except DomainError:  # the series outlives nothing of its original today; a page shows what it has
         original = {"run_id": at["run_id"], "name": None, "roster": []}
-    spec = json.loads(series.read_state(user.core, user.principal, got["batch_id"]).batch["fork"] or "{}")
+    spec = series.read_state(user.core, user.principal, got["batch_id"]).batch.fork
     before = original["roster"]
     changed = [{"seat": k, "was": before[k] if k < len(before) else None, "now": first["roster"][k]}
-               for k in spec.get("seats", ()) if k < len(first["roster"])]
-    return {**at, "name": original["name"], "control": bool(spec.get("control")), "changed": changed,
+               for k in (spec.seats if spec else ()) if k < len(first["roster"])]
+    return {**at, "name": original["name"], "control": bool(spec and spec.control), "changed": changed,
             "seed": first["effective"].get("seed"), "spawn_seed": first["effective"].get("spawn_seed")}
 
 

@@ -143,14 +143,14 @@ def test_the_services_summary_without_duckdb_is_the_duckdb_sources_as_the_series
     graded = pa.table({"match_id": pa.array([m for m in matches for _ in range(2)], pa.string()),
                        "seat": pa.array([0, 3] * len(matches), pa.int32()),
                        "accuracy": pa.array(np.round(rng.random(2 * len(matches)) * 100, 2))})
-    summary_text._read.clear()
+    summary_text._kept.clear()
     for n in (0, 1, 2, 3, 5, 9, 10, 20, 30, 31, 32):
         decisions = graded.filter(pc.is_in(graded["match_id"], pa.array(matches[:n], pa.string())))
         got = summary_text.compute(archive, "bat_g", matches[:n], decisions)
         want = series_summary(summary_text.source(archive, matches[:n], "bat_g", decisions), "bat_g")
         assert got.summary == want and json.loads(got.text) == json.loads(json.dumps(want)), n
         assert got.summary["matches"] == n
-    summary_text._read.clear()  # read afresh, and a smaller set than the rows kept: the same again
+    summary_text._kept.clear()  # read afresh, and a smaller set than the rows kept: the same again
     assert summary_text.compute(archive, "bat_g", matches, graded).summary == got.summary
     assert summary_text.compute(archive, "bat_g", matches[:3], graded.slice(0, 6)).summary == series_summary(
         summary_text.source(archive, matches[:3], "bat_g", graded.slice(0, 6)), "bat_g")

@@ -68,6 +68,10 @@ def test_engine_and_scale_scripts_print_the_shared_json_shape():
     assert scripted["cpu_ms_per_run_all_processes"]["value"] >= by_group["head"] + by_group["workers"] - 0.01
     assert scripted["head_ceiling_runs_per_s"]["value"] == round(1000 / by_group["head"], 1)
     assert scripted["engine_alone"]["cpu_ms_per_run"] > 0 and scripted["client_reads"]["reads"] >= s["setup"]["series"]
+    parts = {k: v for k, v in scripted["cpu_ms_per_run_by_part"].items() if k != "unit"}
+    assert parts["head"] == by_group["head"] and parts["engine_alone"] == scripted["engine_alone"]["cpu_ms_per_run"]
+    # the parts add up to every process's CPU: nothing is counted twice or left out
+    assert abs(sum(parts.values()) - scripted["cpu_ms_per_run_all_processes"]["value"]) < 0.01
     assert len(s["figures"]["model"]) == len(s["setup"]["model_phases"]) == 2
     for phase in s["figures"]["model"]:
         assert phase["status_counts"] == {"finished": phase["runs"]}, phase["first_error"]

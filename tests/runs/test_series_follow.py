@@ -50,8 +50,8 @@ def _followed(c, batch_id: str) -> list[dict]:
 def _counted(monkeypatch) -> list:
     """Every summary computed in this process (the server's, in-process) from now on."""
     computed = []
-    real = summary_text.summarize
-    monkeypatch.setattr(summary_text, "summarize", lambda *a, **k: computed.append(a) or real(*a, **k))
+    real = summary_text.compute
+    monkeypatch.setattr(summaries, "compute", lambda *a, **k: computed.append(a) or real(*a, **k))
     return computed
 
 

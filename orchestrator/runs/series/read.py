@@ -19,12 +19,14 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from orchestrator import finite, statuses
+from orchestrator import statuses
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.records.series import Series
 from orchestrator.runs import lifecycle
 from orchestrator.runs.series import fork_effect, stopping, summaries, summary_text
+from orchestrator.store import series as store
 from orchestrator.validation import integer_param
 
 BATCH_PREFIX = "bat_"  # the API's prefix of a series' id
@@ -40,8 +42,8 @@ log = logging.getLogger("studio.summaries")
 
 @dataclass(frozen=True)
 class State:
-    """What a read of the series saw: its stored row and its runs' ids, statuses and scored matches."""
-    batch: Any
+    """What a read of the series saw: the series and its runs' ids, statuses and scored matches."""
+    batch: Series
     run_ids: tuple[str, ...]
     statuses: tuple[str, ...]
     scored: tuple[str, ...]  # match ids of the runs that ended with a match, in trial order
@@ -73,25 +75,19 @@ def wait_ms_of(value: Any) -> int:
                          hint=f"send an integer of milliseconds from 0 to {MAX_WAIT_MS}")
 
 
-def _state(core: Core, batch) -> State:
+def _state(core: Core, batch: Series) -> State:
+    c = core.store.conn()
     # read again: the dispatcher writes a series' stop and sequences on its row as its runs end
-    batch = core.store.one("SELECT * FROM batches WHERE id = ?", (batch["id"],))
-    rows = core.store.all("SELECT id, status, match_id, grading_status FROM runs WHERE batch_id = ? ORDER BY trial",
-                          (batch["id"],))
-    scored = [r for r in rows if r["match_id"] and r["status"] in statuses.SCORED]
-    kept = core.store.one("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch["id"],))
-    # a spend an earlier version stored as infinite is left out of the sum (studio doctor repairs it)
-    spend = core.store.one("SELECT COALESCE(SUM(CASE WHEN ABS(spend_usd) <= 1e300 THEN spend_usd END), 0) AS usd, "
-                           "COALESCE(SUM(stop_reason = 'cancelled'), 0) AS cancelled FROM runs WHERE batch_id = ?", (batch["id"],))
-    return State(batch, tuple(r["id"] for r in rows), tuple(r["status"] for r in rows),
-                 tuple(r["match_id"] for r in scored),
-                 tuple(r["match_id"] for r in scored if r["grading_status"] == "done"),
-                 kept["version"] if kept is not None else None, spend["usd"], spend["cancelled"],
-                 fork_effect.effect(core, batch, tuple(r["match_id"] for r in scored)))
+    batch = store.get(c, batch.id)
+    runs = store.runs_of(c, batch.id)
+    scored = [(m, g) for m, s, g in zip(runs.match_ids, runs.statuses, runs.grading) if m and s in statuses.SCORED]
+    return State(batch, runs.ids, runs.statuses, tuple(m for m, _ in scored),
+                 tuple(m for m, g in scored if g == "done"), runs.kept, runs.spent_usd, runs.cancelled,
+                 fork_effect.effect(core, batch, tuple(m for m, _ in scored)))
 
 
 def read_state(core: Core, principal: Principal, batch_id: str) -> State:
-    s = core.store.one("SELECT * FROM batches WHERE id = ? AND account_id = ?", (batch_id, principal.account_id))
+    s = store.get(core.store.conn(), batch_id, principal.account_id)
     if s is None:
         raise DomainError("unknown_run", f"no series '{batch_id}' on this account; a series answers its batch_id "
                           "at launch")
@@ -99,12 +95,9 @@ def read_state(core: Core, principal: Principal, batch_id: str) -> State:
 
 
 def _head(state: State) -> dict:
-    # a budget an earlier version stored as infinite reads as none (studio doctor repairs it)
-    s = {k: (None if k in ("budget_usd", "min_cap_usd") and state.batch[k] is not None
-             and not finite.finite(state.batch[k]) else state.batch[k]) for k in state.batch.keys()}
-    counts = state.counts
-    return {"batch_id": s["id"], "status": lifecycle.series_status(counts), "trials": s["trials"],
-            "seed_mode": s["seed_mode"], "batch_seed": s["batch_seed"], "run_ids": list(state.run_ids),
+    s, counts = state.batch, state.counts
+    return {"batch_id": s.id, "status": lifecycle.series_status(counts), "trials": s.trials,
+            "seed_mode": s.seed_mode, "batch_seed": s.batch_seed, "run_ids": list(state.run_ids),
             "counts": dict(counts), **stopping.head(s, state.ended, state.spent_usd, state.cancelled),
             **({"effect": stopping.with_effect_cs(state.effect, s)} if state.effect is not None else {})}
 
@@ -116,7 +109,7 @@ def view(state: State, kept: summaries.Kept) -> dict:
 def view_json(state: State, kept: summaries.Kept) -> bytes:
     """view() as REST sends it, the summary's kept text spliced in as the last field: the same bytes as
     encoding the whole view. A series with a target has its sequences added to the summary's seats."""
-    if state.batch["until"] is not None:
+    if state.batch.until is not None:
         return summary_text.encode(view(state, kept)).encode()
     return f'{{"batch":{summary_text.encode(_head(state))[:-1]},"summary":{kept.text}}}}}'.encode()
 
@@ -130,7 +123,7 @@ def _summarizer(core: Core):
 def _listening(core: Core, state: State, wake):
     """Wakes a waiter when a run of this series ended here (this process's dispatcher's end signal) or
     a new summary of it was kept."""
-    ids, batch_id = frozenset(state.run_ids), state.batch["id"]
+    ids, batch_id = frozenset(state.run_ids), state.batch.id
 
     def ended(run_ids) -> None:
         if not ids.isdisjoint(run_ids):
@@ -189,7 +182,7 @@ def _summary(core: Core, state: State) -> summaries.Kept:
             return done.result(timeout=SUMMARY_WAIT_S)
         except Exception as e:
             _computing_here(state, e)
-    return summaries.summary(core, state.batch["id"], state.scored, state.graded)
+    return summaries.summary(core, state.batch.id, state.scored, state.graded)
 
 
 async def follow_series(core: Core, principal: Principal, batch_id: str, wait_ms: Any = None) -> dict:
@@ -225,13 +218,13 @@ async def summary_of(core: Core, state: State) -> summaries.Kept:
             return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(done)), SUMMARY_WAIT_S)
         except Exception as e:
             _computing_here(state, e)
-    return await asyncio.to_thread(summaries.summary, core, state.batch["id"], state.scored, state.graded)
+    return await asyncio.to_thread(summaries.summary, core, state.batch.id, state.scored, state.graded)
 
 
 def _kept_or_asked(core: Core, state: State):
     """(summary to answer, None), or (None, the future of the summary to wait for) from this process's
     summarizer, or (None, None): no summarizer, compute it here."""
-    batch_id = state.batch["id"]
+    batch_id = state.batch.id
     kept = summaries.cached(core, batch_id, state.scored, state.graded)
     summarizer = _summarizer(core)
     if kept is not None or summarizer is None:
@@ -243,7 +236,7 @@ def _kept_or_asked(core: Core, state: State):
 
 
 def _computing_here(state: State, e: BaseException) -> None:
-    log.warning("series %s: its summary did not come from a worker (%s: %s); computing it here", state.batch["id"],
+    log.warning("series %s: its summary did not come from a worker (%s: %s); computing it here", state.batch.id,
                 type(e).__name__, e)
 
 

@@ -12,16 +12,14 @@ a worker's task computes it (orchestrator.runs.series.summarizer) and reads take
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import sqlite3
 import threading
 
 from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.grading.read import graded_seats
 from orchestrator.runs.series.summary_text import Kept, compute, source
-from orchestrator.store import unavailable
+from orchestrator.store import OperationalError, series as store, unavailable
 
 log = logging.getLogger("studio.summaries")
 
@@ -71,17 +69,19 @@ def newest(core: Core, batch_id: str) -> Kept | None:
 
 def _newest(core: Core, batch_id: str) -> tuple[str, Kept] | None:
     """(version, summary) as kept in the store; its text is read and parsed once per version."""
-    row = core.store.one("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch_id,))
-    if row is None:
+    v = store.summary_version(core.store.conn(), batch_id)
+    if v is None:
         return None
     key = (str(core.data_dir), batch_id)
     hit = _memo.get(key)
-    if hit is not None and hit[0] == row["version"]:
+    if hit is not None and hit[0] == v:
         return hit
-    row = core.store.one("SELECT version, summary FROM batch_summaries WHERE batch_id = ?", (batch_id,))
-    kept = Kept(json.loads(row["summary"]), row["summary"])
-    _remember(key, row["version"], kept)
-    return row["version"], kept
+    got = store.kept_summary(core.store.conn(), batch_id)
+    if got is None:
+        return None
+    kept = Kept(got.summary, got.text)
+    _remember(key, got.version, kept)
+    return got.version, kept
 
 
 def summary(core: Core, batch_id: str, scored, graded=()) -> Kept:
@@ -107,13 +107,8 @@ def keep(core: Core, batch_id: str, scored, graded, kept: Kept) -> bool:
 def _keep(core: Core, batch_id: str, v: str, kept: Kept) -> bool:
     try:
         with core.store.write() as c:
-            # a process holding an older set of scored runs never replaces a newer summary
-            c.execute("INSERT INTO batch_summaries (batch_id, version, matches, summary, computed_at_ms) "
-                      "VALUES (?, ?, ?, ?, ?) ON CONFLICT (batch_id) DO UPDATE SET version = excluded.version, "
-                      "matches = excluded.matches, summary = excluded.summary, "
-                      "computed_at_ms = excluded.computed_at_ms WHERE excluded.matches >= batch_summaries.matches",
-                      (batch_id, v, kept.summary["matches"], kept.text, core.clock.now_ms()))
-    except sqlite3.OperationalError as e:
+            store.keep_summary(c, batch_id, v, kept.summary["matches"], kept.text, core.clock.now_ms())
+    except OperationalError as e:
         if unavailable(e) is None:
             raise
         log.warning("series %s: its summary is not kept for now (%s); the next read computes it again", batch_id, e)

@@ -6,7 +6,7 @@ An actor, not a task: Ray ends an idle task worker past the CPU count within abo
 fresh one spends seconds importing the statistics stack before a summary that takes a fraction of
 that; the actor's process stays warm, and warms itself when it starts (summary_text.warm), so the
 first series it serves does not pay for that either. It keeps the seat rows of the series it
-summarised (summary_text.seat_rows), and the head sends a series' tasks to the same actor. Scheduled as the grading tasks are (orchestrator.grading.work):
+summarised (summary_text.compute), and the head sends a series' tasks to the same actor. Scheduled as the grading tasks are (orchestrator.grading.work):
 no CPU reserved (the scripted match workers hold every CPU), at the lower priority, so a playing
 match keeps its core.
 """

@@ -2,9 +2,9 @@
 graded seats, and the JSON text the batch read sends: the one computation, run by a worker's task
 (orchestrator.runs.series.summary_task) when the process has a dispatcher, else by the reading process.
 
-A process keeps the seat rows of the series it summarised last (SERIES_ROWS of them): a series is
-summarised again each time it grows, and an ended match's rows never change, so only the matches new
-since the last summary are read from the archive.
+A process keeps the series it summarised last (SERIES_ROWS of them) as running summaries
+(analytics.summary_running): a series is summarised again each time it grows, and an ended match's
+rows never change, so only the matches new since the last summary are read and folded in.
 
 Imports nothing of the service's core, so a worker process loads only what it computes with.
 """
@@ -24,6 +24,7 @@ from analytics.archive.store import Archive
 from analytics.data import DIMENSIONS
 from analytics.choice import BCA_MIN_N, CHOICE
 from analytics.summary import SUMMARY_COLUMNS, empty, summarize, table_rows
+from analytics.summary_running import RunningSummary
 from engine.rubric import ACHIEVEMENTS
 
 SERIES_ROWS = 64  # series whose seat rows a process keeps, the most recently summarised
@@ -51,38 +52,41 @@ def source(archive: Archive, match_ids: list[str], batch_id: str | None, decisio
     return con
 
 
-class _Read(NamedTuple):
-    rows: pa.Table  # SUMMARY_COLUMNS only, in one chunk
-    matches: frozenset[str]
+class _Series:
+    """What a process keeps of a series it summarised: its summary kept up to date as its matches
+    land, and the rows read (a summary over fewer matches than were read starts from these)."""
+
+    def __init__(self, batch_id: str | None):
+        self.running = RunningSummary(batch_id)
+        self.parts: list[pa.Table] = []
 
 
-_read: OrderedDict[tuple[str, str | None], _Read] = OrderedDict()
-_read_lock = threading.Lock()
-
-
-def seat_rows(archive: Archive, match_ids: list[str], batch_id: str | None) -> pa.Table:
-    """The SUMMARY_COLUMNS of archive.seats for these matches (landed or compacted), the rows read
-    before for this series taken from memory. A match whose rows are not there yet is read again
-    next time."""
-    key = (archive.uri, batch_id)
-    with _read_lock:
-        before = _read.pop(key, None) or _Read(SEAT_SCHEMA.empty_table().select(list(SUMMARY_COLUMNS)), frozenset())
-    new = [m for m in match_ids if m not in before.matches]
-    if new:
-        got = archive.seats({m: batch_id for m in new}).select(list(SUMMARY_COLUMNS))
-        before = _Read(pa.concat_tables([before.rows, got]).combine_chunks(),
-                       before.matches | set(got["match_id"].unique().to_pylist()))
-    with _read_lock:
-        _read[key] = before
-        while len(_read) > SERIES_ROWS:
-            _read.popitem(last=False)
-    if before.matches.issubset(match_ids):
-        return before.rows
-    return before.rows.filter(pc.is_in(before.rows["match_id"], pa.array(list(match_ids), pa.string())))
+_kept: OrderedDict[tuple[str, str | None], _Series] = OrderedDict()
+_kept_lock = threading.Lock()
 
 
 def compute(archive: Archive, batch_id: str, match_ids: list[str], decisions: pa.Table) -> Kept:
-    fresh = summarize(table_rows(seat_rows(archive, match_ids, batch_id), decisions, batch_id), batch_id)
+    """The series' summary over these matches (those whose rows are there to read): only the matches
+    new since this process last summarised the series are read and folded in. A match whose rows are
+    not there yet is read again next time."""
+    key = (archive.uri, batch_id)
+    with _kept_lock:
+        kept = _kept.pop(key, None) or _Series(batch_id)
+    new = [m for m in match_ids if m not in kept.running.matches]
+    if new:
+        got = archive.seats({m: batch_id for m in new}).select(list(SUMMARY_COLUMNS))
+        kept.running.add(got)
+        kept.parts.append(got)
+    with _kept_lock:
+        _kept[key] = kept
+        while len(_kept) > SERIES_ROWS:
+            _kept.popitem(last=False)
+    if kept.running.matches.issubset(match_ids):
+        fresh = kept.running.summary(decisions)
+    else:  # an older state of the series than this process has folded in
+        rows = pa.concat_tables(kept.parts)
+        rows = rows.filter(pc.is_in(rows["match_id"], pa.array(list(match_ids), pa.string())))
+        fresh = summarize(table_rows(rows, decisions, batch_id), batch_id)
     return Kept(fresh, encode(fresh))
 
 

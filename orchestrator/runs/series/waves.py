@@ -8,9 +8,7 @@ what this rule plays on the reference population when every trial of a wave ends
 """
 from __future__ import annotations
 
-import json
 import math
-import sqlite3
 import threading
 from collections import Counter
 
@@ -18,6 +16,8 @@ import numpy as np
 
 from analytics import precision, sequence
 from orchestrator import statuses
+from orchestrator.records.series import Series, TrialRun
+from orchestrator.store import Connection, series as store
 
 REFERENCE_ROWS = 200  # reference series per figure: the mean trial count moves by under one beyond it
 GROWTH = 2  # a wave never more than doubles the trials scored: a wide early sequence cannot launch the ceiling
@@ -106,37 +106,30 @@ def _played(widths: np.ndarray, half_width: float, first: int, ceiling: int) -> 
     return launched
 
 
-def paired(batch) -> bool:
-    """Whether the series is a fork with a control arm: its trials are pairs of twins."""
-    return bool(batch["fork"]) and bool(json.loads(batch["fork"]).get("control"))
-
-
-def trials(c: sqlite3.Connection, batch) -> list[list[sqlite3.Row]]:
+def trials(c: Connection, batch: Series) -> list[list[TrialRun]]:
     """The series' trials in launch order, each the list of its runs: one run, or with a control arm
     trial j of both arms (the twins on one continuation seed)."""
-    rows = c.execute("SELECT id, status, results IS NOT NULL AS has_results, fork FROM runs WHERE batch_id = ? "
-                     "ORDER BY seq", (batch["id"],)).fetchall()
-    if not paired(batch):
+    rows = store.trial_runs(c, batch.id)
+    if not batch.paired:
         return [[r] for r in rows]
     groups: dict[int, list] = {}
     seen: Counter = Counter()
     for r in rows:
-        arm = json.loads(r["fork"])["arm"] if r["fork"] else None
-        groups.setdefault(seen[arm], []).append(r)
-        seen[arm] += 1
+        groups.setdefault(seen[r.arm], []).append(r)
+        seen[r.arm] += 1
     return list(groups.values())
 
 
 def untouched(trial: list) -> bool:
     """No run of the trial has left the queue."""
-    return all(r["status"] == statuses.QUEUED for r in trial)
+    return all(r.status == statuses.QUEUED for r in trial)
 
 
 def complete(trial: list) -> bool:
     """Every run of the trial ended with a scored match: it is evidence."""
-    return all(r["status"] in statuses.SCORED and r["has_results"] for r in trial)
+    return all(r.status in statuses.SCORED and r.has_results for r in trial)
 
 
 def lost(trial: list) -> bool:
     """Every run of the trial ended, and not all of them with a score: it used no room of a wave."""
-    return all(r["status"] in statuses.TERMINAL for r in trial) and not complete(trial)
+    return all(r.status in statuses.TERMINAL for r in trial) and not complete(trial)
