@@ -219,3 +219,21 @@ def keep_summary(c: Connection, batch_id: str, version: str, matches: int, text:
               "matches = excluded.matches, summary = excluded.summary, "
               "computed_at_ms = excluded.computed_at_ms WHERE excluded.matches >= batch_summaries.matches",
               (batch_id, version, matches, text, now_ms))
+
+
+def listed(c: Connection, account_id: str, batch_ids: list[str] | None, limit: int) -> list[tuple[Series, list[dict]]]:
+    """The account's series, newest first (or those of `batch_ids`), each with its runs' batch id,
+    status, name and scenario in trial order."""
+    sql, params = "SELECT * FROM batches WHERE account_id = ?", [account_id]
+    if batch_ids is not None:
+        sql += f" AND id IN ({_marks(len(batch_ids))})"
+        params += list(batch_ids)
+    batches = [_series(r) for r in c.execute(sql + " ORDER BY created_at_ms DESC, id LIMIT ?", (*params, limit)).fetchall()]
+    if not batches:
+        return []
+    ids = [b.id for b in batches]
+    of: dict[str, list[dict]] = {}
+    for r in c.execute(f"SELECT batch_id, status, name, scenario_id FROM runs WHERE account_id = ? AND batch_id IN "
+                       f"({_marks(len(ids))}) ORDER BY trial", (account_id, *ids)).fetchall():
+        of.setdefault(r["batch_id"], []).append({"status": r["status"], "name": r["name"], "scenario_id": r["scenario_id"]})
+    return [(b, of.get(b.id, [])) for b in batches]

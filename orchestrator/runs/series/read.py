@@ -262,26 +262,12 @@ def list_series(core: Core, principal: Principal, batch_ids: list[str] | None = 
     """The account's series, newest first (or those of `batch_ids`): each one's id, trials, creation, status,
     its runs' counts (`ended`: how many are over, of `runs`), and its first trial's name and scenario."""
     require(principal, "runs:read")
-    sql, params = "SELECT * FROM batches WHERE account_id = ?", [principal.account_id]
-    if batch_ids is not None:
-        if not batch_ids:
-            return []
-        sql += f" AND id IN ({', '.join('?' * len(batch_ids))})"
-        params += list(batch_ids)
-    batches = core.store.all(sql + " ORDER BY created_at_ms DESC, id LIMIT ?", (*params, limit))
-    if not batches:
+    if batch_ids is not None and not batch_ids:
         return []
-    ids = [b["id"] for b in batches]
-    runs = core.store.all(f"SELECT batch_id, status, name, scenario_id FROM runs WHERE account_id = ? AND batch_id IN "
-                          f"({', '.join('?' * len(ids))}) ORDER BY trial", (principal.account_id, *ids))
-    of: dict[str, list] = {}
-    for r in runs:
-        of.setdefault(r["batch_id"], []).append(r)
     out = []
-    for b in batches:
-        mine = of.get(b["id"], [])
+    for b, mine in store.listed(core.store.conn(), principal.account_id, batch_ids, limit):
         counts = Counter(r["status"] for r in mine)
-        out.append({"batch_id": b["id"], "trials": b["trials"], "created_at_ms": b["created_at_ms"],
+        out.append({"batch_id": b.id, "trials": b.trials, "created_at_ms": b.created_at_ms,
                     "status": lifecycle.series_status(counts), "counts": dict(counts), "runs": len(mine),
                     "ended": sum(counts[s] for s in statuses.TERMINAL),
                     "name": mine[0]["name"] if mine else None, "scenario_id": mine[0]["scenario_id"] if mine else None})
