@@ -30,7 +30,6 @@ from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.statuses import QUEUED, TERMINAL
 from orchestrator.runs.service import WRITE, run_row
-from orchestrator.runs.views import run_view
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.validation import StrictModel, integer_param, parse
 
@@ -60,7 +59,7 @@ def submitted_by(principal: Principal) -> str:
 
 
 def _agent_seat(row, seat: Any) -> tuple[int, dict]:
-    roster = run_view(row)["roster"]
+    roster = json.loads(row["roster"])
     try:
         index = integer_param(seat, "seat", 0, max(0, len(roster) - 1))
     except DomainError:
@@ -77,7 +76,7 @@ def _exchange(core: Core):
 
 
 def _view(row, index: int, seat: dict, status: str) -> dict:
-    eff = run_view(row)["effective"]
+    eff = json.loads(row["effective"])
     played = row["live_tick"]
     return {"run_id": row["id"], "seat": index, "status": status,
             "tick": (played - 1 if played else None) if status == "ended" else played,
@@ -147,7 +146,7 @@ async def submit_actions(core: Core, principal: Principal, run_id: str, seat: An
     require(principal, WRITE, write=True)
     row = run_row(core, principal, run_id)
     index, _ = _agent_seat(row, seat)
-    body = read_actions(raw, run_view(row)["effective"]["env"].get("actions_per_turn", 1))
+    body = read_actions(raw, json.loads(row["effective"])["env"].get("actions_per_turn", 1))
     if row["status"] in TERMINAL:
         raise DomainError("turn_closed", f"tick {body['tick']} is not open: the run has ended ({row['status']}); "
                           "no turn is open")

@@ -180,18 +180,18 @@ def eval_log(core: Core, rows: list, log_id: str) -> bytes:
                                 write_eval_log)
     from inspect_ai.model import ModelConfig
 
-    first, views = rows[0], [run_view(r) for r in rows]
+    first = rows[0]
     samples = [s for r in rows for s in _samples(core, r, epoch=r["trial"] + 1)]
-    roster = views[0]["roster"]
+    roster = json.loads(first["roster"])
     models = sorted({model_name(s) for s in roster})
     usage: dict = {}
-    for v in views:
-        for seat in v["roster"]:
+    for r in rows:
+        for seat in json.loads(r["roster"]):
             if seat["provider"] in UNPAID:
                 continue
             u, name = _usage(seat), model_name(seat)
             usage[name] = usage[name] + u if name in usage else u
-    eff = views[0]["effective"]
+    eff = json.loads(first["effective"])
     spec = EvalSpec(
         eval_id=log_id, run_id=log_id, created=_iso(first["created_at_ms"]), task=first["scenario_id"],
         task_id=first["scenario_hash"], task_version=TASK_VERSION, task_display_name=first["name"],
@@ -206,7 +206,7 @@ def eval_log(core: Core, rows: list, log_id: str) -> bytes:
                   "batch_id": first["batch_id"], "run_ids": [r["id"] for r in rows],
                   "roster": _public_roster(roster)})
     status = _status(rows)
-    failed = next((v["error"] for v in views if v["error"]), None)
+    failed = next((json.loads(r["error"]) for r in rows if r["error"]), None)
     log = EvalLog(
         status=status, eval=spec,
         results=EvalResults(total_samples=len(samples), completed_samples=sum(1 for s in samples if s.scores),
