@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+from pydantic import Field
+
 from orchestrator.records.base import Count, Record
 
 _CALL_NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}\(")
@@ -29,7 +31,7 @@ class Said(Record):
     calls: tuple[Call, ...] = ()
 
     @classmethod
-    def of(cls, text: str | None, calls=()) -> "Said":
+    def of(cls, text: str | None, calls=()) -> Said:
         """From a provider's reply: calls as (name, arguments[, id]) tuples."""
         return cls(text=text or "", calls=tuple(Call(name=c[0], arguments=c[1]) for c in calls))
 
@@ -40,7 +42,7 @@ class Said(Record):
         return json.dumps({"text": self.text, "tool_calls": calls}) if self.text else json.dumps(calls)
 
     @classmethod
-    def decode(cls, raw: str | None, *, calls: bool = True) -> "Said":
+    def decode(cls, raw: str | None, *, calls: bool = True) -> Said:
         """A stored reply read back. calls: whether the seat could make tool calls (a `tools`-format
         model seat); any other seat's reply is its text, whatever it looks like."""
         if not raw or not calls:
@@ -106,7 +108,7 @@ class Replay(Record):
     """What a resumed run replays: its recorded turns in order, and the totals of every seat that
     played a turn."""
     turns: tuple[RecordedTurn, ...] = ()
-    seats: dict[int, SeatTotals] = {}
+    seats: dict[int, SeatTotals] = Field(default_factory=dict)
 
     def plain(self) -> dict:
         """As the seats take it (orchestrator.seats.recording.Recorder.replay)."""

@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 
 from orchestrator.finite import loads
-from orchestrator.records.grading import OPEN, Decision, GradingPlan, OpenGrading, SeatGrading
+from orchestrator.records.grading import (
+    OPEN,
+    Decision,
+    GradingPlan,
+    OpenGrading,
+    SeatGrading,
+)
 from orchestrator.store.database import Connection
 
 _COUNT = "(SELECT COUNT(*) FROM decision_turns WHERE run_id = runs.id)"
