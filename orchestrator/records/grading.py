@@ -31,18 +31,6 @@ class Decision(Record):
         return {k: getattr(self, k) for k in PUBLISHED}
 
 
-class OpenGrading(Record):
-    """An ended run whose grading is open: whether it has a scored match to grade, and how often its
-    grading was started."""
-    run_id: str
-    account_id: str
-    status: Literal["pending", "running"]
-    match_id: str | None
-    batch_id: str | None
-    scored: bool
-    starts: Count
-
-
 class GradingPlan(Record):
     """What a grading needs of its run: the roster and the run body's mode (which seats it grades),
     the world's env and the tick a fork plays from (0 for a run that is no fork)."""
@@ -50,6 +38,19 @@ class GradingPlan(Record):
     mode: str | None
     env: dict[str, Any]
     fork_tick: Count = 0
+
+
+class OpenGrading(Record):
+    """An ended run whose grading is open: whether it has a scored match to grade, how often its
+    grading was started, and for a pending one with a match its plan."""
+    run_id: str
+    account_id: str
+    status: Literal["pending", "running"]
+    match_id: str | None
+    batch_id: str | None
+    scored: bool
+    starts: Count
+    plan: GradingPlan | None = None
 
 
 class SeatGrading(Record):

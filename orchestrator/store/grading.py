@@ -53,20 +53,22 @@ def restart(c: Connection, leaves: tuple[str, ...], to: str) -> int:
 
 
 def open_of_ended(c: Connection, ended: tuple[str, ...]) -> list[OpenGrading]:
-    """The open gradings of runs in an `ended` status."""
+    """The open gradings of runs in an `ended` status; a pending one with a scored match carries its
+    plan (what starting it needs)."""
+    startable = "grading_status = 'pending' AND results IS NOT NULL AND match_id IS NOT NULL"
     rows = c.execute("SELECT id, account_id, status, match_id, batch_id, results IS NOT NULL AS scored, grading_status, "
-                     f"grading_starts FROM runs WHERE grading_status IN {_in(OPEN)} "
+                     f"grading_starts, CASE WHEN {startable} THEN roster END AS roster, "
+                     f"CASE WHEN {startable} THEN effective END AS effective, grading "
+                     f"FROM runs WHERE grading_status IN {_in(OPEN)} "
                      f"AND status IN ({','.join('?' * len(ended))})", ended).fetchall()
     return [OpenGrading(run_id=r["id"], account_id=r["account_id"], status=r["grading_status"], match_id=r["match_id"],
-                        batch_id=r["batch_id"], scored=bool(r["scored"]), starts=r["grading_starts"]) for r in rows]
+                        batch_id=r["batch_id"], scored=bool(r["scored"]), starts=r["grading_starts"],
+                        plan=None if r["roster"] is None else _plan(r)) for r in rows]
 
 
-def plan_of(c: Connection, run_id: str) -> GradingPlan | None:
-    row = c.execute("SELECT roster, effective, grading FROM runs WHERE id = ?", (run_id,)).fetchone()
-    if row is None:
-        return None
-    eff = loads(row["effective"])[0]
-    return GradingPlan(roster=loads(row["roster"])[0], mode=row["grading"], env=eff["env"],
+def _plan(r) -> GradingPlan:
+    eff = loads(r["effective"])[0]
+    return GradingPlan(roster=loads(r["roster"])[0], mode=r["grading"], env=eff["env"],
                        fork_tick=(eff.get("fork") or {}).get("tick", 0))
 
 

@@ -134,9 +134,7 @@ class Grader:
             if not r.scored or r.match_id is None:
                 self._write(lambda c, i=r.run_id: states.move(c, "nothing", i), f"nothing to grade in {r.run_id}")
                 continue
-            p = stored.plan_of(self.core.store.conn(), r.run_id)
-            if p is None:  # deleted since
-                continue
+            p = r.plan
             g = Grading(r.run_id, r.account_id, r.match_id, r.batch_id, p.env, plan.graded_seats(p.roster, p.mode),
                         p.fork_tick)
             with self.core.store.write() as c:
