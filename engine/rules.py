@@ -47,6 +47,10 @@ RECIPES = {
                        "to your raid odds"},
 }
 
+# How long an arena game's seat has for a move unless the run's env says otherwise; a world tick's
+# is WORLD["turn_timeout_ms"]. The two defaults of env.turn_timeout_ms, kept together here.
+ARENA_TURN_TIMEOUT_MS = 60_000
+
 WORLD = {
     # season and pacing defaults of the base world
     "season_ticks": 300,

@@ -44,11 +44,11 @@ class _Turns(SeatBase):
 
     def __init__(self, index: int, seat: dict, *, run_id: str, exchange, turn_timeout_ms: int,
                  usage: dict | None = None, recorder: Recorder = OFF_RECORD, to_replay: dict[int, dict] | None = None):
-        super().__init__(index, seat, usage=usage, recorder=recorder, to_replay=to_replay)
+        super().__init__(index, seat, usage=usage, recorder=recorder, to_replay=to_replay,
+                         turn_timeout_ms=turn_timeout_ms)
         self.run_id, self.exchange = run_id, exchange
         self.provider = "agent"
         self.directions = compose_directions(seat.get("skills") or [], seat.get("instructions")) or None
-        self.turn_timeout_ms = int(turn_timeout_ms)
         self.began = time.monotonic()  # the absence window runs from here, however the exchange tells time
         self.away = 0  # consecutive missed turns while out of touch
 
@@ -107,7 +107,7 @@ class AgentSeat(_Turns):
         if again is not None:  # a resumed run: the turn as it was played
             return again
         loop = asyncio.get_running_loop()
-        budget_s = self.turn_timeout_ms / 1000 if deadline is None else deadline - loop.time()
+        budget_s = self.turn_s if deadline is None else deadline - loop.time()
         timeout_ms = max(0, round(budget_s * 1000))
         text = render_observation(observation)
         view = {"tick": self.tick, "season_ticks": observation["season_ticks"],
@@ -117,7 +117,7 @@ class AgentSeat(_Turns):
         try:
             got = await self._open(view, timeout_ms)
         except BaseException:  # a cancel while the agent thinks: the turn was asked all the same
-            self.abandoned(turn)
+            self.unrecorded(turn)
             raise
         try:
             acted = self._judge(got, turn, timeout_ms)
@@ -160,8 +160,8 @@ class AgentArenaSeat(_Turns):
         self.on_fault = None  # ArenaSeat's hook; an agent seat has no provider faults
 
     def answer(self, position, feedback: str | None) -> str | None:
-        if feedback and self.transcript and not self.transcript[-1]["refused"]:
-            self.transcript[-1]["refused"] = [feedback]
+        if feedback:
+            self.refused_last(feedback)
         text = position.prompt() + (f"\nYour previous answer was refused: {feedback}. Answer again." if feedback else "")
         view = {"tick": position.plies, "season_ticks": self.season_ticks, "actions_per_turn": 1,
                 "observation": {"text": text, "state": {**position.state(), "refused": feedback}},
@@ -179,7 +179,7 @@ class AgentArenaSeat(_Turns):
             turn.actions = json.dumps([move])
             return move
         finally:
-            self.transcript.append(turn.row())
+            self.unrecorded(turn)
 
     def close(self) -> None:
         on_loop(self.loop, self.ended(self.transcript[-1]["tick"] if self.transcript else None))

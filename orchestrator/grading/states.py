@@ -10,13 +10,15 @@ said so. A process that stops mid-grading leaves `running` rows: the next start 
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import dataclass
+
+from orchestrator.records.grading import OPEN, STATUSES
+from orchestrator.store import Connection
+from orchestrator.store import grading as stored
 
 log = logging.getLogger("studio.grading")
 
-STATUSES = ("pending", "running", "done", "off")
-OPEN = ("pending", "running")  # the runs_grading index covers exactly these
+__all__ = ["MAX_STARTS", "OPEN", "STATUSES", "TRANSITIONS", "move", "restart_all"]
 # A grading whose tasks keep failing (a log that cannot be rebuilt, an archive out of reach) is
 # started at most this many times, then ends done with what it graded.
 MAX_STARTS = 3
@@ -41,23 +43,18 @@ TRANSITIONS = {t.name: t for t in (
 )}
 
 
-def _states(states: tuple[str, ...]) -> str:
-    return "(" + ", ".join(f"'{s}'" for s in states) + ")"  # our constants, never a caller's text
-
-
-def move(c: sqlite3.Connection, name: str, run_id: str, sets: str = "", params: tuple = ()) -> bool:
+def move(c: Connection, name: str, run_id: str, *, started: bool = False, total: int | None = None,
+         graded: int | None = None, recount: bool = False) -> bool:
+    """The named transition with its counts (stored.move's); logged and refused from any other status."""
     t = TRANSITIONS[name]
-    assignments = ", ".join(x for x in ("grading_status = ?", sets) if x)
-    done = c.execute(f"UPDATE runs SET {assignments} WHERE id = ? AND grading_status IN {_states(t.leaves)} "
-                     "RETURNING id", (t.to, *params, run_id)).fetchall()
+    done = stored.move(c, run_id, t.leaves, t.to, started=started, total=total, graded=graded, recount=recount)
     if not done:
         log.info("run %s: no grading transition %s", run_id, name)
-    return bool(done)
+    return done
 
 
-def restart_all(c: sqlite3.Connection) -> int:
+def restart_all(c: Connection) -> int:
     """Every grading a previous process left running goes back to pending; the restart does not count
     as one of its starts."""
     t = TRANSITIONS["restart"]
-    return len(c.execute(f"UPDATE runs SET grading_status = ?, grading_starts = MAX(0, grading_starts - 1) "
-                         f"WHERE grading_status IN {_states(t.leaves)} RETURNING id", (t.to,)).fetchall())
+    return stored.restart(c, t.leaves, t.to)

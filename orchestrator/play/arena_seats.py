@@ -1,8 +1,8 @@
 """Model seats in arena games: the position as text, one move back (docs/ARENA.md).
 
-Built on orchestrator.seats' public pieces (make_chat, the fault rule, reply_cost). A seat in the
-`tools` format gets one tool, `move`; a `json` seat answers `{"move": "..."}`; either may answer the
-bare move in text.
+Built on orchestrator.seats' public pieces (SeatBase's turns, make_chat, the fault rule, reply_cost,
+the one reply encoding). A seat in the `tools` format gets one tool, `move`; a `json` seat answers
+`{"move": "..."}`; either may answer the bare move in text.
 
 Every call of a turn is one asking of the model, so the world's provider-fault rule (docs/SEATS.md,
 "Provider faults"; orchestrator.seats.faults) counts calls as the world counts ticks: a call that
@@ -23,16 +23,15 @@ from typing import Callable
 
 from engine.arena.games import GAMES
 from orchestrator.seats.actions import REFUSAL, TRUNCATED
+from orchestrator.seats.base import SeatBase
 from orchestrator.seats.client import new_client
 from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
-from orchestrator.seats.ledger import asked, charge, new_usage
 from orchestrator.seats.loop import on_loop
-from orchestrator.seats.player import Credential, shipped_prices
+from orchestrator.seats.player import Credential, raw_reply, shipped_prices
 from orchestrator.seats.prices import PriceTable, reply_cost
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.seats.providers import make_chat
-from orchestrator.seats.seat import seat_label
-from orchestrator.seats.turn import TurnRecord, new_turns
+from orchestrator.seats.turn import TurnRecord
 
 SYSTEM = ("You are playing a two-player board game against another player. Each turn you are shown the "
           "position and must answer {answer}. An illegal answer is sent back with the reason; the third "
@@ -80,52 +79,52 @@ def read_move(text: str, calls=()) -> str:
     return text
 
 
-class ArenaSeat:
+class ArenaSeat(SeatBase):
     """answer(position, feedback) for engine.arena.play; runs its provider calls on `loop`: a loop of
-    the game's own, or a model worker's running loop, which the game's thread then waits on.
+    the game's own, or a model worker's running loop, which the game's thread then waits on. Its turns
+    are a world seat's (orchestrator.seats.base): a ply is this game's tick, each call one transcript
+    row, one turn in the ledger per answer asked.
 
     on_fault, when set, is called with the ply after every faulted call, so the run view shows the
     fault before the ply is played (the play loop reports after each ply)."""
 
     def __init__(self, index: int, seat: dict, *, credential: Credential, turn_timeout_ms: int,
                  loop: asyncio.AbstractEventLoop, prices: PriceTable | None = None, usage: dict | None = None):
-        self.index, self.seat, self.loop = index, seat, loop
+        super().__init__(index, seat, usage=usage, turn_timeout_ms=turn_timeout_ms)
+        self.loop = loop
         self.provider = seat.get("provider") or "router"
-        self.model = seat["model"]
-        self.label = seat_label(index, seat)
-        fmt = "json" if seat.get("format") == "json" else "tools"
+        self.format = "json" if seat.get("format") == "json" else "tools"
         self.client = new_client(private_ok=credential.private_ok)
         self.chat = make_chat(self.provider, model=self.model, key=credential.key or "", client=self.client,
                               system=system_text(seat),
                               base_url=credential.base_url,
-                              format=fmt, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),
+                              format=self.format, tools=MOVE_TOOL, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
                               seat=self.label, max_concurrent=credential.max_concurrent)
-        self.timeout_s = turn_timeout_ms / 1000
         self.prices = credential.table(self.model, prices or shipped_prices())
         self.usd_per_mtok = credential.usd_per_mtok
-        self.usage = new_usage() if usage is None else usage  # the seat's entry in the run's ledger
-        self.turns = new_turns()  # the world's counts; `invalid` is settled from the play loop, which judges legality
         self.faults = FaultStreak(self.label, self.provider)
         self.on_fault: Callable[[int], None] | None = None
-        self.transcript: list[dict] = []
         self._refused: str | None = None  # the reason this seat refused its own last answer
 
     def answer(self, position, feedback: str | None) -> str | None:
-        if feedback and self.transcript and not self.transcript[-1]["refused"]:
-            self.transcript[-1]["refused"] = [feedback]
+        if feedback:
+            self.refused_last(feedback)
         if feedback and self._refused is not None:
             feedback = REASKED[self._refused]
         self._refused = None
         text = position.prompt() + (f"\nYour previous answer was refused: {feedback}. Answer again." if feedback else "")
-        asked(self.usage)
+        self.tick = position.plies
+        counted = True
         while True:
+            turn = self.ask(text, counted=counted)  # a call asked again after a fault is the same turn
+            counted = False
             t0 = time.perf_counter()
             try:
                 reply = self._run(self._send(text))
             except ProviderError as e:
                 timed_out = isinstance(e, TurnTimeout)
-                self._missed(position.plies, t0, "timed_out" if timed_out else "provider_errors", e)
+                self._missed(turn, t0, "timed_out" if timed_out else "provider_errors", e)
                 self.faults.fault(e)  # raises SeatFaulted at the FAULT_TICKS-th in a row
                 if self.on_fault is not None:
                     self.on_fault(position.plies)
@@ -133,16 +132,15 @@ class ArenaSeat:
                     return None
                 continue
             except SeatFailed as e:  # a key rejected, a model unknown: the seat never plays
-                self._missed(position.plies, t0, "provider_errors", e)
+                self._missed(turn, t0, "provider_errors", e)
                 raise
             self.faults.clear()
             self.turns["answered"] += 1
             self.turns["retries"] = self.chat.retries
-            said = reply.text or "".join(f"{n}({a if isinstance(a, str) else json.dumps(a)})" for n, a, _ in reply.calls)
-            turn = TurnRecord(position.plies, self.index, asked=text, reply=said, input_tokens=reply.input_tokens,
-                              output_tokens=reply.output_tokens,
-                              usd=reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok))
-            charge(self.usage, turn)
+            turn.reply = raw_reply(reply)
+            turn.input_tokens, turn.output_tokens = reply.input_tokens, reply.output_tokens
+            turn.usd = reply_cost(self.prices, self.provider, self.model, reply, self.usd_per_mtok)
+            self.charge(turn)
             if reply.refusal is not None or reply.truncated:
                 refused = REFUSAL if reply.refusal is not None else TRUNCATED
                 self._refused = refused.reason
@@ -155,19 +153,20 @@ class ArenaSeat:
             self._log(t0, turn)
             return move
 
-    def _missed(self, ply: int, t0: float, count: str, e: Exception) -> None:
+    def _missed(self, turn: TurnRecord, t0: float, count: str, e: Exception) -> None:
         self.turns[count] += 1
         self.turns["retries"] = self.chat.retries
-        self._log(t0, TurnRecord(ply, self.index, reply="", actions="[]", input_tokens=None, output_tokens=None,
-                                 error=str(e)[:500]))
+        turn.reply, turn.actions, turn.error = "", "[]", str(e)[:500]
+        turn.input_tokens = turn.output_tokens = None
+        self._log(t0, turn)
 
     def _log(self, t0: float, turn: TurnRecord) -> None:
-        """One transcript row per call, in the world's shape: a ply is this game's tick."""
-        turn.reply, turn.latency_ms = turn.reply[:2000], round((time.perf_counter() - t0) * 1000, 1)
-        self.transcript.append(turn.row())
+        """One transcript row per call, in the world's shape; a game is not resumed, so not recorded."""
+        turn.latency_ms = round((time.perf_counter() - t0) * 1000, 1)
+        self.unrecorded(turn)
 
     async def _send(self, text: str):
-        deadline = self.loop.time() + self.timeout_s
+        deadline = self.loop.time() + self.turn_s
         try:
             # the deadline is enforced here, so a provider that never answers is counted like any other
             async with asyncio.timeout_at(deadline):

@@ -23,6 +23,7 @@ from engine.rollouts import config_of, rebuild
 from engine.scenario import build_match, local_policy
 from orchestrator.seats.memory import held
 from orchestrator.seats.observe_text import render_observation
+from orchestrator.records.turn import Said
 from orchestrator.seats.reply import Reply
 from orchestrator.provider_kinds import LOCAL, UNPAID
 
@@ -115,29 +116,22 @@ def memories(job) -> dict[int, list[tuple[str, Reply, int]]]:
             turn = json.loads(raw)
             m = at_tick(config, snap, snap.index(turn["tick"]), cols)
             played = len(turn["actions"] or []) + len(turn["refused"] or [])
-            entries.append((render_observation(observation(m, i)), reply_of(turn), played))
+            tools = (job.seats[i].get("format") or "tools") == "tools"
+            entries.append((render_observation(observation(m, i)), reply_of(turn, calls=tools), played))
         out[i] = entries
     return out
 
 
-def reply_of(turn: dict) -> Reply:
-    """A transcript row's reply as the provider gave it (seats.player.raw_reply in reverse): its text
-    and tool calls; call ids are not kept, so they are numbered as a reply without ids is."""
-    raw, text, calls = turn["reply"], turn["reply"], []
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and set(data) == {"text", "tool_calls"}:
-        text, calls = data["text"], data["tool_calls"]
-    elif isinstance(data, list) and data and all(isinstance(c, dict) and set(c) == {"name", "arguments"}
-                                                 for c in data):
-        text, calls = "", data
-    message = ([{"type": "text", "text": text}] if text else []) + [
-        {"type": "tool_use", "id": f"toolu_{k}", "name": c["name"],
-         "input": c["arguments"] if isinstance(c["arguments"], dict) else _object(c["arguments"])}
-        for k, c in enumerate(calls)]
-    return Reply([(c["name"], c["arguments"], None) for c in calls], text, message=message,
+def reply_of(turn: dict, *, calls: bool = True) -> Reply:
+    """A transcript row's reply as the provider gave it (records.turn.Said, decoded): its text and
+    tool calls; call ids are not kept, so they are numbered as a reply without ids is. calls: whether
+    the seat made tool calls (the `tools` format)."""
+    said = Said.decode(turn["reply"], calls=calls)
+    message = ([{"type": "text", "text": said.text}] if said.text else []) + [
+        {"type": "tool_use", "id": f"toolu_{k}", "name": c.name,
+         "input": c.arguments if isinstance(c.arguments, dict) else _object(c.arguments)}
+        for k, c in enumerate(said.calls)]
+    return Reply([(c.name, c.arguments, None) for c in said.calls], said.text, message=message,
                  refusal=turn.get("refusal"), truncated=bool(turn.get("truncated")))
 
 

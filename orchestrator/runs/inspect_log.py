@@ -18,6 +18,7 @@ from pathlib import Path
 from orchestrator import finite
 from orchestrator.core import Core
 from orchestrator.provider_kinds import AGENT, LOCAL, UNPAID
+from orchestrator.records.turn import Said
 from orchestrator.runs import kinds
 from orchestrator.statuses import ACTIVE, CANCELLED, FAILED
 from orchestrator.runs.pages.transcript import every_turn
@@ -44,28 +45,20 @@ def _reply_message(seat: dict, reply: str | None, n: int):
     from inspect_ai.model import ChatMessageAssistant
     from inspect_ai.tool import ToolCall
 
-    text, calls = reply or "", []
-    if seat["provider"] not in UNPAID and (seat.get("format") or "tools") == "tools" and reply:
-        try:
-            raw = json.loads(reply)
-        except (ValueError, RecursionError):
-            raw = None
-        if isinstance(raw, dict) and "tool_calls" in raw:
-            text, raw = raw.get("text") or "", raw["tool_calls"]
-        if isinstance(raw, list) and all(isinstance(c, dict) and "name" in c for c in raw):
-            text = "" if text == reply else text
-            for k, c in enumerate(raw):
-                args = c.get("arguments")
-                if isinstance(args, str):
-                    try:
-                        args = json.loads(args) if args.strip() else {}
-                    except (ValueError, RecursionError):
-                        args = {"_unreadable": args}
-                if finite.unfit(args) is not None:  # a model's 1e400 or deep nesting: kept as the text it sent
-                    args = {"_unreadable": json.dumps(c.get("arguments"))[:4096]}
-                calls.append(ToolCall(id=f"t{n}.{k}", function=str(c["name"]),
-                                      arguments=args if isinstance(args, dict) else {"_value": args}))
-    return ChatMessageAssistant(content=text, tool_calls=calls or None, model=seat["model"], source="generate")
+    said = Said.decode(reply, calls=seat["provider"] not in UNPAID and (seat.get("format") or "tools") == "tools")
+    calls = []
+    for k, c in enumerate(said.calls):
+        args = c.arguments
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except (ValueError, RecursionError):
+                args = {"_unreadable": args}
+        if finite.unfit(args) is not None:  # a model's 1e400 or deep nesting: kept as the text it sent
+            args = {"_unreadable": json.dumps(c.arguments)[:4096]}
+        calls.append(ToolCall(id=f"t{n}.{k}", function=c.name,
+                              arguments=args if isinstance(args, dict) else {"_value": args}))
+    return ChatMessageAssistant(content=said.text, tool_calls=calls or None, model=seat["model"], source="generate")
 
 
 def _messages_and_events(kind, seat: dict, turns: list[dict], shown: dict, at_ms: int | None):

@@ -1,9 +1,12 @@
 """What a world seat does around its turns, the same for a model seat (orchestrator.seats.player)
 and an agent seat (orchestrator.agents.player): replay of the turns a resumed run recorded before a
 fault, recording of every turn asked (orchestrator.seats.recording), the conversation memory, the
-seat's counts and its entry in the run's ledger (orchestrator.seats.ledger)."""
+seat's counts and its entry in the run's ledger (orchestrator.seats.ledger), its time for a turn. An
+arena game's seats (orchestrator.play.arena_seats, orchestrator.agents.player) take their turns here
+too; a game is not resumed, so their turns go to the transcript only."""
 from __future__ import annotations
 
+from engine.rules import WORLD
 from orchestrator.seats import played
 from orchestrator.seats.ledger import asked, charge, new_usage
 from orchestrator.seats.memory import Memory
@@ -16,11 +19,14 @@ from orchestrator.seats.turn import TurnRecord, new_turns
 class SeatBase:
     """A world seat's turns. usage: the seat's entry in the run's ledger (a fresh one for a seat
     played alone); recorder: where each turn goes as it ends; to_replay: tick -> {turn, play, memory}
-    a resumed run recorded, played again as it was."""
+    a resumed run recorded, played again as it was; turn_timeout_ms: the run's env.turn_timeout_ms."""
 
     def __init__(self, index: int, seat: dict, *, usage: dict | None = None, recorder: Recorder = OFF_RECORD,
-                 to_replay: dict[int, dict] | None = None, memory_turns: int = MEMORY_TURNS):
+                 to_replay: dict[int, dict] | None = None, memory_turns: int = MEMORY_TURNS,
+                 turn_timeout_ms: int = WORLD["turn_timeout_ms"]):
         self.index, self.seat = index, seat
+        self.turn_timeout_ms = int(turn_timeout_ms)
+        self.turn_s = self.turn_timeout_ms / 1000  # what the event loop's clock counts in
         self.model = seat["model"]
         self.label = seat_label(index, seat)
         self.usage = new_usage() if usage is None else usage
@@ -53,9 +59,12 @@ class SeatBase:
     def replaying(self, row: dict) -> None:
         """What a seat kind restores beyond the transcript and memory (its fault or absence streak)."""
 
-    def ask(self, asked_text: str | None = None) -> TurnRecord:
-        """A turn asked: counted in the ledger, its record begun."""
-        asked(self.usage)
+    def ask(self, asked_text: str | None = None, *, counted: bool = True) -> TurnRecord:
+        """A turn asked: counted in the ledger, its record begun. counted=False: the same turn asked
+        again (an arena seat's call repeated after a provider fault), a record of its own but no new
+        turn in the ledger."""
+        if counted:
+            asked(self.usage)
         return TurnRecord(self.tick, self.index, asked=asked_text)
 
     def charge(self, turn: TurnRecord) -> None:
@@ -66,10 +75,15 @@ class SeatBase:
         self.transcript.append(turn.row())
         await self.recorder.turn(turn, played.encode(actions), memory, self.report())
 
-    def abandoned(self, turn: TurnRecord) -> None:
-        """A turn given up (a cancel, an error no seat explains): in the transcript as far as it got,
-        never recorded."""
+    def unrecorded(self, turn: TurnRecord) -> None:
+        """A turn in the transcript as far as it got, never recorded: one given up (a cancel, an error
+        no seat explains), or any turn of an arena game."""
         self.transcript.append(turn.row())
+
+    def refused_last(self, reason: str) -> None:
+        """An arena game refused the last answer (an illegal move): its transcript row says why."""
+        if self.transcript and not self.transcript[-1]["refused"]:
+            self.transcript[-1]["refused"] = [reason]
 
     def report(self) -> dict:
         return {"usage": dict(self.usage), "turns": dict(self.turns)}

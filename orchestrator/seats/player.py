@@ -25,11 +25,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import time
 from dataclasses import dataclass, field
 
+from engine.rules import WORLD
 from orchestrator.provider_kinds import AGENT
+from orchestrator.records.turn import Said
 from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_reply
 from orchestrator.seats.base import SeatBase
 from orchestrator.seats.faults import FaultStreak, ProviderError, SeatFailed, TurnTimeout
@@ -45,10 +46,8 @@ from orchestrator.statuses import CANCELLED, DRAINED
 
 
 def raw_reply(reply) -> str:
-    """The model's reply as it came: its text, and its tool calls as [{name, arguments}]."""
-    calls = [{"name": name, "arguments": args} for name, args, _ in reply.calls]
-    text = reply.text
-    return text if not calls else json.dumps({"text": text, "tool_calls": calls}) if text else json.dumps(calls)
+    """The model's reply as it came, in the one encoding the store keeps (records.turn.Said)."""
+    return Said.of(reply.text, reply.calls).encode()
 
 
 class SeatPlayer(SeatBase):
@@ -58,12 +57,14 @@ class SeatPlayer(SeatBase):
     max_tokens, skills as [{id, name, text}], instructions)."""
 
     def __init__(self, index: int, seat: dict, *, key: str | None, client: PooledClient,
-                 base_url: str | None = None, turn_timeout_ms: int = 30000, actions_per_turn: int = 2,
+                 base_url: str | None = None, turn_timeout_ms: int = WORLD["turn_timeout_ms"],
+                 actions_per_turn: int = 2,
                  prices: PriceTable | None = None, memory_turns: int = MEMORY_TURNS,
                  usd_per_mtok: list[float] | None = None, recorder: Recorder = OFF_RECORD,
                  to_replay: dict[int, dict] | None = None,
                  max_concurrent: int | None = None, usage: dict | None = None):
-        super().__init__(index, seat, usage=usage, recorder=recorder, to_replay=to_replay, memory_turns=memory_turns)
+        super().__init__(index, seat, usage=usage, recorder=recorder, to_replay=to_replay, memory_turns=memory_turns,
+                         turn_timeout_ms=turn_timeout_ms)
         self.provider = seat.get("provider") or "router"
         self.format = seat.get("format") or "tools"
         self.directions = compose_directions(seat.get("skills") or [], seat.get("instructions"))
@@ -74,7 +75,6 @@ class SeatPlayer(SeatBase):
                               format=self.format, reasoning=seat.get("reasoning"),
                               temperature=seat.get("temperature"), max_tokens=seat.get("max_tokens"),
                               seat=self.label, max_concurrent=max_concurrent)
-        self.turn_timeout_ms = int(turn_timeout_ms)
         self.actions_per_turn = int(actions_per_turn)
         self.prices = prices or shipped_prices()
         self.usd_per_mtok = usd_per_mtok
@@ -91,7 +91,7 @@ class SeatPlayer(SeatBase):
             return again
         loop = asyncio.get_running_loop()
         if deadline is None:
-            deadline = loop.time() + self.turn_timeout_ms / 1000
+            deadline = loop.time() + self.turn_s
         text = render_observation(observation)
         turn = self.ask(text)
         started = loop.time()
@@ -109,7 +109,7 @@ class SeatPlayer(SeatBase):
             await self.close_turn(turn, [])
             raise
         except BaseException:  # a cancel while the provider thinks: the turn was asked all the same
-            self.abandoned(turn)
+            self.unrecorded(turn)
             raise
         self.faults.clear()
         self.turns["answered"] += 1
@@ -157,7 +157,7 @@ class TickReport:
     replayed: bool = False                               # every seat's turn came from the record
 
 
-async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | None = None) -> TickReport:
+async def play_tick(match, players: dict[int, SeatPlayer]) -> TickReport:
     """Observe every living external seat, ask all players at once within their time, submit one tick."""
     t0 = time.perf_counter()
     loop = asyncio.get_running_loop()
@@ -170,8 +170,7 @@ async def play_tick(match, players: dict[int, SeatPlayer], *, timeout_ms: int | 
     async def one(i: int, obs: dict):
         p = players[i]
         p.tick = match.tick
-        budget = (timeout_ms if timeout_ms is not None else p.turn_timeout_ms) / 1000
-        return await p.act(obs, loop.time() + budget)  # act keeps the deadline, and counts a miss
+        return await p.act(obs, loop.time() + p.turn_s)  # act keeps the deadline, and counts a miss
 
     results = await asyncio.gather(*(one(i, match.observe(i)) for i in seats), return_exceptions=True)
     for r in results:  # a seat that cannot play on fails the run first; any other exception is a bug

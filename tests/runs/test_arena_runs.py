@@ -10,6 +10,7 @@ from orchestrator.seats import keys
 from orchestrator.accounts import create_account
 from orchestrator.auth import SCOPES, mint
 from orchestrator.errors import DomainError
+from orchestrator.records.turn import Said
 from orchestrator.runs import service
 from tests.runs.conftest import account, wait_terminal
 from tests.seats.fake_provider import FakeProvider
@@ -131,7 +132,9 @@ def test_a_tools_seat_answers_with_the_move_tool_and_its_turns_are_in_the_transc
     seat = body["run"]["roster"][0]
     mine = [t for t in body["transcript"] if t["seat"] == 0]
     assert seat["turns"]["answered"] == len(mine) == len(sent) and seat["usage"]["input_tokens"] == 40 * len(sent)
-    assert mine[0]["actions"] == ["4"] and mine[0]["reply"].startswith("move(") and mine[0]["input_tokens"] == 40
+    # the reply in the world's encoding: the call as the model made it
+    assert [c.name for c in Said.decode(mine[0]["reply"]).calls] == ["move"] and not Said.decode(mine[0]["reply"]).text
+    assert mine[0]["actions"] == ["4"] and mine[0]["input_tokens"] == 40
     # column 4 until it is full; the refusals that follow stay in the transcript too
     assert seat["turns"]["invalid"] == sum(1 for t in mine if t["refused"])
 

@@ -10,6 +10,8 @@ import pytest
 from engine.arena.games import GAMES
 from engine.arena.play import Tools, play
 from orchestrator.play.arena_seats import ArenaSeat
+from orchestrator.records.turn import Said
+from orchestrator.seats.base import SeatBase
 from orchestrator.seats.faults import SeatFailed
 from orchestrator.seats.player import Credential
 from orchestrator.seats.prices import PriceTable
@@ -135,3 +137,18 @@ def test_a_rejected_key_fails_at_once_and_its_call_is_in_the_transcript(fake):
         game_with(seat)
     assert e.value.code == "provider_key_rejected" and len(fake.bodies(MODEL)) == 1
     assert seat.turns["provider_errors"] == 1 and "rejected the key" in seat.transcript[0]["error"]
+
+
+def test_an_arena_seats_turn_is_a_world_seats_its_reply_in_the_one_encoding(fake):
+    # a 400 then a tools-format move: one turn asked (the call repeated after a fault is the same turn),
+    # two transcript rows, the move's call stored as the world's seats store theirs and read back
+    fake.script(MODEL, {"status": 400}, {"calls": [("move", {"move": "4"})]})
+    fake.defaults[MODEL] = {"text": '{"move": "resign"}'}
+    seat = seat_for(fake, fmt="tools")
+    assert isinstance(seat, SeatBase) and seat.turn_s == 5.0
+    game_with(seat)
+    first, second = seat.transcript[:2]
+    assert first["error"] and first["reply"] == "" and second["actions"] == '["4"]'
+    said = Said.decode(second["reply"])
+    assert [(c.name, c.arguments) for c in said.calls] in ([("move", {"move": "4"})], [("move", '{"move": "4"}')])
+    assert seat.usage["agent_turns"] == seat.turns["answered"] == len(seat.transcript) - 1

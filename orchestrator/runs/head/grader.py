@@ -15,9 +15,7 @@ log names the failure.
 """
 from __future__ import annotations
 
-import json
 import logging
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,6 +30,8 @@ from orchestrator.grading import plan, states, work
 from orchestrator.grading.fair import FairQueue
 from orchestrator.grading.settings import settings
 from orchestrator.statuses import TERMINAL
+from orchestrator.store import Connection, StoreError
+from orchestrator.store import grading as stored
 from orchestrator.workers import cause, cluster_cpus
 
 log = logging.getLogger("studio.grading")
@@ -119,7 +119,7 @@ class Grader:
             try:
                 with self.core.store.write() as c:
                     step(c)
-            except sqlite3.Error as e:
+            except StoreError as e:
                 log.warning("the store refused a grading write (%s: %s); retrying", what, e)
                 return False
             self.unsaved.pop(0)
@@ -127,24 +127,18 @@ class Grader:
 
     # -- starting ------------------------------------------------------------------------------
     def _take_ended(self) -> None:
-        marks = ",".join("?" * len(TERMINAL))
-        rows = self.core.store.all(
-            "SELECT id, account_id, status, match_id, batch_id, roster, effective, grading, results IS NOT NULL AS scored, "
-            f"grading_status, grading_starts FROM runs WHERE grading_status IN {states._states(states.OPEN)} "
-            f"AND status IN ({marks})", TERMINAL)
         now = time.monotonic()
-        for r in rows:
-            if r["id"] in self.held or r["grading_status"] != "pending" or self.not_before.get(r["id"], 0) > now:
+        for r in stored.open_of_ended(self.core.store.conn(), TERMINAL):
+            if r.run_id in self.held or r.status != "pending" or self.not_before.get(r.run_id, 0) > now:
                 continue
-            if not r["scored"] or r["match_id"] is None:
-                self._write(lambda c, i=r["id"]: states.move(c, "nothing", i), f"nothing to grade in {r['id']}")
+            if not r.scored or r.match_id is None:
+                self._write(lambda c, i=r.run_id: states.move(c, "nothing", i), f"nothing to grade in {r.run_id}")
                 continue
-            seats = plan.graded_seats(json.loads(r["roster"]), r["grading"])
-            eff = json.loads(r["effective"])
-            g = Grading(r["id"], r["account_id"], r["match_id"], r["batch_id"], eff["env"], seats,
-                        (eff.get("fork") or {}).get("tick", 0))
+            p = r.plan
+            g = Grading(r.run_id, r.account_id, r.match_id, r.batch_id, p.env, plan.graded_seats(p.roster, p.mode),
+                        p.fork_tick)
             with self.core.store.write() as c:
-                if not states.move(c, "start", g.run_id, "grading_starts = grading_starts + 1"):
+                if not states.move(c, "start", g.run_id, started=True):
                     continue
             self.held[g.run_id] = g
             g.out = 1
@@ -152,12 +146,11 @@ class Grader:
 
     def _counted(self, g: Grading, decisions: list) -> None:
         decisions = [tuple(d) for d in decisions]
-        stored = {(r["tick"], r["seat"]) for r in self.core.store.all(
-            "SELECT tick, seat FROM decision_turns WHERE run_id = ?", (g.run_id,))}
-        todo = [d for d in decisions if d not in stored]
+        done = stored.graded_keys(self.core.store.conn(), g.run_id)
+        todo = [d for d in decisions if d not in done]
         graded = len(decisions) - len(todo)
-        self._write(lambda c: states.move(c, "counted", g.run_id, "grading_total = ?, graded = ?",
-                                          (len(decisions), graded)), f"count {g.run_id}")
+        self._write(lambda c: states.move(c, "counted", g.run_id, total=len(decisions), graded=graded),
+                    f"count {g.run_id}")
         for part in plan.parts(todo, self.tasks, self.part_decisions):
             self.waiting.put(g.account, (g.run_id, part))
             g.out += 1
@@ -201,7 +194,7 @@ class Grader:
     def _settle(self, g: Grading) -> None:
         del self.held[g.run_id]
         if g.failed:
-            starts = self.core.store.one("SELECT grading_starts FROM runs WHERE id = ?", (g.run_id,))["grading_starts"]
+            starts = stored.starts(self.core.store.conn(), g.run_id)
             if starts < states.MAX_STARTS:
                 self.not_before[g.run_id] = time.monotonic() + RETRY_S
                 self._write(lambda c: states.move(c, "retry", g.run_id), f"retry grading {g.run_id}")
@@ -212,24 +205,15 @@ class Grader:
         self._write(lambda c: _finish(c, g.run_id, g.seats), f"finish grading {g.run_id}")
 
 
-def _store_rows(c: sqlite3.Connection, run_id: str, rows: list[dict]) -> None:
-    c.executemany("INSERT OR REPLACE INTO decision_turns (run_id, tick, seat, turn) VALUES (?, ?, ?, ?)",
-                  [(run_id, r["tick"], r["seat"], json.dumps(r)) for r in rows])
-    states.move(c, "part", run_id, "graded = (SELECT COUNT(*) FROM decision_turns WHERE run_id = ?)", (run_id,))
+def _store_rows(c: Connection, run_id: str, rows: list[dict]) -> None:
+    stored.add(c, run_id, rows)
+    states.move(c, "part", run_id, recount=True)
 
 
-def _finish(c: sqlite3.Connection, run_id: str, seats: list[int]) -> None:
+def _finish(c: Connection, run_id: str, seats: list[int]) -> None:
     """Seat summaries from every stored row; the run's results gain them (`decisions`, null for a seat
     not graded); the grading is done."""
-    turns = [json.loads(r[0]) for r in c.execute("SELECT turn FROM decision_turns WHERE run_id = ? ORDER BY tick, seat",
-                                                 (run_id,))]
-    summaries = summarize(turns, seats)
-    c.executemany("INSERT OR REPLACE INTO decision_seats (run_id, seat, summary) VALUES (?, ?, ?)",
-                  [(run_id, s, json.dumps(v)) for s, v in summaries.items() if v is not None])
-    row = c.execute("SELECT results FROM runs WHERE id = ?", (run_id,)).fetchone()
-    if row is not None and row[0]:
-        results = json.loads(row[0])
-        for entry in results["agents"]:
-            entry["decisions"] = summaries.get(entry["seat"])
-        c.execute("UPDATE runs SET results = ? WHERE id = ?", (json.dumps(results), run_id))
-    states.move(c, "done", run_id, "graded = (SELECT COUNT(*) FROM decision_turns WHERE run_id = ?)", (run_id,))
+    summaries = summarize(stored.every(c, run_id), seats)
+    stored.set_summaries(c, run_id, summaries)
+    stored.results_gain(c, run_id, summaries)
+    states.move(c, "done", run_id, recount=True)

@@ -28,9 +28,7 @@ The functions below do the work over a Core; the actor only holds one.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -40,6 +38,7 @@ from orchestrator.core import Core
 from orchestrator.runs import lifecycle
 from orchestrator.seats.funding import run_credentials
 from orchestrator.seats.recording import Unrecorded
+from orchestrator.store import OperationalError, turns
 
 log = logging.getLogger("studio.recorder")
 RECORD_PATIENCE_S = 120.0
@@ -65,7 +64,7 @@ def _patiently(core: Core, step, what: str):
             if refused:
                 log.warning("the store takes %s again after %.1f s", what, time.monotonic() - began)
             return out
-        except sqlite3.OperationalError as e:
+        except OperationalError as e:
             now = time.monotonic()
             if not refused:
                 refused = True
@@ -117,12 +116,7 @@ def record_many(core: Core, entries: list[tuple[str, tuple]]) -> list:
 def replay(core: Core, run_id: str) -> dict:
     """{turns: [{tick, seat, turn, play, memory}], seats: {index: {usage, turns}}} of a run that resumes;
     empty lists and maps for a run that never recorded a turn."""
-    turns = lifecycle.turns_recorded(core.store.conn(), run_id)
-    row = core.store.one("SELECT roster FROM runs WHERE id = ?", (run_id,))
-    roster = json.loads(row["roster"]) if row else []
-    return {"turns": [{"tick": t["tick"], "seat": t["seat"], "turn": json.loads(t["turn"]), "play": json.loads(t["play"]),
-                       "memory": None if t["memory"] is None else json.loads(t["memory"])} for t in turns],
-            "seats": {i: {"usage": s["usage"], "turns": s["turns"]} for i, s in enumerate(roster) if s.get("turns")}}
+    return turns.replay(core.store.conn(), run_id).plain()
 
 
 class Recorder:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine.arena.game import Game
 from engine.hashing import content_hash
+from engine.rules import ARENA_TURN_TIMEOUT_MS
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -18,7 +19,7 @@ from orchestrator.provider_kinds import LOCAL
 from orchestrator.seats.seat import ROUTED, seat_label
 
 ENV_FIELDS = ("seed", "turn_timeout_ms")
-TURN_TIMEOUT_MS = 60_000
+TURN_TIMEOUT_MS = ARENA_TURN_TIMEOUT_MS
 
 
 class Arena:
@@ -96,5 +97,5 @@ class Arena:
         if adm.scripted:
             lo, hi = self.game.scripted_ms
             return {"low": lo * waves, "high": hi * waves}
-        timeout = (adm.seats and adm.trial_envs[0]["env"].get("turn_timeout_ms")) or 60_000
+        timeout = (adm.seats and adm.trial_envs[0]["env"].get("turn_timeout_ms")) or TURN_TIMEOUT_MS
         return {"low": 500 * adm.season_ticks * waves, "high": 2 * timeout * adm.season_ticks * waves}

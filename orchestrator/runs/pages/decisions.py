@@ -3,13 +3,12 @@ Pages as the transcript does (orchestrator.runs.pages.transcript): the same seat
 rules and errors, in tick then seat order."""
 from __future__ import annotations
 
-import json
-
-from analytics.grading import GRADER, HORIZON, ROLLOUTS, published
+from analytics.grading import GRADER, HORIZON, ROLLOUTS
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.grading import plan
 from orchestrator.runs.pages.transcript import paged
+from orchestrator.store import grading as stored
 
 
 def get_decisions(core: Core, principal: Principal, run_id: str, *, seat=None, cursor=None, limit=None) -> dict:
@@ -17,13 +16,9 @@ def get_decisions(core: Core, principal: Principal, run_id: str, *, seat=None, c
     regret, accuracy, label}], next_cursor}; status is the run view's grading status (null when the
     run grades nothing), turns those graded so far."""
     row, seat, offset, limit = paged(core, principal, run_id, seat, cursor, limit)
-    sql, params = "SELECT turn FROM decision_turns WHERE run_id = ?", [run_id]
-    if seat is not None:
-        sql += " AND seat = ?"
-        params.append(seat)
-    rows = core.store.all(sql + " ORDER BY tick, seat LIMIT ? OFFSET ?", (*params, limit + 1, offset))
-    turns = [published(json.loads(r["turn"])) for r in rows[:limit]]
+    got = stored.page(core.store.conn(), run_id, seat=seat, limit=limit + 1, offset=offset)
+    turns = [d.published() for d in got[:limit]]
     grading = plan.view(row)
     return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS,
             "status": grading["status"] if grading else None, "turns": turns,
-            "next_cursor": str(offset + len(turns)) if len(rows) > limit else None}
+            "next_cursor": str(offset + len(turns)) if len(got) > limit else None}

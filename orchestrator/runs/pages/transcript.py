@@ -7,7 +7,6 @@ transcript whatever ended it.
 """
 from __future__ import annotations
 
-import json
 import re
 
 from analytics.archive.format import transcript_rows, transcript_table
@@ -16,9 +15,10 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs import match_log
-from orchestrator.runs.lifecycle import turns_recorded
 from orchestrator.statuses import TERMINAL
 from orchestrator.runs.service import READ, run_row
+from orchestrator.runs.views import run_view
+from orchestrator.store import turns as stored_turns
 from orchestrator.validation import integer_param
 
 _DIGITS = re.compile(r"[0-9]{1,9}")  # a cursor
@@ -30,7 +30,7 @@ def paged(core: Core, principal: Principal, run_id: str, seat, cursor, limit) ->
     run's transcript and of its graded decisions."""
     require(principal, READ)
     row = run_row(core, principal, run_id)
-    n_seats = len(json.loads(row["roster"]))
+    n_seats = len(run_view(row)["roster"])
     seat = integer_param(seat, "seat", 0, n_seats - 1)
     limit = integer_param(limit, "limit", 1, MAX_LIMIT, default=DEFAULT_LIMIT)
     if cursor is not None and not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor)):
@@ -49,12 +49,11 @@ def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, 
 def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
     # the store's rows go when the match is archived (lifecycle.ended_many), in the same transaction: a
     # run that ended with its turns still there (its record could not be written) reads them
-    kept = core.store.one("SELECT 1 FROM run_turns WHERE run_id = ? LIMIT 1", (row["id"],)) is not None
+    kept = stored_turns.kept(core.store.conn(), row["id"])
     if row["status"] in TERMINAL and row["match_id"] is not None and not kept:
         return match_log.read_transcript(core, row["match_id"], **page)
     # a row an earlier version kept with Infinity as a token count or latency reads it as null
-    recorded = [finite.loads(t["turn"])[0] for t in turns_recorded(core.store.conn(), row["id"])]
-    return transcript_rows(transcript_table(recorded), **page)
+    return transcript_rows(transcript_table(stored_turns.transcript(core.store.conn(), row["id"])), **page)
 
 
 def every_turn(core: Core, row) -> list[dict]:
