@@ -23,6 +23,7 @@ Studio opened with play=True (docs/AGENTS.md).
 from __future__ import annotations
 
 import asyncio
+import base64
 import inspect
 import itertools
 import json
@@ -103,6 +104,14 @@ class _Tools:
         args = {"run_id": run_id, "tick": tick, "trials": trials, "control": control, **more,
                 "seats": None if seats is None else {str(k): v for k, v in seats.items()}}
         return self.call("fork_run", **{k: v for k, v in args.items() if v is not None})
+
+    def bundle(self, id: str, path: str | Path | None = None) -> bytes:
+        """A run's (run_...) or a series' (bat_...) result bundle, the zip `studio verify` checks offline:
+        export_run with format "bundle". path: where to write it as well."""
+        data = base64.b64decode(self.call("export_run", id=id, format="bundle")["base64"])
+        if path is not None:
+            Path(path).write_bytes(data)
+        return data
 
     def wait_series(self, batch_id: str, timeout_s: float = 600) -> dict:
         """Until no run of the series is left to play, following it through get_batch's long-poll (one

@@ -86,8 +86,9 @@ _BUNDLED = responses({200: {"application/zip": {
                    "checks it offline"}}})
 
 
-def _bundle(c: Caller, id: str) -> Response:
-    return Response(bundle.of(c.core, c.principal, id), media_type=bundle.MEDIA_TYPE,
+def _bundle(c: Caller, id: str, data: bytes | None = None) -> Response:
+    data = bundle.of(c.core, c.principal, id) if data is None else data
+    return Response(data, media_type=bundle.MEDIA_TYPE,
                     headers={"Content-Disposition": f'attachment; filename="{bundle.filename(id)}"'})
 
 
@@ -107,3 +108,10 @@ def bundle_batch(id: str, c: Reader) -> Response:
         raise DomainError("unknown_batch", f"no series '{id}' on this account; a series answers its batch_id "
                           "at launch")
     return _bundle(c, id)
+
+
+@router.get("/matches/{id}/bundle", response_class=Response, responses=_BUNDLED,
+            summary="The result bundle of the run that played a match: a public report's link (owner only)")
+def bundle_match(id: str, c: Reader) -> Response:
+    run_id, data = bundle.of_match(c.core, c.principal, id)
+    return _bundle(c, run_id, data)

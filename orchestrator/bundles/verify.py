@@ -244,7 +244,7 @@ def _actions(m: dict, seat: dict, turn: dict, apt: int) -> list:
     else:
         acts = from_reply(reply_of(turn), seat.get("format") or "tools")[:apt]
     refused = [a.transcript() for a in acts if isinstance(a, Refused)]
-    if actions_json(acts) != actions_json(json.loads(turn["actions"] or "[]")) or refused != list(turn["refused"]):
+    if json.loads(actions_json(acts)) != (turn["actions"] or []) or refused != list(turn["refused"] or []):
         _diverge(m, "the recorded actions are not what the recorded reply gives", turn["tick"], turn["seat"])
     return acts
 

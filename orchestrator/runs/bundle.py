@@ -18,6 +18,7 @@ from orchestrator.errors import DomainError
 from orchestrator.runs import kinds, match_log
 from orchestrator.runs.kinds.arena import Arena
 from orchestrator.runs.pages.transcript import every_turn
+from orchestrator.runs.pages.world import require_match
 from orchestrator.runs.service import READ, list_runs, run_row
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.statuses import TERMINAL
@@ -48,6 +49,19 @@ def of(core: Core, principal: Principal, id: str) -> bytes:
                           "stop_reason": r["stop_reason"], "match_id": r["match_id"]} for r in rows],
                 "matches": matches}
     return layout.write(manifest, turns)
+
+
+def of_match(core: Core, principal: Principal, match_id: str) -> tuple[str, bytes]:
+    """(run id, bundle) of the run that played the match: the link of its public report, for its owner."""
+    require(principal, READ)
+    try:
+        row = require_match(core, match_id)
+    except DomainError:
+        row = None
+    if row is None or row["account_id"] != principal.account_id:
+        raise DomainError("unknown_run", f"no match '{match_id}' in a run of this account; a match's bundle is "
+                          "its run owner's")
+    return row["id"], of(core, principal, row["id"])
 
 
 def _version() -> str:
