@@ -135,6 +135,8 @@ def _match(m: dict, lines: list[dict] | None, derived: dict, report: Report) -> 
     if m["kind"] == "arena":
         from orchestrator.bundles.arena import replay_game  # the game loop and its oracles, for games only
         replay_game(m, rows, report, _diverge, _compare)
+        if layout.sha256(layout.canonical(m["played"]["moves"])) != m["log_sha256"]:
+            _diverge(m, "the game's moves do not give the recorded log digest")
         return
     _world(m, rows, derived, report)
 

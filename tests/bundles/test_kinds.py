@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from tests.bundles.util import fetched, launched, verified_apart
-from tests.runs.conftest import account, local_body
+from tests.runs.conftest import account, local_body, wait_terminal
 from tests.runs.test_model_seats import model_account
 from tests.seats.fake_provider import FakeProvider
 
@@ -79,3 +79,40 @@ def test_refusals(srv, idle):
         run = c.post("/api/v1/runs", json=local_body()).json()["run"]
         r = c.get(f"/api/v1/runs/{run['run_id']}/bundle")
         assert (r.status_code, r.json()["error"]) == (409, "run_not_ended")
+
+
+def test_agent_seats_verify_apart(srv, tmp_path):
+    from tests.agents.conftest import play_rest, world_body
+
+    with srv.client(account(srv.core)) as c:
+        run = c.post("/api/v1/runs", json=world_body(10)).json()["run"]
+        moves = iter(["north", "east", "south", "west"] * 4)
+        play_rest(c, run["run_id"], 0, lambda turn: [{"action": "move", "direction": next(moves)},
+                                                     {"action": "juggle"}])
+        assert wait_terminal(c, run["run_id"])["run"]["status"] == "finished"
+        data = fetched(c, run["run_id"])
+    manifest = _manifest(data)
+    assert manifest["matches"][0]["turns"]["count"] == 10
+    status, report = verified_apart(tmp_path, data)
+    assert (status, report["matches"]) == (0, 1), report
+
+
+def test_arena_games_verify_apart(srv, fake, tmp_path):
+    from orchestrator import auth
+    from orchestrator.runs import service
+
+    core = srv.app.state.core
+    fake.defaults["test/column4"] = {"text": '{"move": "4"}', "usage": (30, 3)}  # a full column: re-asked, then forfeit
+    c, _ = model_account(srv, fake)
+    token = c.headers["authorization"].split()[1]
+    principal = auth.authenticate(core, token)
+    ids = [service.arena_launch(core, principal, body)["run"]["run_id"] for body in (
+        {"scenario_id": "arena:connect-four", "roster": [{"model": "local/solver"}, {"model": "local/random"}]},
+        {"scenario_id": "arena:connect-four", "env": {"turn_timeout_ms": 5000},
+         "roster": [{"model": "test/column4", "name": "m", "format": "json"}, {"model": "local/random"}]})]
+    with c:
+        for run_id in ids:
+            assert wait_terminal(c, run_id, timeout=120)["run"]["status"] == "finished"
+            data = fetched(c, run_id)
+            status, report = verified_apart(tmp_path, data)
+            assert (status, report["matches"]) == (0, 1), report

@@ -32,7 +32,7 @@ def bundles(srv) -> dict[str, bytes]:
         fake.defaults[CLAUDE] = {"text": '{"actions": [{"action": "gather"}, {"action": "fly"}]}', "usage": (40, 8)}
         c, _ = model_account(srv, fake)
         with c:
-            out["model"] = fetched(c, launched(c, {"scenario_id": "svc:custom-base-v1", "season_ticks": 8, "roster": [
+            out["model"] = fetched(c, launched(c, {"scenario_id": "svc:custom-base-v1", "season_ticks": 10, "roster": [
                 {"model": GPT, "name": "gpt"}, {"model": CLAUDE, "provider": "anthropic", "name": "claude",
                                                 "format": "json"}, {"model": "local/random"}]})["run"]["run_id"])
     return out
