@@ -160,15 +160,20 @@ def _chain(m: dict, lines: list[dict] | None) -> list[dict]:
         if any(s.get("provider") != LOCAL for s in m["roster"]):
             _diverge(m, "the roster has model or agent seats and the bundle holds no turns for them")
         return []
-    prev = layout.genesis(m["match_id"])
+    prev, before = layout.genesis(m["match_id"]), None
     for k, line in enumerate(lines or []):
         if line.get("prev") != prev:
-            _diverge(m, f"turn {k} does not carry the hash of the turn before it (the chain of turns is broken)",
-                     line.get("tick"), line.get("seat"))
-        prev = layout.sha256(layout.canonical(line))
+            if before is None:
+                _diverge(m, "the first turn does not carry the match's genesis hash (the chain of turns is broken)",
+                         line.get("tick"), line.get("seat"))
+            # the turn before was edited (the likelier), or the hash this one carries
+            _diverge(m, f"turn {k - 1} does not hash to what turn {k} carries (the chain of turns is broken)",
+                     before.get("tick"), before.get("seat"))
+        prev, before = layout.sha256(layout.canonical(line)), line
     if len(lines or []) != recorded["count"] or prev != recorded["last_sha256"]:
         _diverge(m, f"the chain of {len(lines or [])} turns ends in {prev[:16]}..., the manifest names "
-                 f"{recorded['count']} turns ending in {str(recorded['last_sha256'])[:16]}...")
+                 f"{recorded['count']} turns ending in {str(recorded['last_sha256'])[:16]}...",
+                 *((before.get("tick"), before.get("seat")) if before else ()))
     return [{k: v for k, v in line.items() if k != "prev"} for line in lines or []]
 
 

@@ -14,7 +14,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from orchestrator.bundles import verify
 from tests.bundles.util import fetched, launched
-from tests.runs.conftest import account, local_body
+from orchestrator import auth
+from orchestrator.runs import service
+from tests.agents.conftest import play_rest, world_body
+from tests.runs.conftest import account, local_body, wait_terminal
 from tests.runs.test_model_seats import model_account
 from tests.seats.fake_provider import FakeProvider
 
@@ -35,6 +38,21 @@ def bundles(srv) -> dict[str, bytes]:
             out["model"] = fetched(c, launched(c, {"scenario_id": "svc:custom-base-v1", "season_ticks": 10, "roster": [
                 {"model": GPT, "name": "gpt"}, {"model": CLAUDE, "provider": "anthropic", "name": "claude",
                                                 "format": "json"}, {"model": "local/random"}]})["run"]["run_id"])
+        fake.defaults["test/column4"] = {"text": '{"move": "4"}', "usage": (30, 3)}  # re-asked once full, then forfeit
+        c, _ = model_account(srv, fake)
+        with c:
+            core = srv.app.state.core
+            principal = auth.authenticate(core, c.headers["authorization"].split()[1])
+            run_id = service.arena_launch(core, principal, {
+                "scenario_id": "arena:connect-four", "env": {"turn_timeout_ms": 5000},
+                "roster": [{"model": "test/column4", "name": "m", "format": "json"}, {"model": "local/random"}]})
+            assert wait_terminal(c, run_id["run"]["run_id"], timeout=120)["run"]["status"] == "finished"
+            out["arena"] = fetched(c, run_id["run"]["run_id"])
+    with srv.client(account(srv.core)) as c:
+        run = c.post("/api/v1/runs", json=world_body(10)).json()["run"]
+        play_rest(c, run["run_id"], 0, lambda turn: [{"action": "gather"}, {"action": "move", "direction": "up"}])
+        assert wait_terminal(c, run["run_id"])["run"]["status"] == "finished"
+        out["agent"] = fetched(c, run["run_id"])
     return out
 
 
@@ -105,18 +123,21 @@ def _edited(files: dict, name: str, path: tuple, how: str, new) -> dict:
     return files
 
 
-@pytest.mark.parametrize("kind", ["scripted", "model"])
+KINDS = ["scripted", "model", "arena", "agent"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_untouched_bundles_verify(bundles, kind):
     report = verify.verify(bundles[kind])
     assert report.status == verify.VERIFIED, report.as_json()
     assert verify.verify(_zip(_files(bundles[kind]))).status == verify.VERIFIED  # rewritten, not edited
 
 
-@pytest.mark.parametrize("kind", ["scripted", "model"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_every_single_field_edit_is_found(bundles, kind):
     files = _files(bundles[kind])
 
-    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(st.data())
     def one_edit(data):
         name, path, how, new = data.draw(edits(files))
@@ -143,5 +164,6 @@ def test_the_fields_the_contract_names_are_found_where_they_are(bundles):
         assert report.status == verify.DIVERGES, (path, report.as_json())
         d = report.divergence
         assert d.match_id == files["manifest.json"]["matches"][0]["match_id"], (path, d)
-        if name == turns:
-            assert (d.tick, d.seat) == (files[turns][path[0]]["tick"], files[turns][path[0]]["seat"]), (path, d)
+        if name == turns:  # the edited turn, or for the hash a turn carries, the turn it names
+            k = path[0] - (path[-1] == "prev")
+            assert (d.tick, d.seat) == (files[turns][k]["tick"], files[turns][k]["seat"]), (path, d)
