@@ -15,6 +15,9 @@ import zipfile
 
 import numpy as np
 
+from engine.events import COLUMNS
+from engine.kernels.codes import INVALID, SAY
+
 FORMAT = "studio-bundle-1"
 MANIFEST = "manifest.json"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the zip format's earliest date: any fixed one will do
@@ -53,19 +56,31 @@ def manifest_digest(manifest: dict) -> str:
     return sha256(canonical({k: v for k, v in manifest.items() if k != "digest"}))
 
 
-def log_sha256(cols: dict) -> str:
-    """The SHA-256 of a match's event log: its columns (as analytics.archive.format.event_columns
-    gives them, text included) in name order, each as name, dtype and bytes."""
+def log_sha256(cols: dict, texts: list[tuple[int, str]]) -> str:
+    """The SHA-256 of a match's event log: each column of the log (engine.events.COLUMNS, in order) as
+    its name and its values as 64-bit little-endian numbers, then the rows that carry a text (says,
+    refusals) as [row, text] pairs."""
     h = hashlib.sha256()
-    for name in sorted(cols):
+    for name in COLUMNS:
         arr = np.asarray(cols[name])
-        h.update(name.encode() + b"\0")
-        if arr.dtype == object:
-            h.update(b"text\0" + canonical([None if v is None else str(v) for v in arr.tolist()]))
-        else:
-            arr = np.ascontiguousarray(arr)
-            h.update(arr.dtype.str.encode() + b"\0" + arr.tobytes())
+        wide = arr.astype("<f8" if arr.dtype.kind == "f" else "<i8", copy=False)
+        h.update(name.encode() + b"\0" + np.ascontiguousarray(wide).tobytes())
+    h.update(b"text\0" + canonical([[int(r), t] for r, t in texts]))
     return h.hexdigest()
+
+
+def archived_log_sha256(cols: dict) -> str:
+    """log_sha256 of an archived log (analytics.archive.format.event_columns, text included)."""
+    text = cols["text"]
+    rows = np.flatnonzero(np.not_equal(text, None))
+    return log_sha256(cols, [(r, str(text[r])) for r in rows])
+
+
+def played_log_sha256(cols: dict, messages: list[str]) -> str:
+    """log_sha256 of a match just played (Match.columns() and its message table), as the archive
+    stores it: a say or refusal row's text is its message (analytics.archive.format.events_table)."""
+    rows = np.flatnonzero((cols["kind"] == SAY) | (cols["kind"] == INVALID))
+    return log_sha256(cols, [(r, messages[b]) for r, b in zip(rows, cols["b"][rows])])
 
 
 def write(manifest: dict, turns: dict[str, list[dict]]) -> bytes:

@@ -23,7 +23,13 @@ from orchestrator.play.job import Job
 from orchestrator.play.world import field_meta, mark_silent, seat_specs, specs_from_meta
 from orchestrator.provider_kinds import AGENT, LOCAL
 from orchestrator.seats import played
-from orchestrator.seats.actions import NO_REPLY_WAIT, TIMEOUT_WAIT, Refused, from_list, from_reply
+from orchestrator.seats.actions import (
+    NO_REPLY_WAIT,
+    TIMEOUT_WAIT,
+    Refused,
+    from_list,
+    from_reply,
+)
 from orchestrator.seats.base import NotRecorded
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.turn import actions_json
@@ -72,8 +78,8 @@ class Report:
         elif self.status == DIVERGES:
             lines = [f"diverges: {self.divergence.line()}"]
         else:
-            lines = [f"not checked: the bundle was played under engine {self.engines['bundle']} and this "
-                     f"installation runs engine {self.engines['installed']}; neither verified nor refuted"]
+            lines = [(f"not checked: the bundle was played under engine {self.engines['bundle']} and this "
+                      f"installation runs engine {self.engines['installed']}; neither verified nor refuted")]
         return "\n".join(lines + [f"note: {n}" for n in self.notes])
 
 
@@ -93,9 +99,13 @@ def verify(data: bytes) -> Report:
     except layout.Unreadable as e:
         report.divergence = Divergence(str(e))
         return report
-    sealed = manifest.get("digest") == layout.manifest_digest(manifest)
+    try:
+        sealed = manifest.get("digest") == layout.manifest_digest(manifest)
+        named = {str(m.get("engine")) for m in matches if isinstance(m, dict)} | {str(manifest.get("engine"))}
+    except ValueError:  # a number JSON cannot carry (NaN): written by no service
+        report.divergence = Divergence("manifest.json holds a value no bundle carries (NaN or infinity)")
+        return report
     installed = engine_digest()
-    named = {m.get("engine") for m in matches if isinstance(m, dict)} | {manifest.get("engine")}
     if named != {installed}:
         if sealed:
             other = sorted(str(e) for e in named if e != installed)
@@ -104,21 +114,31 @@ def verify(data: bytes) -> Report:
             report.divergence = Divergence("manifest.json does not match its digest (an edit after it was written)")
         return report
     derived: dict[str, tuple[dict, dict]] = {}  # match id -> its derived (event columns, metadata): a fork's start
+    m = None
     try:
+        forked = {str(f["match_id"]) for e in matches for f in _fork_of(e)}
         for m in matches:
-            _match(m, turns.get(m.get("match_id")), derived, report)
+            _match(m, turns.get(m.get("match_id")), derived, report, forked)
             report.matches += 1
     except Diverged as e:
         report.divergence = e.divergence
         return report
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
-        # a field missing or of another type: an edit no replay survives
+    except Exception as e:  # noqa: BLE001  a field missing or of another kind: an edit no replay survives
         report.divergence = Divergence(f"the bundle's record cannot be played ({type(e).__name__}: {e})",
                                        *_where(m))
         return report
     if not sealed:
         report.divergence = Divergence("manifest.json does not match its digest (an edit after it was written)")
     return report
+
+
+def _fork_of(m) -> list[dict]:
+    """The fork records a match entry names (the manifest's and its played metadata's), to keep their
+    originals' logs for them."""
+    if not isinstance(m, dict):
+        return []
+    out = [m.get("fork"), ((m.get("played") or {}).get("meta") or {}).get("fork")]
+    return [f for f in out if isinstance(f, dict) and "match_id" in f]
 
 
 def _where(m) -> tuple:
@@ -129,16 +149,18 @@ def _diverge(m: dict, what: str, tick: int | None = None, seat: int | None = Non
     raise Diverged(Divergence(what, m["match_id"], m["run_id"], tick, seat))
 
 
-def _match(m: dict, lines: list[dict] | None, derived: dict, report: Report) -> None:
+def _match(m: dict, lines: list[dict] | None, derived: dict, report: Report, forked: set[str]) -> None:
     _inputs(m)
     rows = _chain(m, lines)
     if m["kind"] == "arena":
-        from orchestrator.bundles.arena import replay_game  # the game loop and its oracles, for games only
+        from orchestrator.bundles.arena import (
+            replay_game,  # the game loop and its oracles, for games only
+        )
         replay_game(m, rows, report, _diverge, _compare)
         if layout.sha256(layout.canonical(m["played"]["moves"])) != m["log_sha256"]:
             _diverge(m, "the game's moves do not give the recorded log digest")
         return
-    _world(m, rows, derived, report)
+    _world(m, rows, derived, report, forked)
 
 
 def _inputs(m: dict) -> None:
@@ -183,7 +205,7 @@ def _job(m: dict) -> Job:
                env=m["scenario"]["env"], seats=m["roster"], meta=meta)
 
 
-def _world(m: dict, rows: list[dict], derived: dict, report: Report) -> None:
+def _world(m: dict, rows: list[dict], derived: dict, report: Report, forked: set[str]) -> None:
     job = _job(m)
     original = None
     if job.meta.get("fork"):
@@ -197,11 +219,13 @@ def _world(m: dict, rows: list[dict], derived: dict, report: Report) -> None:
         players = None
     else:
         players = _replay_seats(m, job, match, rows)
-    cols = event_columns(events_table(m["match_id"], match.columns(), {}, match.messages))
-    derived[m["match_id"]] = (cols, m["played"]["meta"])
-    if layout.log_sha256(cols) != m["log_sha256"]:
+    cols = match.columns()
+    if m["match_id"] in forked:  # a fork of the bundle starts from this log, read as the archive gives it
+        derived[m["match_id"]] = (event_columns(events_table(m["match_id"], cols, {}, match.messages)),
+                                  m["played"]["meta"])
+    if layout.played_log_sha256(cols, match.messages) != m["log_sha256"]:
         _diverge(m, "the event log played again differs from the recorded one (its SHA-256 differs)")
-    results = rubric.score(match.columns(), specs_from_meta({"field": field_meta(match)}))
+    results = rubric.score(cols, specs_from_meta({"field": field_meta(match)}))
     if m.get("fork"):
         results["fork"] = {"run_id": m["fork"]["run_id"], "tick": m["fork"]["tick"]}
     if players is not None:

@@ -122,7 +122,7 @@ def _add(core: Core, principal: Principal, row, matches: list, turns: dict, seen
             meta = dict(meta, fork={k: v for k, v in fork.items() if k != "archive"})
         entry["rubric"] = RUBRIC_VERSION
         entry["played"] = {"meta": meta}
-        entry["log_sha256"] = layout.log_sha256(cols)
+        entry["log_sha256"] = layout.archived_log_sha256(cols)
         if fork:
             entry["fork"] = {k: fork[k] for k in ("run_id", "match_id", "tick", "continuation_seed") if k in fork}
     seen.add(match_id)

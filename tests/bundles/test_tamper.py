@@ -10,13 +10,14 @@ import json
 import zipfile
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from orchestrator.bundles import verify
-from tests.bundles.util import fetched, launched
 from orchestrator import auth
+from orchestrator.bundles import verify
 from orchestrator.runs import service
 from tests.agents.conftest import play_rest, world_body
+from tests.bundles.util import fetched, launched
 from tests.runs.conftest import account, local_body, wait_terminal
 from tests.runs.test_model_seats import model_account
 from tests.seats.fake_provider import FakeProvider
