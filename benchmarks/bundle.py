@@ -30,9 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.lib import bundles  # noqa: E402
-from benchmarks.lib.figures import spread, target  # noqa: E402
-from benchmarks.series import CONFIG, body  # noqa: E402
+from benchmarks.lib import bundles
+from benchmarks.lib.figures import spread, target
+from benchmarks.series import CONFIG, body
 
 EMAIL = "bundle-bench@example.org"
 MODEL = "openai/gpt-4o-mini"

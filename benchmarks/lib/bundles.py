@@ -26,7 +26,8 @@ def fetch(c: httpx.Client, id: str, where: Path) -> Path:
 def verify_apart(path: Path, timeout_s: float = 1800) -> tuple[int, dict, float]:
     """(exit status, the JSON report, wall seconds) of `studio verify FILE --json` in a fresh process."""
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path), "--json"], check=False, capture_output=True,
+    p = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path), "--json"], check=False,
+                       capture_output=True,
                        text=True, timeout=timeout_s, cwd=Path(__file__).resolve().parents[2])
     wall = time.perf_counter() - t0
     lines = p.stdout.strip().splitlines()

@@ -43,9 +43,9 @@ def test_mcp_python_console_and_report_serve_the_same_file(srv, played):
     email, token, run_id, batch_id, match_id, data = played
 
     async def calls():
-        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
-            async with Client(streamable_http_client(f"{srv.url}/mcp/studio", http_client=http)) as client:
-                return await client.call_tool("export_run", {"id": run_id, "format": "bundle"})
+        async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http,
+                    Client(streamable_http_client(f"{srv.url}/mcp/studio", http_client=http)) as client):
+            return await client.call_tool("export_run", {"id": run_id, "format": "bundle"})
     got = anyio.run(calls).structured_content
     assert (got["format"], got["filename"], got["media_type"]) == ("bundle", f"{run_id}.studio-bundle.zip",
                                                                    "application/zip")
