@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 
 from engine.arena.play import play as play_game
-from orchestrator.agents.player import move_of
+from orchestrator.agents.player import MISSED, move_of
+from orchestrator.bundles.verify import TIMED_OUT
 from orchestrator.play.arena import tools
 from orchestrator.provider_kinds import AGENT, LOCAL
 
-TIMED_OUT = "the provider did not answer within the turn"
-AGENT_MISSED = "no actions within the turn"
 MOVE_KEYS = ("ply", "seat", "uci", "san", "fen_before", "column")  # what a move is, before any grade
 
 
@@ -33,7 +32,7 @@ class _Recorded:
                 self.diverge(self.m, f"the seat's next recorded answer is for ply {row['tick']}", position.plies,
                              self.index)
             if row["error"] is not None:
-                if row["error"] in (TIMED_OUT, AGENT_MISSED):
+                if row["error"] in (TIMED_OUT, MISSED):
                     return None
                 continue  # a provider fault: the seat was asked again within the turn
             actions = row["actions"] or []

@@ -17,6 +17,7 @@ from analytics.archive.format import event_columns, events_table
 from engine import rubric
 from engine.digest import engine_digest
 from engine.hashing import content_hash
+from orchestrator.agents.player import MISSED
 from orchestrator.bundles import layout
 from orchestrator.play.fork import new_match, reply_of
 from orchestrator.play.job import Job
@@ -36,7 +37,6 @@ from orchestrator.seats.turn import actions_json
 
 VERIFIED, DIVERGES, OTHER_ENGINE = 0, 1, 3  # exit statuses
 TIMED_OUT = "the provider did not answer within the turn"  # a model turn's timeout (seats.chat.ran_out)
-AGENT_MISSED = "no actions within the turn"                # an agent's (agents.player.MISSED)
 
 
 @dataclass
@@ -153,9 +153,9 @@ def _match(m: dict, lines: list[dict] | None, derived: dict, report: Report, for
     _inputs(m)
     rows = _chain(m, lines)
     if m["kind"] == "arena":
-        from orchestrator.bundles.arena import (
-            replay_game,  # the game loop and its oracles, for games only
-        )
+        # the game loop and its oracles, loaded for games only
+        from orchestrator.bundles.arena import replay_game
+
         replay_game(m, rows, report, _diverge, _compare)
         if layout.sha256(layout.canonical(m["played"]["moves"])) != m["log_sha256"]:
             _diverge(m, "the game's moves do not give the recorded log digest")
@@ -216,9 +216,9 @@ def _world(m: dict, rows: list[dict], derived: dict, report: Report, forked: set
     tick, reason = m["stop"]["tick"], m["stop"]["reason"]
     if not rows:
         derive.played(match, tick, reason)
-        players = None
+        answered = None
     else:
-        players = _replay_seats(m, job, match, rows)
+        answered = _replay_seats(m, job, match, rows)
     cols = match.columns()
     if m["match_id"] in forked:  # a fork of the bundle starts from this log, read as the archive gives it
         derived[m["match_id"]] = (event_columns(events_table(m["match_id"], cols, {}, match.messages)),
@@ -228,8 +228,8 @@ def _world(m: dict, rows: list[dict], derived: dict, report: Report, forked: set
     results = rubric.score(cols, specs_from_meta({"field": field_meta(match)}))
     if m.get("fork"):
         results["fork"] = {"run_id": m["fork"]["run_id"], "tick": m["fork"]["tick"]}
-    if players is not None:
-        mark_silent(results, players)
+    if answered is not None:
+        mark_silent(results, answered)
     recorded = m["results"]
     if any(a.get("decisions") for a in (recorded or {}).get("agents", [])):
         report.notes.append(f"match {m['match_id']}: decision grades were not checked (only the scorecard is "
@@ -268,7 +268,7 @@ def _actions(m: dict, seat: dict, turn: dict, apt: int) -> list:
     recorded actions and refusals must be what the reply gives."""
     if turn["error"] is not None:
         if seat["provider"] == AGENT:
-            return [TIMEOUT_WAIT] if turn["error"] == AGENT_MISSED else []
+            return [TIMEOUT_WAIT] if turn["error"] == MISSED else []
         return [TIMEOUT_WAIT if turn["error"] == TIMED_OUT else NO_REPLY_WAIT]
     if seat["provider"] == AGENT:
         acts = from_list(json.loads(turn["reply"])["actions"])[:apt]
