@@ -7,9 +7,9 @@ import json
 
 from engine.arena.play import play as play_game
 from orchestrator.agents.player import MISSED, move_of
-from orchestrator.bundles.verify import TIMED_OUT
 from orchestrator.play.arena import tools
 from orchestrator.provider_kinds import AGENT, LOCAL
+from orchestrator.seats.chat import TIMED_OUT
 
 MOVE_KEYS = ("ply", "seat", "uci", "san", "fen_before", "column")  # what a move is, before any grade
 

@@ -32,11 +32,11 @@ from orchestrator.seats.actions import (
     from_reply,
 )
 from orchestrator.seats.base import NotRecorded
+from orchestrator.seats.chat import TIMED_OUT
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.turn import actions_json
 
 VERIFIED, DIVERGES, OTHER_ENGINE = 0, 1, 3  # exit statuses
-TIMED_OUT = "the provider did not answer within the turn"  # a model turn's timeout (seats.chat.ran_out)
 
 
 @dataclass
