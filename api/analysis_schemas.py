@@ -62,9 +62,10 @@ class CsvExport(Closed):
 
 
 class FileExport(Closed):
-    """export_run's answer: the file GET /api/v1/runs/:id/export (or /batches/:id/export) serves, as base64."""
+    """export_run's answer: the file GET /api/v1/runs/:id/export (or /batches/:id/export, or for format
+    bundle /runs/:id/bundle) serves, as base64."""
     id: str
-    format: Literal["csv", "parquet", "inspect"]
+    format: Literal["csv", "parquet", "inspect", "bundle"]
     filename: str
     media_type: str
     size_bytes: int

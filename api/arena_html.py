@@ -8,7 +8,7 @@ import json
 from html import escape
 
 from api.console.words import figure, game_end, metric_name
-from api.html import match_title, nav
+from api.html import bundle_html, match_title, nav
 from engine.arena.games import GAMES
 
 _STYLE = ("<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}nav a{margin-right:1rem}"
@@ -98,7 +98,8 @@ def arena_page(rep: dict, frames: dict) -> str:
     game = GAMES[rep["scenario_id"]]
     res = rep["results"]
     title = escape(match_title(rep))
-    head = f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}</p>"
+    head = (f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}</p>"
+            f"{bundle_html(rep)}")
     if res:
         head += f"{_result(rep, game)}<ul>"
         for a in res["agents"]:

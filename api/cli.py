@@ -157,6 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     from api.export_cli import add_parser as add_export_parser
 
     add_export_parser(sub)
+
+    from api.verify_cli import add_parser as add_verify_parser
+
+    add_verify_parser(sub)
     return parser
 
 

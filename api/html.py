@@ -91,11 +91,20 @@ def _cell(e: dict, column: str, anchors: set) -> str:
     return f"<td>{escape(figure(value, column))}</td>"
 
 
+def bundle_html(rep: dict) -> str:
+    """The report's link to its result bundle (served to the run's owner), once the run has ended."""
+    if not rep.get("bundle"):
+        return ""
+    return (f"<p class='bundle'><a href=\"{escape(rep['bundle'])}\" data-testid='bundle-link'>Result bundle</a>: "
+            "its inputs and recorded replies, which <code>studio verify</code> plays again offline (its owner's "
+            "token)</p>")
+
+
 def report_html(rep: dict) -> str:
     title = escape(match_title(rep))
     res = rep["results"]
     head = (f"<h1>{title}</h1>{nav(rep['match_id'])}<p>Status <b>{escape(rep['status'])}</b>, seed {rep['seed']}, "
-            f"spawn seed {rep['spawn_seed']}, config {escape(rep['config_hash'])}</p>")
+            f"spawn seed {rep['spawn_seed']}, config {escape(rep['config_hash'])}</p>{bundle_html(rep)}")
     if rep.get("fork"):  # a fork names the match it plays on from (docs/FORKS.md)
         f = rep["fork"]
         head += (f"<p class='fork'>A fork: ticks 0 to {f['tick'] - 1} as played in <a href=\"/api/matches/"

@@ -69,6 +69,7 @@ class Report(Closed):
     results: Results | None
     decisions: PublicDecisions | None = None  # a done grading (docs/RUBRIC.md); never a reply
     fork: ForkedMatch | None = None  # a fork: the original match and the tick it played on from
+    bundle: str | None = None  # the result bundle's path (its owner's token), once the run has ended
 
 
 class ChessMove(Closed):
@@ -125,6 +126,7 @@ class ArenaReport(Closed):
     results: ArenaResults | None
     moves: list[Move]
     graph: Union[ChessGraph, ConnectFourGraph, None]
+    bundle: str | None = None  # the result bundle's path (its owner's token), once the run has ended
 
 
 class ArenaLog(Closed):

@@ -15,6 +15,7 @@ refusals as studio_client.StudioError. Waiting, forks and agent seats are that p
 from __future__ import annotations
 
 import asyncio
+import base64
 import inspect
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path

@@ -15,8 +15,9 @@ service runs as users run it (`studio serve` on a fresh data dir), set up with t
 It checks that both runs end `finished`, that no turn was a provider fault (`turns.timed_out` and
 `provider_errors` 0), that every answered turn's tokens come from the server's usage and add up to the
 seat's metered usage, that the transcripts hold the replies and that the runs cost 0 USD. A model this
-small plays badly: the check is that the service plays it correctly. Every process it starts is
-stopped, and its temporary directory removed, however it ends. A failed check exits 1; the time
+small plays badly: the check is that the service plays it correctly. Then, with the model server and the
+service stopped, the world run's result bundle must pass `studio verify` in a fresh process. Every
+process it starts is stopped, and its temporary directory removed, however it ends. A failed check exits 1; the time
 target (`--budget-s`, 5 minutes) is reported, not asserted: it depends on how busy the cores are.
 
     python benchmarks/realmodel.py [--threads 1] [--budget-s 300] [--deadline-s 1200] [--logs DIR]
@@ -43,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from api.progress import progress  # noqa: E402
+from benchmarks.lib import bundles  # noqa: E402
 from benchmarks.lib.figures import spread, target  # noqa: E402
 from tests.api.util import bearer, free_port, wait_until_up  # noqa: E402
 
@@ -305,6 +307,10 @@ def play(args, tmp: Path) -> dict:
             played_s = time.monotonic() - t0 - ready_s
             world_seats = checked_seats(c, "world run", views[world])
             game_seats = checked_seats(c, "Connect Four", views[game])
+            bundle = bundles.fetch(c, world, tmp)
+    # the model server and the service are stopped: the world run verifies from its bundle alone
+    status, report, verify_s = bundles.verify_apart(bundle)
+    check(status == 0 and report.get("verified") is True, f"the world run's bundle does not verify: {report}")
     wall = time.monotonic() - t0
     seats = world_seats + game_seats
     finished = sum(v["run"]["status"] == "finished" for v in views.values())
@@ -326,9 +332,14 @@ def play(args, tmp: Path) -> dict:
                     "play_s": {"value": round(played_s, 1), "unit": "s",
                                "note": "the runs, launch to ended (with --inspect, the Inspect eval's too)"},
                     "inspect": inspected,
+                    "bundle": {"bytes": bundle.stat().st_size, "verify_s": round(verify_s, 1),
+                               "note": "the world run's result bundle, verified by `studio verify` in a fresh "
+                                       "process after the model server and the service stopped"},
                     "wall_s": {"value": round(wall, 1), "unit": "s"}},
         "targets": [
             target("runs ended finished", "2 of 2", finished, "runs", finished == 2),
+            target("the world run's bundle verifies offline", "verified", report.get("matches"), "matches",
+                   status == 0),
             target("provider faults (timed_out + provider_errors)", "0", faults, "turns", faults == 0),
             target("cost of the runs", "0", usd, "USD", usd == 0),
             target("whole check", f"< {args.budget_s:.0f}", round(wall, 1), "s", wall < args.budget_s),

@@ -37,6 +37,9 @@ STATUS: dict[str, int] = {
     "unknown_run": 404,
     "bad_fork": 400,  # docs/FORKS.md
     "run_launching": 409,
+    # result bundles: a series unknown to the account, a run not ended yet
+    "unknown_batch": 404,
+    "run_not_ended": 409,
     # a scripted match's log derived on demand that this engine cannot give (docs/RUNS.md, "Upgrading the engine")
     "log_not_kept": 410,
     # an archive file of the match that is there and cannot be read (docs/api.md, "Damaged archive files")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 HALVES = {
     "a": ("runs", "console", "agents", "mcp", "analytics"),
-    "b": ("faults", "seats", "api", "client", "arena", "benchmarks", "cluster", "docs", "orchestrator", "engine",
+    "b": ("faults", "seats", "api", "client", "arena", "benchmarks", "bundles", "cluster", "docs", "orchestrator", "engine",
           "grading"),
 }
 _TESTS = Path(__file__).resolve().parent

@@ -19,6 +19,7 @@ FOLDERS = {
     "agents": {SERVICE, CLUSTER},
     "api": {SERVICE},
     "benchmarks": {SERVICE, CLUSTER},
+    "bundles": {SERVICE, CLUSTER},
     "cluster": {SERVICE, CLUSTER},
     "console": {SERVICE},
     "faults": {SERVICE, CLUSTER},

@@ -83,6 +83,14 @@ def _not_kept(match_id: str, cause: str, why: str) -> DerivedLogError:
                                   "were recorded when it was played); only its play-by-play cannot be shown")
 
 
+def played(match: Match, tick: int, reason: str) -> Match:
+    """A scripted match played from its start to where it stopped, and finished as it was: the one replay
+    of a scripted match, here and in a result bundle's check (orchestrator.bundles.verify)."""
+    match.run(until=tick)
+    match.finish(reason)
+    return match
+
+
 def regenerate(match_id: str, rec: dict) -> pa.Table:
     """The match's event log, played again from its record and verified: the table the archive would
     have stored (events_table, the same metadata), or DerivedLogError."""
@@ -91,10 +99,7 @@ def regenerate(match_id: str, rec: dict) -> pa.Table:
                         f"it was played under engine {rec['engine']} and this server runs engine {engine_digest()}, "
                         f"which may not replay it (its log was not kept under this engine version; "
                         f"`{UPGRADE_COMMAND}` writes such logs before an upgrade)")
-    m = Match(_config(rec))
-    tick, reason = rec["stop"]
-    m.run(until=tick)
-    m.finish(reason)
+    m = played(Match(_config(rec)), *rec["stop"])
     if state_digest(m) != rec["state"]:
         raise _not_kept(match_id, STATE_DIFFERS, "played again from its recorded inputs it ended in another "
                                                  "final state than the recorded one (final-state digest differs)")

@@ -260,7 +260,8 @@ COMPARE_QUERY = {
     "metric": {"type": "string", "enum": list(analysis.METRICS)},
 }
 EXPORT_QUERY = {
-    "format": {"type": "string", "enum": list(exports.FORMATS), "description": "inspect (default), csv or parquet"},
+    "format": {"type": "string", "enum": [*exports.FORMATS, exports.BUNDLE],
+               "description": "inspect (default), csv, parquet or bundle (a result bundle for `studio verify`)"},
 }
 TOOLS = TOOLS + (
     ToolSpec("get_leaderboard", "Leaderboard of a scenario", "Bradley-Terry strengths from the finishing order of "
@@ -288,8 +289,10 @@ TOOLS = TOOLS + (
              "transcript as messages, its turns as events, its scorecard as scores (fitness_index, each dimension, "
              "decision_accuracy where graded) and the seeds, hashes and roster as metadata; open it with `inspect "
              "view` or inspect_ai.log.read_eval_log. csv and parquet are the results rows, one per agent per match. "
+             "bundle is a result bundle (a zip: every match's inputs, results and digests, every recorded turn) "
+             "that `studio verify FILE` re-plays offline; an ended run or series only (run_not_ended). "
              "Needs runs:read. REST: GET /api/v1/runs/:id/export?format=inspect and "
-             "GET /api/v1/batches/:id/export?format=inspect.", service.READ, False, "id_query", exports.export_tool,
+             "GET /api/v1/batches/:id/export?format=inspect; GET /api/v1/runs/:id/bundle.", service.READ, False, "id_query", exports.export_tool,
              id_text="a run's id (run_...) or a series' batch_id (bat_...)", query=EXPORT_QUERY),
 )
 _TURN_TEXT = ("{run_id, seat, status (waiting: the run is queued, launching or between ticks; your_turn; ended), "

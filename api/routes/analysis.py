@@ -11,7 +11,7 @@ from api.deps import Caller, caller
 from api.openapi import responses
 from api.analysis_schemas import ComparisonAnswer, LeaderboardAnswer
 from orchestrator.errors import DomainError
-from orchestrator.runs import analysis, exports, service
+from orchestrator.runs import analysis, bundle, exports, service
 
 router = APIRouter(prefix="/api/v1")
 Reader = Annotated[Caller, Depends(caller(service.READ))]
@@ -78,3 +78,40 @@ def export(id: str, c: Reader, request: Request) -> Response:
     if not id.startswith("bat_"):
         raise DomainError("unknown_run", f"no series '{id}' on this account; a series answers its batch_id at launch")
     return _file(exports.export(c.core, c.principal, id, request.query_params.get("format")))
+
+
+_BUNDLED = responses({200: {"application/zip": {
+    "type": "string", "format": "binary",
+    "description": "a result bundle (manifest.json and every recorded turn), docs/FORMATS.md; `studio verify` "
+                   "checks it offline"}}})
+
+
+def _bundle(c: Caller, id: str, data: bytes | None = None) -> Response:
+    data = bundle.of(c.core, c.principal, id) if data is None else data
+    return Response(data, media_type=bundle.MEDIA_TYPE,
+                    headers={"Content-Disposition": f'attachment; filename="{bundle.filename(id)}"'})
+
+
+@router.get("/runs/{id}/bundle", response_class=Response, responses=_BUNDLED,
+            summary="A run as a result bundle anyone can verify offline (owner only; ended runs)")
+def bundle_run(id: str, c: Reader) -> Response:
+    if id.startswith("bat_"):
+        raise DomainError("unknown_run", f"no run '{id}' on this account; a series' bundle is at "
+                          f"/api/v1/batches/{id}/bundle")
+    return _bundle(c, id)
+
+
+@router.get("/batches/{id}/bundle", response_class=Response, responses=_BUNDLED,
+            summary="A series as a result bundle anyone can verify offline (owner only; every trial ended)")
+def bundle_batch(id: str, c: Reader) -> Response:
+    if not id.startswith("bat_"):
+        raise DomainError("unknown_batch", f"no series '{id}' on this account; a series answers its batch_id "
+                          "at launch")
+    return _bundle(c, id)
+
+
+@router.get("/matches/{id}/bundle", response_class=Response, responses=_BUNDLED,
+            summary="The result bundle of the run that played a match: a public report's link (owner only)")
+def bundle_match(id: str, c: Reader) -> Response:
+    run_id, data = bundle.of_match(c.core, c.principal, id)
+    return _bundle(c, run_id, data)

@@ -38,6 +38,9 @@ class Studio(Tools):
         path = op.path
         if tool == "export_run" and str(args.get("id", "")).startswith(BATCH_PREFIX):
             path = SERIES_EXPORT
+        if tool == "export_run" and args.get("format") == "bundle":  # served at its own path over REST
+            path = path.replace("/export", "/bundle")
+            return _file(args["id"], "bundle", self._send("GET", _PARAM.sub(str(args["id"]), path)))
         if tool == "fork_run":
             args = fork_body(args)
         if op.answer == "csv":

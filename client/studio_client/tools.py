@@ -3,7 +3,9 @@ methods, waiting for a run or a series, playing an agent seat, forking. A subcla
 is made (`call`) and which exception carries a refusal's code (`refusal`)."""
 from __future__ import annotations
 
+import base64
 import time
+from pathlib import Path
 from typing import Callable
 
 from studio_client.operations import ACTIVE, BATCH_PREFIX, MAX_WAIT_MS, OPERATIONS, TERMINAL
@@ -89,6 +91,14 @@ class Tools:
         args = {"run_id": run_id, "tick": tick, "trials": trials, "control": control, **more,
                 "seats": None if seats is None else {str(k): v for k, v in seats.items()}}
         return self.call("fork_run", **{k: v for k, v in args.items() if v is not None})
+
+    def bundle(self, id: str, path: str | Path | None = None) -> bytes:
+        """A run's (run_...) or a series' (bat_...) result bundle, the zip `studio verify` checks offline:
+        export_run with format "bundle". path: where to write it as well."""
+        data = base64.b64decode(self.call("export_run", id=id, format="bundle")["base64"])
+        if path is not None:
+            Path(path).write_bytes(data)
+        return data
 
     def close(self) -> None:
         pass

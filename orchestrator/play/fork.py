@@ -56,18 +56,28 @@ def _original(uri: str, match_id: str, key: str | None):
 
 @functools.lru_cache(maxsize=4)
 def _rebuilt(uri: str, match_id: str, key: str | None, env_json: str, policies: tuple, ticks: tuple):
-    cols, meta = _original(uri, match_id, key)
-    config = played_config(meta, cols, json.loads(env_json), list(policies))
+    return rebuilt(_original(uri, match_id, key), json.loads(env_json), policies, ticks)
+
+
+def rebuilt(original: tuple[dict, dict], env: dict, policies, ticks: tuple):
+    """(config, cols, snapshots) of the original match (its event columns and metadata) at the ticks."""
+    cols, meta = original
+    config = played_config(meta, cols, env, list(policies))
     return config, cols, rebuild(config, cols, ticks, [])
 
 
-def new_match(job, seat_specs) -> Match:
-    """The job's match, ready to play: a new one, or for a fork the original rebuilt to its tick."""
+def new_match(job, seat_specs, original: tuple[dict, dict] | None = None) -> Match:
+    """The job's match, ready to play: a new one, or for a fork the original rebuilt to its tick.
+    original: the original's (event columns, metadata) when they come from elsewhere than the archive
+    (a bundle's check, orchestrator.bundles.verify)."""
     f = job.meta.get("fork")
     specs = seat_specs(job.seats)
     if not f:
         return build_match(job.season_ticks, job.env, specs)
-    config, cols, snap = _rebuild(job, f, _memory_ticks(job, f))
+    if original is None:
+        config, cols, snap = _rebuild(job, f, _memory_ticks(job, f))
+    else:
+        config, cols, snap = rebuilt(original, job.env, f["played"], (f["tick"],))
     # the seats handed over, and kept scripted seats the rebuild fed their logged actions (several
     # players had them before: a fork's fork): each plays its policy from the tick, its memory fresh
     restarted = {i: specs[i] for i, policy in enumerate(f["played"])

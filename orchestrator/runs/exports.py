@@ -11,12 +11,13 @@ from typing import Any
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
-from orchestrator.runs import analysis, inspect_log
+from orchestrator.runs import analysis, bundle, inspect_log
 from orchestrator.runs.service import READ, run_row
 
 # format -> (media type, file extension)
 FORMATS = {"csv": (analysis.FORMATS["csv"], "csv"), "parquet": (analysis.FORMATS["parquet"], "parquet"),
            "inspect": ("application/zip", "eval")}
+BUNDLE = "bundle"  # MCP export_run's further format (REST serves a bundle at its own path)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,9 @@ def export(core: Core, principal: Principal, id: Any, fmt: Any = None, *, defaul
 
 
 def export_tool(core: Core, principal: Principal, id: Any, format: Any = None) -> dict:
-    """MCP export_run: the Inspect log unless another format is asked for."""
+    """MCP export_run: the Inspect log unless another format is asked for; "bundle" is the result
+    bundle of orchestrator.runs.bundle."""
+    if format == BUNDLE:
+        return Export(bundle.of(core, principal, id), bundle.MEDIA_TYPE, bundle.filename(id)).as_tool_result(id, BUNDLE)
     fmt = _format(format, "inspect")
     return export(core, principal, id, fmt).as_tool_result(id, fmt)

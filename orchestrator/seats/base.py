@@ -16,6 +16,14 @@ from orchestrator.seats.seat import seat_label
 from orchestrator.seats.turn import TurnRecord, new_turns
 
 
+class NotRecorded(LookupError):
+    """A seat that plays only its record was asked a turn the record lacks."""
+
+    def __init__(self, seat: int, tick: int):
+        super().__init__(f"seat {seat} was asked a turn at tick {tick} that was not recorded")
+        self.seat, self.tick = seat, tick
+
+
 class SeatBase:
     """A world seat's turns. usage: the seat's entry in the run's ledger (a fresh one for a seat
     played alone); recorder: where each turn goes as it ends; to_replay: tick -> {turn, play, memory}
@@ -37,6 +45,7 @@ class SeatBase:
         self.recorder = recorder
         self.to_replay = dict(to_replay or {})
         self.replayed = False             # the last turn came from the record, not the seat
+        self.replay_only = False          # a turn not in the record is NotRecorded, never asked (a bundle's check)
 
     def resume(self, totals: dict) -> None:
         """A resumed run's counts so far (its usage is in the ledger it resumed with)."""
@@ -49,6 +58,8 @@ class SeatBase:
         again = self.to_replay.pop(self.tick, None)
         self.replayed = again is not None
         if again is None:
+            if self.replay_only:
+                raise NotRecorded(self.index, self.tick)
             return None
         self.transcript.append(again["turn"])
         if again["memory"] is not None:

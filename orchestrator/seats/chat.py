@@ -40,6 +40,7 @@ DEFAULT_MAX_TOKENS = {"off": 1024, "on": 8192}  # output ceiling per call; reaso
 BACKOFF_BASE_S, BACKOFF_CAP_S = 0.25, 8.0
 TOOL_RESULT = "played; its outcome is in your next observation"
 TOOL_IGNORED = "ignored: over your actions per turn"
+TIMED_OUT = "the provider did not answer within the turn"  # a turn's cause when no answer came in time
 EXCERPT = 200  # characters of a provider's own error message kept in the cause
 # a 5xx answered with the same body this many times in a row is the server's fixed answer to this
 # request (a validation error, a missing server flag), not an outage: the turn stops retrying it.
@@ -158,7 +159,7 @@ class Chat:
         """The turn's deadline passed: a timeout when the provider never answered this turn, else the
         fault it answered with (a retry cut short by the deadline does not turn 503s into a slow provider)."""
         if self.answered_with is None:
-            return TurnTimeout("the provider did not answer within the turn")
+            return TurnTimeout(TIMED_OUT)
         why, attempts, status = self.answered_with
         return Unreachable(f"{why}, after {attempts} attempts; the turn ran out while retrying", status)
 

@@ -234,8 +234,9 @@ class ModelSeats:
 
     def __init__(self, credentials: dict[int, Credential], *, prices: PriceTable | None = None,
                  memory_turns: int = MEMORY_TURNS, recorder: Recorder = OFF_RECORD, to_replay: dict | None = None,
-                 agent_seat=None):
+                 agent_seat=None, replay_only: bool = False):
         self.credentials, self.prices, self.memory_turns = credentials, prices, memory_turns
+        self.replay_only = replay_only  # every turn from to_replay, none asked (a bundle's check)
         self.agent_seat = agent_seat  # (index, job, match, usage=, recorder=, to_replay=) -> an agent seat's player
         self.recorder = recorder
         self.to_replay = to_replay or nothing_to_replay()
@@ -278,6 +279,7 @@ class ModelSeats:
                                                 max_concurrent=cred.max_concurrent, usage=ledger.entry(i))
                     for text, reply, played in self.memories.get(i, ()):
                         p.memory.append(p.chat.remember(text, reply, played))
+                p.replay_only = self.replay_only
                 totals = self.to_replay["seats"].get(i) or self.to_replay["seats"].get(str(i))
                 if totals:  # a resumed run: what was metered before the fault, never billed again
                     ledger.resume(i, totals["usage"])

@@ -21,6 +21,8 @@ SPEC_TABLE = [
     "GET /api/v1/runs/:id/seats/:seat/turn", "POST /api/v1/runs/:id/seats/:seat/actions",
     # leaderboards, paired comparisons and exports (analysis)
     "GET /api/v1/leaderboard", "GET /api/v1/compare", "GET /api/v1/runs/:id/export", "GET /api/v1/batches/:id/export",
+    # result bundles
+    "GET /api/v1/runs/:id/bundle", "GET /api/v1/batches/:id/bundle", "GET /api/v1/matches/:id/bundle",
     "GET /api/matches/:id/report", "GET /api/matches/:id/log", "GET /api/matches/:id/pgn",
     "GET /api/matches/:id/live", "GET /api/matches/:id/replay",
 ]

@@ -28,7 +28,7 @@ TOP = "api.cli"
 LEVELS = {
     "orchestrator": (
         ("runs",),                                      # the run service, its head and its reads
-        ("admin", "listing", "sample", "workers"),      # operator commands; the Ray actors that play
+        ("admin", "listing", "sample", "workers", "bundles"),  # operator commands; the Ray actors that play; bundles' check
         ("play", "bootstrap", "console_auth", "doctor", "me", "scenarios", "skills"),
         ("agents", "auth"),
         ("seats", "outbox"),
@@ -42,7 +42,7 @@ LEVELS = {
     ),
     "orchestrator.runs": (
         ("exports",),
-        ("inspect_log",),
+        ("inspect_log", "bundle"),
         ("agent_turns", "pages"),                       # the owner's reads of one run, through service.run_row
         ("service", "usage"),
         ("admission", "head"),

@@ -11,7 +11,7 @@ from analytics.archive.store import Archive
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs import match_log
-from orchestrator.runs.pages.world import _public_seat, _row
+from orchestrator.runs.pages.world import _public_seat, _row, bundle_link
 from orchestrator.runs.views import results_of
 
 
@@ -41,7 +41,7 @@ def report(core: Core, match_id: str) -> dict:
             "config_hash": eff["hash"], "seed": eff["seed"], "first_seat": eff["first_seat"],
             "started_at_ms": row["started_at_ms"], "finished_at_ms": row["finished_at_ms"],
             "stop_reason": row["stop_reason"], "roster": [_public_seat(s) for s in json.loads(row["roster"])],
-            "results": results_of(row), "moves": moves, "graph": graph}
+            "results": results_of(row), "moves": moves, "graph": graph, "bundle": bundle_link(row)}
 
 
 def frames(core: Core, match_id: str) -> dict:

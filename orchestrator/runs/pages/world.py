@@ -25,7 +25,7 @@ from orchestrator.errors import DomainError
 from orchestrator.grading.read import public as public_decisions
 from orchestrator.play.world import field_meta, seat_specs
 from orchestrator.runs.pages import world_frames
-from orchestrator.statuses import IN_WORLD, RUNNING
+from orchestrator.statuses import IN_WORLD, RUNNING, TERMINAL
 from orchestrator.runs.views import results_of
 from orchestrator.seats.prompt import skills_record
 
@@ -85,7 +85,12 @@ def report(core: Core, match_id: str) -> dict:
             "roster": [_public_seat(s) for s in json.loads(row["roster"])],
             "results": results_of(row),  # the run view's results, decisions included
             "decisions": public_decisions(core, row),
-            "fork": _forked_from(eff)}
+            "fork": _forked_from(eff), "bundle": bundle_link(row)}
+
+
+def bundle_link(row) -> str | None:
+    """Where the run's owner downloads the match's result bundle, once the run has ended."""
+    return f"/api/v1/matches/{row['match_id']}/bundle" if row["status"] in TERMINAL else None
 
 
 def _forked_from(eff: dict) -> dict | None:
