@@ -35,13 +35,13 @@ def marked(core: Core, run_id: str, seats: list[int] | None = None, limit: int =
 def public(core: Core, row) -> dict | None:
     """What the public match report shows of a done grading: per graded seat its summary and its
     regret tick by tick (numbers only: no actions, no reply), or None."""
-    if row["grading_status"] != "done":
+    if row.grading_status != "done":
         return None
-    names = {s["seat"]: s["name"] for s in json.loads(row["roster"])}
+    names = {s["seat"]: s["name"] for s in row.roster}
     seats = []
-    for r in core.store.all("SELECT seat, summary FROM decision_seats WHERE run_id = ? ORDER BY seat", (row["id"],)):
+    for r in core.store.all("SELECT seat, summary FROM decision_seats WHERE run_id = ? ORDER BY seat", (row.id,)):
         regret = [[t["tick"], t["regret"]] for t in (json.loads(x["turn"]) for x in core.store.all(
-            "SELECT turn FROM decision_turns WHERE run_id = ? AND seat = ? ORDER BY tick", (row["id"], r["seat"])))]
+            "SELECT turn FROM decision_turns WHERE run_id = ? AND seat = ? ORDER BY tick", (row.id, r["seat"])))]
         seats.append({"seat": r["seat"], "name": names.get(r["seat"], ""), **json.loads(r["summary"]),
                       "regret": regret})
     return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS, "seats": seats}

@@ -26,6 +26,7 @@ from orchestrator import statuses
 from orchestrator.runs import lifecycle
 from orchestrator.runs.series import fork_effect, waves
 from orchestrator.runs.series.until import REFERENCE_SD, SCALES, Stopping
+from orchestrator.store import runs
 
 SERIES_STOPPED = "series_stopped"  # a trial's stop_reason when its series stopped before it played
 PRECISE, CEILING, BUDGET, CANCELLED = "precise", "ceiling", "budget", "cancelled"
@@ -178,33 +179,26 @@ def held(c: sqlite3.Connection, scripted: bool, now_ms: int) -> tuple[tuple[str,
 def capped(c: sqlite3.Connection, rows: list) -> list:
     """Claimed rows, each budgeted trial's cap lowered to what its series' budget leaves; a trial whose
     cap would fall below the plan's smallest is queued again and left out."""
-    series = _budgeted(c, {r["batch_id"] for r in rows if r["batch_id"]})
+    series = _budgeted(c, {r.batch_id for r in rows if r.batch_id})
     if not series:
         return rows
-    claimed = [r["id"] for r in rows]
+    claimed = [r.id for r in rows]
     left = {b: _budget(c, batch, claimed)[0] for b, batch in series.items()}
     kept = []
     for r in rows:
-        batch = series.get(r["batch_id"])
+        batch = series.get(r.batch_id)
         if batch is None:
             kept.append(r)
             continue
-        cap = min(r["cap_usd"], r["spend_usd"] + max(left[batch["id"]], 0.0))
-        if cap < batch["min_cap_usd"] or cap <= r["spend_usd"]:
-            lifecycle.requeue(c, r["id"])
+        cap = min(r.cap_usd, r.spend_usd + max(left[batch["id"]], 0.0))
+        if cap < batch["min_cap_usd"] or cap <= r.spend_usd:
+            lifecycle.requeue(c, r.id)
             continue
-        c.execute("UPDATE runs SET cap_usd = ? WHERE id = ?", (cap, r["id"]))
+        runs.set_cap(c, r.id, cap)
         if batch["trial_spends"]:
-            left[batch["id"]] -= cap - r["spend_usd"]
-        kept.append(_with_cap(r, cap))
+            left[batch["id"]] -= cap - r.spend_usd
+        kept.append(r.model_copy(update={"cap_usd": cap}))  # the cap its job must carry
     return kept
-
-
-def _with_cap(row, cap: float) -> dict:
-    """The claimed row as the dispatcher reads it, with the cap its job must carry."""
-    out = {k: row[k] for k in row.keys()}
-    out["cap_usd"] = cap
-    return out
 
 
 def beyond(c: sqlite3.Connection, scripted: bool) -> tuple[str, ...]:
