@@ -6,9 +6,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from orchestrator.records.base import Count, Record
+from orchestrator.records.base import INT64, Count, Record
 
 ARMS = ("fork", "control")
+# what a run's view shows of its fork record (its effective configuration's `fork`)
+PUBLIC = ("run_id", "match_id", "tick", "continuation_seed", "arm")
 
 
 class RunFork(Record):
@@ -18,7 +20,7 @@ class RunFork(Record):
     run_id: str = Field(min_length=1, max_length=64)
     match_id: str = Field(min_length=1, max_length=64)
     tick: int = Field(ge=1, le=1_000_000)
-    continuation_seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
+    continuation_seed: int | None = Field(default=None, ge=0, le=INT64)
     arm: Literal["fork", "control"]
     key: str | None = Field(default=None, max_length=64)  # the original's series: its archive key
     changed: tuple[Count, ...] = ()  # seats handed to another player (the fork arm's)
@@ -28,8 +30,7 @@ class RunFork(Record):
 
     def public(self) -> dict:
         """What the run's effective configuration shows of its fork (its view's `effective.fork`)."""
-        return {"run_id": self.run_id, "match_id": self.match_id, "tick": self.tick,
-                "continuation_seed": self.continuation_seed, "arm": self.arm}
+        return {name: getattr(self, name) for name in PUBLIC}
 
     def stored(self) -> dict:
         return self.model_dump(exclude={"archive"})

@@ -2,23 +2,20 @@
 configuration, its roster of seats, its error, results, archive manifest and fork record)."""
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
-from orchestrator.records.base import Count, Ms, Record, Text, Usd
+from orchestrator.records.base import INT64, Count, Ms, Record, Text
 from orchestrator.records.fork import RunFork
 from orchestrator.statuses import IN_WORLD, STATUSES
 
-
-def _status(value: str) -> str:
-    if value not in STATUSES:
-        raise ValueError(f"a run's status is one of {', '.join(STATUSES)}, not {value!r}")
-    return value
-
-
-Status = Annotated[str, AfterValidator(_status)]
+Status = Literal[STATUSES]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
+# Optional fields carry their bounds on the field, not inside the union: the API's models take the
+# field's type from here (api/run_schemas.py), and a bound is the store's, not the wire's.
+_ID = {"min_length": 1, "max_length": 64}
+_MS = {"ge": 0, "le": INT64}
 
 
 class Run(Record):
@@ -28,18 +25,18 @@ class Run(Record):
     id: Id
     account_id: Id
     launch_id: Id
-    batch_id: Id | None = None
+    batch_id: str | None = Field(default=None, **_ID)
     trial: Count = 0
     name: Text
     status: Status
     scenario_id: Id
     scenario_hash: str
-    match_id: Id | None = None
+    match_id: str | None = Field(default=None, **_ID)
     scripted: bool
     effective: dict[str, Any]
     roster: list[dict[str, Any]]
-    cap_usd: Usd | None = None
-    spend_usd: Usd | None = 0.0
+    cap_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    spend_usd: float | None = Field(default=0.0, ge=0, allow_inf_nan=False)
     turns_reserved: Count
     turns_settled: Count | None = None
     live_tick: Count | None = None
@@ -48,8 +45,8 @@ class Run(Record):
     results: dict[str, Any] | None = None
     cancel_requested: bool = False
     created_at_ms: Ms
-    started_at_ms: Ms | None = None
-    finished_at_ms: Ms | None = None
+    started_at_ms: int | None = Field(default=None, **_MS)
+    finished_at_ms: int | None = Field(default=None, **_MS)
     resumes: Count = 0
     grading: str | None = None
     grading_status: str | None = None
@@ -76,6 +73,6 @@ class Run(Record):
 class RunRef(Record):
     """A run as the archiver needs it: which match it played, in which series."""
     id: Id
-    batch_id: Id | None = None
-    match_id: Id | None = None
+    batch_id: str | None = Field(default=None, **_ID)
+    match_id: str | None = Field(default=None, **_ID)
     status: Status | None = None
