@@ -13,7 +13,6 @@ signal a caller waits on until a run's end is in the store (`Ends`).
 """
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import Counter
@@ -207,12 +206,7 @@ def resume(c: Connection, run_id: str, counted: bool = True) -> bool:
 def ended(c: Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool:
     """launching | running -> finished | cancelled | failed, with what the worker played and metered
     (o: an outcome as the play wing returns it; roster: the run's roster, usage in, as JSON)."""
-    row = {"run_id": run_id, "status": o["status"], "stop_reason": o["stop_reason"], "match_ticks": o["match_ticks"],
-           "match_id": o["match_id"], "results": json.dumps(o["results"]) if o["results"] else None,
-           "roster": roster, "spend_usd": o["spend_usd"], "turns_settled": sum(u["agent_turns"] for u in o["usage"]),
-           "error": json.dumps(o["error"]) if o["error"] else None, "started_at_ms": o.get("started_at_ms"),
-           "archived": o.get("archived")}
-    return bool(ended_many(c, [row], now_ms))
+    return bool(ended_many(c, [runs.outcome_row(run_id, o, roster)], now_ms))
 
 
 def ended_many(c: Connection, rows: list[dict], now_ms: int) -> set[str]:

@@ -9,7 +9,6 @@ per JSON column (the dispatcher's claim reads every run it plays).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterable
 
 import orchestrator.finite as finite
@@ -18,23 +17,21 @@ from orchestrator.records.run import Run, RunRef
 from orchestrator.statuses import ACTIVE, IN_WORLD, QUEUED, TERMINAL
 from orchestrator.store.database import Connection, Row
 
-# What an earlier version may have written into JSON text that JSON cannot carry: Infinity, NaN, or
-# an integer past 64 bits. Only a text that matches is walked value by value.
-_SUSPECT = re.compile(r"Infinity|NaN|[0-9]{19}")
-
-
 def _loads(text: str | None, where: str, bad: list[str]) -> Any:
     if text is None:
         return None
-    if not _SUSPECT.search(text):
+    # json.dumps wrote an earlier version's infinite or undefined numbers as Infinity or NaN: only a
+    # text holding one is walked value by value (a substring test, where a walk of every roster
+    # the dispatcher claims would cost more than its parse)
+    if "Infinity" not in text and "NaN" not in text:
         return json.loads(text)
     value, paths = finite.loads(text)
     bad += [f"{where}{p if p.startswith('[') else '.' + p}" for p in paths]
     return value
 
 
-def run_of(row: Row) -> Run:
-    """The record of one `SELECT *` row of runs."""
+def run_of(row: Row | dict) -> Run:
+    """The record of one `SELECT *` row of runs (or of its `stored` form)."""
     bad: list[str] = []
     d = dict(row)
     d["effective"] = _loads(d["effective"], "effective", bad)
@@ -81,10 +78,12 @@ def id_of_match(c: Connection, match_id: str, account_id: str) -> str | None:
     return None if row is None else row[0]
 
 
-def many(c: Connection, run_ids: list[str]) -> list[Run]:
+def stored(c: Connection, run_ids: list[str]) -> list[dict]:
+    """These runs as stored, JSON fields as their text, for a process that reads them itself (run_of):
+    the head sends ended runs to the archive's Compactor actor this way, to build their views off the head."""
     if not run_ids:
         return []
-    return [run_of(r) for r in c.execute(f"SELECT * FROM runs WHERE id IN ({_marks(run_ids)})", tuple(run_ids))]
+    return [dict(r) for r in c.execute(f"SELECT * FROM runs WHERE id IN ({_marks(run_ids)})", tuple(run_ids))]
 
 
 def page(c: Connection, account_id: str, limit: int, *, status: str | None = None, scenario_id: str | None = None,
@@ -303,6 +302,15 @@ def keep_transcript(c: Connection, run_id: str, rows: list[dict]) -> None:
 
 _ENDED = ("status", "stop_reason", "results", "roster", "spend_usd", "turns_settled", "match_ticks", "error",
           "match_id", "archived", "started_at_ms", "run_id")
+
+
+def outcome_row(run_id: str, o: dict, roster: str) -> dict:
+    """One outcome as `ended` takes it (o: as the play wing returns it; roster: JSON text)."""
+    return {"run_id": run_id, "status": o["status"], "stop_reason": o["stop_reason"], "match_ticks": o["match_ticks"],
+            "match_id": o["match_id"], "results": json.dumps(o["results"]) if o["results"] else None,
+            "roster": roster, "spend_usd": o["spend_usd"], "turns_settled": sum(u["agent_turns"] for u in o["usage"]),
+            "error": json.dumps(o["error"]) if o["error"] else None, "started_at_ms": o.get("started_at_ms"),
+            "archived": o.get("archived")}
 
 
 def ended(c: Connection, rows: list[dict], now_ms: int) -> None:

@@ -27,7 +27,7 @@ import threading
 from analytics.archive import materialize as derived_logs
 from analytics.archive.store import NODE, PROCESS, Archive
 from orchestrator.statuses import ACTIVE
-from orchestrator.records.run import Run, RunRef
+from orchestrator.records.run import RunRef
 from orchestrator.runs.views import run_view
 from orchestrator.store import runs
 
@@ -37,10 +37,10 @@ log = logging.getLogger("studio.export")
 ORPHAN_AGE_S = 3600.0
 
 
-def views(ended: list[Run]) -> list[dict]:
-    """Ended runs as archive/runs/ keeps them: their views, with the account."""
+def views(ended: list[dict]) -> list[dict]:
+    """Ended runs (as stored: runs.stored) as archive/runs/ keeps them: their views, with the account."""
     out = []
-    for run in ended:
+    for run in map(runs.run_of, ended):
         view = run_view(run)
         view["account_id"] = run.account_id
         out.append(view)
@@ -52,7 +52,7 @@ def export(core, run_ids: list[str], store: Archive | None = None, name: str | N
     a copy, so a failure is only logged. write(runs, name): who builds and writes the views from the
     runs (a Compactor), else this thread."""
     try:
-        ended = runs.many(core.store.conn(), list(run_ids))
+        ended = runs.stored(core.store.conn(), list(run_ids))
         if ended and write is not None:
             write(ended, name)
         elif ended:
@@ -123,7 +123,7 @@ class Compactor:
         self.archive.compact(key, match_ids)
         return key
 
-    def export(self, ended: list[Run], name: str | None) -> str:
+    def export(self, ended: list[dict], name: str | None) -> str:
         return self.archive.write_runs(views(ended), name)
 
 
@@ -197,11 +197,11 @@ class Archiver:
             return
         self._compacting[self._actor().compact.remote(key, match_ids)] = f"series {key}"
 
-    def _write(self, ended: list[Run], name: str | None) -> None:
+    def _write(self, ended: list[dict], name: str | None) -> None:
         if self._head is None:
             self.archive.write_runs(views(ended), name)
             return
-        self._compacting[self._actor().export.remote(ended, name)] = f"the views of {name or ended[0].id}"
+        self._compacting[self._actor().export.remote(ended, name)] = f"the views of {name or ended[0]['id']}"
 
     def _where(self):
         """On the service's node for an archive on its disk; else on another node when there is one."""
