@@ -3,11 +3,11 @@ archive, the state at the fork's tick rebuilt (engine.fork, on the grader's rebu
 played on from there; the memory of each model seat kept from the original restored from its
 transcript.
 
-A job's `meta["fork"]` is the run's RunFork, built at admission: the original's match and archive
-key, the tick, the continuation seed, the seats changed, and per roster seat the scripted policy that
-played it through the whole original log (None where a model, an agent or several players did), so
-the rebuild plays those seats' policies and their memory and streams come back as they were. A
-worker process keeps the last rebuilds: every trial of a forked series starts from one.
+A job's `meta["fork"]` is the run's RunFork (built at admission) as JSON data: the original's match
+and archive key, the tick, the continuation seed, the seats changed, and per roster seat the scripted
+policy that played it through the whole original log (None where a model, an agent or several
+players did), so the rebuild plays those seats' policies and their memory and streams come back as
+they were. A worker process keeps the last rebuilds: every trial of a forked series starts from one.
 """
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ from orchestrator.seats.memory import held
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.seats.reply import Reply
 from orchestrator.provider_kinds import LOCAL, UNPAID
+
+
+def fork_of(job) -> RunFork | None:
+    """The job's fork record, None for a job that plays no fork."""
+    f = job.meta.get("fork")
+    return RunFork.model_validate(f) if f else None
 
 
 def played_policies(roster: list[dict], record: RunFork | None) -> list[str | None]:
@@ -64,7 +70,7 @@ def _rebuilt(uri: str, match_id: str, key: str | None, env_json: str, policies: 
 
 def new_match(job, seat_specs) -> Match:
     """The job's match, ready to play: a new one, or for a fork the original rebuilt to its tick."""
-    f: RunFork | None = job.meta.get("fork")
+    f = fork_of(job)
     specs = seat_specs(job.seats)
     if not f:
         return build_match(job.season_ticks, job.env, specs)
@@ -82,7 +88,7 @@ def _rebuild(job, f: RunFork, extra: tuple = ()):
 
 
 def kept_models(job) -> list[int]:
-    f: RunFork | None = job.meta.get("fork")
+    f = fork_of(job)
     changed = f.changed if f else ()
     # agent and scripted players keep no conversation of ours
     return [i for i, s in enumerate(job.seats) if i not in changed and s["provider"] not in UNPAID]
@@ -105,7 +111,7 @@ def memories(job) -> dict[int, list[tuple[str, Reply, int]]]:
     """Per model seat kept from the original: its memory as it stood before the fork's tick, as
     (observation text, reply, actions played) for its chat to remember (SeatPlayer.memory). The
     observations are the original's, rebuilt at each remembered tick."""
-    f = job.meta.get("fork")
+    f = fork_of(job)
     if not f:
         return {}
     config, cols, snap = _rebuild(job, f, _memory_ticks(job, f))

@@ -161,7 +161,7 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
     inputs = derive.record(match, meta, results) if players is None and job.derives else None
     log = log_table(job, cols, meta, match.messages) if inputs is None else None
     if job.meta.get("fork"):
-        results["fork"] = {"run_id": job.meta["fork"].run_id, "tick": job.meta["fork"].tick}
+        results["fork"] = {"run_id": job.meta["fork"]["run_id"], "tick": job.meta["fork"]["tick"]}
     turns, transcript = None, None
     if players is not None:
         mark_silent(results, players.turns)

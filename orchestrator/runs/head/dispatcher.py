@@ -366,9 +366,10 @@ class Dispatcher:
                    data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=seats,
                    meta={"scenario_id": run.scenario_id, "scenario_hash": run.scenario_hash,
                          "config_hash": eff["hash"], "batch_id": run.batch_id,
-                         # a fork's record, and where its worker reads the original (play.fork)
-                         **({"fork": run.fork.model_copy(update={"archive": self.archive.location})}
-                            if run.fork else {})},
+                         # a fork's record, and where its worker reads the original (play.fork); as
+                         # JSON data, archived with the match's meta
+                         **({"fork": run.fork.model_copy(update={"archive": self.archive.location}).model_dump(
+                             mode="json")} if run.fork else {})},
                    spend_cap_usd=run.cap_usd, tick_ms=self.tick_ms, account_id=run.account_id,
                    head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
                    archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats),
