@@ -17,6 +17,7 @@ from orchestrator.records.run import Run, RunRef
 from orchestrator.statuses import ACTIVE, IN_WORLD, QUEUED, TERMINAL
 from orchestrator.store.database import Connection, Row
 
+
 def _loads(text: str | None, where: str, bad: list[str]) -> Any:
     if text is None:
         return None

@@ -15,7 +15,7 @@ from orchestrator.runs.views import results_of
 
 
 def is_arena(core: Core, match_id: str) -> bool:
-    return _row(core, match_id)["scenario_id"] in GAMES
+    return _row(core, match_id).scenario_id in GAMES
 
 
 def _moves(core: Core, match_id: str) -> list[dict]:
