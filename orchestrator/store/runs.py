@@ -18,15 +18,26 @@ from orchestrator.statuses import ACTIVE, IN_WORLD, QUEUED, TERMINAL
 from orchestrator.store.database import Connection, Row
 
 
+class _Unfit(ValueError):
+    pass
+
+
+def _unfit(constant: str):
+    raise _Unfit(constant)
+
+
+# json.dumps wrote an earlier version's infinite or undefined numbers as Infinity or NaN; this parser
+# stops at one (its hook is called for nothing else), so only such a text is walked value by value
+_STRICT = json.JSONDecoder(parse_constant=_unfit)
+
+
 def _loads(text: str | None, where: str, bad: list[str]) -> Any:
     if text is None:
         return None
-    # json.dumps wrote an earlier version's infinite or undefined numbers as Infinity or NaN: only a
-    # text holding one is walked value by value (a substring test, where a walk of every roster
-    # the dispatcher claims would cost more than its parse)
-    if "Infinity" not in text and "NaN" not in text:
-        return json.loads(text)
-    value, paths = finite.loads(text)
+    try:
+        return _STRICT.decode(text)
+    except _Unfit:
+        value, paths = finite.loads(text)
     bad += [f"{where}{p if p.startswith('[') else '.' + p}" for p in paths]
     return value
 
