@@ -15,6 +15,8 @@ from api.schemas import Closed, ErrorEnvelope
 from engine.kernels.codes import STOP_REASONS
 from engine.rules import RESOURCES
 from orchestrator.grading.states import STATUSES as GRADING_STATUSES
+from orchestrator.records.fork import PUBLIC as FORK_PUBLIC, RunFork
+from orchestrator.records.run import Run as RunRecord
 from orchestrator.runs.admission.body import PROVIDERS, Seat
 from orchestrator.statuses import STATUSES
 from orchestrator.runs.series.stopping import SERIES_STOPPED
@@ -73,14 +75,16 @@ class ResolvedEnv(Closed):
     anchors: list[str]
 
 
-class ForkOf(Closed):
-    """What a fork plays on from (docs/FORKS.md): the original run and match, the tick, the
-    continuation seed (null: the original's own streams) and the arm of a series with control."""
-    run_id: str
-    match_id: str
-    tick: int
-    continuation_seed: int | None
-    arm: Literal["fork", "control"]
+def _as_recorded(record, *names: str) -> dict:
+    """The fields a response shares with a record, typed as the record types them (its bounds are the
+    store's checks, not the wire's promises, so they stay out of the document)."""
+    return {name: (record.model_fields[name].annotation, ...) for name in names}
+
+
+ForkOf = create_model(
+    "ForkOf", __base__=Closed, __doc__="""What a fork plays on from (docs/FORKS.md): the original run and match, the tick, the
+    continuation seed (null: the original's own streams) and the arm of a series with control.""",
+    **_as_recorded(RunFork, *FORK_PUBLIC))
 
 
 class Effective(Closed):
@@ -166,28 +170,23 @@ class RunGrading(Closed):
     total: int
 
 
-class Run(Closed):
-    run_id: str
-    match_id: str | None
-    name: str
-    status: Status
-    scenario_id: str
-    scenario_hash: str
-    batch_id: str | None
-    created_at_ms: int
-    started_at_ms: int | None
-    finished_at_ms: int | None
-    live: RunLive | None
-    links: RunLinks | None
-    error: ErrorEnvelope | None
-    effective: Union[Effective, ArenaEffective]
-    roster: list[RosterSeat]
-    spend: RunSpend
-    agent_turns: RunTurns
-    stop_reason: StopReason | None
-    grading: RunGrading | None = None  # null: the run grades no decisions
-    note: str = None  # values stored by an earlier version that read as null, and how to repair them
-
+# the view's own shape where it differs from the record (run_id for id, spend and turns nested, ...)
+Run = create_model(
+    "Run", __base__=Closed,
+    run_id=(str, ...),
+    **_as_recorded(RunRecord, "match_id", "name", "status", "scenario_id", "scenario_hash", "batch_id",
+                   "created_at_ms", "started_at_ms", "finished_at_ms"),
+    live=(RunLive | None, ...),
+    links=(RunLinks | None, ...),
+    error=(ErrorEnvelope | None, ...),
+    effective=(Union[Effective, ArenaEffective], ...),
+    roster=(list[RosterSeat], ...),
+    spend=(RunSpend, ...),
+    agent_turns=(RunTurns, ...),
+    stop_reason=(StopReason | None, ...),
+    grading=(RunGrading | None, None),  # null: the run grades no decisions
+    note=(str, None),  # values stored by an earlier version that read as null, and how to repair them
+)
 
 
 # --- answers -------------------------------------------------------------------------------------

@@ -57,11 +57,10 @@ async def fork_builder(user: ConsoleUser, run_id: str, tick: str = "1"):
 @router.get("/console/matches/{match_id}/fork")
 async def fork_match(user: ConsoleUser, match_id: str, tick: str = "1"):
     """The public replay page knows the match, not the run: the owner's run of it, else not found."""
-    row = user.core.store.one("SELECT id FROM runs WHERE match_id = ? AND account_id = ?",
-                              (match_id, user.principal.account_id))
-    if row is None:
+    run_id = runs_service.run_of_match(user.core, user.principal, match_id)
+    if run_id is None:
         return not_found(user.request, user.session, f"There is no run of match {match_id} on this account.")
-    return RedirectResponse(f"/console/runs/{row['id']}/fork?tick={number(tick)}", status_code=303)
+    return RedirectResponse(f"/console/runs/{run_id}/fork?tick={number(tick)}", status_code=303)
 
 
 @router.post("/console/runs/{run_id}/fork/estimate")

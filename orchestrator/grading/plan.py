@@ -34,13 +34,13 @@ def launch_state(kind, roster: list[dict], mode: str | None) -> tuple[str | None
     return mode, ("pending" if graded_seats(roster, mode) else None)
 
 
-def view(row) -> dict | None:
+def view(run) -> dict | None:
     """The run view's `grading`: {status, graded, total}, null for a run with nothing to grade.
     total counts the match's decisions once it is read (0 before)."""
-    status = row["grading_status"]
+    status = run.grading_status
     if status is None:
         return None
-    return {"status": status, "graded": row["graded"], "total": row["grading_total"]}
+    return {"status": status, "graded": run.graded, "total": run.grading_total}
 
 
 def parts(decisions: list, tasks: int, most: int) -> list[list]:

@@ -29,10 +29,10 @@ def marked(core: Core, run_id: str, seats: list[int] | None = None, limit: int =
 def public(core: Core, row) -> dict | None:
     """What the public match report shows of a done grading: per graded seat its summary and its
     regret tick by tick (numbers only: no actions, no reply), or None."""
-    if row["grading_status"] != "done":
+    if row.grading_status != "done":
         return None
     seats = [{"seat": s.seat, "name": s.name, **s.summary, "regret": [list(t) for t in s.regret]}
-             for s in stored.seats(core.store.conn(), row["id"])]
+             for s in stored.seats(core.store.conn(), row.id)]
     return {"grader": GRADER, "horizon_ticks": HORIZON, "rollouts": ROLLOUTS, "seats": seats}
 
 

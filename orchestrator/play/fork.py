@@ -3,8 +3,8 @@ archive, the state at the fork's tick rebuilt (engine.fork, on the grader's rebu
 played on from there; the memory of each model seat kept from the original restored from its
 transcript.
 
-A job's `meta["fork"]` is the run's fork record (orchestrator.runs.admission.forks): the original's match and
-archive key, the tick, the continuation seed, the seats changed, and per roster seat the scripted
+A job's `meta["fork"]` is the run's RunFork (built at admission) as JSON data: the original's match
+and archive key, the tick, the continuation seed, the seats changed, and per roster seat the scripted
 policy that played it through the whole original log (None where a model, an agent or several
 players did), so the rebuild plays those seats' policies and their memory and streams come back as
 they were. A worker process keeps the last rebuilds: every trial of a forked series starts from one.
@@ -21,6 +21,7 @@ from engine.match import Match, MatchConfig
 from engine.observe import observation
 from engine.rollouts import config_of, rebuild
 from engine.scenario import build_match, local_policy
+from orchestrator.records.fork import RunFork
 from orchestrator.seats.memory import held
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.records.turn import Said
@@ -28,10 +29,17 @@ from orchestrator.seats.reply import Reply
 from orchestrator.provider_kinds import LOCAL, UNPAID
 
 
-def played_policies(roster: list[dict], record: dict) -> list[str | None]:
+def fork_of(job) -> RunFork | None:
+    """The job's fork record, None for a job that plays no fork."""
+    f = job.meta.get("fork")
+    return RunFork.model_validate(f) if f else None
+
+
+def played_policies(roster: list[dict], record: RunFork | None) -> list[str | None]:
     """Per roster seat of a run: the scripted policy that played it from tick 0 to its end, else None
-    (a model or agent seat, or one a fork handed to another player: `mixed`)."""
-    mixed = set(record.get("mixed", []))
+    (a model or agent seat, or one a fork handed to another player: `mixed`); record: the run's own
+    fork record, None for a run that is no fork."""
+    mixed = set(record.mixed) if record is not None else set()
     return [local_policy(s["model"]) if s["provider"] == LOCAL and i not in mixed else None
             for i, s in enumerate(roster)]
 
@@ -70,31 +78,31 @@ def new_match(job, seat_specs, original: tuple[dict, dict] | None = None) -> Mat
     """The job's match, ready to play: a new one, or for a fork the original rebuilt to its tick.
     original: the original's (event columns, metadata) when they come from elsewhere than the archive
     (a bundle's check, orchestrator.bundles.verify)."""
-    f = job.meta.get("fork")
+    f = fork_of(job)
     specs = seat_specs(job.seats)
     if not f:
         return build_match(job.season_ticks, job.env, specs)
     if original is None:
         config, cols, snap = _rebuild(job, f, _memory_ticks(job, f))
     else:
-        config, cols, snap = rebuilt(original, job.env, f["played"], (f["tick"],))
+        config, cols, snap = rebuilt(original, job.env, f.played, (f.tick,))
     # the seats handed over, and kept scripted seats the rebuild fed their logged actions (several
     # players had them before: a fork's fork): each plays its policy from the tick, its memory fresh
-    restarted = {i: specs[i] for i, policy in enumerate(f["played"])
-                 if i in f["changed"] or (policy is None and specs[i].policy is not None)}
-    return fork(config, cols, f["tick"], restarted, f["continuation_seed"], snap)
+    restarted = {i: specs[i] for i, policy in enumerate(f.played)
+                 if i in f.changed or (policy is None and specs[i].policy is not None)}
+    return fork(config, cols, f.tick, restarted, f.continuation_seed, snap)
 
 
-def _rebuild(job, f: dict, extra: tuple = ()):
-    ticks = tuple(sorted({f["tick"], *extra}))
-    return _rebuilt(f["archive"], f["match_id"], f["key"], json.dumps(job.env, sort_keys=True),
-                    tuple(f["played"]), ticks)
+def _rebuild(job, f: RunFork, extra: tuple = ()):
+    ticks = tuple(sorted({f.tick, *extra}))
+    return _rebuilt(f.archive, f.match_id, f.key, json.dumps(job.env, sort_keys=True), tuple(f.played), ticks)
 
 
 def kept_models(job) -> list[int]:
-    f = job.meta.get("fork") or {}
+    f = fork_of(job)
+    changed = f.changed if f else ()
     # agent and scripted players keep no conversation of ours
-    return [i for i, s in enumerate(job.seats) if i not in f.get("changed", ()) and s["provider"] not in UNPAID]
+    return [i for i, s in enumerate(job.seats) if i not in changed and s["provider"] not in UNPAID]
 
 
 @functools.lru_cache(maxsize=4)
@@ -106,23 +114,22 @@ def _turns(uri: str, match_id: str, seat: int, tick: int) -> tuple:
     return tuple(json.dumps(r) for r in answered[len(answered) - held(len(answered)):])
 
 
-def _memory_ticks(job, f: dict) -> tuple:
-    return tuple(json.loads(r)["tick"] for i in kept_models(job) for r in _turns(f["archive"], f["match_id"], i,
-                                                                                   f["tick"]))
+def _memory_ticks(job, f: RunFork) -> tuple:
+    return tuple(json.loads(r)["tick"] for i in kept_models(job) for r in _turns(f.archive, f.match_id, i, f.tick))
 
 
 def memories(job) -> dict[int, list[tuple[str, Reply, int]]]:
     """Per model seat kept from the original: its memory as it stood before the fork's tick, as
     (observation text, reply, actions played) for its chat to remember (SeatPlayer.memory). The
     observations are the original's, rebuilt at each remembered tick."""
-    f = job.meta.get("fork")
+    f = fork_of(job)
     if not f:
         return {}
     config, cols, snap = _rebuild(job, f, _memory_ticks(job, f))
     out = {}
     for i in kept_models(job):
         entries = []
-        for raw in _turns(f["archive"], f["match_id"], i, f["tick"]):
+        for raw in _turns(f.archive, f.match_id, i, f.tick):
             turn = json.loads(raw)
             m = at_tick(config, snap, snap.index(turn["tick"]), cols)
             played = len(turn["actions"] or []) + len(turn["refused"] or [])

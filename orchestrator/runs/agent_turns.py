@@ -59,14 +59,14 @@ def submitted_by(principal: Principal) -> str:
 
 
 def _agent_seat(row, seat: Any) -> tuple[int, dict]:
-    roster = json.loads(row["roster"])
+    roster = row.roster
     try:
         index = integer_param(seat, "seat", 0, max(0, len(roster) - 1))
     except DomainError:
         index = None
     if index is None or index >= len(roster) or not is_agent(roster[index]):
         agents = [str(s["seat"]) for s in roster if is_agent(s)]
-        raise DomainError("not_agent_seat", f"seat {str(seat)[:20]} of run {row['id']} is not an agent seat; "
+        raise DomainError("not_agent_seat", f"seat {str(seat)[:20]} of run {row.id} is not an agent seat; "
                           + (f"its agent seats: {', '.join(agents)}" if agents else "the run has no agent seat"))
     return index, roster[index]
 
@@ -76,9 +76,9 @@ def _exchange(core: Core):
 
 
 def _view(row, index: int, seat: dict, status: str) -> dict:
-    eff = json.loads(row["effective"])
-    played = row["live_tick"]
-    return {"run_id": row["id"], "seat": index, "status": status,
+    eff = row.effective
+    played = row.live_tick
+    return {"run_id": row.id, "seat": index, "status": status,
             "tick": (played - 1 if played else None) if status == "ended" else played,
             "season_ticks": eff["season_ticks"], "deadline_ms": None,
             # the world resolves actions_per_turn; an arena game takes one move a turn
@@ -92,19 +92,19 @@ async def get_turn(core: Core, principal: Principal, run_id: str, seat: Any, *, 
     row = run_row(core, principal, run_id)
     index, entry = _agent_seat(row, seat)
     wait = integer_param(wait_ms, "wait_ms", 0, MAX_WAIT_MS, default=0)
-    if row["status"] in TERMINAL:
+    if row.status in TERMINAL:
         return _view(row, index, entry, "ended")
     exchange = _exchange(core)
     if exchange is None:
         return await _from_store(core, principal, run_id, index, entry, wait)
     got = await waits.ask(exchange, run_id, index, wait)
     if got["status"] == "your_turn":  # the turn says all: the run plays, at that tick
-        return {"run_id": row["id"], "seat": index, "status": "your_turn", **{k: got[k] for k in (
+        return {"run_id": row.id, "seat": index, "status": "your_turn", **{k: got[k] for k in (
             "tick", "season_ticks", "deadline_ms", "actions_per_turn", "observation", "directions")}}
     row = run_row(core, principal, run_id)  # the live tick now, or the end the worker has just reported
-    if got["status"] == "ended" or row["status"] in TERMINAL:
+    if got["status"] == "ended" or row.status in TERMINAL:
         view = _view(row, index, entry, "ended")
-        if row["status"] not in TERMINAL:  # the match has ended; its run is being recorded
+        if row.status not in TERMINAL:  # the match has ended; its run is being recorded
             view["tick"] = got.get("tick")
         return view
     return _view(row, index, entry, "waiting")
@@ -116,7 +116,7 @@ async def _from_store(core: Core, principal: Principal, run_id: str, index: int,
     until = loop.time() + wait / 1000
     while True:
         row = run_row(core, principal, run_id)
-        if row["status"] in TERMINAL:
+        if row.status in TERMINAL:
             return _view(row, index, entry, "ended")
         left = until - loop.time()
         if left <= 0:
@@ -146,13 +146,13 @@ async def submit_actions(core: Core, principal: Principal, run_id: str, seat: An
     require(principal, WRITE, write=True)
     row = run_row(core, principal, run_id)
     index, _ = _agent_seat(row, seat)
-    body = read_actions(raw, json.loads(row["effective"])["env"].get("actions_per_turn", 1))
-    if row["status"] in TERMINAL:
-        raise DomainError("turn_closed", f"tick {body['tick']} is not open: the run has ended ({row['status']}); "
+    body = read_actions(raw, row.effective["env"].get("actions_per_turn", 1))
+    if row.status in TERMINAL:
+        raise DomainError("turn_closed", f"tick {body['tick']} is not open: the run has ended ({row.status}); "
                           "no turn is open")
     exchange = _exchange(core)
-    if exchange is None or row["status"] == QUEUED:
-        why = "the run is queued" if row["status"] == QUEUED else "this process plays no runs"
+    if exchange is None or row.status == QUEUED:
+        why = "the run is queued" if row.status == QUEUED else "this process plays no runs"
         raise DomainError("turn_closed", f"tick {body['tick']} is not open: no turn of this seat is open ({why}); "
                           "ask for the turn with wait_ms and answer it when it opens")
     reply = json.dumps(raw, ensure_ascii=False, separators=(",", ":"))

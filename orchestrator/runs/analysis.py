@@ -23,6 +23,7 @@ from orchestrator.provider_kinds import LOCAL
 from orchestrator.runs import match_log
 from orchestrator.errors import DomainError
 from orchestrator.statuses import SCORED
+from orchestrator.store import runs
 from orchestrator.validation import integer_param
 
 FORMATS = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}
@@ -64,16 +65,12 @@ def _source(core: Core, matches: dict[str, str | None]) -> duckdb.DuckDBPyConnec
 
 def _matches(core: Core, principal: Principal, **where: str) -> dict[str, str | None]:
     """The account's ended matches (match id -> batch_id) that satisfy ``where``."""
-    clauses = " AND ".join(f"{column} = ?" for column in where)  # column names are this module's own
-    rows = core.store.all(f"SELECT match_id, batch_id FROM runs WHERE account_id = ? AND match_id IS NOT NULL "
-                          f"AND status IN (?, ?){' AND ' + clauses if clauses else ''}",
-                          (principal.account_id, *SCORED, *where.values()))
-    return {r["match_id"]: r["batch_id"] for r in rows}
+    return runs.scored_matches(core.store.conn(), principal.account_id, SCORED, **where)
 
 
 def _series(core: Core, principal: Principal, name: str, batch_id: Any) -> str:
     batch_id = _str(name, batch_id)
-    if core.store.one("SELECT id FROM batches WHERE id = ? AND account_id = ?", (batch_id, principal.account_id)) is None:
+    if not runs.series_owned(core.store.conn(), batch_id, principal.account_id):
         raise DomainError("unknown_run", f"{name}: no series '{batch_id}' on this account; a series answers its "
                           "batch_id at launch")
     return batch_id

@@ -12,7 +12,9 @@ from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs import analysis, bundle, inspect_log
+from orchestrator.records.run import Run
 from orchestrator.runs.service import READ, run_row
+from orchestrator.store import runs
 
 # format -> (media type, file extension)
 FORMATS = {"csv": (analysis.FORMATS["csv"], "csv"), "parquet": (analysis.FORMATS["parquet"], "parquet"),
@@ -41,9 +43,8 @@ def _format(fmt: Any, default: str) -> str:
     return fmt
 
 
-def _series_rows(core: Core, principal: Principal, batch_id: str) -> list:
-    rows = core.store.all("SELECT * FROM runs WHERE batch_id = ? AND account_id = ? ORDER BY trial, seq",
-                          (batch_id, principal.account_id))
+def _series_runs(core: Core, principal: Principal, batch_id: str) -> list[Run]:
+    rows = runs.of_series(core.store.conn(), batch_id, principal.account_id)
     if not rows:
         raise DomainError("unknown_run", f"no series '{batch_id}' on this account; a series answers its batch_id "
                           "at launch")
@@ -57,7 +58,7 @@ def export(core: Core, principal: Principal, id: Any, fmt: Any = None, *, defaul
         raise DomainError("bad_request", "id: send a run's id (run_...) or a series' batch_id (bat_...)")
     fmt = _format(fmt, default)
     series = id.startswith("bat_")
-    rows = _series_rows(core, principal, id) if series else [run_row(core, principal, id)]
+    rows = _series_runs(core, principal, id) if series else [run_row(core, principal, id)]
     media, ext = FORMATS[fmt]
     if fmt == "inspect":
         data = inspect_log.eval_log(core, rows, id)

@@ -119,11 +119,11 @@ def _samples(core: Core, row, epoch: int) -> list:
     from inspect_ai.log import EvalError, EvalSample
 
     view, results = run_view(row), results_of(row)
-    kind = kinds.of(row["scenario_id"])
+    kind = kinds.of(row.scenario_id)
     roster = view["roster"]
-    turns = every_turn(core, row) if row["match_id"] else []
+    turns = every_turn(core, row) if row.match_id else []
     talking = {t["seat"] for t in turns}
-    shown = kind.observations(core, row, talking) if row["status"] not in ACTIVE and talking else {}
+    shown = kind.observations(core, row, talking) if row.status not in ACTIVE and talking else {}
     agents = {a["seat"]: a for a in (results or {}).get("agents", []) if a.get("seat") is not None}
     eff = view["effective"]
     seeds = {k: eff.get(k) for k in ("seed", "seed_source", "spawn_seed", "spawn_seed_source")}
@@ -136,13 +136,13 @@ def _samples(core: Core, row, epoch: int) -> list:
         error = view["error"]
         out.append(EvalSample(
             id=f"seat-{k}" + ("-control" if arm == "control" else ""), epoch=epoch,
-            input=f"Seat {k} ({seat['name']}, {model_name(seat)}) plays {row['scenario_id']} in run {row['id']}",
+            input=f"Seat {k} ({seat['name']}, {model_name(seat)}) plays {row.scenario_id} in run {row.id}",
             target="", messages=messages, events=events, scores=_scores(agents.get(k)),
-            metadata={"run_id": row["id"], "match_id": row["match_id"], "batch_id": row["batch_id"],
-                      "trial": row["trial"], "seat": k, "name": seat["name"], "model": seat["model"],
-                      "provider": seat["provider"], "scenario_id": row["scenario_id"],
-                      "scenario_hash": row["scenario_hash"], "config_hash": eff.get("hash"), **seeds,
-                      "status": row["status"], "stop_reason": row["stop_reason"], "turns": seat.get("turns"),
+            metadata={"run_id": row.id, "match_id": row.match_id, "batch_id": row.batch_id,
+                      "trial": row.trial, "seat": k, "name": seat["name"], "model": seat["model"],
+                      "provider": seat["provider"], "scenario_id": row.scenario_id,
+                      "scenario_hash": row.scenario_hash, "config_hash": eff.get("hash"), **seeds,
+                      "status": row.status, "stop_reason": row.stop_reason, "turns": seat.get("turns"),
                       "skills": [s["id"] for s in seat.get("skills") or []], "roster": _public_roster(roster),
                       "links": view["links"]},
             model_usage={model_name(seat): _usage(seat)} if seat["provider"] not in UNPAID else {},
@@ -166,7 +166,7 @@ def _metrics(samples: list) -> list:
 
 
 def _status(rows) -> str:
-    statuses = {r["status"] for r in rows}
+    statuses = {r.status for r in rows}
     if statuses & set(ACTIVE):
         return "started"
     if FAILED in statuses:
@@ -181,38 +181,38 @@ def eval_log(core: Core, rows: list, log_id: str) -> bytes:
     from inspect_ai.model import ModelConfig
 
     first = rows[0]
-    samples = [s for r in rows for s in _samples(core, r, epoch=r["trial"] + 1)]
-    roster = json.loads(first["roster"])
+    samples = [s for r in rows for s in _samples(core, r, epoch=r.trial + 1)]
+    roster = first.roster
     models = sorted({model_name(s) for s in roster})
     usage: dict = {}
     for r in rows:
-        for seat in json.loads(r["roster"]):
+        for seat in r.roster:
             if seat["provider"] in UNPAID:
                 continue
             u, name = _usage(seat), model_name(seat)
             usage[name] = usage[name] + u if name in usage else u
-    eff = json.loads(first["effective"])
+    eff = first.effective
     spec = EvalSpec(
-        eval_id=log_id, run_id=log_id, created=_iso(first["created_at_ms"]), task=first["scenario_id"],
-        task_id=first["scenario_hash"], task_version=TASK_VERSION, task_display_name=first["name"],
-        task_args={"scenario": first["scenario_id"], "seats": [model_name(s) for s in roster]},
-        dataset=EvalDataset(name=first["scenario_id"], samples=len(roster),
+        eval_id=log_id, run_id=log_id, created=_iso(first.created_at_ms), task=first.scenario_id,
+        task_id=first.scenario_hash, task_version=TASK_VERSION, task_display_name=first.name,
+        task_args={"scenario": first.scenario_id, "seats": [model_name(s) for s in roster]},
+        dataset=EvalDataset(name=first.scenario_id, samples=len(roster),
                             sample_ids=sorted({s.id for s in samples})),
         model=models[0] if len(models) == 1 else "studio/roster",
         model_roles={f"seat-{s['seat']}": ModelConfig(model=model_name(s)) for s in roster},
         config=EvalConfig(epochs=len(rows)), packages={"scenario-studio": _version()},
-        metadata={"service": "scenario-studio", "scenario_id": first["scenario_id"],
-                  "scenario_hash": first["scenario_hash"], "config_hash": eff.get("hash"),
-                  "batch_id": first["batch_id"], "run_ids": [r["id"] for r in rows],
+        metadata={"service": "scenario-studio", "scenario_id": first.scenario_id,
+                  "scenario_hash": first.scenario_hash, "config_hash": eff.get("hash"),
+                  "batch_id": first.batch_id, "run_ids": [r.id for r in rows],
                   "roster": _public_roster(roster)})
     status = _status(rows)
-    failed = next((json.loads(r["error"]) for r in rows if r["error"]), None)
+    failed = next((r.error for r in rows if r.error), None)
     log = EvalLog(
         status=status, eval=spec,
         results=EvalResults(total_samples=len(samples), completed_samples=sum(1 for s in samples if s.scores),
                             scores=_metrics(samples)),
-        stats=EvalStats(started_at=_iso(min((r["started_at_ms"] for r in rows if r["started_at_ms"]), default=None))
-                        or "", completed_at=_iso(max((r["finished_at_ms"] or 0) for r in rows)) or "",
+        stats=EvalStats(started_at=_iso(min((r.started_at_ms for r in rows if r.started_at_ms), default=None))
+                        or "", completed_at=_iso(max((r.finished_at_ms or 0) for r in rows)) or "",
                         model_usage=usage),
         error=EvalError(message=f"{failed['error']}: {failed['message']}", traceback="", traceback_ansi="")
         if status == "error" and failed else None,

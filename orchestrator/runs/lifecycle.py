@@ -13,9 +13,7 @@ signal a caller waits on until a run's end is in the store (`Ends`).
 """
 from __future__ import annotations
 
-import json
 import logging
-import sqlite3
 import threading
 from collections import Counter
 from contextlib import contextmanager
@@ -24,6 +22,8 @@ from typing import Iterator
 
 from orchestrator.errors import DomainError, envelope
 from orchestrator.listeners import Listeners
+from orchestrator.records.run import Run
+from orchestrator.store import Connection, runs, turns
 from orchestrator.seats.ledger import Ledger
 # The statuses are defined in orchestrator.statuses (below play/), where every reader takes them from.
 from orchestrator.statuses import (ACTIVE, CANCELLED, FAILED, FINISHED, IN_WORLD, LAUNCHING, QUEUED, RUNNING,
@@ -81,66 +81,49 @@ def table() -> str:
     return "\n".join(["| transition | from | to | when |", "| --- | --- | --- | --- |", *rows])
 
 
-def _states(states: tuple[str, ...]) -> str:
-    return "(" + ", ".join(f"'{s}'" for s in states) + ")"  # our constants, never a caller's text
-
-
-def _move(c: sqlite3.Connection, name: str, run_id: str, sets: str, params: tuple, quiet: bool = False) -> bool:
+def _move(c: Connection, name: str, run_id: str, sets: dict, quiet: bool = False) -> bool:
     t = TRANSITIONS[name]
-    row = c.execute(f"UPDATE runs SET {sets} WHERE id = ? AND status IN {_states(t.leaves)} RETURNING id",
-                    (*params, run_id)).fetchall()  # fetch all: the UPDATE completes before COMMIT
-    if not row:
-        if not quiet:
-            now = c.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
-            log.info("run %s: no transition to %s from %s", run_id, "/".join(t.to) if t.to else name,
-                     now[0] if now else "a missing run")
-        return False
-    return True
+    if runs.move(c, run_id, t.leaves, sets):
+        return True
+    if not quiet:
+        log.info("run %s: no transition to %s from %s", run_id, "/".join(t.to) if t.to else name,
+                 runs.status(c, run_id) or "a missing run")
+    return False
 
 
-def error_json(message: str, code: str = "internal_error") -> str:
-    return json.dumps(envelope(code, message))
+def error_of(message: str, code: str = "internal_error") -> dict:
+    return envelope(code, message)
 
 
-def claim(c: sqlite3.Connection, scripted: bool, limit: int, series_ids: tuple = (),
-          held: tuple = (), skip: tuple = ()) -> list[sqlite3.Row]:
+def claim(c: Connection, scripted: bool, limit: int, series_ids: tuple = (),
+          held: tuple = (), skip: tuple = ()) -> list[Run]:
     """queued -> launching: the oldest `limit` queued runs of a kind, for free worker slots; with
     series_ids, only runs of those series; never runs of the series in `held` (a series budget that
-    cannot cover another trial while others play: orchestrator.runs.series.stopping), nor the runs in
-    `skip` (trials beyond their series' wave: the same module)."""
+    cannot cover another trial while others play: the series' stopping rules), nor the runs in
+    `skip` (trials beyond their series' wave: the same rules)."""
     t = TRANSITIONS["claim"]
-    within = f" AND batch_id IN ({','.join('?' * len(series_ids))})" if series_ids else ""
-    if held:
-        within += f" AND (batch_id IS NULL OR batch_id NOT IN ({','.join('?' * len(held))}))"
-    if skip:  # one parameter however many: a long series may leave thousands waiting
-        within += " AND id NOT IN (SELECT value FROM json_each(?))"
-    rows = c.execute(f"UPDATE runs SET status = ? WHERE id IN (SELECT id FROM runs WHERE status IN {_states(t.leaves)} "
-                     f"AND scripted = ?{within} ORDER BY seq LIMIT ?) RETURNING *",
-                     (t.to[0], int(scripted), *series_ids, *held, *((json.dumps(list(skip)),) if skip else ()),
-                      limit)).fetchall()
-    return sorted(rows, key=lambda r: r["seq"])
+    return runs.claim(c, t.leaves, t.to[0], scripted, limit, series_ids, held, skip)
 
 
-def handed(c: sqlite3.Connection, run_id: str, match_id: str) -> bool:
+def handed(c: Connection, run_id: str, match_id: str) -> bool:
     """A claimed run is with a worker (maybe waiting behind another job): it keeps `launching`."""
     return bool(handed_many(c, [(run_id, match_id)]))
 
 
-def handed_many(c: sqlite3.Connection, pairs: list[tuple[str, str]]) -> set[str]:
+def handed_many(c: Connection, pairs: list[tuple[str, str]]) -> set[str]:
     """`handed` for a chunk's runs (run id, match id) in one statement; returns the runs moved."""
     moving = _in(c, "handed", [run_id for run_id, _ in pairs])
-    c.executemany("UPDATE runs SET match_id = ? WHERE id = ?", [(m, r) for r, m in pairs if r in moving])
+    runs.set_match_ids(c, [(r, m) for r, m in pairs if r in moving])
     return moving
 
 
-def _in(c: sqlite3.Connection, name: str, run_ids: list[str]) -> set[str]:
+def _in(c: Connection, name: str, run_ids: list[str]) -> set[str]:
     """Which of these runs a set-based transition moves (those in the states it leaves); the others
     are logged, as `_move` does. Inside the caller's write transaction, so nothing moves them meanwhile."""
     if not run_ids:
         return set()
     t = TRANSITIONS[name]
-    rows = c.execute(f"SELECT id, status FROM runs WHERE id IN ({','.join('?' * len(run_ids))})", run_ids).fetchall()
-    now = {r["id"]: r["status"] for r in rows}
+    now = runs.statuses(c, run_ids)
     for run_id in run_ids:
         if now.get(run_id) not in t.leaves:
             log.info("run %s: no transition to %s from %s", run_id, "/".join(t.to) if t.to else name,
@@ -148,205 +131,175 @@ def _in(c: sqlite3.Connection, name: str, run_ids: list[str]) -> set[str]:
     return {r for r in run_ids if now.get(r) in t.leaves}
 
 
-def began(c: sqlite3.Connection, run_id: str, started_at_ms: int) -> bool:
+def began(c: Connection, run_id: str, started_at_ms: int) -> bool:
     """launching -> running: its worker began playing it."""
-    return _move(c, "began", run_id, f"status = '{RUNNING}', started_at_ms = ?, live_tick = 0", (started_at_ms,))
+    return _move(c, "began", run_id, {"status": RUNNING, "started_at_ms": started_at_ms, "live_tick": 0})
 
 
-def tick(c: sqlite3.Connection, run_id: str, live_tick: int) -> bool:
-    return _move(c, "tick", run_id, "live_tick = ?", (live_tick,), quiet=True)
+def tick(c: Connection, run_id: str, live_tick: int) -> bool:
+    return _move(c, "tick", run_id, {"live_tick": live_tick}, quiet=True)
 
 
 def spend(roster: list[dict]) -> float:
     """A run's spend as the store keeps it: its roster's usage entries are the run's ledger as the
-    worker last reported it (orchestrator.seats.ledger), the spend_usd column its total."""
+    worker last reported it (seats.ledger), the spend_usd field its total."""
     return Ledger([s["usage"] for s in roster]).usd
 
 
-def metered(c: sqlite3.Connection, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
+def metered(c: Connection, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
     """What a playing run has metered so far: seats maps index -> {usage, turns} (totals, not deltas,
     so a repeated report changes nothing twice). A report that arrives after the run ended never
     overwrites its settled record."""
-    row = c.execute(f"SELECT roster FROM runs WHERE id = ? AND status IN {_states(TRANSITIONS['metered'].leaves)}",
-                    (run_id,)).fetchone()
-    if row is None:
+    roster = runs.roster_in(c, run_id, TRANSITIONS["metered"].leaves)
+    if roster is None:
         return False
-    roster = json.loads(row["roster"])
     for i, s in seats.items():
         roster[int(i)]["usage"] = s["usage"]
         if s.get("turns") is not None:  # scripted seats report their played ticks only
             roster[int(i)]["turns"] = s["turns"]
-    return _move(c, "metered", run_id, "roster = ?, spend_usd = ?, live_tick = MAX(COALESCE(live_tick, 0), ?)",
-                 (json.dumps(roster), spend(roster), tick), quiet=True)
+    return _move(c, "metered", run_id, {"roster": roster, "spend_usd": spend(roster),
+                                        "live_tick": runs.at_least("live_tick", tick)}, quiet=True)
 
 
-def recorded(c: sqlite3.Connection, run_id: str, tick: int, seat: int, turn: dict, play: list, memory,
+def recorded(c: Connection, run_id: str, tick: int, seat: int, turn: dict, play: list, memory,
              report: dict) -> bool:
     """One model turn as it happened, with the seat's totals (report: {usage, turns}) in the same
     transaction: the turn is in the transcript exactly when it is metered. A repeated write (a retry)
     replaces the row and writes the same totals again."""
-    row = c.execute(f"SELECT roster FROM runs WHERE id = ? AND status IN {_states(TRANSITIONS['recorded'].leaves)}",
-                    (run_id,)).fetchone()
-    if row is None:
+    roster = runs.roster_in(c, run_id, TRANSITIONS["recorded"].leaves)
+    if roster is None:
         return False
-    roster = json.loads(row["roster"])
     roster[seat]["usage"], roster[seat]["turns"] = report["usage"], report["turns"]
-    c.execute("INSERT OR REPLACE INTO run_turns (run_id, tick, seat, turn, play, memory) VALUES (?, ?, ?, ?, ?, ?)",
-              (run_id, tick, seat, json.dumps(turn), json.dumps(play), None if memory is None else json.dumps(memory)))
-    return _move(c, "recorded", run_id, "roster = ?, spend_usd = ?", (json.dumps(roster), spend(roster)), quiet=True)
+    turns.add(c, run_id, tick, seat, turn, play, memory)
+    return _move(c, "recorded", run_id, {"roster": roster, "spend_usd": spend(roster)}, quiet=True)
 
 
-def turns_recorded(c: sqlite3.Connection, run_id: str) -> list[sqlite3.Row]:
+def turns_recorded(c: Connection, run_id: str) -> list:
     """A run's recorded turns in tick, then seat order."""
-    return c.execute("SELECT tick, seat, turn, play, memory FROM run_turns WHERE run_id = ? ORDER BY tick, seat, n",
-                     (run_id,)).fetchall()
+    return turns.recorded(c, run_id)
 
 
-def keep_transcript(c: sqlite3.Connection, run_id: str, rows: list[dict]) -> None:
+def keep_transcript(c: Connection, run_id: str, rows: list[dict]) -> None:
     """A run that failed before its match was archived keeps its worker's transcript rows (an arena
     game's asks, several per ply when a move was illegal) as its record."""
-    asked: dict[tuple[int, int], int] = {}
-    for r in rows:
-        key = (r["tick"], r["seat"])
-        asked[key] = n = asked.get(key, -1) + 1
-        c.execute("INSERT OR REPLACE INTO run_turns (run_id, tick, seat, n, turn, play) VALUES (?, ?, ?, ?, ?, '[]')",
-                  (run_id, r["tick"], r["seat"], n, json.dumps(r)))
+    turns.keep(c, run_id, rows)
 
 
-def ask_cancel(c: sqlite3.Connection, run_id: str) -> bool:
+def ask_cancel(c: Connection, run_id: str) -> bool:
     """A run with a worker stops at its next tick boundary; the worker's outcome ends it."""
-    return _move(c, "ask_cancel", run_id, "cancel_requested = 1", (), quiet=True)
+    return _move(c, "ask_cancel", run_id, {"cancel_requested": 1}, quiet=True)
 
 
-def requeue(c: sqlite3.Connection, run_id: str) -> bool:
+def requeue(c: Connection, run_id: str) -> bool:
     """launching | running -> queued: a replay of a scripted run, or a job that never started."""
-    return _move(c, "requeue", run_id,
-                 f"status = '{QUEUED}', match_id = NULL, started_at_ms = NULL, live_tick = NULL", ())
+    return _move(c, "requeue", run_id, {"status": QUEUED, "match_id": None, "started_at_ms": None, "live_tick": None})
 
 
-def resume(c: sqlite3.Connection, run_id: str, counted: bool = True) -> bool:
+def resume(c: Connection, run_id: str, counted: bool = True) -> bool:
     """launching | running -> queued for a model run: its recorded turns and metered usage stay, and the
     worker that takes it next replays them before it asks any model again. counted: a fault (a lost
     worker or service), which counts towards MAX_RESUMES; a shutdown's stop does not."""
-    return _move(c, "resume", run_id, f"status = '{QUEUED}', match_id = NULL, live_tick = NULL, "
-                 f"resumes = resumes + {int(counted)}", ())
+    return _move(c, "resume", run_id, {"status": QUEUED, "match_id": None, "live_tick": None,
+                                       "resumes": runs.plus("resumes", int(counted))})
 
 
-def ended(c: sqlite3.Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool:
+def ended(c: Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool:
     """launching | running -> finished | cancelled | failed, with what the worker played and metered
     (o: an outcome as the play wing returns it; roster: the run's roster, usage in, as JSON)."""
-    row = {"run_id": run_id, "status": o["status"], "stop_reason": o["stop_reason"], "match_ticks": o["match_ticks"],
-           "match_id": o["match_id"], "results": json.dumps(o["results"]) if o["results"] else None,
-           "roster": roster, "spend_usd": o["spend_usd"], "turns_settled": sum(u["agent_turns"] for u in o["usage"]),
-           "error": json.dumps(o["error"]) if o["error"] else None, "started_at_ms": o.get("started_at_ms"),
-           "archived": o.get("archived")}
-    return bool(ended_many(c, [row], now_ms))
+    return bool(ended_many(c, [runs.outcome_row(run_id, o, roster)], now_ms))
 
 
-_ENDED = ("status", "stop_reason", "results", "roster", "spend_usd", "turns_settled", "match_ticks", "error",
-          "match_id", "archived", "started_at_ms", "run_id")
-
-
-def ended_many(c: sqlite3.Connection, rows: list[dict], now_ms: int) -> set[str]:
+def ended_many(c: Connection, rows: list[dict], now_ms: int) -> set[str]:
     """`ended` for many runs in one statement each, the dispatcher's per-chunk write. rows carry the
-    columns already serialised (orchestrator.play.job.for_head), so nothing is parsed here. A run's
+    fields already serialised (the play wing's job.for_head), so nothing is parsed here. A run's
     recorded turns go once its match, transcript included, is in the archive. Returns the runs moved;
     the others were no longer in the world (a replayed write) and are logged, as `_move` does."""
     moving = _in(c, "ended", [r["run_id"] for r in rows])
     rows = [r for r in rows if r["run_id"] in moving]
-    archived = [r["run_id"] for r in rows if r["match_id"] is not None]
-    if archived:
-        c.execute(f"DELETE FROM run_turns WHERE run_id IN ({','.join('?' * len(archived))})", archived)
-    c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
-                  "turns_settled = ?, live_tick = ?, error = ?, match_id = ?, archived = ?, "
-                  f"started_at_ms = COALESCE(?, started_at_ms), finished_at_ms = {int(now_ms)} WHERE id = ?",
-                  [tuple(r[k] for k in _ENDED) for r in rows])
+    runs.ended(c, rows, now_ms)
     return {r["run_id"] for r in rows}
 
 
-# agent turns the recorder metered into the roster while the run played (0 for scripted runs)
-METERED_TURNS = "(SELECT COALESCE(SUM(json_extract(value, '$.usage.agent_turns')), 0) FROM json_each(runs.roster))"
-
-
-def fail(c: sqlite3.Connection, run_id: str, message: str, now_ms: int) -> bool:
+def fail(c: Connection, run_id: str, message: str, now_ms: int) -> bool:
     """launching | running -> failed with what was metered as it played (model runs' usage and spend
     are written every tick by `metered`); nothing else is settled."""
-    return _move(c, "fail", run_id, f"status = '{FAILED}', stop_reason = 'failed', error = ?, "
-                 f"turns_settled = {METERED_TURNS}, finished_at_ms = ?", (error_json(message), now_ms))
+    return _move(c, "fail", run_id, {"status": FAILED, "stop_reason": "failed", "error": error_of(message),
+                                     "turns_settled": runs.METERED_TURNS, "finished_at_ms": now_ms})
 
 
-def cancel_queued(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
+def cancel_queued(c: Connection, run_id: str, now_ms: int) -> bool:
     """queued -> cancelled, nothing played."""
-    return _move(c, "cancel_queued", run_id, f"status = '{CANCELLED}', stop_reason = 'cancelled', turns_settled = 0, "
-                 "finished_at_ms = ?", (now_ms,))
+    return _move(c, "cancel_queued", run_id, {"status": CANCELLED, "stop_reason": "cancelled", "turns_settled": 0,
+                                              "finished_at_ms": now_ms})
 
 
-def series_stopped(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
+def series_stopped(c: Connection, run_id: str, now_ms: int) -> bool:
     """queued -> cancelled for a trial a stopped series leaves unplayed: its reservation is released
     (a trial queued again to resume keeps what it metered before)."""
-    return _move(c, "series_stopped", run_id, f"status = '{CANCELLED}', stop_reason = 'series_stopped', "
-                 f"turns_settled = {METERED_TURNS}, finished_at_ms = ?", (now_ms,))
+    return _move(c, "series_stopped", run_id, {"status": CANCELLED, "stop_reason": "series_stopped",
+                                               "turns_settled": runs.METERED_TURNS, "finished_at_ms": now_ms})
 
 
-def cancel_unplayed(c: sqlite3.Connection, run_id: str, now_ms: int) -> bool:
+def cancel_unplayed(c: Connection, run_id: str, now_ms: int) -> bool:
     """launching | running -> cancelled for a run whose worker is gone before it archived anything."""
-    return _move(c, "cancel_unplayed", run_id, f"status = '{CANCELLED}', stop_reason = 'cancelled', "
-                 f"turns_settled = {METERED_TURNS}, match_id = NULL, live_tick = NULL, finished_at_ms = ?", (now_ms,))
+    return _move(c, "cancel_unplayed", run_id, {"status": CANCELLED, "stop_reason": "cancelled",
+                                                "turns_settled": runs.METERED_TURNS, "match_id": None,
+                                                "live_tick": None, "finished_at_ms": now_ms})
 
 
-def lost(c: sqlite3.Connection, row: sqlite3.Row, why: str, now_ms: int, resumable: bool = False,
-         counted: bool = True) -> str:
+def lost(c: Connection, run: Run, why: str, now_ms: int, resumable: bool = False, counted: bool = True) -> str:
     """A run whose worker (or whole service) went away: a cancelled one ends cancelled; a scripted one,
     or one whose worker never began it, is queued again (a replay costs nothing and plays the same
     match); a model run that was playing resumes from its recorded turns when its kind can
     (`resumable`) and it has not already resumed MAX_RESUMES times, else fails keeping what was
     metered. Returns the status it went to."""
-    if row["cancel_requested"]:
-        cancel_unplayed(c, row["id"], now_ms)
+    if run.cancel_requested:
+        cancel_unplayed(c, run.id, now_ms)
         return CANCELLED
-    if row["scripted"] or row["status"] == LAUNCHING:
-        requeue(c, row["id"])
+    if run.scripted or run.status == LAUNCHING:
+        requeue(c, run.id)
         return QUEUED
-    if resumable and row["resumes"] < MAX_RESUMES:
-        resume(c, row["id"], counted)
+    if resumable and run.resumes < MAX_RESUMES:
+        resume(c, run.id, counted)
         return QUEUED
-    fail(c, row["id"], why, now_ms)
+    fail(c, run.id, why, now_ms)
     return FAILED
 
 
-def cancel(c: sqlite3.Connection, run_id: str, now_ms: int) -> str:
+def cancel(c: Connection, run_id: str, now_ms: int) -> str:
     """What a cancel does, by the run's status: queued, cancelled at once; launching before a worker
     holds it (no match yet), refused with run_launching, as the dispatcher is handing it over; with a
     worker (waiting in it or running), asked to stop at its next tick boundary; ended, nothing.
     Returns the status the run was in."""
-    row = c.execute("SELECT status, match_id FROM runs WHERE id = ?", (run_id,)).fetchone()
-    status = row["status"]
+    status, match_id = runs.status_and_match(c, run_id)
     if status == QUEUED:
         cancel_queued(c, run_id, now_ms)
-    elif status == LAUNCHING and row["match_id"] is None:
+    elif status == LAUNCHING and match_id is None:
         raise DomainError("run_launching", "the run is being handed to the world; retry the cancel in a few seconds")
     elif status in IN_WORLD:
         ask_cancel(c, run_id)
     return status
 
 
-def stopped_by_cancel(row: sqlite3.Row) -> bool:
+def stopped_by_cancel(run: Run) -> bool:
     """After a cancel: the run ended cancelled, or is still stopping; one that ended by itself meanwhile
     was not cancelled."""
-    return row["stop_reason"] == "cancelled" or bool(row["status"] in IN_WORLD and row["cancel_requested"])
+    return run.stop_reason == "cancelled" or bool(run.status in IN_WORLD and run.cancel_requested)
 
 
-def in_world(c: sqlite3.Connection, run_ids: list[str] | None = None) -> list[sqlite3.Row]:
+def in_world(c: Connection, run_ids: list[str] | None = None) -> list[Run]:
     """Runs launching or running (of these ids, when given), oldest first."""
-    within = f" AND id IN ({','.join('?' * len(run_ids))})" if run_ids is not None else ""
-    return c.execute(f"SELECT * FROM runs WHERE status IN {_states(IN_WORLD)}{within} ORDER BY seq",
-                     tuple(run_ids or ())).fetchall()
+    return runs.in_world(c, run_ids)
 
 
-def cancels_asked(c: sqlite3.Connection) -> list[str]:
+def in_world_ids(c: Connection) -> list[str]:
+    """The ids of the runs launching or running, oldest first."""
+    return runs.in_world_ids(c)
+
+
+def cancels_asked(c: Connection) -> list[str]:
     """Runs with a worker that were asked to cancel (maybe by another process on the data dir)."""
-    return [r["id"] for r in c.execute(f"SELECT id FROM runs WHERE status IN {_states(IN_WORLD)} "
-                                       "AND cancel_requested = 1").fetchall()]
+    return runs.cancels_asked(c)
 
 
 def series_status(counts: Counter) -> str:

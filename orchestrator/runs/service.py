@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from typing import Any
 
@@ -14,13 +13,15 @@ from orchestrator.errors import DomainError
 from orchestrator.grading import cost as grading_cost
 from orchestrator.grading.plan import launch_state
 from orchestrator.ids import new_id
+from orchestrator.records.run import Run
 from orchestrator.runs import lifecycle
 from orchestrator.runs.head import archiving
-from orchestrator.runs.admission import forks, holdings
+from orchestrator.runs.admission import holdings
 from orchestrator.runs.series import stopping, until as until_body
 from orchestrator.runs.admission.admit import REFERENCE_SD, Admission, admit, wall_clock_ms
 from orchestrator.runs.views import results_of, run_view
 from orchestrator.seats.prices import stale_warning
+from orchestrator.store import runs
 from orchestrator.validation import integer_param
 
 READ, WRITE = "runs:read", "runs:write"
@@ -116,22 +117,20 @@ def launch(core: Core, principal: Principal, raw: Any, *, console: bool = False)
     with core.store.write() as c:
         _check_room(c, principal, adm, _history_limit(core), now)
         if batch_id:
-            c.execute("INSERT INTO batches (id, account_id, trials, seed_mode, batch_seed, created_at_ms) "
-                      "VALUES (?, ?, ?, ?, ?, ?)", (batch_id, principal.account_id, adm.trials, adm.seed_mode,
-                                                    adm.series_seed, now))
+            runs.add_series(c, batch_id, principal.account_id, adm.trials, adm.seed_mode, adm.series_seed, now)
         for k, (run_id, eff) in enumerate(zip(run_ids, adm.trial_envs)):
             name = adm.name if not batch_id else f"{adm.name} (trial {k + 1}/{adm.trials})"
-            c.execute(
-                "INSERT INTO runs (id, account_id, launch_id, batch_id, trial, name, status, scenario_id, "
-                "scenario_hash, scripted, effective, roster, cap_usd, turns_reserved, created_at_ms, grading, "
-                f"grading_status) VALUES (?, ?, ?, ?, ?, ?, '{statuses.QUEUED}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, principal.account_id, batch_id or run_id, batch_id, k, name, adm.scenario.id,
-                 adm.scenario.hash, int(adm.scripted), json.dumps(eff), json.dumps(adm.seats), adm.spend_cap_usd,
-                 per_run_turns, now, *grading))
+            fields = {"name": name, "roster": adm.seats, "scripted": adm.scripted, "grading": grading[0],
+                      "grading_status": grading[1]}
+            if adm.fork:  # its record; a control arm's seats are the original's
+                fields.update(adm.fork.run_fields(adm, k))
+            runs.add(c, id=run_id, account_id=principal.account_id, launch_id=batch_id or run_id, batch_id=batch_id,
+                     trial=k, scenario_id=adm.scenario.id, scenario_hash=adm.scenario.hash, effective=eff,
+                     cap_usd=adm.spend_cap_usd, turns_reserved=per_run_turns, created_at_ms=now, **fields)
         if batch_id:
             stopping.record(c, batch_id, adm.stopping, trial_spends=adm.usd["high"] > 0)
-        if adm.fork:
-            forks.record_launch(c, adm, batch_id, run_ids)
+            if adm.fork:
+                runs.set_series_fork(c, batch_id, adm.fork.series())
     d = core.dispatcher
     if d is not None:
         d.wake()
@@ -151,13 +150,18 @@ def arena_launch(core: Core, principal: Principal, raw: Any) -> dict:
     return launch(core, principal, raw, console=True)
 
 
-def run_row(core: Core, principal: Principal, run_id: str):
-    """The run's stored row, for its owner only (unknown_run for anyone else): what every read of one
-    run starts from, here and in the transcript, the exports and the agent seats' turns."""
-    row = core.store.one("SELECT * FROM runs WHERE id = ? AND account_id = ?", (run_id, principal.account_id))
+def run_row(core: Core, principal: Principal, run_id: str) -> Run:
+    """The run, for its owner only (unknown_run for anyone else): what every read of one run starts
+    from, here and in the transcript, the exports and the agent seats' turns."""
+    row = runs.owned(core.store.conn(), run_id, principal.account_id)
     if row is None:
         raise DomainError("unknown_run", f"no run '{run_id}' on this account; list yours with GET /api/v1/runs")
     return row
+
+
+def run_of_match(core: Core, principal: Principal, match_id: str) -> str | None:
+    """The id of the owner's run that played this match, else None."""
+    return runs.id_of_match(core.store.conn(), match_id, principal.account_id)
 
 
 def get_run(core: Core, principal: Principal, run_id: str) -> dict:
@@ -177,20 +181,14 @@ def list_runs(core: Core, principal: Principal, *, status: str | None = None, sc
     limit = integer_param(limit, "limit", 1, 100, default=20)
     if status is not None and status not in STATUSES:
         raise DomainError("bad_request", f"status: send one of {', '.join(STATUSES)}")
-    sql, params = "SELECT * FROM runs WHERE account_id = ?", [principal.account_id]
-    for col, val in (("status", status), ("scenario_id", scenario_id), ("batch_id", batch_id)):
-        if val is not None:
-            sql += f" AND {col} = ?"  # col comes from the fixed tuple above, never from the caller
-            params.append(val)
+    before = None
     if cursor is not None:
         if not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor) and len(cursor) <= 18):
             raise DomainError("bad_request", "cursor: send the next_cursor of a previous page")
-        sql += " AND seq < ?"
-        params.append(int(cursor))
-    rows = core.store.all(sql + " ORDER BY seq DESC LIMIT ?", (*params, limit + 1))
-    more = len(rows) > limit
-    rows = rows[:limit]
-    nxt = str(rows[-1]["seq"]) if more else None  # resume strictly below the last run shown
+        before = int(cursor)
+    rows, last = runs.page(core.store.conn(), principal.account_id, limit, status=status, scenario_id=scenario_id,
+                           batch_id=batch_id, before_seq=before)
+    nxt = None if last is None else str(last)  # resume strictly below the last run shown
     return {"runs": [run_view(r) for r in rows], "next_cursor": nxt}
 
 
@@ -199,7 +197,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
     worker has stopped and its outcome (what played, archived and scored) is in the store."""
     require(principal, WRITE, write=True)
     row = run_row(core, principal, run_id)
-    if row["status"] in statuses.TERMINAL:
+    if row.status in statuses.TERMINAL:
         return {"ok": True, "cancelled": False, "run": run_view(row)}
     with core.store.write() as c:
         status = lifecycle.cancel(c, run_id, core.clock.now_ms())
@@ -210,7 +208,7 @@ def cancel(core: Core, principal: Principal, run_id: str, *, wait_s: float = 5.0
         if d is not None:
             with d.ends.watch(run_id) as ended:
                 d.request_cancel(run_id)
-                if run_row(core, principal, run_id)["status"] in statuses.IN_WORLD:
+                if run_row(core, principal, run_id).status in statuses.IN_WORLD:
                     ended.wait(wait_s)
     final = run_row(core, principal, run_id)
     return {"ok": True, "cancelled": lifecycle.stopped_by_cancel(final), "run": run_view(final)}

@@ -22,6 +22,7 @@ from orchestrator.seats.limits import configured_cap
 from orchestrator.seats.player import Credential
 from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.seat import resolve_provider, seat_label
+from orchestrator.store import runs
 
 ROUTED = keys.ROUTED
 
@@ -101,11 +102,11 @@ def credentials(core, account_id: str, roster: list[dict], fundings: list[str]) 
 def run_credentials(core, run_id: str) -> dict[int, dict]:
     """seat index -> {key, base_url, usd_per_mtok, private_ok, max_concurrent, price} for a run's seats
     that need a key: what the recorder hands a worker in the call (never written on its side)."""
-    row = core.store.one("SELECT account_id, roster FROM runs WHERE id = ?", (run_id,))
-    if row is None:
+    found = runs.account_and_roster(core.store.conn(), run_id)
+    if found is None:
         return {}
-    roster = json.loads(row["roster"])
-    creds = credentials(core, row["account_id"], roster, [s["funding"] for s in roster])
+    account_id, roster = found
+    creds = credentials(core, account_id, roster, [s["funding"] for s in roster])
     cap = configured_cap(core.config)
     table = PriceTable.for_data_dir(core.data_dir)
     return {i: {"key": c.key, "base_url": c.base_url, "usd_per_mtok": c.usd_per_mtok, "private_ok": c.private_ok,

@@ -131,9 +131,6 @@ def spending(c: Connection, batch_id: str, leaving: Iterable[str] = ()) -> Spend
     return Spending(row[0], row[1], row[2], row[3])
 
 
-def set_cap(c: Connection, run_id: str, cap_usd: float) -> None:
-    """A claimed trial's spend cap, lowered to what its series' budget leaves."""
-    c.execute("UPDATE runs SET cap_usd = ? WHERE id = ?", (cap_usd, run_id))
 
 
 def _score(agent: dict, metric: str) -> float | None:

@@ -23,27 +23,7 @@ JSON_COLUMNS = {"effective", "roster", "error", "results", "turn", "play", "memo
 
 # Modules still to move behind the repositories: each entry goes when its module is clean (the test
 # fails on an entry that no longer finds anything, so the list only shrinks).
-PENDING: set[str] = {
-    "api/console/forks.py",
-    "orchestrator/doctor.py",
-    "orchestrator/runs/admission/admit.py",
-    "orchestrator/runs/admission/forks.py",
-    "orchestrator/runs/admission/holdings.py",
-    "orchestrator/runs/agent_turns.py",
-    "orchestrator/runs/analysis.py",
-    "orchestrator/runs/exports.py",
-    "orchestrator/runs/head/archiving.py",
-    "orchestrator/runs/head/dispatcher.py",
-    "orchestrator/runs/inspect_log.py",
-    "orchestrator/runs/kinds/observations.py",
-    "orchestrator/runs/lifecycle.py",
-    "orchestrator/runs/pages/arena.py",
-    "orchestrator/runs/pages/world.py",
-    "orchestrator/runs/service.py",
-    "orchestrator/runs/usage.py",
-    "orchestrator/runs/views.py",
-    "orchestrator/seats/funding.py",
-}
+PENDING: set[str] = set()
 
 
 def _findings(path: Path) -> list[str]:

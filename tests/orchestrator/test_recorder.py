@@ -17,7 +17,7 @@ def _playing_runs(core, principal, n: int) -> list[str]:
     with core.store.write() as c:
         rows = lifecycle.claim(c, False, n)
     assert len(rows) == n
-    return [r["id"] for r in rows]
+    return [r.id for r in rows]
 
 
 def _turn(run_id: str, tick: int) -> tuple:

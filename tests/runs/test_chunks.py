@@ -9,14 +9,16 @@ import ray
 from engine.scenario import resolve_env
 from orchestrator.play import Job
 from orchestrator.runs.head import dispatcher as dispatching
-from orchestrator.runs.head.dispatcher import chunked, work_of
+from orchestrator.records.run import Run
+from orchestrator.runs.head.dispatcher import chunked
 from orchestrator.workers import MatchWorker
 from tests.runs.conftest import wait_terminal
 
 
-def _row(ticks: int, seats: int, anchors: int = 0, scenario: str = "svc:custom-base-v1") -> dict:
-    return {"scenario_id": scenario, "effective": json.dumps({"season_ticks": ticks, "env": {"anchors": ["random"] * anchors}}),
-            "roster": json.dumps([{}] * seats)}
+def _row(ticks: int, seats: int, anchors: int = 0, scenario: str = "svc:custom-base-v1") -> Run:
+    return Run(seq=1, id="run_1", account_id="acc_1", launch_id="run_1", name="r", status="launching",
+               scenario_id=scenario, scenario_hash="h", scripted=True, turns_reserved=0, created_at_ms=0,
+               effective={"season_ticks": ticks, "env": {"anchors": ["random"] * anchors}}, roster=[{}] * seats)
 
 
 def test_chunks_split_claimed_runs_in_order_over_the_free_slots():
@@ -36,7 +38,7 @@ def test_free_slots_take_the_least_loaded_worker_first_and_turn_among_equals():
 
 
 def test_a_chunk_is_bounded_by_agents_times_ticks():
-    assert work_of(_row(300, 16, anchors=8)) == 24 * 300
+    assert _row(300, 16, anchors=8).work() == 24 * 300
     d = dispatching.Dispatcher.__new__(dispatching.Dispatcher)
     d.tick_ms = 0.0
     assert d._per_chunk([_row(300, 16, anchors=8)]) == dispatching.CHUNK_RUNS

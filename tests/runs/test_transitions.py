@@ -10,6 +10,7 @@ from orchestrator import statuses
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.runs import lifecycle
+from orchestrator.store import runs
 from tests.runs.conftest import CONFIG, account
 
 
@@ -41,7 +42,7 @@ def test_illegal_transitions_are_logged_no_ops(tmp_path, caplog):
         assert lifecycle.fail(c, rid, "x", 1) is False
     assert _status(core, rid) == "queued" and "no transition to running from queued" in caplog.text
     with core.store.write() as c:
-        assert [r["id"] for r in lifecycle.claim(c, True, 5)] == [rid]
+        assert [r.id for r in lifecycle.claim(c, True, 5)] == [rid]
         assert lifecycle.handed(c, rid, "m1") and lifecycle.began(c, rid, 5)
         assert lifecycle.cancel_queued(c, rid, 1) is False  # a running run is cancelled by its worker
         o = {"status": "finished", "stop_reason": "season_end", "results": None, "usage": [{"agent_turns": 3}],
@@ -62,7 +63,7 @@ def test_lost_runs_requeue_scripted_and_unstarted_fail_playing_model_runs(tmp_pa
         for r in (a, m1):
             lifecycle.began(c, r, 1)
         lifecycle.ask_cancel(c, b)
-        got = {r["id"]: lifecycle.lost(c, r, "gone", 1) for r in lifecycle.in_world(c)}
+        got = {r.id: lifecycle.lost(c, r, "gone", 1) for r in lifecycle.in_world(c)}
     assert got == {a: "queued", b: "cancelled", m1: "failed", m2: "queued"}
     assert [_status(core, r) for r in (a, b, m1, m2)] == ["queued", "cancelled", "failed", "queued"]
 
@@ -87,7 +88,7 @@ def test_a_lost_model_run_resumes_until_it_has_resumed_too_often(tmp_path):
     assert went == ["queued"] * lifecycle.MAX_RESUMES + ["failed"]
     row = core.store.one("SELECT * FROM runs WHERE id = ?", (rid,))
     assert row["resumes"] == lifecycle.MAX_RESUMES and row["spend_usd"] == 1.0
-    assert [t["tick"] for t in lifecycle.turns_recorded(core.store.conn(), rid)] == [0]
+    assert [t.tick for t in lifecycle.turns_recorded(core.store.conn(), rid)] == [0]
     # a shutdown's stop is no fault: it does not count
     rid2 = _queued_run(core, tmp_path)
     with core.store.write() as c:
@@ -110,10 +111,10 @@ def test_a_claim_for_a_chunk_takes_only_the_runs_of_the_series_named(tmp_path):
     second = service.launch(core, principal, local_body(trials=2))["batch"]
     with core.store.write() as c:
         got = lifecycle.claim(c, True, 10, (second["batch_id"],))
-    assert [r["id"] for r in got] == second["run_ids"]  # oldest first, nothing of the others
+    assert [r.id for r in got] == second["run_ids"]  # oldest first, nothing of the others
     assert {_status(core, r) for r in first["run_ids"] + [single]} == {"queued"}
     with core.store.write() as c:
-        assert [r["id"] for r in lifecycle.claim(c, True, 10)] == first["run_ids"] + [single]
+        assert [r.id for r in lifecycle.claim(c, True, 10)] == first["run_ids"] + [single]
 
 
 def test_a_claim_never_takes_runs_of_a_held_series(tmp_path):
@@ -126,7 +127,7 @@ def test_a_claim_never_takes_runs_of_a_held_series(tmp_path):
     held = service.launch(core, principal, local_body(trials=2))["batch"]
     single = service.launch(core, principal, local_body())["run"]["run_id"]
     with core.store.write() as c:
-        assert [r["id"] for r in lifecycle.claim(c, True, 10, held=(held["batch_id"],))] == [single]
+        assert [r.id for r in lifecycle.claim(c, True, 10, held=(held["batch_id"],))] == [single]
     assert {_status(core, r) for r in held["run_ids"]} == {"queued"}
 
 
@@ -205,12 +206,13 @@ def test_a_cancel_does_what_the_rule_says_in_each_status(tmp_path, status):
     with core.store.write() as c:
         assert lifecycle.cancel(c, rid, 9) == status
     after = dict(core.store.one("SELECT * FROM runs WHERE id = ?", (rid,)))
+    run = runs.get(core.store.conn(), rid)
     if status == "queued":
-        assert after["status"] == "cancelled" and after["finished_at_ms"] == 9 and lifecycle.stopped_by_cancel(after)
+        assert after["status"] == "cancelled" and after["finished_at_ms"] == 9 and lifecycle.stopped_by_cancel(run)
     elif status in statuses.IN_WORLD:  # its worker stops it at the next tick boundary
-        assert after["status"] == status and after["cancel_requested"] == 1 and lifecycle.stopped_by_cancel(after)
+        assert after["status"] == status and after["cancel_requested"] == 1 and lifecycle.stopped_by_cancel(run)
     else:
-        assert after == before and lifecycle.stopped_by_cancel(after) == (status == "cancelled")
+        assert after == before and lifecycle.stopped_by_cancel(run) == (status == "cancelled")
 
 
 @pytest.mark.parametrize("statuses, want", [

@@ -30,6 +30,7 @@ from orchestrator.seats.families import reasoning_on, request_problem
 from orchestrator.seats.ledger import new_usage
 from orchestrator.seats.turn import new_turns
 from orchestrator.seats.seat import seat_label
+from orchestrator.store import runs
 from orchestrator.provider_kinds import LOCAL, UNPAID
 
 REFERENCE_SD = until_body.REFERENCE_SD
@@ -194,12 +195,11 @@ def _paired_seed(core: Core, principal: Principal, body: dict, trials: int) -> i
         return None
     if trials < 2:
         raise DomainError("bad_request", "paired_with: only a series (trials above 1) can pair with another series")
-    row = core.store.one("SELECT batch_seed FROM batches WHERE id = ? AND account_id = ?",
-                         (other, principal.account_id))
-    if row is None:
+    seed = runs.series_seed(core.store.conn(), other, principal.account_id)
+    if seed is None:
         raise DomainError("bad_request", f"paired_with: no series '{other}' on this account; send the batch_id "
                           "of an earlier series of yours")
-    return row["batch_seed"]
+    return seed
 
 
 def spend_cap_range(principal: Principal) -> tuple[float, float]:

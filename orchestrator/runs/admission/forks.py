@@ -1,16 +1,14 @@
 """Forks at admission (docs/FORKS.md): the run body's `fork` read and checked against the
 original run, the fork's roster (kept seats as played, new seats resolved like any roster seat), its
 runs (a fork arm, and with `control` a control arm on the same continuation seeds) and what each run
-records for its worker (the runs' and batches' `fork` columns).
+records for its worker (records.fork: the run's RunFork, the series' SeriesFork).
 
 admission.admit calls `read` first; with a fork, every other check of a launch runs as for any body,
 on the body `read` builds: the original's scenario and roster with the new seats in place.
 """
 from __future__ import annotations
 
-import json
 import re
-import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +21,8 @@ from orchestrator.runs import match_log
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.play.fork import played_config, played_policies
+from orchestrator.records.fork import RunFork, SeriesFork
+from orchestrator.records.run import Run
 from orchestrator.runs import kinds
 from orchestrator.runs.admission import seats as seat_layer
 from orchestrator.runs.admission.body import HINTS, Seat
@@ -31,6 +31,7 @@ from orchestrator.runs.kinds.world import Scenario
 from orchestrator.seats.funding import seat_funding
 from orchestrator.seats.ledger import new_usage
 from orchestrator.seats.turn import new_turns
+from orchestrator.store import runs
 from orchestrator.validation import parse
 from orchestrator.provider_kinds import LOCAL, UNPAID
 
@@ -47,7 +48,7 @@ def _bad(message: str) -> DomainError:
 
 @dataclass
 class Fork:
-    original: sqlite3.Row         # the original run's row
+    original: Run                 # the original run
     tick: int
     changed: dict[int, dict]      # seat index -> the seat as sent
     control: bool
@@ -55,9 +56,9 @@ class Fork:
     scenario: Scenario
     effective: dict               # the original's as played, less its own fork
     roster: list[dict]            # the original's resolved roster
-    record: dict = field(default_factory=dict)  # the original's own fork record ({} for a run that is none)
+    record: RunFork | None = None  # the original's own fork record (None for a run that is none)
     control_seats: list[dict] = field(default_factory=list)
-    runs: list[dict] = field(default_factory=list)  # per run of the launch: its record (runs.fork)
+    runs: list[RunFork] = field(default_factory=list)  # per run of the launch: its fork record
 
     @property
     def remaining(self) -> int:
@@ -102,18 +103,37 @@ class Fork:
         if trials > 1 and series_seed is None:
             series_seed = draw_seed()
         envs, self.runs = [], []
-        mixed = sorted(set(self.record.get("mixed", [])) | set(self.changed))
+        before = list(self.record.mixed) if self.record else []
+        mixed = sorted(set(before) | set(self.changed))
+        played = played_policies(self.roster, self.record)
         for arm in ARMS[:2 if self.control else 1]:
             for j in range(trials):
-                public = {"run_id": self.original["id"], "match_id": self.original["match_id"], "tick": self.tick,
-                          "continuation_seed": None if trials == 1 else trial_seed(series_seed, "fork", j),
-                          "arm": arm}
-                envs.append({**self.effective, "fork": public})
-                self.runs.append({**public, "key": self.original["batch_id"],
-                                  "changed": sorted(self.changed) if arm == "fork" else [],
-                                  "played": played_policies(self.roster, self.record),
-                                  "mixed": mixed if arm == "fork" else list(self.record.get("mixed", []))})
+                record = RunFork(run_id=self.original.id, match_id=self.original.match_id, tick=self.tick,
+                                 continuation_seed=None if trials == 1 else trial_seed(series_seed, "fork", j),
+                                 arm=arm, key=self.original.batch_id,
+                                 changed=sorted(self.changed) if arm == "fork" else [], played=played,
+                                 mixed=mixed if arm == "fork" else before)
+                envs.append({**self.effective, "fork": record.public()})
+                self.runs.append(record)
         return envs, series_seed
+
+    def run_fields(self, adm, k: int) -> dict:
+        """What run k of the launch is stored with besides any run's: its fork record, and for a run of
+        the control arm the original's seats and its own name and grading."""
+        record = self.runs[k]
+        if record.arm != "control":
+            return {"fork": record}
+        from orchestrator.grading.plan import launch_state
+
+        seats = self.control_seats
+        mode, status = launch_state(kinds.WORLD, seats, adm.body.get("grading"))
+        return {"fork": record, "roster": seats, "scripted": all(s["provider"] == LOCAL for s in seats),
+                "name": f"{adm.name} (control, trial {k - adm.trials + 1}/{adm.trials})", "grading": mode,
+                "grading_status": status}
+
+    def series(self) -> SeriesFork:
+        """What the series of a forked launch records of its fork."""
+        return SeriesFork(run_id=self.original.id, tick=self.tick, control=self.control, seats=sorted(self.changed))
 
 
 def _kept(seat: dict) -> dict:
@@ -168,39 +188,39 @@ def read(core: Core, principal: Principal, raw: Any) -> Fork | None:
     trials = raw.get("trials", 1)
     if control and isinstance(trials, int) and not isinstance(trials, bool) and trials < 2:
         raise _bad("fork.control: a control arm needs a series; send trials of 2 or more, or drop control")
-    row = core.store.one("SELECT * FROM runs WHERE id = ? AND account_id = ?", (spec["run_id"], principal.account_id))
+    row = runs.owned(core.store.conn(), spec["run_id"], principal.account_id)
     if row is None:
         raise DomainError("unknown_run", f"fork.run_id: no run '{spec['run_id']}' on this account; list yours "
                           "with GET /api/v1/runs")
-    if kinds.of(row["scenario_id"]) is not kinds.WORLD:
-        raise _bad(f"fork.run_id: {row['id']} is an arena game ({row['scenario_id']}); only world runs fork")
-    if row["status"] not in SCORED or not row["match_id"]:
-        why = row["status"] if row["status"] not in SCORED else f"{row['status']} without a match"
-        raise _bad(f"fork.run_id: {row['id']} is {why}; fork a world run that is finished or cancelled with a match")
-    if not row["results"]:
-        raise _bad(f"fork.run_id: {row['id']}'s match is not scored yet; fork it once its results are in")
-    if raw.get("scenario_id", row["scenario_id"]) != row["scenario_id"]:
-        raise _bad(f"scenario_id: a fork plays the original's scenario {row['scenario_id']}; drop scenario_id or "
+    if kinds.of(row.scenario_id) is not kinds.WORLD:
+        raise _bad(f"fork.run_id: {row.id} is an arena game ({row.scenario_id}); only world runs fork")
+    if row.status not in SCORED or not row.match_id:
+        why = row.status if row.status not in SCORED else f"{row.status} without a match"
+        raise _bad(f"fork.run_id: {row.id} is {why}; fork a world run that is finished or cancelled with a match")
+    if not row.results:
+        raise _bad(f"fork.run_id: {row.id}'s match is not scored yet; fork it once its results are in")
+    if raw.get("scenario_id", row.scenario_id) != row.scenario_id:
+        raise _bad(f"scenario_id: a fork plays the original's scenario {row.scenario_id}; drop scenario_id or "
                    "send that one")
-    ticks = json.loads(row["results"])["match_ticks"]
+    ticks = row.results["match_ticks"]
     tick = spec["tick"]
     if not 1 <= tick <= ticks - 1:
         raise _bad(f"fork.tick: {tick} is outside 1..{ticks - 1}; the original played ticks 0..{ticks - 1}, and "
                    "a fork keeps the ticks before its own")
-    roster = json.loads(row["roster"])
+    roster = row.roster
     changed = {}
     for key, seat in (spec.get("seats") or {}).items():
         if not _INDEX.fullmatch(key) or int(key) >= len(roster):
             raise _bad(f"fork.seats: '{key}' is not a seat index of the original; send indexes 0..{len(roster) - 1}")
         changed[int(key)] = _checked(int(key), seat)
-    eff = {k: v for k, v in json.loads(row["effective"]).items() if k != "fork"}
-    record = json.loads(row["fork"]) if row["fork"] else {}
+    eff = {k: v for k, v in row.effective.items() if k != "fork"}
+    record = row.fork
     _rebuilds(core, row, roster, eff, record)
     _memories_readable(core, row, roster, changed)
-    body = {"name": f"{row['name'][:60]} (fork at {tick})", **{k: v for k, v in raw.items() if k != "fork"}}
-    body.update(scenario_id=row["scenario_id"], roster=[_sent(changed.get(i, s)) if i not in changed else changed[i]
+    body = {"name": f"{row.name[:60]} (fork at {tick})", **{k: v for k, v in raw.items() if k != "fork"}}
+    body.update(scenario_id=row.scenario_id, roster=[_sent(changed.get(i, s)) if i not in changed else changed[i]
                                                           for i, s in enumerate(roster)])
-    scen = Scenario(id=row["scenario_id"], base="", hash=row["scenario_hash"], season_ticks=eff["season_ticks"],
+    scen = Scenario(id=row.scenario_id, base="", hash=row.scenario_hash, season_ticks=eff["season_ticks"],
                     env=eff["env"], seed_policy="fixed", roster=None, kind=kinds.WORLD)
     return Fork(original=row, tick=tick, changed=changed, control=control, body=body, scenario=scen, effective=eff,
                 roster=roster, record=record)
@@ -214,31 +234,31 @@ def _checked(index: int, seat: Any) -> dict:
                  prefix=("fork", "seats", str(index))).model_dump(exclude_unset=True)
 
 
-def _rebuilds(core: Core, row, roster: list[dict], eff: dict, record: dict) -> None:
+def _rebuilds(core: Core, row: Run, roster: list[dict], eff: dict, record: RunFork | None) -> None:
     """bad_fork when today's engine does not replay the original's log (its rules changed since)."""
-    if _replays(core.data_dir, row["match_id"]):
+    if _replays(core.data_dir, row.match_id):
         return
     try:
-        cols, meta = match_log.read_events(core, row["match_id"], row["batch_id"])
+        cols, meta = match_log.read_events(core, row.match_id, row.batch_id)
     except DomainError as e:  # a scripted original whose log this engine cannot derive
         if e.code != "log_not_kept":  # a damaged archive file is refused as on every read of the match
             raise
         raise _bad(f"fork.run_id: {e.message}") from None
     if cols is None:
-        raise _bad(f"fork.run_id: {row['id']}'s match is not in the archive; it cannot be rebuilt")
+        raise _bad(f"fork.run_id: {row.id}'s match is not in the archive; it cannot be rebuilt")
     try:
         rebuild(played_config(meta, cols, eff["env"], played_policies(roster, record)), cols, [], [])
     except RebuildError as e:
-        raise _bad(f"fork.run_id: today's engine cannot rebuild {row['id']}'s log ({e}); fork a run played "
+        raise _bad(f"fork.run_id: today's engine cannot rebuild {row.id}'s log ({e}); fork a run played "
                    "under the current rules") from None
-    _replays(core.data_dir, row["match_id"], True)
+    _replays(core.data_dir, row.match_id, True)
 
 
-def _memories_readable(core: Core, row, roster: list[dict], changed: dict) -> None:
+def _memories_readable(core: Core, row: Run, roster: list[dict], changed: dict) -> None:
     """archive_damaged when a model seat the fork keeps would remember turns of a transcript that
     cannot be read (its worker reads them to rebuild the seat's memory)."""
     if any(i not in changed and s["provider"] not in UNPAID for i, s in enumerate(roster)):
-        match_log.read_transcript(core, row["match_id"], limit=1)
+        match_log.read_transcript(core, row.match_id, limit=1)
 
 
 _REPLAYED: dict = {}
@@ -252,26 +272,3 @@ def _replays(data_dir, match_id: str, yes: bool = False) -> bool:
             _REPLAYED.clear()
         _REPLAYED[key] = True
     return key in _REPLAYED
-
-
-def record_launch(c: sqlite3.Connection, adm, batch_id: str | None, run_ids: list[str]) -> None:
-    """What the launch's rows of a fork carry besides any run's: each run's fork record, the control
-    arm's roster and names, the series' fork."""
-    from orchestrator.grading.plan import launch_state
-
-    fork: Fork = adm.fork
-    trials = adm.trials
-    for k, (run_id, record) in enumerate(zip(run_ids, fork.runs)):
-        c.execute("UPDATE runs SET fork = ? WHERE id = ?", (json.dumps(record), run_id))
-        if record["arm"] == "control":
-            seats = fork.control_seats
-            c.execute("UPDATE runs SET roster = ?, scripted = ?, name = ?, grading = ?, grading_status = ? "
-                      "WHERE id = ?",
-                      (json.dumps(seats), int(all(s["provider"] == LOCAL for s in seats)),
-                       f"{adm.name} (control, trial {k - trials + 1}/{trials})",
-                       *launch_state(kinds.WORLD, seats, adm.body.get("grading")), run_id))
-    if batch_id:
-        c.execute("UPDATE batches SET fork = ? WHERE id = ?",
-                  (json.dumps({"run_id": fork.original["id"], "tick": fork.tick, "control": fork.control,
-                               "seats": sorted(fork.changed)}), batch_id))
-

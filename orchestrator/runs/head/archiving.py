@@ -27,7 +27,9 @@ import threading
 from analytics.archive import materialize as derived_logs
 from analytics.archive.store import NODE, PROCESS, Archive
 from orchestrator.statuses import ACTIVE
+from orchestrator.records.run import RunRef
 from orchestrator.runs.views import run_view
+from orchestrator.store import runs
 
 log = logging.getLogger("studio.export")
 # A temporary file or a landed match no run names, older than this, was left by a writer that died
@@ -35,51 +37,50 @@ log = logging.getLogger("studio.export")
 ORPHAN_AGE_S = 3600.0
 
 
-def views(rows) -> list[dict]:
-    """Ended runs' rows as archive/runs/ keeps them: their views, with the account."""
+def views(ended: list[dict]) -> list[dict]:
+    """Ended runs (as stored: runs.stored) as archive/runs/ keeps them: their views, with the account."""
     out = []
-    for row in rows:
-        view = run_view(row)
-        view["account_id"] = row["account_id"]
+    for run in map(runs.run_of, ended):
+        view = run_view(run)
+        view["account_id"] = run.account_id
         out.append(view)
     return out
 
 
 def export(core, run_ids: list[str], store: Archive | None = None, name: str | None = None, write=None) -> None:
     """Write the final views of these runs to archive/runs/ (named `name`, else after the first run);
-    a copy, so a failure is only logged. write(rows, name): who builds and writes the views from the
-    rows (a Compactor), else this thread."""
+    a copy, so a failure is only logged. write(runs, name): who builds and writes the views from the
+    runs (a Compactor), else this thread."""
     try:
-        placeholders = ",".join("?" * len(run_ids))
-        rows = core.store.all(f"SELECT * FROM runs WHERE id IN ({placeholders})", tuple(run_ids))
-        if rows and write is not None:
-            write([dict(r) for r in rows], name)
-        elif rows:
-            (store or Archive.of(core.data_dir, core.config)).write_runs(views(rows), name)
+        ended = runs.stored(core.store.conn(), list(run_ids))
+        if ended and write is not None:
+            write(ended, name)
+        elif ended:
+            (store or Archive.of(core.data_dir, core.config)).write_runs(views(ended), name)
     except Exception:  # the store stays the record; the export is a copy for notebooks
         log.exception("exporting %d ended runs failed", len(run_ids))
 
 
-def settle(core, store: Archive, ended: list, swept: list = (), compact=None, write=None) -> None:
+def settle(core, store: Archive, ended: list[RunRef], swept: list[RunRef] = (), compact=None, write=None) -> None:
     """ended: runs (id, batch_id, match_id) that just ended; swept: runs whose matches a previous
     process landed and never compacted. Single runs that just ended are exported; every series of
     either list with no run left to play is exported and compacted whole (`compact(key, match_ids)`),
     and so is each single run's match. Landed files stay readable until then; a failed compaction is
     logged and retried by the next sweep. compact=None: views only (a process that does not play runs
     must not compact what the playing process's archiver may be compacting). write: as `export`'s."""
-    singles = [r["id"] for r in ended if not r["batch_id"]]
+    singles = [r.id for r in ended if not r.batch_id]
     if singles:
         export(core, singles, store, write=write)
     try:
-        for b in sorted({r["batch_id"] for r in [*ended, *swept] if r["batch_id"]}):
-            runs = core.store.all("SELECT id, status, match_id FROM runs WHERE batch_id = ? ORDER BY trial", (b,))
-            if not any(r["status"] in ACTIVE for r in runs):
+        for b in sorted({r.batch_id for r in [*ended, *swept] if r.batch_id}):
+            trials = runs.series_refs(core.store.conn(), b)
+            if not any(r.status in ACTIVE for r in trials):
                 if compact:
-                    compact(b, [r["match_id"] for r in runs if r["match_id"]])
-                export(core, [r["id"] for r in runs], store, name=b, write=write)
+                    compact(b, [r.match_id for r in trials if r.match_id])
+                export(core, [r.id for r in trials], store, name=b, write=write)
         for r in [*ended, *swept]:
-            if compact and not r["batch_id"] and r["match_id"]:
-                compact(r["match_id"], [r["match_id"]])
+            if compact and not r.batch_id and r.match_id:
+                compact(r.match_id, [r.match_id])
     except Exception:
         log.exception("compacting ended series failed")
 
@@ -104,8 +105,7 @@ def cancelled_in_queue(core, run_id: str) -> None:
     if d is not None:
         d.archiver.ended([run_id])
         return
-    rows = core.store.all("SELECT id, batch_id, match_id FROM runs WHERE id = ?", (run_id,))
-    settle(core, Archive.of(core.data_dir, core.config), rows)
+    settle(core, Archive.of(core.data_dir, core.config), runs.refs(core.store.conn(), ids=[run_id]))
 
 
 class Compactor:
@@ -123,8 +123,8 @@ class Compactor:
         self.archive.compact(key, match_ids)
         return key
 
-    def export(self, rows: list[dict], name: str | None) -> str:
-        return self.archive.write_runs(views(rows), name)
+    def export(self, ended: list[dict], name: str | None) -> str:
+        return self.archive.write_runs(views(ended), name)
 
 
 class Archiver:
@@ -187,10 +187,9 @@ class Archiver:
             ray.kill(self._compactor)
             self._compactor = None
 
-    def _rows(self, column: str, values: list[str]) -> list:
-        marks = ",".join("?" * len(values))  # column is one of two fixed names, never a caller's
-        return self.core.store.all(f"SELECT id, batch_id, match_id FROM runs WHERE {column} IN ({marks})",
-                                   tuple(values)) if values else []
+    def _rows(self, column: str, values: list[str]) -> list[RunRef]:
+        c = self.core.store.conn()
+        return runs.refs(c, ids=values) if column == "id" else runs.refs(c, matches=values)
 
     def _compact(self, key: str, match_ids: list[str]) -> None:
         if self._head is None:
@@ -198,11 +197,11 @@ class Archiver:
             return
         self._compacting[self._actor().compact.remote(key, match_ids)] = f"series {key}"
 
-    def _write(self, rows: list[dict], name: str | None) -> None:
+    def _write(self, ended: list[dict], name: str | None) -> None:
         if self._head is None:
-            self.archive.write_runs(views(rows), name)
+            self.archive.write_runs(views(ended), name)
             return
-        self._compacting[self._actor().export.remote(rows, name)] = f"the views of {name or rows[0]['id']}"
+        self._compacting[self._actor().export.remote(ended, name)] = f"the views of {name or ended[0]['id']}"
 
     def _where(self):
         """On the service's node for an archive on its disk; else on another node when there is one."""
@@ -238,7 +237,7 @@ class Archiver:
         try:
             self.archive.drop_temporaries(ORPHAN_AGE_S)
             old = self.archive.landed(older_than_s=ORPHAN_AGE_S)
-            owned = {r["match_id"] for r in self._rows("match_id", old)}
+            owned = {r.match_id for r in self._rows("match_id", old)}
             self.archive.remove_matches(m for m in old if m not in owned)
         except Exception:
             log.exception("removing orphaned archive files failed")

@@ -14,7 +14,6 @@ import json
 import logging
 import os
 import secrets
-import sqlite3
 import threading
 import time
 
@@ -26,6 +25,7 @@ from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator import datadir
 from orchestrator.core import Core
+from orchestrator.records.run import Run
 from orchestrator.runs.head.grader import Grader
 from orchestrator.play import Job
 from orchestrator.agents.exchange import Exchanges
@@ -37,6 +37,7 @@ from orchestrator.runs.head.recorder import patience_s, start_recorder
 from orchestrator.runs.series import stopping
 from orchestrator.runs.series.summarizer import Summarizer
 from orchestrator.statuses import DRAINED, QUEUED
+from orchestrator.store import StoreError, runs
 from orchestrator.workers import MODEL_JOBS_PER_WORKER, MatchWorker, cause, cluster_cpus, init_ray
 
 log = logging.getLogger("studio.dispatcher")
@@ -149,7 +150,7 @@ class Dispatcher:
                 with self.core.store.write() as c:
                     ended = self._lost(c, list(self.by_run), SHUT_DOWN, counted=False, scripted=False)
                 self.ends.landed(ended)
-        except sqlite3.Error:
+        except StoreError:
             log.exception("settling the runs that were playing failed; the next start settles them")
         if self.recorder is not None:
             ray.kill(self.recorder)
@@ -242,10 +243,10 @@ class Dispatcher:
                 if ended:  # exported once committed, so the export reads the final rows
                     self.ends.landed(ended)
                     self.archiver.ended(ended)
-            except (sqlite3.Error, OSError) as e:
+            except (StoreError, OSError) as e:
                 if not self._write_failing:
                     log.error("the %s refused a write (%s: %s): %s; retrying every %.1f s",
-                              "store" if isinstance(e, sqlite3.Error) else "archive", what, type(e).__name__, e,
+                              "store" if isinstance(e, StoreError) else "archive", what, type(e).__name__, e,
                               RETRY_S)
                 self._write_failing = True
                 now = time.monotonic()
@@ -267,13 +268,11 @@ class Dispatcher:
         """Runs whose matches the archive refused for the whole patience: failed, and any part of their
         matches that did land removed (the store's rows are the record of which matches exist)."""
         failed = [r for r in run_ids if lifecycle.fail(c, r, message, self.core.clock.now_ms())]
-        marks = ",".join("?" * len(failed))
-        for row in c.execute(f"SELECT match_id FROM runs WHERE id IN ({marks}) AND match_id IS NOT NULL",
-                             failed).fetchall() if failed else ():
+        for match_id in runs.match_ids(c, failed):
             try:
-                self.archive.remove_match(row["match_id"])
+                self.archive.remove_match(match_id)
             except OSError:
-                log.warning("match %s: removing its partly landed files failed; they stay", row["match_id"])
+                log.warning("match %s: removing its partly landed files failed; they stay", match_id)
         return failed
 
     def _free_slots(self, pool: list, per_worker: int, first: int = 0) -> list:
@@ -303,8 +302,8 @@ class Dispatcher:
                                                           skip=stopping.beyond(c, scripted)))
                 # a series with a target or a budget goes one trial per call: a stop leaves the rest queued
                 per_chunk = self._per_chunk(rows) if scripted and not stopping.controlled(
-                    c, {r["batch_id"] for r in rows}) else 1
-                series = tuple(sorted({r["batch_id"] for r in rows if r["batch_id"]}))
+                    c, {r.batch_id for r in rows}) else 1
+                series = tuple(sorted({r.batch_id for r in rows if r.batch_id}))
                 if per_chunk > 1 and len(rows) == len(slots) and series:  # more of these series may wait
                     rows += lifecycle.claim(c, scripted, len(slots) * (per_chunk - 1), series)
             if stopped:
@@ -316,21 +315,21 @@ class Dispatcher:
                 self._first[scripted] += 1
                 self._hand_over(chunked(rows, len(slots)), slots)
 
-    def _per_chunk(self, rows: list) -> int:
-        """Runs per chunk for claimed rows like these: as many as fit CHUNK_AGENT_TICKS."""
-        if self.tick_ms > 0 or not rows or not all(kinds.of(r["scenario_id"]).in_chunks for r in rows):
+    def _per_chunk(self, rows: list[Run]) -> int:
+        """Runs per chunk for claimed runs like these: as many as fit CHUNK_AGENT_TICKS."""
+        if self.tick_ms > 0 or not rows or not all(kinds.of(r.scenario_id).in_chunks for r in rows):
             return 1
-        work = max(work_of(r) for r in rows)
+        work = max(r.work() for r in rows)
         return max(1, min(CHUNK_RUNS, CHUNK_AGENT_TICKS // max(1, work)))
 
     def _hand_over(self, chunks: list[list], slots: list) -> None:
         handed, back = [], []
         for rows, worker in zip(chunks, slots):
             try:
-                handed += zip([r["id"] for r in rows], self._submit(rows, worker))
+                handed += zip([r.id for r in rows], self._submit(rows, worker))
             except Exception:  # never leave a claimed run `launching`: it goes back to the queue
-                log.exception("handing runs %s to a worker failed", ", ".join(r["id"] for r in rows))
-                back += [r["id"] for r in rows]
+                log.exception("handing runs %s to a worker failed", ", ".join(r.id for r in rows))
+                back += [r.id for r in rows]
 
         def step(c):
             lifecycle.handed_many(c, handed)
@@ -340,38 +339,38 @@ class Dispatcher:
                 self._maybe_queued = {True: True, False: True}
         self._write(step, f"hand over {len(handed)} runs")
 
-    def _submit(self, rows: list, worker) -> list[str]:
+    def _submit(self, rows: list[Run], worker) -> list[str]:
         """Hand claimed runs to a worker in one call; returns their match ids. A run stays `launching`
         until the worker reports that it began playing it (it may wait behind another job or run)."""
         jobs = [self._job(row) for row in rows]
         recorder = None
-        if not rows[0]["scripted"]:
+        if not rows[0].scripted:
             if self.recorder is None:  # started with the first model run
                 self.recorder = start_recorder(str(self.core.data_dir))
             recorder = self.recorder
         ref = worker.play_many.remote([j.__dict__ for j in jobs], recorder)
-        ids = [row["id"] for row in rows]
+        ids = [row.id for row in rows]
         self.inflight[ref] = (ids, worker)
         ref.future().add_done_callback(lambda _: self._wake.set())  # on a Ray thread: it only wakes the loop
         self.by_run.update((run_id, worker) for run_id in ids)
         return [j.match_id for j in jobs]
 
-    def _job(self, row) -> Job:
-        eff = json.loads(row["effective"])
-        seats = json.loads(row["roster"])
+    def _job(self, run: Run) -> Job:
+        eff, seats = run.effective, run.roster
         # A job carries no path of the head's data dir: its worker may be on a node that cannot see it.
         # Model seats get their keys from the recorder actor. The archive's location goes with the node
         # that can write it: every node for a shared archive, the head's for a path on its disk (a worker
         # elsewhere hands the match back), none for an archive of this process alone.
         reach = self.archive.reach
-        return Job(run_id=row["id"], match_id=secrets.token_hex(16),  # unlisted pages: the id is the only key
+        return Job(run_id=run.id, match_id=secrets.token_hex(16),  # unlisted pages: the id is the only key
                    data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=seats,
-                   meta={"scenario_id": row["scenario_id"], "scenario_hash": row["scenario_hash"],
-                         "config_hash": eff["hash"], "batch_id": row["batch_id"],
-                         # a fork's record, and where its worker reads the original (orchestrator.play.fork)
-                         **({"fork": {**json.loads(row["fork"]), "archive": self.archive.location}}
-                            if row["fork"] else {})},
-                   spend_cap_usd=row["cap_usd"], tick_ms=self.tick_ms, account_id=row["account_id"],
+                   meta={"scenario_id": run.scenario_id, "scenario_hash": run.scenario_hash,
+                         "config_hash": eff["hash"], "batch_id": run.batch_id,
+                         # a fork's record, and where its worker reads the original (play.fork); as
+                         # JSON data, archived with the match's meta
+                         **({"fork": run.fork.model_copy(update={"archive": self.archive.location}).model_dump(
+                             mode="json")} if run.fork else {})},
+                   spend_cap_usd=run.cap_usd, tick_ms=self.tick_ms, account_id=run.account_id,
                    head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
                    archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats),
                    keep_log=self.keep_log)
@@ -470,15 +469,15 @@ class Dispatcher:
         scripted runs are handled too (a shutdown leaves them to the next start)."""
         ended = []
         self._maybe_queued = {True: True, False: True}  # some may be queued again
-        for row in lifecycle.in_world(c, run_ids):
-            if row["scripted"] and not scripted:
+        for run in lifecycle.in_world(c, run_ids):
+            if run.scripted and not scripted:
                 continue
-            if row["match_id"]:
-                self.archive.remove_match(row["match_id"])
-            went = lifecycle.lost(c, row, why, self.core.clock.now_ms(), resumable=kinds.of(row["scenario_id"]).resumable,
+            if run.match_id:
+                self.archive.remove_match(run.match_id)
+            went = lifecycle.lost(c, run, why, self.core.clock.now_ms(), resumable=kinds.of(run.scenario_id).resumable,
                                   counted=counted)
             if went != QUEUED:
-                ended.append(row["id"])
+                ended.append(run.id)
         return ended  # the runs that ended: the caller exports them once committed
 
     def _progress(self) -> None:
@@ -517,7 +516,7 @@ class Dispatcher:
             return
 
         def step(c):
-            stranded = [r["id"] for r in lifecycle.in_world(c) if r["id"] not in self.by_run]
+            stranded = [r for r in lifecycle.in_world_ids(c) if r not in self.by_run]
             if stranded:
                 log.warning("%d runs were stranded with no worker: %s", len(stranded), ", ".join(stranded))
             return self._lost(c, stranded, WORKER_LOST) if stranded else None
@@ -527,7 +526,7 @@ class Dispatcher:
         """Runs left launching or running by a previous process: requeue scripted ones (a replay costs
         nothing and gives the same match), fail the model runs that were playing. Queued runs simply
         resume."""
-        self._write(lambda c: self._lost(c, [r["id"] for r in lifecycle.in_world(c)], RESTARTED),
+        self._write(lambda c: self._lost(c, lifecycle.in_world_ids(c), RESTARTED),
                     "recover runs a previous process left")
 
 
@@ -542,12 +541,6 @@ RESTARTED = "the service restarted while this run was playing; it was stopped, a
 def unplayable(why: str) -> str:
     """run.error's message for a match its worker could not play."""
     return f"the match could not be played: {why}"
-
-
-def work_of(row) -> int:
-    """A claimed run's work: agents (seats and anchors) x season ticks."""
-    eff = json.loads(row["effective"])
-    return eff["season_ticks"] * (len(json.loads(row["roster"])) + len(eff["env"].get("anchors") or ()))
 
 
 def chunked(rows: list, n: int) -> list[list]:

@@ -8,7 +8,6 @@ engine no longer reproduces gives nothing rather than a wrong text.
 """
 from __future__ import annotations
 
-import json
 
 from engine import events
 from engine.replay import replay
@@ -21,13 +20,13 @@ from orchestrator.seats.observe_text import render_observation
 
 def world_observations(core: Core, row, seats: set[int]) -> dict[tuple[int, int], str]:
     """{(tick, seat): observation text} for the given roster seats, at every tick each was alive."""
-    if not seats or row["match_id"] is None:
+    if not seats or row.match_id is None:
         return {}
-    cols, _ = match_log.read_events(core, row["match_id"], row["batch_id"])
+    cols, _ = match_log.read_events(core, row.match_id, row.batch_id)
     if cols is None:
         return {}
-    eff = json.loads(row["effective"])
-    start = build_match(eff["season_ticks"], eff["env"], seat_specs(json.loads(row["roster"])))
+    eff = row.effective
+    start = build_match(eff["season_ticks"], eff["env"], seat_specs(row.roster))
     shown: dict[tuple[int, int], str] = {}
 
     def keep(m) -> None:

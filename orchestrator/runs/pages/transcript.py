@@ -30,7 +30,7 @@ def paged(core: Core, principal: Principal, run_id: str, seat, cursor, limit) ->
     run's transcript and of its graded decisions."""
     require(principal, READ)
     row = run_row(core, principal, run_id)
-    n_seats = len(run_view(row)["roster"])
+    n_seats = len(row.roster)
     seat = integer_param(seat, "seat", 0, n_seats - 1)
     limit = integer_param(limit, "limit", 1, MAX_LIMIT, default=DEFAULT_LIMIT)
     if cursor is not None and not (isinstance(cursor, str) and _DIGITS.fullmatch(cursor)):
@@ -49,11 +49,11 @@ def get_transcript(core: Core, principal: Principal, run_id: str, *, seat=None, 
 def _page(core: Core, row, **page) -> tuple[list[dict], bool]:
     # the store's rows go when the match is archived (lifecycle.ended_many), in the same transaction: a
     # run that ended with its turns still there (its record could not be written) reads them
-    kept = stored_turns.kept(core.store.conn(), row["id"])
-    if row["status"] in TERMINAL and row["match_id"] is not None and not kept:
-        return match_log.read_transcript(core, row["match_id"], **page)
+    kept = stored_turns.kept(core.store.conn(), row.id)
+    if row.status in TERMINAL and row.match_id is not None and not kept:
+        return match_log.read_transcript(core, row.match_id, **page)
     # a row an earlier version kept with Infinity as a token count or latency reads it as null
-    return transcript_rows(transcript_table(stored_turns.transcript(core.store.conn(), row["id"])), **page)
+    return transcript_rows(transcript_table(stored_turns.transcript(core.store.conn(), row.id)), **page)
 
 
 def every_turn(core: Core, row) -> list[dict]:
@@ -79,8 +79,8 @@ def observations(core: Core, principal: Principal, run_id: str, turns: list[dict
 
     require(principal, READ)
     row = run_row(core, principal, run_id)
-    if row["status"] not in TERMINAL or row["match_id"] is None or not turns:
+    if row.status not in TERMINAL or row.match_id is None or not turns:
         return {}
-    shown = kinds.of(row["scenario_id"]).observations(core, row, {t["seat"] for t in turns})
+    shown = kinds.of(row.scenario_id).observations(core, row, {t["seat"] for t in turns})
     wanted = {(t["tick"], t["seat"]) for t in turns}
     return {k: v for k, v in shown.items() if k in wanted}

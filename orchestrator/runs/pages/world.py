@@ -9,7 +9,6 @@ names and texts are private to the account.
 """
 from __future__ import annotations
 
-import json
 
 import numpy as np
 
@@ -28,6 +27,8 @@ from orchestrator.runs.pages import world_frames
 from orchestrator.statuses import IN_WORLD, RUNNING, TERMINAL
 from orchestrator.runs.views import results_of
 from orchestrator.seats.prompt import skills_record
+from orchestrator.records.run import Run
+from orchestrator.store import runs
 
 
 PAGE_FORMATS = ("json", "html")
@@ -50,8 +51,8 @@ def require_log(core: Core, match_id: str) -> None:
     _events(core, match_id)
 
 
-def _row(core: Core, match_id: str):
-    row = core.store.one("SELECT * FROM runs WHERE match_id = ?", (match_id,))
+def _row(core: Core, match_id: str) -> Run:
+    row = runs.by_match(core.store.conn(), match_id)
     if row is None:
         raise DomainError("not_found", f"no match '{match_id}'")
     return row
@@ -68,21 +69,21 @@ def progress(core: Core, match_id: str) -> dict:
     """Where a match stands: status, tick played so far (while running) and season length; while it
     plays on this server, `frame` is where its agents stand (a replay frame), else null."""
     row = _row(core, match_id)
-    eff = json.loads(row["effective"])
+    eff = row.effective
     d = core.dispatcher
-    frame = d.live_frames.get(row["id"]) if d is not None and row["status"] == RUNNING else None
-    return {"status": row["status"], "tick": row["live_tick"] or 0, "season_ticks": eff["season_ticks"],
+    frame = d.live_frames.get(row.id) if d is not None and row.status == RUNNING else None
+    return {"status": row.status, "tick": row.live_tick or 0, "season_ticks": eff["season_ticks"],
             "frame": frame}
 
 
 def report(core: Core, match_id: str) -> dict:
     row = _row(core, match_id)
-    eff = json.loads(row["effective"])
-    return {"match_id": match_id, "name": row["name"], "status": row["status"], "scenario_id": row["scenario_id"],
-            "scenario_hash": row["scenario_hash"], "config_hash": eff["hash"], "season_ticks": eff["season_ticks"],
-            "seed": eff["seed"], "spawn_seed": eff["spawn_seed"], "started_at_ms": row["started_at_ms"],
-            "finished_at_ms": row["finished_at_ms"], "stop_reason": row["stop_reason"],
-            "roster": [_public_seat(s) for s in json.loads(row["roster"])],
+    eff = row.effective
+    return {"match_id": match_id, "name": row.name, "status": row.status, "scenario_id": row.scenario_id,
+            "scenario_hash": row.scenario_hash, "config_hash": eff["hash"], "season_ticks": eff["season_ticks"],
+            "seed": eff["seed"], "spawn_seed": eff["spawn_seed"], "started_at_ms": row.started_at_ms,
+            "finished_at_ms": row.finished_at_ms, "stop_reason": row.stop_reason,
+            "roster": [_public_seat(s) for s in row.roster],
             "results": results_of(row),  # the run view's results, decisions included
             "decisions": public_decisions(core, row),
             "fork": _forked_from(eff), "bundle": bundle_link(row)}
@@ -90,7 +91,7 @@ def report(core: Core, match_id: str) -> dict:
 
 def bundle_link(row) -> str | None:
     """Where the run's owner downloads the match's result bundle, once the run has ended."""
-    return f"/api/v1/matches/{row['match_id']}/bundle" if row["status"] in TERMINAL else None
+    return f"/api/v1/matches/{row.match_id}/bundle" if row.status in TERMINAL else None
 
 
 def _forked_from(eff: dict) -> dict | None:
@@ -101,7 +102,7 @@ def _forked_from(eff: dict) -> dict | None:
 
 def _events(core: Core, match_id: str):
     row = _row(core, match_id)
-    return public_log(*match_log.read_events(core, match_id, row["batch_id"]))
+    return public_log(*match_log.read_events(core, match_id, row.batch_id))
 
 
 def public_log(cols: dict | None, meta: dict | None) -> tuple[dict | None, dict | None]:
@@ -177,10 +178,10 @@ def log_text(core: Core, match_id: str) -> str:
     row = _row(core, match_id)
     cols, meta = _events(core, match_id)
     if cols is None:
-        if row["status"] == RUNNING:
-            return f"{row['name']}: the match is still playing; the play-by-play appears when it is archived.\n"
-        return f"{row['name']}: {row['status']}; no play-by-play was archived for this match.\n"
-    return play_by_play(row["name"], match_id, cols, meta)
+        if row.status == RUNNING:
+            return f"{row.name}: the match is still playing; the play-by-play appears when it is archived.\n"
+        return f"{row.name}: {row.status}; no play-by-play was archived for this match.\n"
+    return play_by_play(row.name, match_id, cols, meta)
 
 
 def play_by_play(title: str, match_id: str, cols: dict, meta: dict) -> str:
@@ -289,19 +290,19 @@ def replay_frames(core: Core, match_id: str) -> dict:
     food, ore, relics, shelter, tool] (`holdings` names the last seven; empty when the frames come from
     the log alone, which holds no inventories)."""
     row = _row(core, match_id)
-    eff = json.loads(row["effective"])
+    eff = row.effective
     cols, meta = _events(core, match_id)
-    playing = cols is None and row["status"] in IN_WORLD
-    season = {"season_ticks": eff["season_ticks"], "ticks_played": None, "stop_reason": row["stop_reason"]}
+    playing = cols is None and row.status in IN_WORLD
+    season = {"season_ticks": eff["season_ticks"], "ticks_played": None, "stop_reason": row.stop_reason}
     if cols is None and not playing:
-        return {"match_id": match_id, "status": row["status"], **season, "terrain": [], "agents": [],
+        return {"match_id": match_id, "status": row.status, **season, "terrain": [], "agents": [],
                 "frames": [], "events": [], "moments": list(MOMENTS), "holdings": [], "links": links(match_id)}
-    m = build_match(eff["season_ticks"], eff["env"], seat_specs(json.loads(row["roster"])))
+    m = build_match(eff["season_ticks"], eff["env"], seat_specs(row.roster))
     m.config.reseeds = [tuple(r) for r in (meta or {}).get("reseeds") or []]  # a fork's fresh streams, if any
     terrain = ["".join(GLYPHS[TERRAINS[t]] for t in line) for line in m.world.terrain]
     legend = {v: k for k, v in GLYPHS.items()}
     if playing:  # not archived yet: the map (the engine is deterministic) and the field, for live positions
-        return {"match_id": match_id, "status": row["status"], **season, "terrain": terrain, "legend": legend,
+        return {"match_id": match_id, "status": row.status, **season, "terrain": terrain, "legend": legend,
                 "agents": _field_view(field_meta(m)), "frames": [], "events": [], "moments": list(MOMENTS),
                 "holdings": [], "links": links(match_id)}
     frames = world_frames.from_replay(m, cols)
@@ -309,7 +310,7 @@ def replay_frames(core: Core, match_id: str) -> dict:
     if frames is None:
         frames = world_frames.from_log(cols, len(meta["field"]))
     names = display_names(meta["field"])
-    return {"match_id": match_id, "status": row["status"], **season, "ticks_played": world_frames.ticks_played(cols),
+    return {"match_id": match_id, "status": row.status, **season, "ticks_played": world_frames.ticks_played(cols),
             "terrain": terrain, "legend": legend, "agents": _field_view(meta["field"]), "frames": frames,
             "events": timeline(cols, names), "moments": list(MOMENTS), "holdings": holdings,
             "kinds": list(EVENT_KINDS), "links": links(match_id)}

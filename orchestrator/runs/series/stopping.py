@@ -25,7 +25,7 @@ from orchestrator.records.series import Series, Until
 from orchestrator.runs import lifecycle
 from orchestrator.runs.series import fork_effect, waves
 from orchestrator.runs.series.until import REFERENCE_SD, SCALES, Stopping
-from orchestrator.store import Connection, series as store
+from orchestrator.store import Connection, runs, series as store
 
 SERIES_STOPPED = "series_stopped"  # a trial's stop_reason when its series stopped before it played
 PRECISE, CEILING, BUDGET, CANCELLED = "precise", "ceiling", "budget", "cancelled"
@@ -144,33 +144,26 @@ def held(c: Connection, scripted: bool, now_ms: int) -> tuple[tuple[str, ...], l
 def capped(c: Connection, rows: list) -> list:
     """Claimed rows, each budgeted trial's cap lowered to what its series' budget leaves; a trial whose
     cap would fall below the plan's smallest is queued again and left out."""
-    series = store.budgeted(c, {r["batch_id"] for r in rows if r["batch_id"]})
+    series = store.budgeted(c, {r.batch_id for r in rows if r.batch_id})
     if not series:
         return rows
-    claimed = [r["id"] for r in rows]
+    claimed = [r.id for r in rows]
     left = {b: _budget(c, batch, claimed)[0] for b, batch in series.items()}
     kept = []
     for r in rows:
-        batch = series.get(r["batch_id"])
+        batch = series.get(r.batch_id)
         if batch is None:
             kept.append(r)
             continue
-        cap = min(r["cap_usd"], r["spend_usd"] + max(left[batch.id], 0.0))
-        if cap < _min_cap(batch) or cap <= r["spend_usd"]:
-            lifecycle.requeue(c, r["id"])
+        cap = min(r.cap_usd, r.spend_usd + max(left[batch.id], 0.0))
+        if cap < _min_cap(batch) or cap <= r.spend_usd:
+            lifecycle.requeue(c, r.id)
             continue
-        store.set_cap(c, r["id"], cap)
+        runs.set_cap(c, r.id, cap)
         if batch.trial_spends:
-            left[batch.id] -= cap - r["spend_usd"]
-        kept.append(_with_cap(r, cap))
+            left[batch.id] -= cap - r.spend_usd
+        kept.append(r.model_copy(update={"cap_usd": cap}))  # the cap its job must carry
     return kept
-
-
-def _with_cap(row, cap: float) -> dict:
-    """The claimed row as the dispatcher reads it, with the cap its job must carry."""
-    out = {k: row[k] for k in row.keys()}
-    out["cap_usd"] = cap
-    return out
 
 
 def beyond(c: Connection, scripted: bool) -> tuple[str, ...]:
