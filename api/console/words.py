@@ -106,8 +106,8 @@ def turn_words(actions) -> str:
 
 
 # what an API client is told to send ("send a non-empty array of seats, each {model, ...}"): a form
-# has fields for that, so the console leaves such a hint out
-_API_HINT = re.compile(r"[{}\[\]]")
+# has fields for that, so the console leaves such a hint out (a field's path, roster[0].model, stays)
+_API_HINT = re.compile(r"[{}]|^send\b")
 EMPTY_ROSTER = ("Add a seat before launching: type a model in the Model box of a seat row (for example "
                 "local/random, a scripted player), or pick one from the box's list.")
 

@@ -37,16 +37,16 @@ def of(core: Core, principal: Principal, id: str) -> bytes:
         raise DomainError("bad_request", "id: send a run's id (run_...) or a series' batch_id (bat_...)")
     rows = _series(core, principal, id) if id.startswith("bat_") else [run_row(core, principal, id)]
     for row in rows:
-        if row["status"] not in TERMINAL:
-            raise DomainError("run_not_ended", f"run {row['id']} is {row['status']}: a bundle holds ended runs "
+        if row.status not in TERMINAL:
+            raise DomainError("run_not_ended", f"run {row.id} is {row.status}: a bundle holds ended runs "
                               "only; ask again once it has finished, failed or been cancelled")
     matches, turns, seen = [], {}, set()
     for row in rows:
         _add(core, principal, row, matches, turns, seen, basis=False)
     manifest = {"format": layout.FORMAT, "service": {"name": "scenario-studio", "version": _version()},
                 "engine": engine_digest(), "subject": {"batch_id" if id.startswith("bat_") else "run_id": id},
-                "runs": [{"run_id": r["id"], "trial": r["trial"], "status": r["status"],
-                          "stop_reason": r["stop_reason"], "match_id": r["match_id"]} for r in rows],
+                "runs": [{"run_id": r.id, "trial": r.trial, "status": r.status,
+                          "stop_reason": r.stop_reason, "match_id": r.match_id} for r in rows],
                 "matches": matches}
     return layout.write(manifest, turns)
 
@@ -58,10 +58,10 @@ def of_match(core: Core, principal: Principal, match_id: str) -> tuple[str, byte
         row = require_match(core, match_id)
     except DomainError:
         row = None
-    if row is None or row["account_id"] != principal.account_id:
+    if row is None or row.account_id != principal.account_id:
         raise DomainError("unknown_run", f"no match '{match_id}' in a run of this account; a match's bundle is "
                           "its run owner's")
-    return row["id"], of(core, principal, row["id"])
+    return row.id, of(core, principal, row.id)
 
 
 def _version() -> str:
@@ -83,21 +83,21 @@ def _series(core: Core, principal: Principal, batch_id: str) -> list:
     if not rows:
         raise DomainError("unknown_batch", f"no series '{batch_id}' on this account; a series answers its batch_id "
                           "at launch")
-    return sorted(rows, key=lambda r: (r["trial"] or 0, r["id"]))
+    return sorted(rows, key=lambda r: (r.trial or 0, r.id))
 
 
 def _add(core: Core, principal: Principal, row, matches: list, turns: dict, seen: set, basis: bool) -> None:
     """The run's match (after the match a fork continues, once per bundle), if it has one."""
-    match_id = row["match_id"]
+    match_id = row.match_id
     if match_id is None or match_id in seen:
         return
     view = run_view(row)
     eff = view["effective"]
-    arena = isinstance(kinds.of(row["scenario_id"]), Arena)
-    entry = {"run_id": row["id"], "match_id": match_id, "kind": "arena" if arena else "world", "basis": basis,
-             "status": row["status"], "stop": {"tick": _ticks(row), "reason": row["stop_reason"]},
-             "scenario": {"id": row["scenario_id"], "hash": row["scenario_hash"],
-                          "base": row["scenario_id"] if arena else BASE_ID, "season_ticks": eff["season_ticks"],
+    arena = isinstance(kinds.of(row.scenario_id), Arena)
+    entry = {"run_id": row.id, "match_id": match_id, "kind": "arena" if arena else "world", "basis": basis,
+             "status": row.status, "stop": {"tick": _ticks(row), "reason": row.stop_reason},
+             "scenario": {"id": row.scenario_id, "hash": row.scenario_hash,
+                          "base": row.scenario_id if arena else BASE_ID, "season_ticks": eff["season_ticks"],
                           "env": eff["env"], "content_hash": eff["hash"]},
              "seeds": {"seed": {"value": eff.get("seed"), "source": eff.get("seed_source")},
                        "spawn_seed": {"value": eff.get("spawn_seed"), "source": eff.get("spawn_seed_source")}},
@@ -112,7 +112,7 @@ def _add(core: Core, principal: Principal, row, matches: list, turns: dict, seen
         entry["played"] = {"meta": game["meta"], "moves": game["moves"]}
         entry["log_sha256"] = layout.sha256(layout.canonical(game["moves"]))
     else:
-        cols, meta = match_log.read_events(core, match_id, row["batch_id"])
+        cols, meta = match_log.read_events(core, match_id, row.batch_id)
         if cols is None:
             raise DomainError("log_not_kept", f"match {match_id}'s event log is not in the archive; its results "
                               "stand, but it cannot be bundled")

@@ -126,6 +126,10 @@ def test_every_operation_answers_as_the_document_declares(srv, fake):
                    expect=200)
             k.call("get", "/api/v1/runs/{id}/export", path={"id": model["run_id"]}, params={"format": fmt},
                    expect=200)
+        # result bundles: a run's (the model run was cancelled above: ended), a series', a match's
+        k.call("get", "/api/v1/runs/{id}/bundle", path={"id": model["run_id"]}, expect=200)
+        k.call("get", "/api/v1/batches/{id}/bundle", path={"id": a["batch_id"]}, expect=200)
+        k.call("get", "/api/v1/matches/{id}/bundle", path={"id": game["match_id"]}, expect=200)
 
         # the public pages of a world match and of an arena game, in each media type
         for run in (model, game):

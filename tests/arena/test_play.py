@@ -135,6 +135,7 @@ def test_an_arena_seats_grade_says_it_grades_the_moves_not_the_result(tools):
 
 def test_results_archived_before_the_grade_note_gain_it_when_read(tools):
     import json
+    from types import SimpleNamespace
 
     from orchestrator.runs.views import results_of
 
@@ -142,5 +143,5 @@ def test_results_archived_before_the_grade_note_gain_it_when_read(tools):
     old = json.loads(json.dumps(out["results"]))
     for entry in old["agents"]:
         del entry["fitness_measure"], entry["grade_note"]
-    read = results_of({"results": json.dumps(old)})
+    read = results_of(SimpleNamespace(results=old))  # a run's record as the store reads it, results parsed
     assert [a["grade_note"] for a in read["agents"]] == [a["grade_note"] for a in out["results"]["agents"]]

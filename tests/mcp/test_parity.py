@@ -217,6 +217,10 @@ CASES = [
     Case("unknown_run", "get_transcript", {"id": "run_nope"}, "GET", "/api/v1/runs/run_nope/transcript"),
     Case("run_launching", "cancel_run", {"id": "{run}"}, "POST", "/api/v1/runs/{run}/cancel",
          setup=_launching_run),
+    # result bundles: of a series no account of this one has, of a run still queued
+    Case("unknown_batch", "export_run", {"id": "bat_nope", "format": "bundle"}, "GET", "/api/v1/batches/bat_nope/bundle"),
+    Case("run_not_ended", "export_run", {"id": "{run}", "format": "bundle"}, "GET", "/api/v1/runs/{run}/bundle",
+         setup=_queued_run),
     # docs/AGENTS.md: an agent seat's turns (the run stays queued on the idle server)
     Case("unknown_run", "get_seat_turn", {"run_id": "run_nope", "seat": 0}, "GET", "/api/v1/runs/run_nope/seats/0/turn"),
     Case("not_agent_seat", "get_seat_turn", {"run_id": "{run}", "seat": 1}, "GET", "/api/v1/runs/{run}/seats/1/turn",
