@@ -33,8 +33,10 @@ from orchestrator.seats.actions import (
 )
 from orchestrator.seats.base import NotRecorded
 from orchestrator.seats.chat import TIMED_OUT
-from orchestrator.seats.player import ModelSeats
+from orchestrator.seats.player import Credential, ModelSeats
 from orchestrator.seats.turn import actions_json
+
+NOWHERE = "http://replay-only.invalid"  # the .invalid domain never resolves (RFC 2606)
 
 VERIFIED, DIVERGES, OTHER_ENGINE = 0, 1, 3  # exit statuses
 
@@ -290,7 +292,10 @@ def _replay_seats(m: dict, job: Job, match, rows: list[dict]) -> dict[int, dict]
         acts = _actions(m, seat, t, match.apt)
         again.append({"tick": t["tick"], "seat": t["seat"], "turn": t, "play": played.encode(acts), "memory": None})
         answered.setdefault(t["seat"], {"answered": 0})["answered"] += t["error"] is None
-    seats = ModelSeats({}, to_replay={"turns": again, "seats": {}}, agent_seat=_agent_seat, replay_only=True)
+    # no key and no address: a seat built for the replay never sends (a turn the bundle lacks is a
+    # divergence), and a provider whose seats need an address with the key gets one that resolves nowhere
+    nowhere = {i: Credential(None, base_url=NOWHERE) for i in range(len(roster))}
+    seats = ModelSeats(nowhere, to_replay={"turns": again, "seats": {}}, agent_seat=_agent_seat, replay_only=True)
     tick = m["stop"]["tick"]
     try:
         seats.play(match, job, job.usage(), should_stop=lambda: match.tick >= tick, on_tick=lambda t: None)
