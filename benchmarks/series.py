@@ -173,7 +173,7 @@ def serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
 def run(a, cores: list[int], tmp: Path) -> dict:
     import httpx
 
-    from benchmarks.scale import GROUPS, RAY_OWN, by_name, by_part
+    from benchmarks.lib.parts import GROUPS, RAY_OWN, by_name, by_part
     from orchestrator import accounts, auth
     from orchestrator.core import Core
     from tests.api.util import bearer, free_port
