@@ -33,7 +33,9 @@ def _run_id(page: Page) -> str:
 def _wait_for_turn(page: Page) -> str:
     """'open' when the seat's turn is open on the page, 'ended' when the run's turns are over."""
     body = page.locator("body")
-    page.wait_for_function("() => ['open', 'ended'].includes(document.body.dataset.turn)", timeout=TURN)
+    # the page reloads as the run moves on: between two documents there is no body
+    page.wait_for_function("() => document.body && ['open', 'ended'].includes(document.body.dataset.turn)",
+                           timeout=TURN)
     return body.get_attribute("data-turn")
 
 

@@ -18,7 +18,7 @@ import tempfile
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from analytics.archive.store import Archive
@@ -136,7 +136,8 @@ def check_run(turns: list, archive_uri: str) -> None:
         if words is None:
             continue
         rows = [r for r in range(len(said["tick"])) if said["tick"][r] == t and said["agent"][r] == 1]
-        if holds_unicode(words[:280]):
+        # the action is refused whole when any of its text is invalid, even past the 280 characters the log keeps
+        if holds_unicode(words):
             assert any(said["kind"][r] == SAY and said["text"][r] == words[:280] for r in rows)
         else:  # refused like any malformed argument, never a failed run
             assert any(said["kind"][r] == INVALID and REASONS[said["reason"][r]] == "bad_arguments" for r in rows)
@@ -164,5 +165,7 @@ def archive_uri():
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
                                  HealthCheck.function_scoped_fixture])
 @given(turns=st.lists(turn, min_size=TICKS, max_size=TICKS))
+@example(turns=[([], "", ([], "")),  # a say cut to 280 characters in the log, its invalid text past the cut (CI)
+                ([], json.dumps({"actions": [{"action": "say", "text": "z" * 300 + "\ud800"}]}), ([], ""))])
 def test_any_text_from_agents_and_models_plays_archives_and_renders(archive_uri, turns):
     check_run(turns, archive_uri)
