@@ -51,17 +51,9 @@ PENDING: set[str] = {
     "orchestrator/runs/series/stopping.py", "orchestrator/runs/series/summaries.py",
     "orchestrator/runs/series/summarizer.py", "orchestrator/runs/series/summary_task.py",
     "orchestrator/runs/series/summary_text.py", "orchestrator/runs/series/until.py",
-    "orchestrator/runs/service.py", "orchestrator/sample.py", "orchestrator/seats/actions.py",
-    "orchestrator/seats/anthropic_chat.py", "orchestrator/seats/base.py", "orchestrator/seats/chat.py",
-    "orchestrator/seats/client.py", "orchestrator/seats/families.py", "orchestrator/seats/faults.py",
-    "orchestrator/seats/funding.py", "orchestrator/seats/keys.py", "orchestrator/seats/ledger.py",
-    "orchestrator/seats/limits.py", "orchestrator/seats/loop.py", "orchestrator/seats/openai_chat.py",
-    "orchestrator/seats/player.py", "orchestrator/seats/price_update.py", "orchestrator/seats/prices.py",
-    "orchestrator/seats/probe.py", "orchestrator/seats/prompt.py", "orchestrator/seats/recording.py",
-    "orchestrator/seats/reply.py", "orchestrator/seats/seat.py", "orchestrator/seats/transport.py",
-    "orchestrator/seats/turn.py", "orchestrator/statuses.py", "orchestrator/store/__init__.py",
-    "orchestrator/store/grading.py", "orchestrator/store/migrations.py", "orchestrator/validation.py",
-    "orchestrator/workers.py",
+    "orchestrator/runs/service.py", "orchestrator/sample.py", "orchestrator/statuses.py",
+    "orchestrator/store/__init__.py", "orchestrator/store/grading.py", "orchestrator/store/migrations.py",
+    "orchestrator/validation.py", "orchestrator/workers.py",
 }
 
 
