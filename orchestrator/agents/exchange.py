@@ -1,31 +1,27 @@
 """The exchange of agent turns: one async Ray actor on the head node holding every open agent turn.
 
 A match plays on a model worker (any node); the agent reaches the API process on the head. Between
-the two sits this actor, pinned to the head node, holding no CPU and no thread per waiting call (an
-async actor holds a coroutine per call, thousands at once):
-- the worker calls `open_turn(run_id, seat, turn, timeout_ms, playing_ms)` and awaits the seat's
-  actions, or the deadline, or the agent's absence;
-- the API's long-poll calls `ask(run_id, seat, wait_ms)`, awaited from the request's coroutine, and
-  answers as soon as the seat's turn opens, the run ends, or wait_ms passes;
-- `submit(run_id, seat, tick, actions, reply, submitted_by)` hands the actions to the waiting turn;
-- the worker calls `end(run_id, tick)` when the match ends however it ends.
-
-Timing (docs/AGENTS.md). A seat's turn gets turn_timeout_ms from the moment it opens; but a
-seat that has never been in touch (asked for a turn or sent actions) has no clock running yet: its
-first turn waits for the agent's first contact, up to `absent_s` after the match began, and the
-deadline runs from that contact. A seat never in touch by then is absent (the run fails with
-agent_absent). Every contact is remembered, so the worker can tell a slow agent (in touch, late) from
-one that went away.
-
-Deadlines and contacts read the service's Clock (`Core.clock`), so the deadline_ms an agent reads is
-in the same time as the run's other times. The worker holds no Core: it tells how long the match has
-been playing (`playing_ms`, its own monotonic reading), never a time of day to compare. The actor runs
-in its own process, so a ManualClock reaches it as a copy that reads the time it was sent.
-
-The exchange belongs to the dispatcher that plays a data dir (`Exchanges`): one per dispatcher, so
-several servers on one Ray cluster (tests do that) never share one. The head starts it on first need
-(a job with agent seats, or an agent asking); jobs carry its name (`Job.agents`).
+the two sits this actor, pinned to the head node, holding a coroutine per waiting call rather than a
+thread, so thousands can wait at once. Deadlines and contacts read the service's Clock, so the
+deadline_ms an agent reads is in the same time as the run's other times; the worker holds no Core and
+tells only how long the match has been playing (`playing_ms`). There is one exchange per dispatcher
+(`Exchanges`), so several servers on one Ray cluster never share one; the head starts it on first need.
 """
+# The calls:
+# - the worker calls `open_turn(run_id, seat, turn, timeout_ms, playing_ms)` and awaits the seat's
+#   actions, or the deadline, or the agent's absence;
+# - the API's long-poll calls `ask(run_id, seat, wait_ms)`, awaited from the request's coroutine, and
+#   answers as soon as the seat's turn opens, the run ends, or wait_ms passes;
+# - `submit(run_id, seat, tick, actions, reply, submitted_by)` hands the actions to the waiting turn;
+# - the worker calls `end(run_id, tick)` when the match ends however it ends.
+#
+# Timing (docs/AGENTS.md): a seat's turn gets turn_timeout_ms from the moment it opens; but a seat
+# that has never been in touch (asked for a turn or sent actions) has no clock running yet: its first
+# turn waits for the agent's first contact, up to `absent_s` after the match began, and the deadline
+# runs from that contact. A seat never in touch by then is absent (the run fails with agent_absent).
+# Every contact is remembered, so the worker can tell a slow agent (in touch, late) from one that went
+# away. The actor runs in its own process, so a ManualClock reaches it as a copy that reads the time
+# it was sent.
 from __future__ import annotations
 
 import asyncio
