@@ -1,10 +1,10 @@
-"""Writing derived logs into the archive: `studio archive materialize`, and the notebook's views
-before a query over events.
+"""Writing derived logs into the archive: `studio archive materialize`, and the notebook's views before a
+query over events.
 
-A scripted match kept as its inputs has no event log in the archive until one is asked for.
-Materializing a series regenerates and verifies each of its matches' logs and writes them as one more
-published part of the series, where the DuckDB views and every reader find them as any stored log.
-Chunks are played in parallel, a process per CPU; `progress(done, total)` is called as they finish. A match its engine cannot give (another
+A scripted match kept as its inputs has no event log in the archive until one is asked for. Materializing a
+series regenerates and verifies each of its matches' logs and writes them as one more published part of the
+series, where the DuckDB views and every reader find them as any stored log. Chunks are played in parallel, a
+process per CPU; `progress(done, total)` is called as they finish. A match its engine cannot give (another
 engine digest, or a replay that does not verify) is not written: it is counted in `failed`, naming why.
 Before an engine upgrade, `--all` writes every such log, so the new engine never has to replay them.
 """

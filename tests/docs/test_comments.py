@@ -113,14 +113,17 @@ def test_the_check_finds_what_it_looks_for(tmp_path):
     bad = tmp_path / "orchestrator" / "bad.py"
     bad.write_text('"""Reads the key.\n\nSee orchestrator.runs.lifecycle for why."""\n'
                    "import orchestrator.seats.probe  # seats.probe.check refuses it\n"
-                   "# calls https://api.openai.com/v1 and api.openai.com, e.g. row.keys or 1.5 s; python -m engine.x\n"
+                   "# calls https://api.openai.com/v1 and api.openai.com,\n"
+                   "# e.g. row.keys, 1.5 s, python -m engine.x\n"
                    "x = orchestrator.seats.probe\n"
                    "def f():\n    '''Like api.limits.BodyLimit.'''\n")
     long = tmp_path / "orchestrator" / "long.py"
     long.write_text('"""' + "\n".join(f"line {i}" for i in range(11)) + '"""\n')
+    (tmp_path / "orchestrator" / "short.py").write_text('"""' + "\n".join(f"line {i}" for i in range(10)) + '"""\n')
     found = scan(tmp_path)
     assert found["orchestrator/bad.py"] == [
         "orchestrator/bad.py:4 dotted path: seats.probe.check",
         "orchestrator/bad.py:3 dotted path: orchestrator.runs.lifecycle",
-        "orchestrator/bad.py:8 dotted path: api.limits.BodyLimit"]
+        "orchestrator/bad.py:9 dotted path: api.limits.BodyLimit"]
     assert found["orchestrator/long.py"] == ["orchestrator/long.py:1 module docstring of 11 lines"]
+    assert "orchestrator/short.py" not in found
