@@ -6,7 +6,7 @@ when it is older than STALE_DAYS. Rows hold USD per million tokens [input, outpu
 cache write]; unstated cache prices default to the input price, and a model the table does not know
 is priced at a high `fallback`, both erring high so a balance check still bites. A router that states
 a call's own cost is taken at its word. The estimate assumes tokens per turn rather than measuring
-them (TURN ASSUMPTIONS below).
+them: the assumptions follow.
 """
 # Native ids (anthropic "claude-sonnet-4-5-20250929", openai "gpt-4o-2024-08-06") are looked up as
 # <vendor>/<id> (the provider's registry row names its vendor) with the date dropped and version dashes
