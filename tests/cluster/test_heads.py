@@ -47,7 +47,8 @@ class Head:
                                       "--ray-address", ray_address], stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True, env={**os.environ, **env})
         self.output: collections.deque = collections.deque(maxlen=400)
-        threading.Thread(target=lambda: self.output.extend(self.proc.stdout), daemon=True).start()
+        self._reader = threading.Thread(target=lambda: self.output.extend(self.proc.stdout), daemon=True)
+        self._reader.start()
 
     def log(self) -> str:
         return "".join(self.output)
@@ -81,6 +82,8 @@ class Head:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self._reader.join(timeout=10)
+        self.proc.stdout.close()
 
 
 @pytest.fixture(scope="module", params=STORES)
@@ -165,8 +168,10 @@ def test_an_agent_seat_plays_through_the_head_that_does_not_dispatch(heads):
         assert events and events[-1]["status"] == "finished", events[-3:]
         ticks = [e["tick"] for e in events]
         assert ticks == sorted(ticks) and len(set(ticks)) > 1
+        assert run["roster"][0]["usage"]["agent_turns"] == 12
         usage = on_b.get("/api/v1/usage").json()["months"][0]["runs"]
-        assert [u["agent_turns"] for u in usage if u["run_id"] == run_id] == [12]  # counted once
+        turns_played = sum(s["usage"]["agent_turns"] for s in run["roster"])
+        assert [u["agent_turns"] for u in usage if u["run_id"] == run_id] == [turns_played]  # counted once
 
 
 def _follow(url: str, match_id: str, events: list) -> None:
