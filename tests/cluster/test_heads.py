@@ -9,23 +9,18 @@ service reads STUDIO_STORE_URL, each head then with a data dir of its own beside
 """
 from __future__ import annotations
 
-import collections
-import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 import httpx
 import pyarrow.parquet as pq
 import pytest
 
 from analytics.archive.layout import SEATS_DIR, series_archived, series_files
-from tests.api.util import bearer, free_port
-from tests.cluster.harness import CONFIG, TERMINAL, series_body
+from tests.api.util import bearer
+from tests.cluster.harness import CONFIG, TERMINAL, Head, series_body
 
 pytestmark = pytest.mark.heads
 
@@ -34,56 +29,6 @@ STORES = ("sqlite",)
 TAKEOVER_S = 15.0
 # scripted matches slowed down, so that the series is still playing when its head is killed
 HEADS_CONFIG = CONFIG + "[runs]\nmin_tick_ms = 15\nagent_absent_s = 60\n"
-
-
-class Head:
-    """One `studio serve` process; its output kept (the last lines explain a failure)."""
-
-    def __init__(self, data_dir: Path, ray_address: str, env: dict):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        studio = Path(sys.executable).with_name("studio")
-        self.proc = subprocess.Popen([str(studio), "serve", "--data-dir", str(data_dir), "--port", str(self.port),
-                                      "--ray-address", ray_address], stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, env={**os.environ, **env})
-        self.output: collections.deque = collections.deque(maxlen=400)
-        self._reader = threading.Thread(target=lambda: self.output.extend(self.proc.stdout), daemon=True)
-        self._reader.start()
-
-    def log(self) -> str:
-        return "".join(self.output)
-
-    def health(self) -> dict | None:
-        try:
-            r = httpx.get(self.url + "/api/v1/health", timeout=5)
-        except httpx.HTTPError:
-            return None
-        return r.json() if r.status_code == 200 else None
-
-    def wait_up(self, timeout: float = 240) -> dict:
-        deadline = time.monotonic() + timeout
-        while (h := self.health()) is None:
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"studio serve on {self.url} did not come up:\n{self.log()}")
-            time.sleep(0.3)
-        return h
-
-    def token(self) -> str:
-        for line in list(self.output):
-            if line.strip().startswith("dsk_") and len(line.strip()) == 68:
-                return line.strip()
-        raise AssertionError("no owner token printed:\n" + self.log())
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._reader.join(timeout=10)
-        self.proc.stdout.close()
 
 
 @pytest.fixture(scope="module", params=STORES)
