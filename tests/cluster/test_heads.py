@@ -9,6 +9,7 @@ service reads STUDIO_STORE_URL, each head then with a data dir of its own beside
 """
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 import time
@@ -19,12 +20,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from analytics.archive.layout import SEATS_DIR, series_archived, series_files
+from tests import postgres
 from tests.api.util import bearer
 from tests.cluster.harness import CONFIG, TERMINAL, Head, series_body
 
 pytestmark = pytest.mark.heads
 
-# "postgresql" joins once `Core.open` chooses the store by STUDIO_STORE_URL (the pg_url fixture gives one)
+# add pytest.param("postgresql", marks=pytest.mark.postgres) once `Core.open` chooses the store by
+# STUDIO_STORE_URL (the fixture makes a database of the module's own)
 STORES = ("sqlite",)
 TAKEOVER_S = 15.0
 # scripted matches slowed down, so that the series is still playing when its head is killed
@@ -36,11 +39,14 @@ def heads(request, cluster, tmp_path_factory):
     """Head A (first: it bootstraps the owner and takes the lease), then head B on the same service."""
     tmp = tmp_path_factory.mktemp("heads")
     env = {"STUDIO_SECRET_KEY_FILE": str(tmp / "secret.key")}
+    stack = contextlib.ExitStack()
     if request.param == "sqlite":
         dirs = [tmp / "data"] * 2
         config = HEADS_CONFIG
-    else:
-        env["STUDIO_STORE_URL"] = request.getfixturevalue("pg_url")
+    else:  # a database of this module's own (the pg_url fixture is per test)
+        if postgres.server_url() is None:
+            pytest.skip(postgres.HOW)
+        env["STUDIO_STORE_URL"] = stack.enter_context(postgres.database())
         dirs = [tmp / "a", tmp / "b"]
         config = HEADS_CONFIG + f'[archive]\nuri = "{tmp / "archive"}"\nshared = true\n'
     for d in dirs:
@@ -59,6 +65,7 @@ def heads(request, cluster, tmp_path_factory):
     finally:
         for h in started:
             h.stop()
+        stack.close()
 
 
 def _client(head: Head, token: str) -> httpx.Client:
