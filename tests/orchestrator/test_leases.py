@@ -113,3 +113,13 @@ def test_a_holder_that_cannot_renew_gives_up_before_another_head_may_take_it(sto
         until(lambda: Lease(store, Clock(), "head-b", ttl_s=3).take(), 10, every=0.05, what="the lease expiring")
     finally:
         holding.stop()
+
+
+def test_every_head_on_one_store_reads_one_service_id(store):
+    from orchestrator.store import leases
+
+    with store.write() as c:
+        assert leases.service_id(c, "first-head") == "first-head"
+    with store.write() as c:
+        assert leases.service_id(c, "second-head") == "first-head"  # kept for good: one Ray namespace
+    assert Lease(store, ManualClock(1_000_000), "head-a").take()  # beside the dispatcher's own lease
