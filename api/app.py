@@ -54,7 +54,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
 
         mailer = Mailer(core)  # notices leave in the background, with retries
         mailer.start()
-        if dispatch:  # plays runs while this head holds the dispatcher lease (orchestrator.runs.head.duty)
+        if dispatch:  # plays runs while this head holds the dispatcher lease
             from orchestrator.runs.head.duty import Duty
 
             duty = Duty(core, head=app.state.head, ray_address=ray_address, num_cpus=num_cpus, workers=workers)

@@ -2,7 +2,7 @@
 serve requests only while another head does.
 
 On start a head takes the lease if it is free and starts its Dispatcher at once (a single head plays
-as soon as it serves); otherwise it waits for the lease (orchestrator.runs.head.lease.Holding). A head
+as soon as it serves); otherwise it waits for the lease (`Holding`). A head
 that takes the lease over from one that died starts a Dispatcher whose reconcile resumes what the dead
 one had in flight under the fault rules. A head that loses the lease fences its Dispatcher at once
 (it writes nothing more) and then stops it, killing its workers. Starting and stopping run on a thread

@@ -1,17 +1,13 @@
 """One dispatcher among several heads on one store: the head holding the `dispatcher` lease plays runs,
-the others serve requests and wait for it. The holder renews it; a head that dies (kill -9 included)
-stops renewing, and once the lease has expired another head takes it and starts dispatching, which
-resumes what was in flight under the fault rules. A holder that finds the lease taken, or cannot renew
-it for as long as it lasts, gives up dispatching at once: another head may be resuming its runs.
-
-Fencing: a holder gives up FENCE_S before its lease could run out unrenewed, timed from before the
-write that last renewed it, so it has stopped before any other head may take it; and every write of
-its dispatcher checks, in the same transaction, that it still holds the lease for FENCE_S more
-(`Lease.fence`), so a head stalled past its lease (a paused VM, a store that hung) writes nothing.
-
-Expiry is read on each head's own clock: heads on several machines need their clocks in step (NTP)
-to well within FENCE_S.
+the others serve requests and wait for it. A head that dies (kill -9 included) stops renewing; once the
+lease has expired another head takes it and resumes what was in flight under the fault rules.
 """
+# Fencing: a holder gives up FENCE_S before its lease could run out unrenewed, timed from before the
+# write that last renewed it, so it has stopped before any other head may take it; and every write of
+# its dispatcher checks, in the same transaction, that it still holds the lease for FENCE_S more
+# (`Lease.fence`), so a head stalled past its lease (a paused VM, a store that hung) writes nothing.
+# Expiry is read on each head's own clock: heads on several machines need their clocks in step (NTP)
+# to well within FENCE_S.
 from __future__ import annotations
 
 import logging
