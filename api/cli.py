@@ -39,14 +39,17 @@ def _add_data_dir(p: argparse.ArgumentParser) -> None:
 
 
 def _saved_definition(data_dir: str, scenario_id: str) -> dict | None:
-    """A saved scenario's definition, read by the operator (any account's id) from the data dir."""
+    """A saved scenario's definition, read by the operator (any account's id) from the data dir's store."""
     import os
 
-    from orchestrator.store import DB_NAME, Store, scenarios
+    from orchestrator.core import Core
+    from orchestrator.store import DB_NAME, scenarios, setting
 
-    if not os.path.exists(os.path.join(data_dir, DB_NAME)):
+    from orchestrator.plans import read_config
+
+    if setting(read_config(data_dir)) is None and not os.path.exists(os.path.join(data_dir, DB_NAME)):
         return None
-    saved = scenarios.get(Store(data_dir).conn(), scenario_id)
+    saved = scenarios.get(Core.open(data_dir).store.conn(), scenario_id)
     return None if saved is None else {"season_ticks": saved.season_ticks, "env": saved.env}
 
 

@@ -11,8 +11,9 @@ import uvicorn
 from api import accesslog
 from api.app import create_app
 from orchestrator import datadir
-from orchestrator.bootstrap import bootstrap_owner, is_first_start, reuse_notice
-from orchestrator.core import Core
+from orchestrator.bootstrap import bootstrap_owner, reuse_notice
+from orchestrator.core import Core, check_store
+from orchestrator.seats.keys import check_secret
 from orchestrator.store import StoreError
 
 
@@ -60,11 +61,13 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
     # another program holds, is one line.
     os.umask(0o077)  # files the service and its workers create are the operator's alone
     try:
+        check_store(data_dir)  # a store setting that cannot serve stops the start before anything is made
         datadir.check(data_dir)
         held = datadir.lock(data_dir)  # noqa: F841  (open for the life of the process)
         listening = bind(host, port)
-        first_start = is_first_start(data_dir)
         core = Core.open(data_dir)  # migrates the store before any request
+        first_start = core.store.created
+        check_secret(core)
         datadir.make_private(data_dir)
         # `studio account login-link` prints links for the address served on (docs/api.md)
         datadir.record_serving(data_dir, datadir.serving_url(host, port))

@@ -12,13 +12,16 @@ from __future__ import annotations
 import re
 import threading
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import errors as pgerrors
+from psycopg.adapt import Loader
 
 from orchestrator.store import migrations
+from orchestrator.store.dialect import POSTGRES_FUNCTIONS
 
 SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 WRITE_LOCK = 0x5354_5544_494F  # one advisory lock for every write transaction of the service
@@ -46,12 +49,19 @@ def conninfo(url: str) -> str:
     return "postgresql" + url[len(parts.scheme):]
 
 
+def password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
 def redacted(url: str) -> str:
     """The URL as it may be printed: its password replaced."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    secret = password(url)
+    if secret is None:
         return url
-    return url.replace(f":{parts.password}@", ":***@", 1)
+    return url.replace(f":{secret}@", ":***@", 1)
 
 
 class Row:
@@ -93,20 +103,39 @@ def translate(sql: str) -> str:
     return out
 
 
+def _params(params) -> tuple:
+    # SQLite keeps booleans as 0/1 in INTEGER columns; PostgreSQL would type True as boolean
+    return tuple(int(p) if p is True or p is False else p for p in params)
+
+
+class _Numeric(Loader):
+    """NUMERIC (what SUM of integers and AVG give) read as SQLite gives it: an int when whole, else
+    a float, never a Decimal that JSON and float arithmetic refuse."""
+
+    def load(self, data) -> int | float:
+        text = bytes(data).decode()
+        try:
+            return int(text)
+        except ValueError:
+            return float(text)
+
+
 class Connection:
     """What the repositories call: `execute(sql, params)` with SQLite's placeholders."""
+
+    dialect = "postgresql"
 
     def __init__(self, raw: psycopg.Connection):
         self.raw = raw
 
     def execute(self, sql: str, params: tuple | list = ()) -> psycopg.Cursor:
         if params:
-            return self.raw.execute(translate(sql), tuple(params))
+            return self.raw.execute(translate(sql), _params(params))
         return self.raw.execute(sql)
 
     def executemany(self, sql: str, rows) -> psycopg.Cursor:
         cursor = self.raw.cursor()
-        cursor.executemany(translate(sql), [tuple(r) for r in rows])
+        cursor.executemany(translate(sql), [_params(r) for r in rows])
         return cursor
 
     def close(self) -> None:
@@ -132,18 +161,22 @@ def statements(script: str) -> list[str]:
 class PostgresStore:
     dialect = "postgresql"
 
-    def __init__(self, url: str, busy_timeout_s: float, migrate: bool = True):
+    def __init__(self, url: str, busy_timeout_s: float, migrate: bool = True, data_dir: str | Path | None = None):
         self.url = url
         self.busy_timeout_s = busy_timeout_s
+        self.data_dir = None if data_dir is None else Path(data_dir)  # the archive's, not the store's
         self._conninfo = conninfo(url)
         self._local = threading.local()
+        self.created = False
         if migrate:
+            self.created = self.schema_version() == 0
             self.migrate()
 
     def conn(self) -> Connection:
         c = getattr(self._local, "conn", None)
         if c is None or c.raw.closed or c.raw.broken:
             raw = psycopg.connect(self._conninfo, autocommit=True, row_factory=_rows, connect_timeout=10)
+            raw.adapters.register_loader("numeric", _Numeric)
             raw.execute(f"SET lock_timeout = {int(self.busy_timeout_s * 1000)}")
             c = self._local.conn = Connection(raw)
         return c
@@ -189,6 +222,9 @@ class PostgresStore:
                     c.raw.execute("INSERT INTO studio_schema (version) VALUES (%s)", (i + 1,))
                 else:
                     c.raw.execute("UPDATE studio_schema SET version = %s", (i + 1,))
+        with c.raw.transaction():  # the functions the dialect's queries call, as this version writes them
+            c.raw.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
+            c.raw.execute(POSTGRES_FUNCTIONS)
         return self.schema_version()
 
     def close(self) -> None:
