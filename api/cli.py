@@ -43,9 +43,8 @@ def _saved_definition(data_dir: str, scenario_id: str) -> dict | None:
     import os
 
     from orchestrator.core import Core
-    from orchestrator.store import DB_NAME, scenarios, setting
-
     from orchestrator.plans import read_config
+    from orchestrator.store import DB_NAME, scenarios, setting
 
     if setting(read_config(data_dir)) is None and not os.path.exists(os.path.join(data_dir, DB_NAME)):
         return None
@@ -137,7 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the scenario's anchors)")
     p.add_argument("--seats", help="comma-separated local/POLICY seats (arena: exactly two)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object instead of a table")
-    p.set_defaults(func=cmd_simulate)
+    from orchestrator.admin import guarded
+
+    p.set_defaults(func=guarded(cmd_simulate))  # a saved scenario's store setting may be refused
 
     _add_serve_parser(sub)
 
