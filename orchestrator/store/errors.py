@@ -1,6 +1,11 @@
 """The store's failures in one vocabulary for both databases: what the transports and the policies
-catch, so nothing above the store names a driver's exception types. Each name is a tuple of the two
-drivers' classes (an `except` and `isinstance` take either), which costs the SQLite path nothing."""
+catch, so nothing above the store names a driver's exception types.
+
+The names are SQLite's classes, so the SQLite path raises its own errors unchanged and pays nothing.
+The PostgreSQL store raises psycopg's errors made instances of the matching class here as well
+(postgres.as_store_error): a lock not granted is both psycopg's LockNotAvailable and an
+OperationalError, and one `except StoreError` catches either store's failure.
+"""
 from __future__ import annotations
 
 import sqlite3
@@ -9,16 +14,14 @@ import psycopg
 
 from orchestrator.store import database, postgres
 
-StoreError = (sqlite3.Error, psycopg.Error)
-IntegrityError = (sqlite3.IntegrityError, psycopg.IntegrityError)
-OperationalError = (sqlite3.OperationalError, psycopg.OperationalError)
+StoreError = sqlite3.Error
+IntegrityError = sqlite3.IntegrityError
+OperationalError = sqlite3.OperationalError
 
 
 def unavailable(e: BaseException) -> int | None:
     """Seconds to wait before retrying when e is either store refusing for now (a lock not granted in
     the busy wait, a serialization retry, a full disk, a lost connection); else None."""
-    if isinstance(e, sqlite3.Error):
-        return database.unavailable(e)
     if isinstance(e, psycopg.Error):
         return postgres.unavailable(e)
-    return None
+    return database.unavailable(e)
