@@ -95,6 +95,20 @@ class Postgres:
         return f"{column} IN (SELECT jsonb_array_elements_text(?::jsonb))"
 
 
+# What an empty `IN (...)` list holds: SQLite takes `IN ()`, PostgreSQL refuses it as a syntax error.
+NOTHING = "SELECT NULL WHERE 1 = 0"
+
+
+def marks(n: int) -> str:
+    """n placeholders for an `IN (...)` list, or a list of nothing."""
+    return ",".join("?" * n) if n else NOTHING
+
+
+def constants(values: tuple[str, ...]) -> str:
+    """An `IN` list of the code's own constants (never a caller's text), parenthesised."""
+    return "(" + (", ".join(f"'{v}'" for v in values) if values else NOTHING) + ")"
+
+
 def of(c: Any) -> type[Sqlite] | type[Postgres]:
     return Postgres if getattr(c, "dialect", None) == Postgres.name else Sqlite
 

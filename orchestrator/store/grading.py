@@ -20,7 +20,7 @@ _COUNT = "(SELECT COUNT(*) FROM decision_turns WHERE run_id = runs.id)"
 
 
 def _in(states: tuple[str, ...]) -> str:
-    return "(" + ", ".join(f"'{s}'" for s in states) + ")"  # our constants, never a caller's text
+    return dialect.constants(states)  # our constants, never a caller's text
 
 
 def _decisions(rows) -> list[Decision]:

@@ -63,11 +63,11 @@ def run_of(row: Row | dict) -> Run:
 
 
 def _marks(values) -> str:
-    return ",".join("?" * len(values))
+    return dialect.marks(len(values))
 
 
 def _states(states: tuple[str, ...]) -> str:
-    return "(" + ", ".join(f"'{s}'" for s in states) + ")"  # the statuses' constants, never a caller's text
+    return dialect.constants(states)  # the statuses' constants, never a caller's text
 
 
 # -- reads of one run, and of pages of runs --------------------------------------------------------

@@ -14,6 +14,7 @@ from orchestrator.statuses import IN_WORLD, QUEUED, SCORED
 from orchestrator.records.series import (
     KeptSummary, Series, SeriesRuns, Spending, TrialRun, Until,
 )
+from orchestrator.store import dialect
 from orchestrator.store.database import Connection, Row
 
 _IN_WORLD = "(" + ", ".join(f"'{s}'" for s in IN_WORLD) + ")"
@@ -21,7 +22,7 @@ _SCORED = "(" + ", ".join(f"'{s}'" for s in SCORED) + ")"
 
 
 def _marks(n: int) -> str:
-    return ",".join("?" * n)
+    return dialect.marks(n)
 
 
 def _number(x) -> float | None:
