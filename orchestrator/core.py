@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from orchestrator.archive_config import check_config
 from orchestrator.clock import Clock
@@ -25,7 +25,9 @@ from orchestrator.plans import ConfigError, load_plans, read_config
 from orchestrator.ratelimit import AddressLimiter, TokenLimiter
 from orchestrator.store import BUSY_TIMEOUT_S, SettingError, Store, open_store
 from orchestrator.store.location import check as reach_store
-from orchestrator.store.postgres import PostgresStore
+
+if TYPE_CHECKING:
+    from orchestrator.store.postgres import PostgresStore
 
 
 def busy_timeout_s(config: dict) -> float:

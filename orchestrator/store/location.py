@@ -8,11 +8,12 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import psycopg
-
-from orchestrator.store import postgres as pg
 from orchestrator.store.database import Store
+
+if TYPE_CHECKING:
+    from orchestrator.store.postgres import PostgresStore
 
 ENV = "STUDIO_STORE_URL"
 CONFIG = "config.toml [store] url"
@@ -36,13 +37,17 @@ def setting(config: dict, environ: Mapping[str, str] = os.environ) -> tuple[str,
 
 
 def open_store(data_dir: str | Path, config: dict, busy_timeout_s: float, *,
-               environ: Mapping[str, str] = os.environ) -> Store | pg.PostgresStore:
+               environ: Mapping[str, str] = os.environ) -> Store | PostgresStore:
     """The store the setting names, its schema brought up to date; the data dir is created only once
     the store was reached."""
     found = setting(config, environ)
     if found is None:
         return Store(data_dir, busy_timeout_s=busy_timeout_s)
     name, url = found
+    import psycopg
+
+    from orchestrator.store import postgres as pg
+
     try:
         pg.conninfo(url)
     except pg.UrlError as e:
@@ -62,6 +67,10 @@ def check(data_dir: str | Path, config: dict, *, environ: Mapping[str, str] = os
     if found is None:
         return Store.dialect
     name, url = found
+    import psycopg
+
+    from orchestrator.store import postgres as pg
+
     try:
         pg.conninfo(url)
         psycopg.connect(pg.conninfo(url), connect_timeout=10).close()
@@ -73,6 +82,8 @@ def check(data_dir: str | Path, config: dict, *, environ: Mapping[str, str] = os
 
 
 def _one_line(e: BaseException, url: str) -> str:
+    from orchestrator.store import postgres as pg
+
     text = str(e).replace(url, pg.redacted(url))
     password = pg.password(url)
     if password:
