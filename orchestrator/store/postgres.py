@@ -104,7 +104,7 @@ def translate(sql: str) -> str:
     return out
 
 
-# psycopg's classes and the store's (orchestrator.store.errors) each is also made an instance of
+# psycopg's classes, and the store's own (errors.py) each is also made an instance of
 _VOCABULARY = ((psycopg.IntegrityError, sqlite3.IntegrityError), (psycopg.OperationalError, sqlite3.OperationalError),
                (psycopg.ProgrammingError, sqlite3.ProgrammingError), (psycopg.DataError, sqlite3.DataError),
                (psycopg.InterfaceError, sqlite3.InterfaceError), (psycopg.InternalError, sqlite3.InternalError),
