@@ -39,14 +39,16 @@ def _add_data_dir(p: argparse.ArgumentParser) -> None:
 
 
 def _saved_definition(data_dir: str, scenario_id: str) -> dict | None:
-    """A saved scenario's definition, read by the operator (any account's id) from the data dir."""
+    """A saved scenario's definition, read by the operator (any account's id) from the data dir's store."""
     import os
 
-    from orchestrator.store import DB_NAME, Store, scenarios
+    from orchestrator.core import Core
+    from orchestrator.plans import read_config
+    from orchestrator.store import DB_NAME, scenarios, setting
 
-    if not os.path.exists(os.path.join(data_dir, DB_NAME)):
+    if setting(read_config(data_dir)) is None and not os.path.exists(os.path.join(data_dir, DB_NAME)):
         return None
-    saved = scenarios.get(Store(data_dir).conn(), scenario_id)
+    saved = scenarios.get(Core.open(data_dir).store.conn(), scenario_id)
     return None if saved is None else {"season_ticks": saved.season_ticks, "env": saved.env}
 
 
@@ -134,7 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: the scenario's anchors)")
     p.add_argument("--seats", help="comma-separated local/POLICY seats (arena: exactly two)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object instead of a table")
-    p.set_defaults(func=cmd_simulate)
+    from orchestrator.admin import guarded
+
+    p.set_defaults(func=guarded(cmd_simulate))  # a saved scenario's store setting may be refused
 
     _add_serve_parser(sub)
 

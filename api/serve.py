@@ -11,8 +11,9 @@ import uvicorn
 from api import accesslog
 from api.app import create_app
 from orchestrator import datadir
-from orchestrator.bootstrap import bootstrap_owner, is_first_start, reuse_notice
-from orchestrator.core import Core
+from orchestrator.bootstrap import bootstrap_owner, reuse_notice
+from orchestrator.core import Core, check_store
+from orchestrator.seats.keys import check_secret
 from orchestrator.store import StoreError
 
 
@@ -61,12 +62,14 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
     os.umask(0o077)  # files the service and its workers create are the operator's alone
     ray_address = ray_address or os.environ.get("RAY_ADDRESS")
     try:
+        check_store(data_dir)  # a store setting that cannot serve stops the start before anything is made
         datadir.check(data_dir)
         # heads joined to one Ray cluster may share the data dir: they are one service (docs/CLUSTER.md)
         held = datadir.lock(data_dir, shared=bool(ray_address))  # noqa: F841  (open for the life of the process)
         listening = bind(host, port)
-        first_start = is_first_start(data_dir)
         core = Core.open(data_dir)  # migrates the store before any request
+        first_start = core.store.created
+        check_secret(core)
         datadir.make_private(data_dir)
         # `studio account login-link` prints links for the address served on (docs/api.md)
         datadir.record_serving(data_dir, datadir.serving_url(host, port))

@@ -2,18 +2,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from orchestrator import accounts, auth
 from orchestrator.core import Core
-from orchestrator.store import DB_NAME, accounts as account_rows
+from orchestrator.store import accounts as account_rows
 
 DEFAULT_OWNER_EMAIL = "owner@localhost"
-
-
-def is_first_start(data_dir: str | Path) -> bool:
-    """No store yet. A config.toml the operator put there beforehand does not count as a start."""
-    return not (Path(data_dir) / DB_NAME).exists()
 
 
 def reuse_notice(core: Core) -> str:

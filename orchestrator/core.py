@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from orchestrator.archive_config import check_config
 from orchestrator.clock import Clock
@@ -23,7 +23,11 @@ from orchestrator.egress import allow_list
 from orchestrator.lastused import LastUsed
 from orchestrator.plans import ConfigError, load_plans, read_config
 from orchestrator.ratelimit import AddressLimiter, TokenLimiter
-from orchestrator.store import BUSY_TIMEOUT_S, Store
+from orchestrator.store import BUSY_TIMEOUT_S, SettingError, Store, open_store
+from orchestrator.store.location import check as reach_store
+
+if TYPE_CHECKING:
+    from orchestrator.store.postgres import PostgresStore
 
 
 def busy_timeout_s(config: dict) -> float:
@@ -84,9 +88,18 @@ class Playing(Protocol):
     def request_cancel(self, run_id: str) -> None: ...
 
 
+def check_store(data_dir: str | Path) -> str:
+    """Stop a start (ConfigError, one line) whose store setting does not parse or whose database
+    cannot be reached, before anything is created; the store's dialect."""
+    try:
+        return reach_store(data_dir, read_config(data_dir))
+    except SettingError as e:
+        raise ConfigError(str(e)) from None
+
+
 @dataclass
 class Core:
-    store: Store
+    store: Store | PostgresStore
     plans: dict[str, dict]
     config: dict
     token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
@@ -108,9 +121,13 @@ class Core:
     @classmethod
     def open(cls, data_dir: str | Path, *, refused_per_address_per_minute: int | None = None,
              clock: Clock | None = None) -> "Core":
-        """Create the data dir if needed, migrate the store, read config.toml (plans, limits, smtp)."""
+        """Open the store config.toml or STUDIO_STORE_URL names (SQLite in the data dir when neither
+        does), creating the data dir if needed, migrate it, read config.toml (plans, limits, smtp)."""
         config = read_config(data_dir)
-        store = Store(data_dir, busy_timeout_s=busy_timeout_s(config))
+        try:
+            store = open_store(data_dir, config, busy_timeout_s(config))
+        except SettingError as e:
+            raise ConfigError(str(e)) from None
         allow_list(config)  # a malformed [providers] allow_base_urls stops the start, not a launch
         check_config(config)  # so does a bad [archive] events or derived_cache_mb
         ceiling = refused_per_address_per_minute

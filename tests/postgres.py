@@ -7,8 +7,10 @@ import os
 import secrets
 import shutil
 import subprocess
+import tempfile
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,12 +32,25 @@ def _root_cluster() -> str | None:
                        capture_output=True, timeout=120)
     subprocess.run(["runuser", "-u", "postgres", "--", "pg_isready", "-p", port, "-t", "60"], check=True,
                    capture_output=True, timeout=90)
-    password = secrets.token_hex(12)
+    password = _password()
     sql = (f"DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{ROLE}') THEN "
            f"CREATE ROLE {ROLE} LOGIN CREATEDB; END IF; END$$; ALTER ROLE {ROLE} PASSWORD '{password}';")
     subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-p", port, "-q", "-c", sql], check=True,
                    capture_output=True, timeout=60)
     return f"postgresql://{ROLE}:{password}@127.0.0.1:{port}/postgres"
+
+
+def _password() -> str:
+    """The test role's password, one per machine: test sessions running at once each set it, so each
+    must set the same one (a fresh one per session failed the others' next connection)."""
+    path = Path(tempfile.gettempdir()) / "studio-test-postgres.password"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(12))
+    return path.read_text().strip()
 
 
 @cache

@@ -14,12 +14,13 @@ import math
 import os
 from pathlib import Path
 
-from cryptography.fernet import Fernet
+from cryptography.fernet import Fernet, InvalidToken
 
 from orchestrator import datadir, egress
 from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError
+from orchestrator.plans import ConfigError
 from orchestrator import provider_kinds
 from orchestrator.records.key import KeyCheck, ProviderKey
 from orchestrator.seats.probe import check
@@ -53,6 +54,27 @@ def _fernet(core: Core) -> Fernet:
             with os.fdopen(fd, "wb") as f:
                 f.write(Fernet.generate_key())
     return Fernet(path.read_bytes().strip())
+
+
+def check_secret(core: Core) -> None:
+    """Stop a start (ConfigError) whose secret key cannot decrypt a key already stored: a head given
+    another key file than its peers would fail every launch that needs a key, and would store keys
+    its peers cannot read. Creates no key file."""
+    ciphertext = stored.any_ciphertext(core.store.conn())
+    if ciphertext is None:
+        return
+    path = key_file(core)
+    why = None
+    if not path.exists():
+        why = f"{path} does not exist"
+    else:
+        try:
+            Fernet(path.read_bytes().strip()).decrypt(ciphertext)
+        except (InvalidToken, ValueError):
+            why = f"the key in {path} is not the one they were stored with"
+    if why is not None:
+        raise ConfigError(f"STUDIO_SECRET_KEY_FILE: the provider keys already stored cannot be decrypted "
+                          f"({why}); start every head with the key file they were stored with")
 
 
 def set_key(core: Core, *, provider: str, key: str | None, email: str | None = None, platform: bool = False,

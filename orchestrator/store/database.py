@@ -22,11 +22,6 @@ DB_NAME = "studio.db"
 # that nothing above the store imports the driver for its types.
 Connection = sqlite3.Connection
 Row = sqlite3.Row
-# Any failure of the database itself (locked, full, corrupt, a constraint): what a transport maps.
-StoreError = sqlite3.Error
-IntegrityError = sqlite3.IntegrityError
-OperationalError = sqlite3.OperationalError
-
 # SQLite's primary result codes for "not now": the write lock is held elsewhere past the busy wait
 # (BUSY, LOCKED) or the disk has no room (FULL). The change was rolled back; the same request can
 # succeed later, so the transports answer 503 with Retry-After (seconds) instead of a server fault.
@@ -76,6 +71,7 @@ class Store:
         if not self.path.exists():  # created 0600 here; SQLite gives its WAL and -shm files the same mode
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         self._local = threading.local()
+        self.created = self.schema_version() == 0  # a first start: the caller bootstraps the owner
         self.migrate()
 
     def conn(self) -> sqlite3.Connection:

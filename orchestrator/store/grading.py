@@ -13,13 +13,14 @@ from orchestrator.records.grading import (
     OpenGrading,
     SeatGrading,
 )
+from orchestrator.store import dialect
 from orchestrator.store.database import Connection
 
 _COUNT = "(SELECT COUNT(*) FROM decision_turns WHERE run_id = runs.id)"
 
 
 def _in(states: tuple[str, ...]) -> str:
-    return "(" + ", ".join(f"'{s}'" for s in states) + ")"  # our constants, never a caller's text
+    return dialect.constants(states)  # our constants, never a caller's text
 
 
 def _decisions(rows) -> list[Decision]:
@@ -48,7 +49,8 @@ def move(c: Connection, run_id: str, leaves: tuple[str, ...], to: str | None, *,
 
 def restart(c: Connection, leaves: tuple[str, ...], to: str) -> int:
     """Every grading in `leaves` moved to `to`, its last start not counted; how many."""
-    return len(c.execute(f"UPDATE runs SET grading_status = ?, grading_starts = MAX(0, grading_starts - 1) "
+    return len(c.execute(f"UPDATE runs SET grading_status = ?, grading_starts = CASE WHEN grading_starts > 0 "
+                         "THEN grading_starts - 1 ELSE 0 END "
                          f"WHERE grading_status IN {_in(leaves)} RETURNING id", (to,)).fetchall())
 
 
@@ -118,8 +120,9 @@ def between(c: Connection, run_id: str, lo: int, hi: int) -> list[Decision]:
 
 def labelled(c: Connection, run_id: str) -> list[Decision]:
     """Decisions with a label (inaccuracies, mistakes, blunders)."""
-    return _decisions(c.execute("SELECT turn FROM decision_turns WHERE run_id = ? AND json_extract(turn, '$.label') "
-                                "IS NOT NULL", (run_id,)))
+    d = dialect.of(c)
+    return _decisions(c.execute(f"SELECT turn FROM decision_turns WHERE run_id = ? AND "
+                                f"{d.value(d.doc('turn'), 'label')} IS NOT NULL", (run_id,)))
 
 
 def every(c: Connection, run_id: str) -> list[dict]:
@@ -141,8 +144,8 @@ def seats(c: Connection, run_id: str) -> list[SeatGrading]:
     row = c.execute("SELECT roster FROM runs WHERE id = ?", (run_id,)).fetchone()
     names = {s["seat"]: s["name"] for s in (loads(row["roster"])[0] if row else [])}
     regret: dict[int, list] = {}
-    for r in c.execute("SELECT seat, tick, json_extract(CASE WHEN json_valid(turn) THEN turn ELSE finite_json(turn) END, "
-                       "'$.regret') FROM decision_turns "
+    d = dialect.of(c)
+    for r in c.execute(f"SELECT seat, tick, {d.number(d.doc('turn'), 'regret')} FROM decision_turns "
                        "WHERE run_id = ? ORDER BY seat, tick", (run_id,)):
         regret.setdefault(r[0], []).append((r[1], r[2]))
     return [SeatGrading(seat=r["seat"], name=names.get(r["seat"], ""), summary=loads(r["summary"])[0],
@@ -152,10 +155,10 @@ def seats(c: Connection, run_id: str) -> list[SeatGrading]:
 
 def accuracies(c: Connection, match_ids: list[str]) -> list[tuple[str, int, float | None]]:
     """(match_id, seat, accuracy) of every graded seat of these matches."""
-    out = []
+    out, sql = [], dialect.of(c)
     for k in range(0, len(match_ids), 500):  # SQLite's bound-parameter ceiling
         part = match_ids[k:k + 500]
         out += [(r[0], r[1], r[2]) for r in c.execute(
-            "SELECT r.match_id, d.seat, json_extract(d.summary, '$.accuracy') FROM decision_seats d "
+            f"SELECT r.match_id, d.seat, {sql.number(sql.plain('d.summary'), 'accuracy')} FROM decision_seats d "
             f"JOIN runs r ON r.id = d.run_id WHERE r.match_id IN ({','.join('?' * len(part))})", part)]
     return out

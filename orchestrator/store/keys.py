@@ -33,6 +33,12 @@ def ciphertext(c: Connection, owner: str, provider: str) -> bytes | None:
     return None if r is None else r["ciphertext"]
 
 
+def any_ciphertext(c: Connection) -> bytes | None:
+    """One stored key's ciphertext (the oldest), or None when none is stored."""
+    r = c.execute("SELECT ciphertext FROM provider_keys ORDER BY created_at_ms, owner, provider LIMIT 1").fetchone()
+    return None if r is None else r["ciphertext"]
+
+
 def put(c: Connection, k: ProviderKey, at_ms: int) -> None:
     """Store the key, or replace the owner's key for its provider; a replaced key's check is cleared."""
     price = k.usd_per_mtok or (None, None)

@@ -18,7 +18,7 @@ def queue(c: Connection, account_id: str | None, to: str, subject: str, body: st
 
 def notices(c: Connection, to: str | None = None) -> list[Notice]:
     """Every notice, oldest first; with `to`, those to that address."""
-    rows = c.execute("SELECT * FROM email_outbox WHERE ? IS NULL OR to_addr = ? ORDER BY id", (to, to)).fetchall()
+    rows = c.execute("SELECT * FROM email_outbox WHERE CAST(? AS TEXT) IS NULL OR to_addr = ? ORDER BY id", (to, to)).fetchall()
     return [_notice(r) for r in rows]
 
 

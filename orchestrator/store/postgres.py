@@ -10,15 +10,19 @@ the database, and reads never wait. A lock not granted within the busy wait is r
 from __future__ import annotations
 
 import re
+import sqlite3
 import threading
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import errors as pgerrors
+from psycopg.adapt import Loader
 
 from orchestrator.store import migrations
+from orchestrator.store.dialect import POSTGRES_FUNCTIONS
 
 SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 WRITE_LOCK = 0x5354_5544_494F  # one advisory lock for every write transaction of the service
@@ -46,12 +50,19 @@ def conninfo(url: str) -> str:
     return "postgresql" + url[len(parts.scheme):]
 
 
+def password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password
+    except ValueError:
+        return None
+
+
 def redacted(url: str) -> str:
     """The URL as it may be printed: its password replaced."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    secret = password(url)
+    if secret is None:
         return url
-    return url.replace(f":{parts.password}@", ":***@", 1)
+    return url.replace(f":{secret}@", ":***@", 1)
 
 
 class Row:
@@ -93,20 +104,74 @@ def translate(sql: str) -> str:
     return out
 
 
+# psycopg's classes, and the store's own (errors.py) each is also made an instance of
+_VOCABULARY = ((psycopg.IntegrityError, sqlite3.IntegrityError), (psycopg.OperationalError, sqlite3.OperationalError),
+               (psycopg.ProgrammingError, sqlite3.ProgrammingError), (psycopg.DataError, sqlite3.DataError),
+               (psycopg.InterfaceError, sqlite3.InterfaceError), (psycopg.InternalError, sqlite3.InternalError),
+               (psycopg.NotSupportedError, sqlite3.NotSupportedError), (psycopg.Error, sqlite3.Error))
+_as_store: dict[type, type] = {}
+
+
+def as_store_error(e: psycopg.Error) -> psycopg.Error:
+    """e, its class swapped for one deriving from both its own and the store's matching class; the
+    same object, so its message, SQLSTATE and diagnostics stay."""
+    kind = type(e)
+    if not isinstance(e, sqlite3.Error):
+        cls = _as_store.get(kind)
+        if cls is None:
+            base = next(lite for driver, lite in _VOCABULARY if isinstance(e, driver))
+            cls = _as_store[kind] = type(kind.__name__, (kind, base), {"__module__": __name__})
+        e.__class__ = cls
+    return e
+
+
+@contextmanager
+def _store_errors() -> Iterator[None]:
+    try:
+        yield
+    except psycopg.Error as e:
+        as_store_error(e)
+        raise
+
+
+def _params(params) -> tuple:
+    # SQLite keeps booleans as 0/1 in INTEGER columns; PostgreSQL would type True as boolean
+    return tuple(int(p) if p is True or p is False else p for p in params)
+
+
+class _Numeric(Loader):
+    """NUMERIC (what SUM of integers and AVG give) read as SQLite gives it: an int when whole, else
+    a float, never a Decimal that JSON and float arithmetic refuse."""
+
+    def load(self, data) -> int | float:
+        text = bytes(data).decode()
+        try:
+            return int(text)
+        except ValueError:
+            return float(text)
+
+
 class Connection:
     """What the repositories call: `execute(sql, params)` with SQLite's placeholders."""
+
+    dialect = "postgresql"
 
     def __init__(self, raw: psycopg.Connection):
         self.raw = raw
 
     def execute(self, sql: str, params: tuple | list = ()) -> psycopg.Cursor:
-        if params:
-            return self.raw.execute(translate(sql), tuple(params))
-        return self.raw.execute(sql)
+        try:
+            if params:
+                return self.raw.execute(translate(sql), _params(params))
+            return self.raw.execute(sql)
+        except psycopg.Error as e:
+            as_store_error(e)
+            raise
 
     def executemany(self, sql: str, rows) -> psycopg.Cursor:
         cursor = self.raw.cursor()
-        cursor.executemany(translate(sql), [tuple(r) for r in rows])
+        with _store_errors():
+            cursor.executemany(translate(sql), [_params(r) for r in rows])
         return cursor
 
     def close(self) -> None:
@@ -132,28 +197,36 @@ def statements(script: str) -> list[str]:
 class PostgresStore:
     dialect = "postgresql"
 
-    def __init__(self, url: str, busy_timeout_s: float, migrate: bool = True):
+    def __init__(self, url: str, busy_timeout_s: float, migrate: bool = True, data_dir: str | Path | None = None):
         self.url = url
         self.busy_timeout_s = busy_timeout_s
+        self.data_dir = None if data_dir is None else Path(data_dir)  # the archive's, not the store's
         self._conninfo = conninfo(url)
         self._local = threading.local()
+        self.created = False
         if migrate:
+            self.created = self.schema_version() == 0
             self.migrate()
 
     def conn(self) -> Connection:
         c = getattr(self._local, "conn", None)
         if c is None or c.raw.closed or c.raw.broken:
-            raw = psycopg.connect(self._conninfo, autocommit=True, row_factory=_rows, connect_timeout=10)
-            raw.execute(f"SET lock_timeout = {int(self.busy_timeout_s * 1000)}")
-            c = self._local.conn = Connection(raw)
+            with _store_errors():
+                c = self._local.conn = Connection(self._connect())
         return c
+
+    def _connect(self) -> psycopg.Connection:
+        raw = psycopg.connect(self._conninfo, autocommit=True, row_factory=_rows, connect_timeout=10)
+        raw.adapters.register_loader("numeric", _Numeric)
+        raw.execute(f"SET lock_timeout = {int(self.busy_timeout_s * 1000)}")
+        return raw
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction, serialized with every other one on the database; commits on success,
         rolls back on any exception."""
         c = self.conn()
-        with c.raw.transaction():
+        with _store_errors(), c.raw.transaction():
             c.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             yield c
 
@@ -175,7 +248,10 @@ class PostgresStore:
     def migrate(self) -> int:
         """Bring the schema to the current version, one migration per transaction; heads starting at
         once take turns (an advisory lock), and each re-reads the version under it."""
-        c = self.conn()
+        with _store_errors():
+            return self._migrate(self.conn())
+
+    def _migrate(self, c: Connection) -> int:
         for i in range(len(migrations.MIGRATIONS)):
             with c.raw.transaction():
                 c.raw.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
@@ -189,6 +265,9 @@ class PostgresStore:
                     c.raw.execute("INSERT INTO studio_schema (version) VALUES (%s)", (i + 1,))
                 else:
                     c.raw.execute("UPDATE studio_schema SET version = %s", (i + 1,))
+        with c.raw.transaction():  # the functions the dialect's queries call, as this version writes them
+            c.raw.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
+            c.raw.execute(POSTGRES_FUNCTIONS)
         return self.schema_version()
 
     def close(self) -> None:

@@ -11,9 +11,9 @@ import orchestrator.finite as finite
 from orchestrator.records.repair import Finding
 from orchestrator.store.database import Connection
 
-# table -> (key column, nullable REAL columns an earlier version may hold as Infinity)
-_NULLABLE = {"runs": ("id", ("cap_usd",)), "batches": ("id", ("budget_usd", "min_cap_usd")),
-             "provider_keys": ("rowid", ("balance_usd", "usd_per_mtok_in", "usd_per_mtok_out"))}
+# table -> (key columns, nullable REAL columns an earlier version may hold as Infinity)
+_NULLABLE = {"runs": (("id",), ("cap_usd",)), "batches": (("id",), ("budget_usd", "min_cap_usd")),
+             "provider_keys": (("owner", "provider"), ("balance_usd", "usd_per_mtok_in", "usd_per_mtok_out"))}
 _NOT_FINITE = "{c} IS NOT NULL AND ABS({c}) > 1e308"  # SQLite keeps NaN as NULL: only infinities remain
 
 
@@ -43,11 +43,12 @@ def _scan(c: Connection) -> tuple[list[Finding], list[tuple[str, tuple]]]:
         fixed = _zeroed(json.loads(r["roster"]))
         writes.append(("UPDATE runs SET roster = ?, effective = ?, spend_usd = ? WHERE id = ?",
                        (json.dumps(fixed), json.dumps(_zeroed(json.loads(r["effective"]))), _spend(fixed), r["id"])))
-    for table, (key, columns) in _NULLABLE.items():
+    for table, (keys, columns) in _NULLABLE.items():
+        where = " AND ".join(f"{k} = ?" for k in keys)
         for col in columns:
-            for r in c.execute(f"SELECT {key} AS k FROM {table} WHERE {_NOT_FINITE.format(c=col)}"):
-                found.append(Finding(where=f"{table} {r['k']}", what=col))
-                writes.append((f"UPDATE {table} SET {col} = NULL WHERE {key} = ?", (r["k"],)))
+            for r in c.execute(f"SELECT {', '.join(keys)} FROM {table} WHERE {_NOT_FINITE.format(c=col)}"):
+                found.append(Finding(where=f"{table} {'/'.join(map(str, r))}", what=col))
+                writes.append((f"UPDATE {table} SET {col} = NULL WHERE {where}", tuple(r)))
     for r in c.execute("SELECT run_id, tick, seat, n, turn FROM run_turns"):
         turn, bad = finite.loads(r["turn"])
         if isinstance(turn, dict) and isinstance(turn.get("actions"), str):  # the actions, as JSON text

@@ -15,7 +15,7 @@ import orchestrator.finite as finite
 from orchestrator.records.fork import RunFork, SeriesFork
 from orchestrator.records.run import Run, RunRef
 from orchestrator.statuses import ACTIVE, IN_WORLD, QUEUED, TERMINAL
-from orchestrator.store import turns
+from orchestrator.store import dialect, turns
 from orchestrator.store.database import Connection, Row
 
 
@@ -63,11 +63,11 @@ def run_of(row: Row | dict) -> Run:
 
 
 def _marks(values) -> str:
-    return ",".join("?" * len(values))
+    return dialect.marks(len(values))
 
 
 def _states(states: tuple[str, ...]) -> str:
-    return "(" + ", ".join(f"'{s}'" for s in states) + ")"  # the statuses' constants, never a caller's text
+    return dialect.constants(states)  # the statuses' constants, never a caller's text
 
 
 # -- reads of one run, and of pages of runs --------------------------------------------------------
@@ -208,14 +208,23 @@ def set_series_fork(c: Connection, batch_id: str, fork: SeriesFork) -> None:
 
 # -- the lifecycle's statements ------------------------------------------------------------------------
 class Expr:
-    """A value a transition sets that the store computes from the row itself."""
+    """A value a transition sets that the store computes from the row itself; `sql` per dialect name
+    where the two spell it differently."""
 
-    def __init__(self, sql: str, params: tuple = ()):
+    def __init__(self, sql: str | dict[str, str], params: tuple = ()):
         self.sql, self.params = sql, params
+
+    def spelled(self, name: str) -> str:
+        return self.sql if isinstance(self.sql, str) else self.sql[name]
+
+
+def _metered(sql) -> str:
+    return (f"(SELECT COALESCE(SUM({sql.number('s.value', 'usage', 'agent_turns')}), 0) "
+            f"FROM {sql.elements(sql.plain('runs.roster'), 's')})")
 
 
 # agent turns the recorder metered into the roster while the run played (0 for scripted runs)
-METERED_TURNS = Expr("(SELECT COALESCE(SUM(json_extract(value, '$.usage.agent_turns')), 0) FROM json_each(runs.roster))")
+METERED_TURNS = Expr({d.name: _metered(d) for d in (dialect.Sqlite, dialect.Postgres)})
 
 
 def plus(column: str, n: int) -> Expr:
@@ -223,7 +232,7 @@ def plus(column: str, n: int) -> Expr:
 
 
 def at_least(column: str, value: int) -> Expr:
-    return Expr(f"MAX(COALESCE({column}, 0), ?)", (value,))
+    return Expr(f"CASE WHEN COALESCE({column}, 0) > ? THEN COALESCE({column}, 0) ELSE ? END", (value, value))
 
 
 _MOVES: dict = {}
@@ -232,10 +241,11 @@ _MOVES: dict = {}
 def move(c: Connection, run_id: str, leaves: tuple[str, ...], sets: dict[str, Any]) -> bool:
     """Set these fields of the run when its status is one of `leaves`; whether it was. JSON fields
     (roster, error) are given as Python values."""
-    key = (leaves, tuple((k, v.sql if isinstance(v, Expr) else None) for k, v in sets.items()))
+    name = dialect.of(c).name
+    key = (name, leaves, tuple((k, v.spelled(name) if isinstance(v, Expr) else None) for k, v in sets.items()))
     sql = _MOVES.get(key)
     if sql is None:
-        parts = ", ".join(f"{k} = {v.sql if isinstance(v, Expr) else '?'}" for k, v in sets.items())
+        parts = ", ".join(f"{k} = {v.spelled(name) if isinstance(v, Expr) else '?'}" for k, v in sets.items())
         sql = _MOVES[key] = f"UPDATE runs SET {parts} WHERE id = ? AND status IN {_states(leaves)} RETURNING id"
     params: list = []
     for k, v in sets.items():
@@ -275,7 +285,7 @@ def claim(c: Connection, leaves: tuple[str, ...], to: str, scripted: bool, limit
     if held:
         within += f" AND (batch_id IS NULL OR batch_id NOT IN ({_marks(held)}))"
     if skip:  # one parameter however many: a long series may leave thousands waiting
-        within += " AND id NOT IN (SELECT value FROM json_each(?))"
+        within += f" AND NOT {dialect.of(c).text_in('id')}"
     rows = c.execute(f"UPDATE runs SET status = ? WHERE id IN (SELECT id FROM runs WHERE status IN {_states(leaves)} "
                      f"AND scripted = ?{within} ORDER BY seq LIMIT ?) RETURNING *",
                      (to, int(scripted), *series_ids, *held, *((json.dumps(list(skip)),) if skip else ()),

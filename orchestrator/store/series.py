@@ -14,6 +14,7 @@ from orchestrator.statuses import IN_WORLD, QUEUED, SCORED
 from orchestrator.records.series import (
     KeptSummary, Series, SeriesRuns, Spending, TrialRun, Until,
 )
+from orchestrator.store import dialect
 from orchestrator.store.database import Connection, Row
 
 _IN_WORLD = "(" + ", ".join(f"'{s}'" for s in IN_WORLD) + ")"
@@ -21,7 +22,7 @@ _SCORED = "(" + ", ".join(f"'{s}'" for s in SCORED) + ")"
 
 
 def _marks(n: int) -> str:
-    return ",".join("?" * n)
+    return dialect.marks(n)
 
 
 def _number(x) -> float | None:
@@ -57,7 +58,9 @@ def record_stopping(c: Connection, batch_id: str, until: Until | None, budget_us
               (None if until is None else json.dumps(until.model_dump()), budget_usd, min_cap_usd,
                int(trial_spends), batch_id))
     if budget_usd is not None:
-        c.execute("UPDATE runs SET cap_usd = MIN(cap_usd, ?) WHERE batch_id = ?", (budget_usd, batch_id))
+        # a trial without a cap keeps none (as SQLite's scalar MIN of a NULL gives)
+        c.execute("UPDATE runs SET cap_usd = CASE WHEN cap_usd > ? THEN ? ELSE cap_usd END WHERE batch_id = ?",
+                  (budget_usd, budget_usd, batch_id))
 
 
 def budgeted(c: Connection, batch_ids: Iterable[str]) -> dict[str, Series]:
@@ -124,9 +127,10 @@ def spending(c: Connection, batch_id: str, leaving: Iterable[str] = ()) -> Spend
     holding = f"status IN {_IN_WORLD}" + (f" AND id NOT IN ({_marks(len(leaving))})" if leaving else "")
     row = c.execute(
         "SELECT COALESCE(SUM(spend_usd), 0), "
-        f"COALESCE(SUM(CASE WHEN {holding} THEN MAX(COALESCE(cap_usd, 0) - spend_usd, 0) ELSE 0 END), 0), "
-        f"COALESCE(SUM(status IN {_IN_WORLD}), 0), "
-        f"COALESCE(SUM(status = '{QUEUED}'), 0) "
+        f"COALESCE(SUM(CASE WHEN {holding} AND COALESCE(cap_usd, 0) > spend_usd "
+        "THEN COALESCE(cap_usd, 0) - spend_usd ELSE 0 END), 0), "
+        f"COALESCE(SUM(CASE WHEN status IN {_IN_WORLD} THEN 1 ELSE 0 END), 0), "
+        f"COALESCE(SUM(CASE WHEN status = '{QUEUED}' THEN 1 ELSE 0 END), 0) "
         "FROM runs WHERE batch_id = ?", (*leaving, batch_id)).fetchone()
     return Spending(row[0], row[1], row[2], row[3])
 

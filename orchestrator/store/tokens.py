@@ -61,5 +61,5 @@ def revoke(c: Connection, token_id: str, at_ms: int) -> None:
 
 def note_used(c: Connection, used: dict[str, int]) -> None:
     """token id -> time of its last use; a time older than the stored one leaves it."""
-    c.executemany("UPDATE tokens SET last_used_at_ms = MAX(COALESCE(last_used_at_ms, 0), ?) WHERE id = ?",
-                  [(ms, tid) for tid, ms in used.items()])
+    c.executemany("UPDATE tokens SET last_used_at_ms = CASE WHEN COALESCE(last_used_at_ms, 0) > ? "
+                  "THEN last_used_at_ms ELSE ? END WHERE id = ?", [(ms, ms, tid) for tid, ms in used.items()])

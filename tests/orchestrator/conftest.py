@@ -1,4 +1,4 @@
-"""A fresh data dir and Core per test; accounts and principals made through the service core."""
+"""A fresh data dir and Core per test, on either store; accounts and principals made through the service core."""
 from __future__ import annotations
 
 import itertools
@@ -11,9 +11,18 @@ from orchestrator.core import Core
 _seq = itertools.count()
 
 
-@pytest.fixture
-def core(tmp_path) -> Core:
-    return Core.open(tmp_path / "data")
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def core(request, tmp_path) -> Core:
+    """The service core on each store: SQLite in the data dir, and a PostgreSQL database of the test's
+    own named by the data dir's config.toml (the postgres tier)."""
+    return open_core(tmp_path / "data", request.getfixturevalue("pg_url") if request.param == "postgresql" else None)
+
+
+def open_core(data_dir, url: str | None) -> Core:
+    if url is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        (data_dir / "config.toml").write_text(f'[store]\nurl = "{url}"\n')
+    return Core.open(data_dir)
 
 
 @pytest.fixture

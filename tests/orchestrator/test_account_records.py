@@ -2,6 +2,8 @@
 repository's round trip through a real store."""
 from __future__ import annotations
 
+import math
+
 import pytest
 from pydantic import ValidationError
 
@@ -97,6 +99,6 @@ def test_a_stored_infinite_key_price_reads_as_null(core):
     account = accounts.create_account(core, "inf@example.org")
     with core.store.write() as w:
         key_rows.put(w, _key(owner=account["id"], balance_usd=1.0, usd_per_mtok=(1.0, 2.0)), 1)
-        w.execute("UPDATE provider_keys SET balance_usd = 1e999, usd_per_mtok_in = 1e999")
+        w.execute("UPDATE provider_keys SET balance_usd = ?, usd_per_mtok_in = ?", (math.inf, math.inf))
     [k] = key_rows.of_owner(core.store.conn(), account["id"])
     assert k.balance_usd is None and k.usd_per_mtok is None

@@ -3,7 +3,7 @@ security events and notices. No HTTP: the checks are plain functions every surfa
 from __future__ import annotations
 
 import re
-import sqlite3
+import threading
 import time
 
 import pytest
@@ -130,14 +130,22 @@ def test_account_rules(core):
 def test_a_held_write_lock_never_delays_or_fails_a_read(core):
     accounts.create_account(core, "e@example.org", plan="pro")
     token, _ = auth.mint(core, "e@example.org")
-    other = sqlite3.connect(core.store.path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():  # another connection (another process, another head) holds the write lock
+        with core.store.write():
+            holding.set()
+            release.wait(10)
+
+    other = threading.Thread(target=hold)
+    other.start()
+    assert holding.wait(10)
     try:
         started = time.monotonic()
         assert auth.verify(core, token).account_id  # the last-used write waits on its own thread
         assert time.monotonic() - started < 1.0
     finally:
-        other.execute("ROLLBACK")
-        other.close()
+        release.set()
+        other.join(10)
     core.last_used.flush()
     assert auth.list_tokens(core, "e@example.org")[0]["last_used_at_ms"] is not None

@@ -17,7 +17,7 @@ def test_keys_are_encrypted_at_rest_and_decrypt_for_launch(core):
     assert b"sk-ant-secret-1" not in row["ciphertext"]
     assert keys.plaintext(core, account["id"], "anthropic") == "sk-ant-secret-1"
     key_file = keys.key_file(core)
-    assert key_file.exists() and key_file.parent != core.store.path.parent
+    assert key_file.exists() and key_file.parent != core.data_dir
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
     # setting again replaces the key, still one row per provider
     keys.set_key(core, email="k@example.org", provider="anthropic", key="sk-ant-secret-2", balance_usd=3.5)

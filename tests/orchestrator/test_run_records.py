@@ -45,10 +45,11 @@ def test_a_fork_record_refuses_an_unknown_arm_a_tick_before_the_first_and_a_nega
         SeriesFork(run_id="run_a", tick=1, control="maybe")
 
 
-@pytest.fixture
-def core(tmp_path):
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def core(request, tmp_path):
     (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "config.toml").write_text(CONFIG)
+    store = "" if request.param == "sqlite" else f'[store]\nurl = "{request.getfixturevalue("pg_url")}"\n'
+    (tmp_path / "data" / "config.toml").write_text(store + CONFIG)
     return Core.open(tmp_path / "data")
 
 
@@ -84,8 +85,8 @@ def test_a_row_an_earlier_version_stored_with_infinity_reads_as_null_with_its_pl
     principal = authenticate(core, account(core))
     rid = service.launch(core, principal, local_body())["run"]["run_id"]
     with core.store.write() as c:  # what json.dumps wrote for an infinite usage, and a spend past any float
-        c.execute("UPDATE runs SET roster = replace(roster, '\"usd\": 0.0', '\"usd\": Infinity'), spend_usd = 9e999 "
-                  "WHERE id = ?", (rid,))
+        c.execute("UPDATE runs SET roster = replace(roster, '\"usd\": 0.0', '\"usd\": Infinity'), spend_usd = ? "
+                  "WHERE id = ?", (float("inf"), rid))
     run = runs.get(core.store.conn(), rid)
     assert run.spend_usd is None and run.roster[0]["usage"]["usd"] is None
     assert "spend_usd" in run.unreadable and "roster[0].usage.usd" in run.unreadable

@@ -1,5 +1,6 @@
 """The series repository (orchestrator/store/series.py) and its records: a series' target parsed once
-into a typed record, values an earlier version stored as infinite read as none, the kept summary."""
+into a typed record, values an earlier version stored as infinite read as none, the kept summary; on
+SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import pydantic
@@ -7,20 +8,30 @@ import pytest
 
 from orchestrator.records.series import Series, Until
 from orchestrator.store import Store, series
+from orchestrator.store.postgres import PostgresStore
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        s = Store(tmp_path / "d")
+    else:
+        s = PostgresStore(request.getfixturevalue("pg_url"), busy_timeout_s=5)
+    yield s
+    s.close()
 
 
 def _series_row(store: Store, batch_id: str = "bat_1", **columns) -> None:
     with store.write() as c:
-        c.execute("INSERT OR IGNORE INTO accounts (id, email, handle, plan, created_at_ms) "
-                  "VALUES ('acc', 'e@x', 'h', 'lab', 0)")
+        c.execute("INSERT INTO accounts (id, email, handle, plan, created_at_ms) "
+                  "VALUES ('acc', 'e@x', 'h', 'lab', 0) ON CONFLICT DO NOTHING")
         c.execute("INSERT INTO batches (id, account_id, trials, seed_mode, batch_seed, created_at_ms) "
                   "VALUES (?, 'acc', 8, 'fixed', 7, 1)", (batch_id,))
         for k, v in columns.items():
             c.execute(f"UPDATE batches SET {k} = ? WHERE id = ?", (v, batch_id))
 
 
-def test_a_series_round_trips_with_its_target_typed(tmp_path):
-    store = Store(tmp_path / "d")
+def test_a_series_round_trips_with_its_target_typed(store):
     _series_row(store)
     with store.write() as c:
         series.record_stopping(c, "bat_1", Until(half_width=2, metric="fitness_index", seat=None), 1.5, 0.25, True)
@@ -35,8 +46,7 @@ def test_a_series_round_trips_with_its_target_typed(tmp_path):
     assert series.controlled(store.conn(), ["bat_1"]) and not series.controlled(store.conn(), [])
 
 
-def test_values_stored_as_infinite_read_as_none(tmp_path):
-    store = Store(tmp_path / "d")
+def test_values_stored_as_infinite_read_as_none(store):
     _series_row(store, budget_usd=float("inf"), until='{"half_width": 1, "metric": "fitness_index", "seat": 0}',
                 cs='{"0": {"low": 1.0, "high": Infinity, "half_width": NaN, "method": "betting"}}')
     got = series.get(store.conn(), "bat_1")
@@ -56,8 +66,7 @@ def test_records_refuse_what_the_store_cannot_hold():
         Until(half_width=float("nan"), metric="fitness_index")
 
 
-def test_a_kept_summary_is_never_replaced_by_one_over_fewer_matches(tmp_path):
-    store = Store(tmp_path / "d")
+def test_a_kept_summary_is_never_replaced_by_one_over_fewer_matches(store):
     _series_row(store)
     assert series.kept_summary(store.conn(), "bat_1") is None
     with store.write() as c:

@@ -11,7 +11,7 @@ import time
 import psycopg
 import pytest
 
-from orchestrator.store import MIGRATIONS, Store
+from orchestrator.store import MIGRATIONS, IntegrityError, OperationalError, Store, StoreError, unavailable
 from orchestrator.store import postgres as pg
 
 
@@ -40,9 +40,12 @@ def test_placeholders_rows_and_transactions(pg_url):
         c.execute("UPDATE accounts SET plan = ? WHERE id = ?", ("free", "acc_1"))
         raise RuntimeError("rolled back")
     assert store.one("SELECT plan FROM accounts")["plan"] == "lab"
-    with pytest.raises(psycopg.errors.UniqueViolation), store.write() as c:
+    with pytest.raises(psycopg.errors.UniqueViolation) as refused, store.write() as c:
         c.execute("INSERT INTO accounts (id, email, handle, plan, created_at_ms) VALUES (?, ?, ?, ?, ?)",
                   ("acc_2", "a@example.org", "b", "lab", 1))
+    # the store's own vocabulary catches it, as it catches SQLite's: nothing above names the driver
+    assert isinstance(refused.value, IntegrityError) and isinstance(refused.value, StoreError)
+    assert unavailable(refused.value) is None
     # identity keys count on like SQLite's AUTOINCREMENT, and 64-bit integers hold milliseconds
     with store.write() as c:
         for n in range(3):
@@ -70,7 +73,12 @@ def test_writes_are_serialized_and_a_held_lock_is_a_refusal_for_now(pg_url):
     started = time.monotonic()
     with pytest.raises(psycopg.errors.LockNotAvailable) as refused, other.write():
         order.append("second in")
-    assert 0.9 <= time.monotonic() - started < 5 and pg.unavailable(refused.value) == 5
+    assert 0.9 <= time.monotonic() - started < 5 and unavailable(refused.value) == 5
+    assert isinstance(refused.value, OperationalError)
+    try:  # what the dispatcher and `studio serve` catch
+        raise refused.value
+    except (StoreError, OSError) as e:
+        assert e is refused.value
     reads = other.one("SELECT COUNT(*) FROM accounts")  # reads never wait on the write lock
     assert reads[0] == 0
     release.set()
@@ -96,3 +104,9 @@ def test_a_url_that_cannot_name_a_database_is_refused_without_its_password(url, 
 
 def test_sqlalchemys_spelling_is_read_as_libpqs():
     assert pg.conninfo("postgresql+psycopg://u:p@127.0.0.1:5432/db") == "postgresql://u:p@127.0.0.1:5432/db"
+
+
+def test_a_server_that_cannot_be_reached_is_the_stores_operational_error():
+    with pytest.raises(StoreError) as refused:
+        pg.PostgresStore("postgresql://u:p@127.0.0.1:1/db", busy_timeout_s=1)
+    assert isinstance(refused.value, OperationalError) and unavailable(refused.value) == 5
