@@ -9,6 +9,7 @@ functions use of it (the protocols below), never by its class.
 """
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -24,6 +25,7 @@ from orchestrator.lastused import LastUsed
 from orchestrator.plans import ConfigError, load_plans, read_config
 from orchestrator.ratelimit import AddressLimiter, TokenLimiter
 from orchestrator.store import BUSY_TIMEOUT_S, SettingError, Store, open_store
+from orchestrator.store.location import ENV as STORE_ENV
 from orchestrator.store.location import check as reach_store
 
 if TYPE_CHECKING:
@@ -120,12 +122,14 @@ class Core:
 
     @classmethod
     def open(cls, data_dir: str | Path, *, refused_per_address_per_minute: int | None = None,
-             clock: Clock | None = None) -> "Core":
+             clock: Clock | None = None, store_url: str | None = None) -> "Core":
         """Open the store config.toml or STUDIO_STORE_URL names (SQLite in the data dir when neither
-        does), creating the data dir if needed, migrate it, read config.toml (plans, limits, smtp)."""
+        does), creating the data dir if needed, migrate it, read config.toml (plans, limits, smtp).
+        store_url: the head's own store, named to a Ray process, whose environment is the cluster's."""
         config = read_config(data_dir)
         try:
-            store = open_store(data_dir, config, busy_timeout_s(config))
+            store = open_store(data_dir, config, busy_timeout_s(config),
+                               **({"environ": {**os.environ, STORE_ENV: store_url}} if store_url else {}))
         except SettingError as e:
             raise ConfigError(str(e)) from None
         allow_list(config)  # a malformed [providers] allow_base_urls stops the start, not a launch

@@ -4,8 +4,9 @@ that does not dispatch (the exchange is the service's actor, not a head's), and 
 head is killed with -9 mid-series the other takes the lease within 15 s and the series ends with
 exactly its trials, each match archived once and each run counted once.
 
-The store is a parameter: SQLite in one data dir both heads open, or PostgreSQL (STORES) once the
-service reads STUDIO_STORE_URL, each head then with a data dir of its own beside a shared archive.
+The store is a parameter: SQLite in one data dir both heads open, or PostgreSQL named by
+STUDIO_STORE_URL in the heads' environment only (not the Ray cluster's), each head then with a data dir
+of its own beside a shared archive.
 """
 from __future__ import annotations
 
@@ -26,9 +27,7 @@ from tests.cluster.harness import CONFIG, TERMINAL, Head, series_body
 
 pytestmark = pytest.mark.heads
 
-# add pytest.param("postgresql", marks=pytest.mark.postgres) once `Core.open` chooses the store by
-# STUDIO_STORE_URL (the fixture makes a database of the module's own)
-STORES = ("sqlite",)
+STORES = ("sqlite", pytest.param("postgresql", marks=pytest.mark.postgres))
 TAKEOVER_S = 15.0
 # scripted matches slowed down, so that the series is still playing when its head is killed
 HEADS_CONFIG = CONFIG + "[runs]\nmin_tick_ms = 15\nagent_absent_s = 60\n"

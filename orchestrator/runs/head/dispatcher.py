@@ -369,7 +369,8 @@ class Dispatcher:
         recorder = None
         if not rows[0].scripted:
             if self.recorder is None:  # started with the first model run
-                self.recorder = start_recorder(str(self.core.data_dir), self.shared)
+                self.recorder = start_recorder(str(self.core.data_dir), self.shared,
+                                               getattr(self.core.store, "url", None))
             recorder = self.recorder
         ref = worker.play_many.remote([j.__dict__ for j in jobs], recorder)
         ids = [row.id for row in rows]

@@ -123,8 +123,8 @@ class Recorder:
     """An async actor: its event loop only queues and answers; the store is written on one thread
     (its own SQLite connection), read on others."""
 
-    def __init__(self, data_dir: str):
-        self.core = Core.open(data_dir)
+    def __init__(self, data_dir: str, store_url: str | None = None):
+        self.core = Core.open(data_dir, store_url=store_url)
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="recorder-write")
         self._queue: list[tuple[list, asyncio.Future]] = []
         self._flushing = False
@@ -184,16 +184,17 @@ def _one(results: list):
     return results[0]
 
 
-def start_recorder(data_dir: str, shared):
-    """The service's Recorder actor (orchestrator.actors.Shared), started on this (the head) node if no
+def start_recorder(data_dir: str, shared, store_url: str | None = None):
+    """The service's Recorder actor (one per service, `Shared`), started on this (the head) node if no
     head has started it yet: the store lives here, not on the workers' disks. Async: thousands of
-    matches' writes wait on it at once, each a coroutine, not a thread."""
+    matches' writes wait on it at once, each a coroutine, not a thread. store_url: the head's, when
+    a URL names it (the actor's environment is the Ray cluster's, not the head's)."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     here = ray.get_runtime_context().get_node_id()
     actor = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1, max_concurrency=RECORDER_CALLS)(Recorder)
     return actor.options(**shared.options("recorder"),
-                         scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote(data_dir)
+                         scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote(data_dir, store_url)
 
 
 RECORDER_CALLS = 10000  # calls the actor holds at once; workers batch theirs, so few are in flight
