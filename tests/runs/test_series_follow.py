@@ -49,7 +49,8 @@ def _held(summary: dict) -> dict:
     def keep(seat: dict, entry):
         return not (isinstance(entry, dict) and entry.get("method") in RESAMPLED and entry["n"] <= seat["n"])
     seats = [{k: v for k, v in seat.items() if keep(seat, v)}
-             | {"dimensions": {d: v for d, v in seat["dimensions"].items() if keep(seat, v)}} for seat in summary["seats"]]
+             | {"dimensions": {d: v for d, v in seat["dimensions"].items() if keep(seat, v)}}
+             for seat in summary["seats"]]
     return summary | {"seats": seats}
 
 

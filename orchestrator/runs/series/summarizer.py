@@ -251,7 +251,8 @@ class Summarizer:
             ask.done.set_exception(e)
             return False
         kept = Kept(json.loads(text), text)
-        if summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept, final=ask.final):  # kept before anyone reads it
+        # kept before anyone reads it
+        if summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept, final=ask.final):
             self._last.pop(batch_id, None)
             self._last[batch_id] = Last(ask.size, time.monotonic(), k)
             while len(self._last) > SERIES_KEPT:
