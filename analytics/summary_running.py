@@ -1,8 +1,9 @@
 """A series' per-seat summary kept up to date as its matches land: each landed match's seat rows are
 folded in once (each seat's scores kept in match order, its wins, survivals, ranks and achievement
-counts as running counts), so a summary reads no rows again and builds no table. The result is
-summarize(table_rows(...)) over the same rows to the last bit; the intervals are computed over the
-same samples in the same order, and one whose sample has not changed since is taken from a cache.
+counts as running counts), so a summary reads no rows again and builds no table. A final summary is
+summarize(table_rows(...)) over the same rows to the last bit. While the series plays, an interval
+whose method resamples (a bootstrap) is computed once per seat, metric and method and then held: it
+stays as it was, its own n saying which sample it covers, until the final summary computes it again.
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import math
 import numpy as np
 import pyarrow as pa
 
-from analytics import stats
+from analytics import intervals, stats
+from analytics.choice import BCA_MIN_N, BOUNDED, SCALE, method_for
 from analytics.data import DIMENSIONS
 from analytics.summary import RATE_DIGITS, SCORE_DIGITS, _interval, _round, empty
 from engine import rubric
@@ -73,6 +75,7 @@ class RunningSummary:
         self.rows = 0
         self._seats: dict[tuple, _Seat] = {}
         self._intervals: dict[tuple, dict] = {}
+        self._held: dict[tuple, dict] = {}  # (metric, group, method) -> a resampled interval of a playing series
 
     def add(self, seats: pa.Table) -> None:
         """Fold in seat rows (SUMMARY_COLUMNS) of matches not folded in before; rows of a match already
@@ -94,14 +97,15 @@ class RunningSummary:
             self._seats.setdefault(key, _Seat()).add(match_id, row)
         self.matches |= fresh
 
-    def summary(self, decisions: pa.Table | None = None) -> dict:
-        """The summary over every match folded in; decisions: (match_id, seat, accuracy) of the graded seats."""
+    def summary(self, decisions: pa.Table | None = None, final: bool = True) -> dict:
+        """The summary over every match folded in; decisions: (match_id, seat, accuracy) of the graded seats.
+        final=False (the series still plays): resampled intervals held as computed the first time."""
         if not self.rows:
             return empty(self.batch_id, confidence=self.confidence)
         keys = sorted(self._seats, key=lambda k: tuple(_key(v) for v in k))
         seats = [self._seats[k] for k in keys]
-        scores = self._scores(seats)
-        accuracy = self._accuracy(keys, seats, decisions)
+        scores = self._scores(keys, seats, final)
+        accuracy = self._accuracy(keys, seats, decisions, final)
         groups = []
         for g, (key, s) in enumerate(zip(keys, seats)):
             n = len(s.matches)
@@ -137,28 +141,62 @@ class RunningSummary:
                 self._intervals[keys[i]] = _interval(iv, SCORE_DIGITS)
         return [self._intervals[k] for k in keys]
 
-    def _scores(self, seats: list[_Seat]) -> dict[tuple[str, int], dict]:
-        wanted, samples = [], []
+    def _found(self, wanted: list[tuple], groups: list[tuple], samples: list[np.ndarray], final: bool) -> list[dict]:
+        """The intervals of these samples (wanted: (metric, group index); groups: each one's group key).
+        While the series plays, one whose method resamples is the one held for its group, metric and
+        method when there is one, else computed now and held."""
+        held = {}
+        if not final:
+            for i, ((metric, _), group, sample) in enumerate(zip(wanted, groups, samples)):
+                method = resampled(metric, sample)
+                if method is not None and (metric, group, method) in self._held:
+                    held[i] = self._held[metric, group, method]
+        rest = [i for i in range(len(wanted)) if i not in held]
+        metrics = [None if wanted[i][0] == "decision_accuracy" else wanted[i][0] for i in rest]
+        found = dict(zip(rest, self._cached([wanted[i] for i in rest], [samples[i] for i in rest], metrics)))
+        if not final:
+            for i in rest:
+                method = resampled(wanted[i][0], samples[i])
+                if method is not None:
+                    self._held[wanted[i][0], groups[i], method] = found[i]
+        return [held[i] if i in held else found[i] for i in range(len(wanted))]
+
+    def _scores(self, keys: list[tuple], seats: list[_Seat], final: bool) -> dict[tuple[str, int], dict]:
+        wanted, groups, samples = [], [], []
         for metric in METRICS:
             for g, s in enumerate(seats):
                 if metric not in s.unknown or not s.unknown[metric]:
                     wanted.append((metric, g))
+                    groups.append(keys[g])
                     samples.append(np.asarray(s.values[metric], dtype=float))
-        found = self._cached(wanted, samples, [m for m, _ in wanted])
-        return dict(zip(wanted, found))
+        return dict(zip(wanted, self._found(wanted, groups, samples, final)))
 
-    def _accuracy(self, keys: list[tuple], seats: list[_Seat], decisions: pa.Table | None) -> dict[int, dict]:
+    def _accuracy(self, keys: list[tuple], seats: list[_Seat], decisions: pa.Table | None,
+                  final: bool) -> dict[int, dict]:
         """Each graded group's decision accuracy over its graded rows, in match order."""
         if decisions is None or not decisions.num_rows:
             return {}
         graded = dict(zip(zip(decisions["match_id"].to_pylist(), decisions["seat"].to_pylist()),
                           decisions["accuracy"].to_pylist()))
-        wanted, samples = [], []
+        wanted, groups, samples = [], [], []
         for g, (key, s) in enumerate(zip(keys, seats)):
             got = [graded.get((m, key[0])) for m in s.matches]
             values = np.asarray([math.nan if a is None else a for a in got], dtype=float)
             values = values[~np.isnan(values)]
             if len(values):
                 wanted.append(("decision_accuracy", g))
+                groups.append(key)
                 samples.append(values)
-        return dict(zip((g for _, g in wanted), self._cached(wanted, samples, None)))
+        return dict(zip((g for _, g in wanted), self._found(wanted, groups, samples, final)))
+
+
+def resampled(metric: str, sample: np.ndarray) -> str | None:
+    """The resampling method (a bootstrap) stats.mean_intervals gives this sample's mean, else None.
+    A constant sample gets no bootstrap either way; holding its interval only keeps it as it was."""
+    n = len(sample)
+    if n < 2:
+        return None
+    if metric in BOUNDED and sample.min() >= SCALE[0] and sample.max() <= SCALE[1]:
+        method = method_for(metric, n)
+        return method if method in intervals.BOOTSTRAP else None
+    return "bca" if n >= BCA_MIN_N else None

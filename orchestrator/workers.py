@@ -106,7 +106,7 @@ class Player:
             self._frame.pop(j.run_id, None)
 
     @ray.method(concurrency_group="play")
-    def play_many(self, jobs: list[dict], recorder=None) -> list[dict]:
+    def play_many(self, jobs: list[dict], recorder=None) -> list:
         """Play jobs one after another, one outcome each; the matches' files land together once all
         are played (they go back to the head together anyway), when this node reaches the archive, and
         the head gets each run's row. A job that raises becomes {run_id, raised, traceback} and the
@@ -166,7 +166,7 @@ class ModelPlayer(Player):
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
 
-    async def play_many(self, jobs: list[dict], recorder=None) -> list[dict]:
+    async def play_many(self, jobs: list[dict], recorder=None) -> list:
         """Player.play_many, the jobs at once."""
         return list(await asyncio.gather(*(self._play_one(job, recorder) for job in jobs)))
 

@@ -11,6 +11,7 @@ landed file no run names is an orphan the service's sweep removes.
 """
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 import secrets
@@ -55,6 +56,21 @@ from analytics.archive.location import (  # noqa: F401  (their callers import th
     archive_uri,
 )
 from analytics.archive.reads import Reads
+
+
+PARTS_KEPT = 128  # parts' footers kept parsed per process: a few playing series' worth
+
+
+def part_meta(schema: pa.Schema) -> dict[str, dict]:
+    """A part's matches (match id -> its metadata) from its footer. A part is read again and again while
+    its series plays (each summary reads the parts of the matches new to it), so each distinct footer is
+    parsed once; the dict is shared between reads, which do not change it."""
+    return _parsed((schema.metadata or {}).get(b"studio", b"{}"))
+
+
+@functools.lru_cache(maxsize=PARTS_KEPT)
+def _parsed(raw: bytes) -> dict[str, dict]:
+    return json.loads(raw).get("matches", {})
 
 
 class Archive(Reads):
@@ -164,7 +180,7 @@ class Archive(Reads):
     def _part_matches(self, path: str) -> dict[str, dict]:
         """match id -> its metadata, for a part's file (events: the match's; seats: empty)."""
         with self._decoding(path):
-            return table_meta(pq.read_schema(path, filesystem=self.fs)).get("matches", {})
+            return part_meta(pq.read_schema(path, filesystem=self.fs))
 
     def _listed_matches(self, listed: str) -> dict[str, dict]:
         """_part_matches of a part as listed: a staged part published since is read under its new name,
@@ -189,7 +205,7 @@ class Archive(Reads):
     def _read_part_file(self, path: str, wanted: set[str], schema=None) -> tuple[dict[str, dict], pa.Table | None]:
         # Matches and rows through one open file: a part moved meanwhile is still read whole, as one version.
         with self.fs.open_input_file(path) as f, self._decoding(path):
-            matches = table_meta(pq.read_schema(f)).get("matches", {})
+            matches = part_meta(pq.read_schema(f))
             held = wanted.intersection(matches)
             if not held:
                 return matches, None

@@ -2,12 +2,11 @@
 
 A worker needs no access to the data dir. It lands the match's files in the archive itself when it can
 reach it (the job names the archive, and the node that can write it when it is one node's disk), and
-hands back only what the head records (`for_head`): the run's row as the store keeps it (results,
-roster with usage, spend) and a manifest of the files it wrote. A scripted worker writes the matches of
-one call together (`land_chunk`: one part per series, in the archive's final format); a model worker
-lands each match as it ends. A worker that cannot reach the archive (another node than a node-local
-archive's, or a write that failed) hands the match's Arrow IPC bytes back instead, for the head to
-land. The archive's formats are reached from here only.
+hands back only what the head records (`for_head`, an Ended record): the run's row as the store keeps
+it (results, roster with usage, spend) and a manifest of the files it wrote. A scripted worker writes
+the matches of one call together (`land_chunk`: one part per series, in the archive's final format); a
+model worker lands each match as it ends. A worker that cannot reach the archive hands the match's
+Arrow IPC bytes back instead, for the head to land. The archive's formats are reached from here only.
 """
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ from analytics.archive import derive
 from analytics.archive import format as archive
 from analytics.archive.store import Archive
 from orchestrator.errors import envelope
+from orchestrator.records.run import Ended
 from orchestrator.seats.ledger import Ledger, new_usage
 from orchestrator.statuses import CANCELLED, FAILED
 
@@ -200,7 +200,7 @@ def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
     return out
 
 
-def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True) -> dict:
+def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True) -> Ended:
     """The outcome as the head records it (orchestrator.runs.lifecycle.ended_many): the run's columns,
     serialised here so the head parses no payload, and the match's files landed here when this worker
     can reach the archive (`archived`: the files, their sizes, and which node and process wrote them;
@@ -227,10 +227,7 @@ def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True
         if turns is not None:
             seat["turns"] = turns
             seat["replied"] = turns["answered"] > 0
-    return {"run_id": o.run_id, "status": o.status, "stop_reason": o.stop_reason, "match_ticks": o.match_ticks,
-            "match_id": o.match_id, "results": json.dumps(o.results) if o.results else None,
-            "roster": json.dumps(roster), "spend_usd": o.spend_usd,
-            "turns_settled": sum(u["agent_turns"] for u in o.usage),
-            "error": json.dumps(o.error) if o.error else None, "started_at_ms": o.started_at_ms,
-            "archived": json.dumps(archived) if archived else None,
-            "events": o.events, "seats": o.seats, "transcript": o.transcript, "game": o.game}
+    return Ended(o.run_id, o.status, o.stop_reason, o.match_ticks, o.match_id,
+                 json.dumps(o.results) if o.results else None, json.dumps(roster), o.spend_usd,
+                 sum(u["agent_turns"] for u in o.usage), json.dumps(o.error) if o.error else None, o.started_at_ms,
+                 json.dumps(archived) if archived else None, o.events, o.seats, o.transcript, o.game)

@@ -2,6 +2,7 @@
 configuration, its roster of seats, its error, results, archive manifest and fork record)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
@@ -76,6 +77,31 @@ class Run(Record):
     def work(self) -> int:
         """Agents (seats and anchors) x season ticks: what a chunk of runs is bounded by."""
         return self.season_ticks * (len(self.roster) + len(self.effective["env"].get("anchors") or ()))
+
+
+@dataclass(slots=True)
+class Ended:
+    """A played run as its worker hands it to the head, which stores it as it comes (store.runs.ended):
+    the run's columns, the JSON ones encoded by the worker that made them, and the match's files as
+    bytes only when the worker could not land them (the head lands those and clears them). A plain
+    class, not a Record: the head takes thousands a minute, and a check on its side would cost the
+    head what the worker saves it."""
+    run_id: str
+    status: str
+    stop_reason: str
+    match_ticks: int
+    match_id: str | None
+    results: str | None  # JSON text, as the column keeps it
+    roster: str          # JSON text: the roster with each seat's usage
+    spend_usd: float
+    turns_settled: int
+    error: str | None = None         # JSON text
+    started_at_ms: int | None = None
+    archived: str | None = None      # JSON text: the files written, their sizes, which node and process
+    events: bytes | None = None
+    seats: bytes | None = None
+    transcript: bytes | None = None
+    game: bytes | None = None
 
 
 class RunRef(Record):

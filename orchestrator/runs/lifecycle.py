@@ -22,7 +22,7 @@ from typing import Iterator
 
 from orchestrator.errors import DomainError, envelope
 from orchestrator.listeners import Listeners
-from orchestrator.records.run import Run
+from orchestrator.records.run import Ended, Run
 from orchestrator.store import Connection, runs, turns
 from orchestrator.seats.ledger import Ledger
 # The statuses are defined in orchestrator.statuses (below play/), where every reader takes them from.
@@ -209,15 +209,15 @@ def ended(c: Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool
     return bool(ended_many(c, [runs.outcome_row(run_id, o, roster)], now_ms))
 
 
-def ended_many(c: Connection, rows: list[dict], now_ms: int) -> set[str]:
-    """`ended` for many runs in one statement each, the dispatcher's per-chunk write. rows carry the
-    fields already serialised (the play wing's job.for_head), so nothing is parsed here. A run's
+def ended_many(c: Connection, rows: list[Ended], now_ms: int) -> set[str]:
+    """`ended` for many runs in one statement each, the dispatcher's per-chunk write. rows are as the
+    workers handed them over (the play wing's job.for_head), so nothing is parsed here. A run's
     recorded turns go once its match, transcript included, is in the archive. Returns the runs moved;
     the others were no longer in the world (a replayed write) and are logged, as `_move` does."""
-    moving = _in(c, "ended", [r["run_id"] for r in rows])
-    rows = [r for r in rows if r["run_id"] in moving]
+    moving = _in(c, "ended", [r.run_id for r in rows])
+    rows = [r for r in rows if r.run_id in moving]
     runs.ended(c, rows, now_ms)
-    return {r["run_id"] for r in rows}
+    return {r.run_id for r in rows}
 
 
 def fail(c: Connection, run_id: str, message: str, now_ms: int) -> bool:

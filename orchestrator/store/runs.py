@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 import orchestrator.finite as finite
 from orchestrator.records.fork import RunFork, SeriesFork
-from orchestrator.records.run import Run, RunRef
+from orchestrator.records.run import Ended, Run, RunRef
 from orchestrator.statuses import ACTIVE, IN_WORLD, QUEUED, TERMINAL
 from orchestrator.store import dialect, turns
 from orchestrator.store.database import Connection, Row
@@ -302,27 +302,23 @@ def set_cap(c: Connection, run_id: str, cap_usd: float) -> None:
     c.execute("UPDATE runs SET cap_usd = ? WHERE id = ?", (cap_usd, run_id))
 
 
-_ENDED = ("status", "stop_reason", "results", "roster", "spend_usd", "turns_settled", "match_ticks", "error",
-          "match_id", "archived", "started_at_ms", "run_id")
-
-
-def outcome_row(run_id: str, o: dict, roster: str) -> dict:
+def outcome_row(run_id: str, o: dict, roster: str) -> Ended:
     """One outcome as `ended` takes it (o: as the play wing returns it; roster: JSON text)."""
-    return {"run_id": run_id, "status": o["status"], "stop_reason": o["stop_reason"], "match_ticks": o["match_ticks"],
-            "match_id": o["match_id"], "results": json.dumps(o["results"]) if o["results"] else None,
-            "roster": roster, "spend_usd": o["spend_usd"], "turns_settled": sum(u["agent_turns"] for u in o["usage"]),
-            "error": json.dumps(o["error"]) if o["error"] else None, "started_at_ms": o.get("started_at_ms"),
-            "archived": o.get("archived")}
+    return Ended(run_id, o["status"], o["stop_reason"], o["match_ticks"], o["match_id"],
+                 json.dumps(o["results"]) if o["results"] else None, roster, o["spend_usd"],
+                 sum(u["agent_turns"] for u in o["usage"]), json.dumps(o["error"]) if o["error"] else None,
+                 o.get("started_at_ms"), o.get("archived"))
 
 
-def ended(c: Connection, rows: list[dict], now_ms: int) -> None:
-    """Ended runs' outcomes, their JSON columns already serialised (the play wing's `for_head`); the
-    recorded turns of those whose match, transcript included, is archived go."""
-    turns.forget(c, [r["run_id"] for r in rows if r["match_id"] is not None])
+def ended(c: Connection, rows: list[Ended], now_ms: int) -> None:
+    """Ended runs' outcomes as their workers handed them over (the play wing's `for_head`), stored as
+    they come; the recorded turns of those whose match, transcript included, is archived go."""
+    turns.forget(c, [r.run_id for r in rows if r.match_id is not None])
     c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
                   "turns_settled = ?, live_tick = ?, error = ?, match_id = ?, archived = ?, "
                   f"started_at_ms = COALESCE(?, started_at_ms), finished_at_ms = {int(now_ms)} WHERE id = ?",
-                  [tuple(r[k] for k in _ENDED) for r in rows])
+                  [(r.status, r.stop_reason, r.results, r.roster, r.spend_usd, r.turns_settled, r.match_ticks,
+                    r.error, r.match_id, r.archived, r.started_at_ms, r.run_id) for r in rows])
 
 
 def in_world(c: Connection, run_ids: list[str] | None = None) -> list[Run]:

@@ -72,3 +72,27 @@ def test_a_worker_on_the_heads_node_hands_back_its_log_uncompressed():
     here, away = hand_back("node_a"), hand_back("node_b")  # away: the bytes cross a network
     assert archive.from_ipc(here).equals(archive.from_ipc(away))
     assert len(here) > 2 * len(away)
+
+
+def test_a_parts_footer_is_parsed_once_and_its_reads_are_those_of_a_fresh_parse(tmp_path, monkeypatch):
+    """A playing series' summaries read its parts again as it grows: each distinct footer is parsed once
+    per process, and what the reads give is what they gave with every footer parsed afresh."""
+    from analytics.archive import store as archive_store
+    from orchestrator.play.job import land_chunk
+
+    jobs = [Job(f"run_p{k}", f"p{k}", "", 30, dict(resolve_env({}), seed=k, spawn_seed=k + 1), SEATS,
+                {"batch_id": "bat_p"}, archive=str(tmp_path), keep_log=False) for k in range(4)]
+    land_chunk([(j, play_job(j, pack=False)) for j in jobs[:2]])
+    land_chunk([(j, play_job(j, pack=False)) for j in jobs[2:]])
+    store, wanted = Archive(str(tmp_path)), {f"p{k}": "bat_p" for k in range(4)}
+    archive_store._parsed.cache_clear()
+    parsed = []
+    real = archive_store.json.loads
+    monkeypatch.setattr(archive_store.json, "loads", lambda raw, *a, **k: parsed.append(len(raw)) or real(raw, *a, **k))
+    first = [store.seats({m: "bat_p"}) for m in wanted] + [store.seats(wanted)]
+    assert len(parsed) == 2  # two parts, each footer parsed once over five reads
+    again = [store.seats({m: "bat_p"}) for m in wanted] + [store.seats(wanted)]
+    assert len(parsed) == 2 and all(a.equals(b) for a, b in zip(first, again))
+    archive_store._parsed.cache_clear()
+    fresh = [store.seats({m: "bat_p"}) for m in wanted] + [store.seats(wanted)]
+    assert all(a.equals(b) for a, b in zip(first, fresh)) and first[-1].num_rows == 4 * 6

@@ -71,3 +71,54 @@ def test_a_match_read_twice_counts_once_and_other_series_rows_are_left_out():
 
 def test_no_rows_is_the_empty_summary():
     assert RunningSummary("bat_x").summary() == summarize(table_rows(SEAT_SCHEMA.empty_table()), "bat_x")
+
+
+RESAMPLED = {"percentile bootstrap", "BCa bootstrap", "bootstrap-t, cut to the scale"}
+
+
+def _intervals(seat: dict) -> dict:
+    """A seat entry's mean intervals by metric."""
+    out = {"fitness_index": seat["fitness_index"], **seat["dimensions"]}
+    if seat["decision_accuracy"] is not None:
+        out["decision_accuracy"] = seat["decision_accuracy"]
+    return out
+
+
+def test_while_the_series_plays_a_resampled_interval_is_computed_once_then_held(monkeypatch):
+    """Summaries of a playing series at every size: each bootstrap interval (per seat, metric and method)
+    is the one computed the first time, whole, its n saying which sample it covers; everything else is
+    the full recomputation's. The final summary is the full recomputation again, to the last bit."""
+    from analytics import intervals
+
+    resamples, counting = [], [False]  # rows each bootstrap method was given for the running summary
+    for name in intervals.BOOTSTRAP:
+        real = intervals.METHODS[name]
+        monkeypatch.setitem(intervals.METHODS, name, lambda x, *a, real=real, **k: (
+            resamples.append(len(x)) if counting[0] else None) or real(x, *a, **k))
+    rng = random.Random(11)
+    matches = [_match(t, rng) for t in range(55)]
+    running, landed, first, held = RunningSummary("bat_x"), [], {}, 0
+    for k, rows in enumerate(matches, 1):
+        landed += rows
+        running.add(pa.Table.from_pylist(rows, schema=SEAT_SCHEMA).select(list(SUMMARY_COLUMNS)))
+        counting[0] = True
+        got = json.loads(_text(running.summary(final=False)))
+        counting[0] = False
+        full = json.loads(_text(summarize(table_rows(pa.Table.from_pylist(landed, schema=SEAT_SCHEMA)), "bat_x")))
+        for seat_got, seat_full in zip(got["seats"], full["seats"]):
+            mine, fresh = _intervals(seat_got), _intervals(seat_full)
+            assert mine.keys() == fresh.keys()
+            for metric, iv in fresh.items():
+                if iv["method"] in RESAMPLED:
+                    kept = first.setdefault((seat_full["seat"], metric, iv["method"]), iv)
+                    assert mine[metric] == kept, (k, metric)
+                    held += kept["n"] < k
+                else:
+                    assert mine[metric] == iv, (k, metric)
+            seat_got.pop("dimensions"), seat_full.pop("dimensions")
+            seat_got.pop("fitness_index"), seat_full.pop("fitness_index")
+        assert got == full, k  # counts, rates, ranks and every interval that does not resample: current
+    assert held  # some intervals were served as held while the series grew
+    assert sum(resamples) == len(first)  # each seat's, metric's and method's computed once
+    final = running.summary()
+    assert _text(final) == _text(summarize(table_rows(pa.Table.from_pylist(landed, schema=SEAT_SCHEMA)), "bat_x"))

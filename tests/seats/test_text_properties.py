@@ -119,7 +119,7 @@ def check_run(turns: list, archive_uri: str) -> None:
     played = SimpleNamespace(turns={i: p.turns for i, p in players.items()}, transcript=transcript)
     usage = [dict(p.usage) for p in players.values()]
     row = for_head(packed(job, match, "season_end", played, usage, 0.0, None, 0), job)  # the worker's record
-    assert row["status"] == "finished" and row["error"] is None and row["archived"], row["error"]
+    assert row.status == "finished" and row.error is None and row.archived, row.error
     metered = sum(p.usage["agent_turns"] for p in players.values())
     assert metered == len(SEATS) * len(turns)
 
@@ -145,7 +145,7 @@ def check_run(turns: list, archive_uri: str) -> None:
     cols, meta = public_log(*archive.read_events(match_id))
     log = play_by_play("a run", match_id, cols, meta)
     moments = timeline(cols, display_names(meta["field"]))
-    for page in (log, moments, json.loads(row["results"])):
+    for page in (log, moments, json.loads(row.results)):
         encodes(page)
     assert no_hidden(log) and not any(SHOWN_BAD.search(m["text"]) for m in moments)
 

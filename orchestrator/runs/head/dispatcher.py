@@ -426,7 +426,7 @@ class Dispatcher:
                 failed += [(run_id, unplayable(cause(e))) for run_id in run_ids]
                 continue
             for o in played:
-                if "raised" in o:  # this run's match raised in the worker; the rest of its chunk stands
+                if isinstance(o, dict):  # {run_id, raised, traceback}: its match raised; the rest of the chunk stands
                     log.error("run %s: the worker raised\n%s", o["run_id"], o["traceback"])
                     failed.append((o["run_id"], unplayable(o["raised"])))
                 else:
@@ -454,33 +454,33 @@ class Dispatcher:
         only once its match can be read, and only those runs fail if the archive keeps refusing."""
         kept = {}  # a failed run's transcript with no match to archive it beside: kept with the run
         for o in outcomes:
-            if o["seats"] is None and o["transcript"] is not None:
-                kept[o["run_id"]] = from_ipc(o["transcript"]).to_pylist()
-                o["transcript"] = None
-        back = [o for o in outcomes if o["seats"] is not None]
+            if o.seats is None and o.transcript is not None:
+                kept[o.run_id] = from_ipc(o.transcript).to_pylist()
+                o.transcript = None
+        back = [o for o in outcomes if o.seats is not None]
 
         def land():
             for o in back:
-                if o["seats"] is None:  # landed by an earlier try
+                if o.seats is None:  # landed by an earlier try
                     continue
-                files = self.archive.land(o["match_id"], o["events"], o["seats"], o["transcript"], o["game"])
-                o["archived"] = json.dumps({"node_id": self._node, "pid": os.getpid(), "files": files})
-                o["events"] = o["seats"] = o["transcript"] = o["game"] = None
+                files = self.archive.land(o.match_id, o.events, o.seats, o.transcript, o.game)
+                o.archived = json.dumps({"node_id": self._node, "pid": os.getpid(), "files": files})
+                o.events = o.seats = o.transcript = o.game = None
 
         def step(c, these):
             for o in these:
-                if o["status"] == DRAINED:  # stopped at a tick boundary for a shutdown: resumes later
-                    lifecycle.resume(c, o["run_id"], counted=False)
-                elif o["run_id"] in kept:
-                    lifecycle.keep_transcript(c, o["run_id"], kept[o["run_id"]])
-            lifecycle.ended_many(c, [o for o in these if o["status"] != DRAINED], self.core.clock.now_ms())
-            return [o["run_id"] for o in these if o["status"] != DRAINED]
-        there = [o for o in outcomes if o["seats"] is None]
+                if o.status == DRAINED:  # stopped at a tick boundary for a shutdown: resumes later
+                    lifecycle.resume(c, o.run_id, counted=False)
+                elif o.run_id in kept:
+                    lifecycle.keep_transcript(c, o.run_id, kept[o.run_id])
+            lifecycle.ended_many(c, [o for o in these if o.status != DRAINED], self.core.clock.now_ms())
+            return [o.run_id for o in these if o.status != DRAINED]
+        there = [o for o in outcomes if o.seats is None]
         if there:
             self._write(lambda c: step(c, there), f"record {len(there)} results")
         if back:
             self._write(lambda c: step(c, back), f"record {len(back)} results handed back", land,
-                        tuple(o["run_id"] for o in back))
+                        tuple(o.run_id for o in back))
 
     def _failed(self, c, run_id: str, message: str) -> list[str]:
         lifecycle.fail(c, run_id, message, self.core.clock.now_ms())

@@ -224,7 +224,7 @@ def _kept_or_asked(core: Core, state: State):
     """(summary to answer, None), or (None, the future of the summary to wait for) from this process's
     summarizer, or (None, None): no summarizer, compute it here."""
     batch_id = state.batch.id
-    kept = summaries.cached(core, batch_id, state.scored, state.graded)
+    kept = summaries.cached(core, batch_id, state.scored, state.graded, final=state.ended)
     summarizer = _summarizer(core)
     if kept is not None or summarizer is None:
         return kept, None

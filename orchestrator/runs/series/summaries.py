@@ -4,7 +4,9 @@ process's memory, so a read of a series that did not change costs no parse eithe
 
 The version a summary is kept under is a digest of the match ids it was computed from: a series'
 scored runs only ever grow (an ended run never changes), so the same set means the same rows and the
-same summary, and a run that ends changes it.
+same summary, and a run that ends changes it. A summary computed while the series played holds its
+resampled intervals as first computed (analytics.summary_running), so it is kept under a version of its
+own: a read of the ended series never takes it for the final one.
 
 Computed here only when this process has no dispatcher (a read-only process, a notebook); with one,
 a worker's task computes it and reads take the kept one.
@@ -32,9 +34,10 @@ _memo: dict[tuple[str, str], tuple[str, Kept]] = {}
 _computing = threading.Lock()
 
 
-def version(scored, graded=()) -> str:
-    """Scored matches, and those whose decision grading is done (their accuracies join the summary then)."""
-    text = "\n".join(sorted(scored)) + "\ngraded\n" + "\n".join(sorted(graded))
+def version(scored, graded=(), final: bool = True) -> str:
+    """Scored matches, and those whose decision grading is done (their accuracies join the summary then);
+    final=False: a summary computed while the series played."""
+    text = "\n".join(sorted(scored)) + "\ngraded\n" + "\n".join(sorted(graded)) + ("" if final else "\nplaying")
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -51,14 +54,15 @@ def _remember(key: tuple[str, str], v: str, kept: Kept) -> None:
         _memo.pop(next(iter(_memo)), None)  # the oldest entry: dicts keep insertion order
 
 
-def cached(core: Core, batch_id: str, scored, graded=()) -> Kept | None:
-    """The kept summary of the series over exactly these scored matches, or None when there is none."""
-    v = version(scored, graded)
+def cached(core: Core, batch_id: str, scored, graded=(), final: bool = True) -> Kept | None:
+    """The kept summary of the series over exactly these scored matches, or None when there is none.
+    final=False (the series still plays): one computed while it played serves too."""
+    vs = {version(scored, graded)} | (set() if final else {version(scored, graded, final=False)})
     hit = _memo.get((str(core.data_dir), batch_id))
-    if hit is not None and hit[0] == v:
+    if hit is not None and hit[0] in vs:
         return hit[1]
     got = _newest(core, batch_id)
-    return got[1] if got is not None and got[0] == v else None
+    return got[1] if got is not None and got[0] in vs else None
 
 
 def newest(core: Core, batch_id: str) -> Kept | None:
@@ -99,9 +103,10 @@ def summary(core: Core, batch_id: str, scored, graded=()) -> Kept:
         return kept
 
 
-def keep(core: Core, batch_id: str, scored, graded, kept: Kept) -> bool:
-    """Kept under its version, when every scored match's rows were there to read; whether it was."""
-    return kept.summary["matches"] == len(scored) and _keep(core, batch_id, version(scored, graded), kept)
+def keep(core: Core, batch_id: str, scored, graded, kept: Kept, final: bool = True) -> bool:
+    """Kept under its version, when every scored match's rows were there to read; whether it was.
+    final=False: computed while the series played."""
+    return kept.summary["matches"] == len(scored) and _keep(core, batch_id, version(scored, graded, final), kept)
 
 
 def _keep(core: Core, batch_id: str, v: str, kept: Kept) -> bool:

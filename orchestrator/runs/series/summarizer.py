@@ -121,7 +121,8 @@ class Summarizer:
                 ask.done.set_exception(Stopped("the dispatcher stopped"))
                 return ask.done
             slot = self._slots.setdefault(batch_id, Slot())
-            if slot.running is not None and slot.running.covers(scored, graded):
+            # a playing series' summary holds its resampled intervals: it answers no one who waits for the final one
+            if slot.running is not None and slot.running.covers(scored, graded) and (slot.running.final or not final):
                 return slot.running.done
             if slot.wanted is None:
                 slot.wanted = Ask(scored, graded, final)
@@ -225,7 +226,7 @@ class Summarizer:
         last = self._last.get(batch_id)
         k = last.actor if last is not None and last.actor is not None else self._home()
         self._out[k] += 1
-        ref = self._actors[k].summarize.remote(self.uri, batch_id, list(ask.scored), decisions)
+        ref = self._actors[k].summarize.remote(self.uri, batch_id, list(ask.scored), decisions, ask.final)
         ref.future().add_done_callback(lambda f: self._events.put(("back", batch_id, ask, (k, f))))
 
     def _back(self, batch_id: str, ask: Ask, back: tuple[int | None, Future]) -> bool:
@@ -241,7 +242,8 @@ class Summarizer:
             ask.done.set_exception(e)
             return False
         kept = Kept(json.loads(text), text)
-        if summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept):  # kept before anyone reads it
+        # kept before anyone reads it
+        if summaries.keep(self.core, batch_id, ask.scored, ask.graded, kept, final=ask.final):
             self._last.pop(batch_id, None)
             self._last[batch_id] = Last(ask.size, time.monotonic(), k)
             while len(self._last) > SERIES_KEPT:

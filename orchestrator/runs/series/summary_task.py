@@ -26,11 +26,11 @@ class Summaries:
         pa.set_cpu_count(1)
         warm()
 
-    def summarize(self, uri: str, batch_id: str, match_ids: list[str], decisions: pa.Table) -> str:
+    def summarize(self, uri: str, batch_id: str, match_ids: list[str], decisions: pa.Table, final: bool = True) -> str:
         archive = Archive(uri)
         try:
-            return compute(archive, batch_id, match_ids, decisions).text
+            return compute(archive, batch_id, match_ids, decisions, final).text
         except FileNotFoundError:
             # the series' compaction removed a landed file between the listing and the read: once
             # more, it finds the compacted one
-            return compute(archive, batch_id, match_ids, decisions).text
+            return compute(archive, batch_id, match_ids, decisions, final).text

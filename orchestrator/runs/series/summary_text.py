@@ -2,9 +2,10 @@
 and the JSON text the batch read sends: the one computation, run by a worker's actor when the process
 has a dispatcher, else by the reading process.
 
-A process keeps the series it summarised last (SERIES_ROWS of them) as running summaries:
-a series is summarised again each time it grows, and an ended match's
-rows never change, so only the matches new since the last summary are read and folded in.
+A process keeps the series it summarised last (SERIES_ROWS of them) as running summaries: a series
+is summarised again each time it grows, and an ended match's rows never change, so only the matches
+new since the last summary are read and folded in. While the series plays, its resampled intervals
+are held as first computed; the final summary computes them all again.
 
 Imports nothing of the service's core, so a worker process loads only what it computes with.
 """
@@ -65,10 +66,10 @@ _kept: OrderedDict[tuple[str, str | None], _Series] = OrderedDict()
 _kept_lock = threading.Lock()
 
 
-def compute(archive: Archive, batch_id: str, match_ids: list[str], decisions: pa.Table) -> Kept:
+def compute(archive: Archive, batch_id: str, match_ids: list[str], decisions: pa.Table, final: bool = True) -> Kept:
     """The series' summary over these matches (those whose rows are there to read): only the matches
     new since this process last summarised the series are read and folded in. A match whose rows are
-    not there yet is read again next time."""
+    not there yet is read again next time. final=False: the series still plays (RunningSummary.summary)."""
     key = (archive.uri, batch_id)
     with _kept_lock:
         kept = _kept.pop(key, None) or _Series(batch_id)
@@ -82,7 +83,7 @@ def compute(archive: Archive, batch_id: str, match_ids: list[str], decisions: pa
         while len(_kept) > SERIES_ROWS:
             _kept.popitem(last=False)
     if kept.running.matches.issubset(match_ids):
-        fresh = kept.running.summary(decisions)
+        fresh = kept.running.summary(decisions, final)
     else:  # an older state of the series than this process has folded in
         rows = pa.concat_tables(kept.parts)
         rows = rows.filter(pc.is_in(rows["match_id"], pa.array(list(match_ids), pa.string())))
