@@ -81,7 +81,7 @@ class Run(Record):
 
 @dataclass(slots=True)
 class Ended:
-    """A played run as its worker hands it to the head, which stores it as it comes (store.runs.ended):
+    """A played run as its worker hands it to the head, which stores it as it comes (the runs repository's `ended`):
     the run's columns, the JSON ones encoded by the worker that made them, and the match's files as
     bytes only when the worker could not land them (the head lands those and clears them). A plain
     class, not a Record: the head takes thousands a minute, and a check on its side would cost the

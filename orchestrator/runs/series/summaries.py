@@ -1,16 +1,13 @@
 """A series' summary, computed once per change of its scored runs and kept: in the store (table
-batch_summaries), so every process on the data dir and the next start read it, and parsed in this
-process's memory, so a read of a series that did not change costs no parse either.
-
-The version a summary is kept under is a digest of the match ids it was computed from: a series'
-scored runs only ever grow (an ended run never changes), so the same set means the same rows and the
-same summary, and a run that ends changes it. A summary computed while the series played holds its
-resampled intervals as first computed (analytics.summary_running), so it is kept under a version of its
-own: a read of the ended series never takes it for the final one.
-
-Computed here only when this process has no dispatcher (a read-only process, a notebook); with one,
-a worker's task computes it and reads take the kept one.
+batch_summaries), for every process on the data dir and the next start, and parsed in this process's
+memory, so a read of a series that did not change costs no parse either.
 """
+# The version a summary is kept under is a digest of the match ids it was computed from: a series'
+# scored runs only ever grow (an ended run never changes), so the same set means the same summary. A
+# summary computed while the series played holds its resampled intervals as first computed, so it is
+# kept under a version of its own: a read of the ended series never takes it for the final one.
+# Computed here only when this process has no dispatcher (a read-only process, a notebook); with one,
+# a worker's task computes it and reads take the kept one.
 from __future__ import annotations
 
 import hashlib
