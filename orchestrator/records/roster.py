@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from orchestrator.provider_kinds import AGENT, LOCAL, ROUTED, UNPAID
 from orchestrator.records.base import INT64, Count, Record, Text
@@ -55,10 +55,6 @@ class SeatTurns(Record):
         return cls(answered=0, invalid=0, timed_out=0, provider_errors=0, retries=0)
 
 
-# fields only some seats carry, absent from their JSON rather than null
-_SOMETIMES = ("replied", "note")
-
-
 class Seat(Record):
     """funding is null only between a seat's resolution and the launch's funding check; every stored
     seat has one. replied: set on a model seat once its run ended. note: a local seat that was sent
@@ -77,8 +73,9 @@ class Seat(Record):
     scaffold: str = Field(max_length=500)
     usage: SeatUsage = Field(default_factory=SeatUsage.zero)
     turns: SeatTurns | None = None
-    replied: bool | None = None
-    note: Text | None = None
+    # only some seats carry these: absent from their JSON rather than null
+    replied: bool | None = Field(default=None, exclude_if=lambda v: v is None)
+    note: str | None = Field(default=None, max_length=2000, exclude_if=lambda v: v is None)
 
     @property
     def local(self) -> bool:
@@ -110,8 +107,12 @@ class Seat(Record):
 
     def plain(self) -> dict:
         """As JSON data: the stored roster entry, the run view's, and what a worker's job carries."""
-        return self.model_dump(mode="json", exclude={k for k in _SOMETIMES if getattr(self, k) is None})
+        return self.model_dump(mode="json")
+
+
+_SEATS = TypeAdapter(tuple[Seat, ...])
 
 
 def plain(seats) -> list[dict]:
-    return [s.plain() for s in seats]
+    """A roster as JSON data (the dispatcher hands every job its roster this way)."""
+    return _SEATS.dump_python(tuple(seats), mode="json")
