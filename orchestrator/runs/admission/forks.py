@@ -26,7 +26,7 @@ from orchestrator.records.roster import Seat
 from orchestrator.records.run import Run
 from orchestrator.runs import kinds
 from orchestrator.runs.admission import seats as seat_layer
-from orchestrator.runs.admission.body import HINTS, Seat
+from orchestrator.runs.admission.body import HINTS, Seat as SentSeat
 from orchestrator.statuses import SCORED
 from orchestrator.runs.kinds.world import Scenario
 from orchestrator.seats.funding import seat_funding
@@ -222,7 +222,7 @@ def _checked(index: int, seat: Any) -> dict:
     """A new seat checked like any roster seat, its errors naming fork.seats.<index>."""
     if isinstance(seat, dict) and "model" not in seat:
         raise DomainError("bad_roster", f"fork.seats.{index}: model is required; {HINTS['model']}")
-    return parse(Seat, seat, codes={}, default="bad_roster", hints=HINTS, top_level=False,
+    return parse(SentSeat, seat, codes={}, default="bad_roster", hints=HINTS, top_level=False,
                  prefix=("fork", "seats", str(index))).model_dump(exclude_unset=True)
 
 
