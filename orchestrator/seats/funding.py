@@ -13,7 +13,6 @@ The balance itself is read by orchestrator.seats.balance.
 """
 from __future__ import annotations
 
-import json
 
 from orchestrator.seats import keys
 from orchestrator.errors import DomainError

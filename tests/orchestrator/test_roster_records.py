@@ -65,7 +65,8 @@ def test_a_launched_roster_reads_back_as_seats_and_the_view_shows_them_as_sent(c
     body["roster"][0]["instructions"] = "trade wood first"
     rid = service.launch(core, principal, body)["run"]["run_id"]
     run = runs.get(core.store.conn(), rid)
-    assert all(isinstance(s, Seat) for s in run.roster) and [s.seat for s in run.roster] == list(range(len(body["roster"])))
+    assert all(isinstance(s, Seat) for s in run.roster)
+    assert [s.seat for s in run.roster] == list(range(len(body["roster"])))
     first = run.roster[0]
     assert first.local and first.funding == "free" and first.instructions == "trade wood first" and first.note
     assert first.turns is None and first.usage == SeatUsage.zero()
