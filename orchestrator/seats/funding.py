@@ -13,7 +13,6 @@ The balance itself is read by orchestrator.seats.balance.
 """
 from __future__ import annotations
 
-
 from orchestrator.seats import keys
 from orchestrator.errors import DomainError
 from orchestrator.provider_kinds import UNPAID
