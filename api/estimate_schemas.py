@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from api.run_schemas import Funding, Provider
-from api.schemas import Closed
+from pydantic import create_model
+
+from api.run_schemas import Funding
+from api.schemas import Closed, as_recorded
+from orchestrator.records import roster
 
 
 class Range(Closed):
@@ -17,13 +20,12 @@ class MsRange(Closed):
     high: int
 
 
-class EstimateSeat(Closed):
-    seat: int
-    name: str
-    model: str
-    provider: Provider
-    funding: Funding
-    priced: Literal["table", "fallback", "free", "key"]
+EstimateSeat = create_model(
+    "EstimateSeat", __base__=Closed,
+    **as_recorded(roster.Seat, "seat", "name", "model", "provider"),
+    funding=(Funding, ...),  # the seat's once admitted (the record's is null until then)
+    priced=(Literal["table", "fallback", "free", "key"], ...),
+)
 
 
 class EstimateQuota(Closed):

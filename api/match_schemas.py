@@ -4,25 +4,26 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
+from pydantic import create_model
+
 from api.result_schemas import ArenaResults, Results
-from api.run_schemas import Provider, Status, StopReason
-from api.schemas import Closed
+from api.run_schemas import Status, StopReason
+from api.schemas import Closed, as_recorded
+from orchestrator.records import roster
 
 # A world replay frame's agent: [x, y, alive, health, satiety, net worth (null while live)], then, when the
 # replay's `holdings` names them, what it holds: wood, stone, food, ore, relics, shelter, tool.
 AgentState = list[Union[int, float, bool, None]]
 
 
-class PublicSeat(Closed):
-    """A seat on the public record: built-in skills by id, own skills only counted."""
-    seat: int
-    name: str
-    model: str
-    provider: Provider
-    scaffold: str
-    skills: list[str]
-    own_skills: int
-    instructions: bool
+PublicSeat = create_model(
+    "PublicSeat", __base__=Closed,
+    __doc__="""A seat on the public record: built-in skills by id, own skills only counted.""",
+    **as_recorded(roster.Seat, "seat", "name", "model", "provider", "scaffold"),
+    skills=(list[str], ...),
+    own_skills=(int, ...),
+    instructions=(bool, ...),
+)
 
 
 class SeatDecisions(Closed):

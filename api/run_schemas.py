@@ -11,23 +11,21 @@ from typing import Literal, Union
 from pydantic import create_model
 
 from api.result_schemas import AnyResults
-from api.schemas import Closed, ErrorEnvelope
+from api.schemas import Closed, ErrorEnvelope, as_recorded
 from engine.kernels.codes import STOP_REASONS
 from engine.rules import RESOURCES
 from orchestrator.grading.states import STATUSES as GRADING_STATUSES
+from orchestrator.records import roster
 from orchestrator.records.fork import PUBLIC as FORK_PUBLIC, RunFork
 from orchestrator.records.run import Run as RunRecord
-from orchestrator.runs.admission.body import PROVIDERS, Seat
 from orchestrator.statuses import STATUSES
 from orchestrator.runs.series.stopping import SERIES_STOPPED
 
 Status = Literal[STATUSES]
 GradingStatus = Literal[GRADING_STATUSES]
 StopReason = Literal[(*STOP_REASONS, SERIES_STOPPED)]
-Provider = Literal[PROVIDERS]
-Funding = Literal["account", "platform", "free"]
-Reasoning = Seat.model_fields["reasoning"].annotation
-Format = Seat.model_fields["format"].annotation
+Provider = roster.Provider
+Funding = roster.Funding
 SeedSource = Literal["scenario", "run", "series", "drawn"]
 SeedMode = Literal["vary", "pinned"]
 Number = Union[int, float]
@@ -75,16 +73,10 @@ class ResolvedEnv(Closed):
     anchors: list[str]
 
 
-def _as_recorded(record, *names: str) -> dict:
-    """The fields a response shares with a record, typed as the record types them (its bounds are the
-    store's checks, not the wire's promises, so they stay out of the document)."""
-    return {name: (record.model_fields[name].annotation, ...) for name in names}
-
-
 ForkOf = create_model(
     "ForkOf", __base__=Closed, __doc__="""What a fork plays on from (docs/FORKS.md): the original run and match, the tick, the
     continuation seed (null: the original's own streams) and the arm of a series with control.""",
-    **_as_recorded(RunFork, *FORK_PUBLIC))
+    **as_recorded(RunFork, *FORK_PUBLIC))
 
 
 class Effective(Closed):
@@ -119,47 +111,31 @@ class ArenaEffective(Closed):
     fork: None = None  # arena games do not fork
 
 
-class SkillPlayed(Closed):
-    id: str
-    name: str
-    text: str
+SkillPlayed = create_model("SkillPlayed", __base__=Closed, **as_recorded(roster.SkillPlayed, "id", "name", "text"))
 
+SeatUsage = create_model(
+    "SeatUsage", __base__=Closed,
+    __doc__="""null where an earlier version stored a number JSON cannot carry (the run's note says so).""",
+    **as_recorded(roster.SeatUsage, "agent_turns", "input_tokens", "output_tokens", "usd"))
 
-class SeatUsage(Closed):
-    """null where an earlier version stored a number JSON cannot carry (the run's note says so)."""
-    agent_turns: int | None
-    input_tokens: int | None
-    output_tokens: int | None
-    usd: float | None
+SeatTurns = create_model(
+    "SeatTurns", __base__=Closed, __doc__="""A model seat's turn counts (docs/SEATS.md).""",
+    **as_recorded(roster.SeatTurns, "answered", "invalid", "timed_out", "provider_errors", "retries"))
 
-
-class SeatTurns(Closed):
-    """A model seat's turn counts (docs/SEATS.md)."""
-    answered: int
-    invalid: int
-    timed_out: int
-    provider_errors: int
-    retries: int
-
-
-class RosterSeat(Closed):
-    """The seat as sent, resolved; usage and turns update while the run plays."""
-    seat: int
-    name: str
-    model: str
-    provider: Provider
-    funding: Funding
-    reasoning: Reasoning | None  # unset: nothing is sent, the provider's default applies
-    temperature: float | None
-    max_tokens: int | None
-    format: Format
-    skills: list[SkillPlayed]
-    instructions: str | None
-    scaffold: str
-    usage: SeatUsage
-    turns: SeatTurns | None
-    replied: bool = None  # model seats of an ended run: whether the model answered any turn
-    note: str = None      # local seats sent skills or instructions: why they are ignored
+# the record's fields, but its seats are always funded once stored, and its nested records are the wire's
+RosterSeat = create_model(
+    "RosterSeat", __base__=Closed,
+    __doc__="""The seat as sent, resolved; usage and turns update while the run plays.""",
+    **as_recorded(roster.Seat, "seat", "name", "model", "provider"),
+    funding=(Funding, ...),
+    **as_recorded(roster.Seat, "reasoning", "temperature", "max_tokens", "format"),
+    skills=(list[SkillPlayed], ...),
+    **as_recorded(roster.Seat, "instructions", "scaffold"),
+    usage=(SeatUsage, ...),
+    turns=(SeatTurns | None, ...),
+    replied=(bool, None),  # model seats of an ended run: whether the model answered any turn
+    note=(str, None),      # local seats sent skills or instructions: why they are ignored
+)
 
 
 class RunGrading(Closed):
@@ -174,7 +150,7 @@ class RunGrading(Closed):
 Run = create_model(
     "Run", __base__=Closed,
     run_id=(str, ...),
-    **_as_recorded(RunRecord, "match_id", "name", "status", "scenario_id", "scenario_hash", "batch_id",
+    **as_recorded(RunRecord, "match_id", "name", "status", "scenario_id", "scenario_hash", "batch_id",
                    "created_at_ms", "started_at_ms", "finished_at_ms"),
     live=(RunLive | None, ...),
     links=(RunLinks | None, ...),

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, create_model
 
 from orchestrator.envspec import Env
+from orchestrator.records.account import Account
+from orchestrator.records.scenario import Scenario
+from orchestrator.records.skill import Skill
+from orchestrator.records.token import Token
 from orchestrator.validation import StrictModel
 
 
@@ -16,6 +20,12 @@ class Closed(StrictModel):
     """A shape the core closes: additionalProperties false, so an unlisted field is drift. A field that
     may be absent (never null) is written `name: T = None`: not required, typed T alone (no default
     in the schema), as the body models do."""
+
+
+def as_recorded(record, *names: str) -> dict:
+    """The fields a response shares with a record, typed as the record types them, for create_model
+    (its bounds are the store's checks, not the wire's promises, so they stay out of the document)."""
+    return {name: (record.model_fields[name].annotation, ...) for name in names}
 
 
 class ErrorEnvelope(Closed):
@@ -33,10 +43,7 @@ class Discovery(Closed):
     endpoints: list[str]
 
 
-class User(Closed):
-    id: str
-    email: str
-    handle: str
+User = create_model("User", __base__=Closed, **as_recorded(Account, "id", "email", "handle"))
 
 
 class PlanView(Closed):
@@ -47,11 +54,8 @@ class PlanView(Closed):
     period_end_ms: int | None
 
 
-class TokenView(Closed):
-    name: str
-    prefix: str
-    scopes: list[str]
-    expires_at_ms: int | None
+TokenView = create_model("TokenView", __base__=Closed, **as_recorded(Token, "name", "prefix"),
+                         scopes=(list[str], ...), **as_recorded(Token, "expires_at_ms"))
 
 
 class Limits(Closed):
@@ -81,12 +85,8 @@ class Definition(Closed):
     env: Env
 
 
-class ScenarioView(Definition):
-    id: str
-    hash: str
-    base: str
-    created_at_ms: int
-    updated_at_ms: int | None
+ScenarioView = create_model("ScenarioView", __base__=Definition, **as_recorded(Scenario, "id", "hash"),
+                            base=(str, ...), **as_recorded(Scenario, "created_at_ms", "updated_at_ms"))
 
 
 class ReceiptPlan(Closed):
@@ -182,12 +182,8 @@ class BuiltinSkill(Closed):
     blurb: str
 
 
-class OwnSkill(Closed):
-    id: str
-    name: str
-    text: str
-    created_at_ms: int
-    updated_at_ms: int | None
+OwnSkill = create_model("OwnSkill", __base__=Closed,
+                        **as_recorded(Skill, "id", "name", "text", "created_at_ms", "updated_at_ms"))
 
 
 class SkillLimits(Closed):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import create_model
+
 from api.run_schemas import SeedMode, Status
-from api.schemas import Closed
-from orchestrator.runs.series.stopping import BUDGET, CANCELLED, CEILING, PRECISE
+from api.schemas import Closed, as_recorded
+from orchestrator.records.series import Series
 from orchestrator.runs.series.until import Until
 
 
@@ -73,20 +75,22 @@ class Effect(Closed):
     cs: ConfidenceSequence | None = None  # a series with `until`, on its metric: the sequence of the difference
 
 
-class BatchView(Closed):
-    batch_id: str
-    status: Status
-    trials: int
-    seed_mode: SeedMode
-    batch_seed: int
-    run_ids: list[str]
-    counts: dict[Status, int]
-    until: Until | None
-    budget_usd: float | None
-    stopped: Literal[PRECISE, CEILING, BUDGET, CANCELLED] | None
-    spent_usd: float
-    summary: BatchSummary
-    effect: list[Effect] | None = None  # a forked series with control only
+# the view's own shape where it differs from the record (batch_id for id, the until as sent, ...)
+BatchView = create_model(
+    "BatchView", __base__=Closed,
+    batch_id=(str, ...),
+    status=(Status, ...),
+    **as_recorded(Series, "trials"),
+    seed_mode=(SeedMode, ...),
+    **as_recorded(Series, "batch_seed"),
+    run_ids=(list[str], ...),
+    counts=(dict[Status, int], ...),
+    until=(Until | None, ...),
+    **as_recorded(Series, "budget_usd", "stopped"),
+    spent_usd=(float, ...),
+    summary=(BatchSummary, ...),
+    effect=(list[Effect] | None, None),  # a forked series with control only
+)
 
 
 class BatchOne(Closed):

@@ -5,16 +5,18 @@ trials is what a launch may grade at most, and what the ceiling and the estimate
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 from orchestrator.errors import DomainError
 from orchestrator.grading.plan import graded_seats
+from orchestrator.records.roster import Seat
 
 # Decisions graded per CPU second on one core: benchmarks/grading.py's median (docs/PERFORMANCE.md's
 # table, a 300-tick match with 8 graded seats). The one place the estimate's grading rate comes from.
 DECISIONS_PER_CPU_S = 99
 
 
-def launch_decisions(kind, roster: list[dict], mode: str | None, ticks: int, trials: int) -> int:
+def launch_decisions(kind, roster: Sequence[Seat], mode: str | None, ticks: int, trials: int) -> int:
     if not kind.grades_decisions:
         return 0
     return len(graded_seats(roster, mode)) * ticks * trials

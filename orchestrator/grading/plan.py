@@ -3,8 +3,9 @@ launch, the run view's `grading` object, and how a match's decisions are split i
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
-from orchestrator.provider_kinds import LOCAL
+from orchestrator.records.roster import Seat
 
 MODES = ("auto", "all", "off")
 DEFAULT_MODE = "auto"
@@ -13,17 +14,17 @@ DEFAULT_MODE = "auto"
 MIN_PART = 16
 
 
-def graded_seats(roster: list[dict], mode: str | None) -> list[int]:
+def graded_seats(roster: Sequence[Seat], mode: str | None) -> list[int]:
     """Roster seats whose decisions are graded: under auto every seat not played by a local policy
     (model and agent seats), under all every seat, under off none. Anchors are not in the roster and
     are never graded."""
     mode = mode or DEFAULT_MODE
     if mode == "off":
         return []
-    return [s["seat"] for s in roster if mode == "all" or s.get("provider") != LOCAL]
+    return [s.seat for s in roster if mode == "all" or not s.local]
 
 
-def launch_state(kind, roster: list[dict], mode: str | None) -> tuple[str | None, str | None]:
+def launch_state(kind, roster: Sequence[Seat], mode: str | None) -> tuple[str | None, str | None]:
     """(mode, status) a new run is stored with. A kind that grades no decisions (arena games keep
     their own oracle) and a run with no seat to grade have no grading (status None); off says so."""
     mode = mode or DEFAULT_MODE

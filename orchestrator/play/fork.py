@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import replace
+from typing import Sequence
 
 from analytics.archive.store import Archive
 from engine.fork import at_tick, fork
@@ -22,11 +23,12 @@ from engine.observe import observation
 from engine.rollouts import config_of, rebuild
 from engine.scenario import build_match, local_policy
 from orchestrator.records.fork import RunFork
+from orchestrator.records.roster import Seat
 from orchestrator.seats.memory import held
 from orchestrator.seats.observe_text import render_observation
 from orchestrator.records.turn import Said
 from orchestrator.seats.reply import Reply
-from orchestrator.provider_kinds import LOCAL, UNPAID
+from orchestrator.provider_kinds import UNPAID
 
 
 def fork_of(job) -> RunFork | None:
@@ -35,12 +37,12 @@ def fork_of(job) -> RunFork | None:
     return RunFork.model_validate(f) if f else None
 
 
-def played_policies(roster: list[dict], record: RunFork | None) -> list[str | None]:
+def played_policies(roster: Sequence[Seat], record: RunFork | None) -> list[str | None]:
     """Per roster seat of a run: the scripted policy that played it from tick 0 to its end, else None
     (a model or agent seat, or one a fork handed to another player: `mixed`); record: the run's own
     fork record, None for a run that is no fork."""
     mixed = set(record.mixed) if record is not None else set()
-    return [local_policy(s["model"]) if s["provider"] == LOCAL and i not in mixed else None
+    return [local_policy(s.model) if s.local and i not in mixed else None
             for i, s in enumerate(roster)]
 
 

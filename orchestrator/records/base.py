@@ -12,6 +12,9 @@ Count = Annotated[int, Field(ge=0, le=INT64)]
 Ms = Annotated[int, Field(ge=0, le=INT64)]  # a time in milliseconds since the epoch
 Usd = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Text = Annotated[str, Field(max_length=100_000)]
+# An optional time's bounds, given on the field (`int | None = Field(**MS)`) rather than inside the
+# union: a model deriving its field's type from the record's (the API's responses) takes the type alone.
+MS = {"ge": 0, "le": INT64}
 
 
 class Record(BaseModel):

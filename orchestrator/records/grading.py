@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from orchestrator.records.base import Count, Record
+from orchestrator.records.roster import Seat
 
 STATUSES = ("pending", "running", "done", "off")
 Status = Literal["pending", "running", "done", "off"]
@@ -34,7 +35,7 @@ class Decision(Record):
 class GradingPlan(Record):
     """What a grading needs of its run: the roster and the run body's mode (which seats it grades),
     the world's env and the tick a fork plays from (0 for a run that is no fork)."""
-    roster: list[dict[str, Any]]
+    roster: tuple[Seat, ...]
     mode: str | None
     env: dict[str, Any]
     fork_tick: Count = 0

@@ -5,19 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
 from orchestrator.records.base import INT64, Count, Ms, Record, Text
 from orchestrator.records.fork import RunFork
+from orchestrator.records.roster import Seat
 from orchestrator.statuses import IN_WORLD, STATUSES
-
-def _objects(seats: list) -> list:
-    # a seat's own fields are its roster entry's (admission builds them); checked here only as much as
-    # costs nothing on the dispatcher's claim, which reads every run it plays
-    if not all(type(s) is dict for s in seats):
-        raise ValueError("each roster seat is a JSON object")
-    return seats
-
 
 Status = Literal[STATUSES]
 Id = Annotated[str, Field(min_length=1, max_length=64)]
@@ -43,7 +36,7 @@ class Run(Record):
     match_id: str | None = Field(default=None, **_ID)
     scripted: bool
     effective: dict[str, Any]
-    roster: Annotated[list[Any], AfterValidator(_objects)]
+    roster: tuple[Seat, ...]
     cap_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     spend_usd: float | None = Field(default=0.0, ge=0, allow_inf_nan=False)
     turns_reserved: Count

@@ -5,7 +5,7 @@ from typing import Any
 
 from pydantic import Field
 
-from orchestrator.records.base import Ms, Record
+from orchestrator.records.base import MS, Ms, Record
 
 
 class Scenario(Record):
@@ -17,4 +17,4 @@ class Scenario(Record):
     env: dict[str, Any]
     hash: str = Field(max_length=128)
     created_at_ms: Ms
-    updated_at_ms: Ms | None
+    updated_at_ms: int | None = Field(**MS)

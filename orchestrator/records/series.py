@@ -48,7 +48,7 @@ class Series(Record):
     batch_seed: Annotated[int, Field(ge=-INT64, le=INT64)]
     created_at_ms: Ms
     until: Until | None = None
-    budget_usd: Usd | None = None
+    budget_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     min_cap_usd: Usd | None = None
     trial_spends: bool = True
     stopped: Stop | None = None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from orchestrator.records.base import Ms, Record
+from orchestrator.records.base import MS, Ms, Record
 
 
 class Skill(Record):
@@ -12,7 +12,7 @@ class Skill(Record):
     name: str = Field(max_length=60)
     text: str = Field(max_length=2000)
     created_at_ms: Ms
-    updated_at_ms: Ms | None
+    updated_at_ms: int | None = Field(**MS)
 
     def view(self) -> dict:
         return self.model_dump(exclude={"account_id"})

@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from orchestrator.records.base import Ms, Record, Text
+from orchestrator.records.base import MS, Ms, Record, Text
 
 Scope = Literal["scenarios:read", "scenarios:write", "runs:read", "runs:write"]
 
@@ -17,7 +17,7 @@ class Token(Record):
     prefix: str = Field(max_length=12)
     scopes: tuple[Scope, ...]
     created_at_ms: Ms
-    expires_at_ms: Ms | None
+    expires_at_ms: int | None = Field(**MS)
     revoked_at_ms: Ms | None
     last_used_at_ms: Ms | None
 

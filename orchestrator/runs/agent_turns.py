@@ -24,10 +24,10 @@ from pydantic import Field
 
 from orchestrator import finite
 from orchestrator.agents import waits
-from orchestrator.agents.roster import is_agent
 from orchestrator.auth import Principal, require
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.records.roster import Seat
 from orchestrator.statuses import QUEUED, TERMINAL
 from orchestrator.runs.service import WRITE, run_row
 from orchestrator.seats.prompt import compose_directions
@@ -58,14 +58,14 @@ def submitted_by(principal: Principal) -> str:
     return f"token:{principal.token_prefix}"
 
 
-def _agent_seat(row, seat: Any) -> tuple[int, dict]:
+def _agent_seat(row, seat: Any) -> tuple[int, Seat]:
     roster = row.roster
     try:
         index = integer_param(seat, "seat", 0, max(0, len(roster) - 1))
     except DomainError:
         index = None
-    if index is None or index >= len(roster) or not is_agent(roster[index]):
-        agents = [str(s["seat"]) for s in roster if is_agent(s)]
+    if index is None or index >= len(roster) or not roster[index].agent:
+        agents = [str(s.seat) for s in roster if s.agent]
         raise DomainError("not_agent_seat", f"seat {str(seat)[:20]} of run {row.id} is not an agent seat; "
                           + (f"its agent seats: {', '.join(agents)}" if agents else "the run has no agent seat"))
     return index, roster[index]
@@ -78,7 +78,7 @@ def _exchange(core: Core):
     return None if core.dispatcher is None else core.dispatcher.agents.handle()
 
 
-def _view(row, index: int, seat: dict, status: str) -> dict:
+def _view(row, index: int, seat: Seat, status: str) -> dict:
     eff = row.effective
     played = row.live_tick
     return {"run_id": row.id, "seat": index, "status": status,
@@ -86,7 +86,7 @@ def _view(row, index: int, seat: dict, status: str) -> dict:
             "season_ticks": eff["season_ticks"], "deadline_ms": None,
             # the world resolves actions_per_turn; an arena game takes one move a turn
             "actions_per_turn": eff["env"].get("actions_per_turn", 1), "observation": None,
-            "directions": compose_directions(seat.get("skills") or [], seat.get("instructions")) or None}
+            "directions": compose_directions([s.model_dump() for s in seat.skills], seat.instructions) or None}
 
 
 async def get_turn(core: Core, principal: Principal, run_id: str, seat: Any, *, wait_ms: Any = None) -> dict:
@@ -113,7 +113,7 @@ async def get_turn(core: Core, principal: Principal, run_id: str, seat: Any, *, 
     return _view(row, index, entry, "waiting")
 
 
-async def _from_store(core: Core, principal: Principal, run_id: str, index: int, entry: dict, wait: int) -> dict:
+async def _from_store(core: Core, principal: Principal, run_id: str, index: int, entry: Seat, wait: int) -> dict:
     """No exchange in this process: no turn opens here, so wait for the run's end only."""
     loop = asyncio.get_running_loop()
     until = loop.time() + wait / 1000

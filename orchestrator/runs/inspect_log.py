@@ -18,6 +18,7 @@ from pathlib import Path
 from orchestrator import finite
 from orchestrator.core import Core
 from orchestrator.provider_kinds import AGENT, LOCAL, UNPAID
+from orchestrator.records.roster import plain
 from orchestrator.records.turn import Said
 from orchestrator.runs import kinds
 from orchestrator.statuses import ACTIVE, CANCELLED, FAILED
@@ -182,11 +183,11 @@ def eval_log(core: Core, rows: list, log_id: str) -> bytes:
 
     first = rows[0]
     samples = [s for r in rows for s in _samples(core, r, epoch=r.trial + 1)]
-    roster = first.roster
+    roster = plain(first.roster)  # as the run view shows it, as the samples read it
     models = sorted({model_name(s) for s in roster})
     usage: dict = {}
     for r in rows:
-        for seat in r.roster:
+        for seat in plain(r.roster):
             if seat["provider"] in UNPAID:
                 continue
             u, name = _usage(seat), model_name(seat)

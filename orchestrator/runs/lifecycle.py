@@ -18,13 +18,13 @@ import threading
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from orchestrator.errors import DomainError, envelope
 from orchestrator.listeners import Listeners
+from orchestrator.records.roster import Seat
 from orchestrator.records.run import Ended, Run
 from orchestrator.store import Connection, runs, turns
-from orchestrator.seats.ledger import Ledger
 # The statuses are defined in orchestrator.statuses (below play/), where every reader takes them from.
 from orchestrator.statuses import (ACTIVE, CANCELLED, FAILED, FINISHED, IN_WORLD, LAUNCHING, QUEUED, RUNNING,
                                    TERMINAL)
@@ -140,10 +140,10 @@ def tick(c: Connection, run_id: str, live_tick: int) -> bool:
     return _move(c, "tick", run_id, {"live_tick": live_tick}, quiet=True)
 
 
-def spend(roster: list[dict]) -> float:
+def spend(roster: Sequence[Seat]) -> float:
     """A run's spend as the store keeps it: its roster's usage entries are the run's ledger as the
     worker last reported it (seats.ledger), the spend_usd field its total."""
-    return Ledger([s["usage"] for s in roster]).usd
+    return sum(s.usage.usd for s in roster)
 
 
 def metered(c: Connection, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
@@ -153,10 +153,10 @@ def metered(c: Connection, run_id: str, tick: int, seats: dict[int, dict]) -> bo
     roster = runs.roster_in(c, run_id, TRANSITIONS["metered"].leaves)
     if roster is None:
         return False
+    roster = list(roster)
     for i, s in seats.items():
-        roster[int(i)]["usage"] = s["usage"]
-        if s.get("turns") is not None:  # scripted seats report their played ticks only
-            roster[int(i)]["turns"] = s["turns"]
+        # scripted seats report their played ticks only (turns None)
+        roster[int(i)] = roster[int(i)].metered(s["usage"], s.get("turns"))
     return _move(c, "metered", run_id, {"roster": roster, "spend_usd": spend(roster),
                                         "live_tick": runs.at_least("live_tick", tick)}, quiet=True)
 
@@ -169,7 +169,8 @@ def recorded(c: Connection, run_id: str, tick: int, seat: int, turn: dict, play:
     roster = runs.roster_in(c, run_id, TRANSITIONS["recorded"].leaves)
     if roster is None:
         return False
-    roster[seat]["usage"], roster[seat]["turns"] = report["usage"], report["turns"]
+    roster = list(roster)
+    roster[seat] = roster[seat].metered(report["usage"], report["turns"])
     turns.add(c, run_id, tick, seat, turn, play, memory)
     return _move(c, "recorded", run_id, {"roster": roster, "spend_usd": spend(roster)}, quiet=True)
 

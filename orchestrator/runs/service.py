@@ -90,7 +90,8 @@ def estimate(core: Core, principal: Principal, raw: Any, *, console: bool = Fals
     out = {"ok": True, "batch": {
         "trials": adm.trials, "agent_turns": adm.agent_turns, "usd": adm.usd,
         "wall_clock_ms": wall_clock_ms(adm, _workers(core, adm.scripted), _warming(core)),
-        "seats": [{**{k: s[k] for k in ("seat", "name", "model", "provider", "funding")}, "priced": priced}
+        "seats": [{"seat": s.seat, "name": s.name, "model": s.model, "provider": s.provider, "funding": s.funding,
+                   "priced": priced}
                   for s, priced in zip(adm.seats, adm.priced)],
         "prices_as_of": adm.prices_as_of,
         "warnings": _warnings(core, adm),

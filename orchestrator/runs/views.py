@@ -5,6 +5,7 @@ from engine.arena.games import GAMES
 from engine.arena.results import explain
 from orchestrator import finite
 from orchestrator.grading import plan as grading
+from orchestrator.records.roster import plain
 from orchestrator.records.run import Run
 from orchestrator.statuses import RUNNING
 
@@ -39,7 +40,7 @@ def run_view(run: Run) -> dict:
         "links": links(run.match_id),
         "error": run.error,
         "effective": eff,
-        "roster": run.roster,
+        "roster": plain(run.roster),
         "spend": {"usd": None if run.spend_usd is None else round(run.spend_usd, 6), "cap_usd": run.cap_usd},
         "agent_turns": {"reserved": run.turns_reserved, "settled": run.turns_settled},
         "stop_reason": run.stop_reason,

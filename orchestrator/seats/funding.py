@@ -9,11 +9,10 @@ known balance (balance.py) must cover the estimate's high USD of the account-fun
 """
 from __future__ import annotations
 
-import json
-
 from orchestrator.seats import keys
 from orchestrator.errors import DomainError
 from orchestrator.provider_kinds import UNPAID
+from orchestrator.records.roster import plain
 from orchestrator.seats.limits import configured_cap
 from orchestrator.seats.player import Credential
 from orchestrator.seats.prices import PriceTable
@@ -102,9 +101,9 @@ def run_credentials(core, run_id: str) -> dict[int, dict]:
     if found is None:
         return {}
     account_id, roster = found
-    creds = credentials(core, account_id, roster, [s["funding"] for s in roster])
+    creds = credentials(core, account_id, plain(roster), [s.funding for s in roster])
     cap = configured_cap(core.config)
     table = PriceTable.for_data_dir(core.data_dir)
     return {i: {"key": c.key, "base_url": c.base_url, "usd_per_mtok": c.usd_per_mtok, "private_ok": c.private_ok,
-                "max_concurrent": cap, "price": table.row(roster[i].get("provider"), roster[i]["model"])}
+                "max_concurrent": cap, "price": table.row(roster[i].provider, roster[i].model)}
             for i, c in creds.items()}

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 import orchestrator.finite as finite
 from orchestrator.records.fork import RunFork, SeriesFork
+from orchestrator.records.roster import Seat, plain
 from orchestrator.records.run import Ended, Run, RunRef
 from orchestrator.statuses import ACTIVE, IN_WORLD, QUEUED, TERMINAL
 from orchestrator.store import dialect, turns
@@ -147,9 +148,13 @@ def scored_matches(c: Connection, account_id: str, statuses: tuple[str, ...], *,
     return {r["match_id"]: r["batch_id"] for r in rows}
 
 
-def account_and_roster(c: Connection, run_id: str) -> tuple[str, list[dict]] | None:
+def _roster(text: str) -> tuple[Seat, ...]:
+    return tuple(Seat.model_validate(s) for s in _loads(text, "roster", []))
+
+
+def account_and_roster(c: Connection, run_id: str) -> tuple[str, tuple[Seat, ...]] | None:
     row = c.execute("SELECT account_id, roster FROM runs WHERE id = ?", (run_id,)).fetchone()
-    return None if row is None else (row["account_id"], _loads(row["roster"], "roster", []))
+    return None if row is None else (row["account_id"], _roster(row["roster"]))
 
 
 # -- what an account holds ---------------------------------------------------------------------------
@@ -190,7 +195,7 @@ def add_series(c: Connection, batch_id: str, account_id: str, trials: int, seed_
 
 
 def add(c: Connection, *, id: str, account_id: str, launch_id: str, batch_id: str | None, trial: int, name: str,
-        scenario_id: str, scenario_hash: str, scripted: bool, effective: dict, roster: list[dict],
+        scenario_id: str, scenario_hash: str, scripted: bool, effective: dict, roster: tuple[Seat, ...],
         cap_usd: float | None, turns_reserved: int, created_at_ms: int, grading: str | None,
         grading_status: str | None, fork: RunFork | None = None) -> None:
     """A queued run."""
@@ -198,7 +203,7 @@ def add(c: Connection, *, id: str, account_id: str, launch_id: str, batch_id: st
               "scenario_hash, scripted, effective, roster, cap_usd, turns_reserved, created_at_ms, grading, "
               f"grading_status, fork) VALUES (?, ?, ?, ?, ?, ?, '{QUEUED}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
               (id, account_id, launch_id, batch_id, trial, name, scenario_id, scenario_hash, int(scripted),
-               json.dumps(effective), json.dumps(roster), cap_usd, turns_reserved, created_at_ms, grading,
+               json.dumps(effective), json.dumps(plain(roster)), cap_usd, turns_reserved, created_at_ms, grading,
                grading_status, None if fork is None else json.dumps(fork.stored())))
 
 
@@ -240,7 +245,7 @@ _MOVES: dict = {}
 
 def move(c: Connection, run_id: str, leaves: tuple[str, ...], sets: dict[str, Any]) -> bool:
     """Set these fields of the run when its status is one of `leaves`; whether it was. JSON fields
-    (roster, error) are given as Python values."""
+    are given as Python values (error) or records (roster)."""
     name = dialect.of(c).name
     key = (name, leaves, tuple((k, v.spelled(name) if isinstance(v, Expr) else None) for k, v in sets.items()))
     sql = _MOVES.get(key)
@@ -252,7 +257,8 @@ def move(c: Connection, run_id: str, leaves: tuple[str, ...], sets: dict[str, An
         if isinstance(v, Expr):
             params += v.params
         else:
-            params.append(json.dumps(v) if k in ("roster", "error") and v is not None else v)
+            params.append(json.dumps(plain(v)) if k == "roster" else json.dumps(v) if k == "error" and v is not None
+                          else v)
     # fetch all: the UPDATE completes before COMMIT
     return bool(c.execute(sql, (*params, run_id)).fetchall())
 
@@ -272,10 +278,10 @@ def status_and_match(c: Connection, run_id: str) -> tuple[str, str | None]:
     return row["status"], row["match_id"]
 
 
-def roster_in(c: Connection, run_id: str, states: tuple[str, ...]) -> list[dict] | None:
+def roster_in(c: Connection, run_id: str, states: tuple[str, ...]) -> tuple[Seat, ...] | None:
     """The run's roster while it is in one of these states, else None."""
     row = c.execute(f"SELECT roster FROM runs WHERE id = ? AND status IN {_states(states)}", (run_id,)).fetchone()
-    return None if row is None else _loads(row["roster"], "roster", [])
+    return None if row is None else _roster(row["roster"])
 
 
 def claim(c: Connection, leaves: tuple[str, ...], to: str, scripted: bool, limit: int, series_ids: tuple = (),

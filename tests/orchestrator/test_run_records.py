@@ -58,7 +58,7 @@ def test_a_launched_run_reads_back_as_its_record_and_its_view_is_built_from_it(c
     rid = service.launch(core, principal, local_body())["run"]["run_id"]
     run = runs.owned(core.store.conn(), rid, principal.account_id)
     assert isinstance(run, Run) and run.id == rid and run.status == "queued" and run.scripted
-    assert run.fork is None and run.unreadable == () and run.roster[0]["usage"]["usd"] == 0.0
+    assert run.fork is None and run.unreadable == () and run.roster[0].usage.usd == 0.0
     assert runs.owned(core.store.conn(), rid, "acc_someone_else") is None
     view = run_view(run)
     assert view["run_id"] == rid and view["effective"]["fork"] is None and "note" not in view
@@ -88,7 +88,7 @@ def test_a_row_an_earlier_version_stored_with_infinity_reads_as_null_with_its_pl
         c.execute("UPDATE runs SET roster = replace(roster, '\"usd\": 0.0', '\"usd\": Infinity'), spend_usd = ? "
                   "WHERE id = ?", (float("inf"), rid))
     run = runs.get(core.store.conn(), rid)
-    assert run.spend_usd is None and run.roster[0]["usage"]["usd"] is None
+    assert run.spend_usd is None and run.roster[0].usage.usd is None
     assert "spend_usd" in run.unreadable and "roster[0].usage.usd" in run.unreadable
     view = run_view(run)
     assert view["spend"]["usd"] is None and "spend.usd" in view["note"] and "roster[0].usage.usd" in view["note"]

@@ -111,7 +111,7 @@ def test_grading_round_trip_through_its_repository(core, principal):
                   "results = ? WHERE id = ?", (json.dumps({"agents": [{"seat": 0}, {"seat": 1}]}), run_id))
     (pending,) = grading.open_of_ended(c, ("finished",))
     assert (pending.run_id, pending.scored, pending.plan.mode, pending.plan.fork_tick) == (run_id, True, "auto", 0)
-    assert [s["model"] for s in pending.plan.roster] == ["openai/gpt-4o-mini", "local/random"]
+    assert [s.model for s in pending.plan.roster] == ["openai/gpt-4o-mini", "local/random"]
     with core.store.write() as w:
         assert states.move(w, "start", run_id, started=True) and not states.move(w, "start", run_id)
         assert states.move(w, "counted", run_id, total=3, graded=0)

@@ -9,6 +9,7 @@ import ray
 from engine.scenario import resolve_env
 from orchestrator.play import Job
 from orchestrator.runs.head import dispatcher as dispatching
+from orchestrator.records.roster import Seat
 from orchestrator.records.run import Run
 from orchestrator.runs.head.dispatcher import chunked
 from orchestrator.workers import MatchWorker
@@ -18,7 +19,9 @@ from tests.runs.conftest import wait_terminal
 def _row(ticks: int, seats: int, anchors: int = 0, scenario: str = "svc:custom-base-v1") -> Run:
     return Run(seq=1, id="run_1", account_id="acc_1", launch_id="run_1", name="r", status="launching",
                scenario_id=scenario, scenario_hash="h", scripted=True, turns_reserved=0, created_at_ms=0,
-               effective={"season_ticks": ticks, "env": {"anchors": ["random"] * anchors}}, roster=[{}] * seats)
+               effective={"season_ticks": ticks, "env": {"anchors": ["random"] * anchors}},
+               roster=[Seat(seat=k, name=f"random {k}", model="local/random", provider="local", funding="free",
+                            format="tools", scaffold="local-policy-v1") for k in range(seats)])
 
 
 def test_chunks_split_claimed_runs_in_order_over_the_free_slots():

@@ -29,6 +29,12 @@ def _queued_run(core, tmp_path):
     return service.launch(core, principal, local_body())["run"]["run_id"]
 
 
+def _report(usd: float, agent_turns: int, answered: int) -> dict:
+    """A seat's totals as its worker reports them (the roster's usage and turn counts, every field)."""
+    return {"usage": {"agent_turns": agent_turns, "input_tokens": 0, "output_tokens": 0, "usd": usd},
+            "turns": {"answered": answered, "invalid": 0, "timed_out": 0, "provider_errors": 0, "retries": 0}}
+
+
 def _status(core, rid):
     return core.store.one("SELECT status FROM runs WHERE id = ?", (rid,))["status"]
 
@@ -73,8 +79,7 @@ def test_a_lost_model_run_resumes_until_it_has_resumed_too_often(tmp_path):
     rid = _queued_run(core, tmp_path)
     with core.store.write() as c:
         c.execute("UPDATE runs SET scripted = 0 WHERE id = ?", (rid,))
-        assert lifecycle.recorded(c, rid, 0, 0, {"tick": 0}, [], None, {"usage": {"usd": 1.0, "agent_turns": 1},
-                                                                       "turns": {"answered": 1}}) is False  # queued
+        assert lifecycle.recorded(c, rid, 0, 0, {"tick": 0}, [], None, _report(1.0, 1, 1)) is False  # queued
     went = []
     for k in range(lifecycle.MAX_RESUMES + 1):
         with core.store.write() as c:
@@ -82,7 +87,7 @@ def test_a_lost_model_run_resumes_until_it_has_resumed_too_often(tmp_path):
             lifecycle.handed(c, rid, f"m{k}")
             lifecycle.began(c, rid, 1)
             assert lifecycle.recorded(c, rid, 0, 0, {"tick": 0}, [], None,
-                                      {"usage": {"usd": 1.0, "agent_turns": 1}, "turns": {"answered": 1}})
+                                      _report(1.0, 1, 1))
             [row] = lifecycle.in_world(c, [rid])
             went.append(lifecycle.lost(c, row, "gone", 1, resumable=True))
     assert went == ["queued"] * lifecycle.MAX_RESUMES + ["failed"]
@@ -137,10 +142,9 @@ CALLS = {
     "handed": lambda c, rid: lifecycle.handed(c, rid, "m2"),
     "began": lambda c, rid: lifecycle.began(c, rid, 7),
     "tick": lambda c, rid: lifecycle.tick(c, rid, 3),
-    "metered": lambda c, rid: lifecycle.metered(c, rid, 3, {0: {"usage": {"usd": 0.25, "agent_turns": 3},
-                                                                "turns": {"answered": 3}}}),
+    "metered": lambda c, rid: lifecycle.metered(c, rid, 3, {0: _report(0.25, 3, 3)}),
     "recorded": lambda c, rid: lifecycle.recorded(c, rid, 2, 0, {"tick": 2, "seat": 0}, [{"wait": "timeout"}], None,
-                                                  {"usage": {"usd": 0.5, "agent_turns": 3}, "turns": {"answered": 2}}),
+                                                  _report(0.5, 3, 2)),
     "resume": lambda c, rid: lifecycle.resume(c, rid),
     "ask_cancel": lambda c, rid: lifecycle.ask_cancel(c, rid),
     "requeue": lambda c, rid: lifecycle.requeue(c, rid),

@@ -27,9 +27,8 @@ from orchestrator.runs.kinds.world import Scenario
 from orchestrator.runs.series import until as until_body
 from orchestrator.seats.chat import DEFAULT_MAX_TOKENS
 from orchestrator.seats.families import reasoning_on, request_problem
-from orchestrator.seats.ledger import new_usage
-from orchestrator.seats.turn import new_turns
 from orchestrator.seats.seat import seat_label
+from orchestrator.records.roster import Seat, SeatTurns
 from orchestrator.store import runs
 from orchestrator.provider_kinds import LOCAL, UNPAID
 
@@ -46,7 +45,7 @@ WORKER_START_MS = 12_000
 class Admission:
     body: dict
     scenario: Scenario
-    seats: list[dict]               # resolved roster entries, usage zeroed
+    seats: list[Seat]               # the resolved roster, funded, usage zeroed
     season_ticks: int
     trials: int
     seed_mode: str | None
@@ -87,7 +86,7 @@ LOCAL_DIRECTIONS_NOTE = ("skills and instructions are ignored: a local seat play
                          "no text; the scaffold tag records that they were sent")
 
 
-def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kinds.WORLD) -> list[dict]:
+def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kinds.WORLD) -> list[Seat]:
     """Roster as sent -> resolved entries (skills snapshotted, provider defaulted, name derived).
     kind: the scenario's, which resolves each seat's provider (an arena game's scripted seats and
     skill rule differ from the world's)."""
@@ -122,19 +121,15 @@ def resolve_seats(core: Core, principal: Principal, roster: list[dict], kind=kin
         problem = max_tokens and request_problem(provider, seat, max_tokens)  # what the provider would refuse
         if problem:
             raise DomainError("bad_roster", f"{seat_label(k, seat)}: {problem}")
-        out.append({
-            "seat": k, "name": name, "model": seat["model"], "provider": provider, "funding": None,
+        out.append(Seat(
+            seat=k, name=name, model=seat["model"], provider=provider,
             # unset stays unset (null): nothing is sent and the model plays at its provider's default
-            "reasoning": seat.get("reasoning"), "temperature": seat.get("temperature"),
-            "max_tokens": max_tokens,
-            "format": fmt, "skills": skills,
-            "instructions": instructions, "scaffold": seat_layer.scaffold(provider, fmt, directions),
-            "usage": new_usage(),
-            "turns": None if provider == LOCAL else new_turns(),
-        })
-        if provider == LOCAL and directions:
+            reasoning=seat.get("reasoning"), temperature=seat.get("temperature"), max_tokens=max_tokens,
+            format=fmt, skills=skills, instructions=instructions,
+            scaffold=seat_layer.scaffold(provider, fmt, directions),
+            turns=None if provider == LOCAL else SeatTurns.zero(),
             # recorded and tagged in the scaffold so the run says what was sent, but a policy reads no text
-            out[-1]["note"] = LOCAL_DIRECTIONS_NOTE
+            note=LOCAL_DIRECTIONS_NOTE if provider == LOCAL and directions else None))
     return out
 
 
@@ -262,8 +257,8 @@ def admit(core: Core, principal: Principal, raw: Any, *, launching: bool, consol
     est = forked.estimate(core, principal, seats, trials, table) if forked else \
         seat_layer.estimate(seats, ticks, trials, key_prices=seat_layer.key_prices(core, principal), table=table)
     usd = {"low": round(est["low"], 4), "high": round(est["high"], 4)}
-    seat_layer.check(core, principal, scen.kind.funded(seats), est)
-    scripted = all(s["provider"] == LOCAL for s in seats)
+    seats = seat_layer.fund(core, principal, seats, scen.kind.funded(seats), est)
+    scripted = all(s.local for s in seats)
     name = body.get("name") or f"{scen.id} x{n_seats} {secrets.token_hex(2)}"
     return Admission(body=body, scenario=scen, seats=seats, season_ticks=ticks, trials=trials, seed_mode=seed_mode,
                      trial_envs=trial_envs, series_seed=series_seed, agent_turns=agent_turns, usd=usd,

@@ -22,18 +22,16 @@ from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.play.fork import played_config, played_policies
 from orchestrator.records.fork import RunFork, SeriesFork
+from orchestrator.records.roster import Seat
 from orchestrator.records.run import Run
 from orchestrator.runs import kinds
 from orchestrator.runs.admission import seats as seat_layer
-from orchestrator.runs.admission.body import HINTS, Seat
+from orchestrator.runs.admission.body import HINTS, Seat as SentSeat
 from orchestrator.statuses import SCORED
 from orchestrator.runs.kinds.world import Scenario
 from orchestrator.seats.funding import seat_funding
-from orchestrator.seats.ledger import new_usage
-from orchestrator.seats.turn import new_turns
 from orchestrator.store import runs
 from orchestrator.validation import parse
-from orchestrator.provider_kinds import LOCAL, UNPAID
 
 FIELDS = ("run_id", "tick", "seats", "control")
 NOT_WITH_FORK = ("roster", "env", "season_ticks", "seed_mode")  # the original's, or drawn for the fork
@@ -55,9 +53,9 @@ class Fork:
     body: dict                    # the run body the launch's other checks read
     scenario: Scenario
     effective: dict               # the original's as played, less its own fork
-    roster: list[dict]            # the original's resolved roster
+    roster: tuple[Seat, ...]      # the original's resolved roster
     record: RunFork | None = None  # the original's own fork record (None for a run that is none)
-    control_seats: list[dict] = field(default_factory=list)
+    control_seats: list[Seat] = field(default_factory=list)
     runs: list[RunFork] = field(default_factory=list)  # per run of the launch: its fork record
 
     @property
@@ -66,32 +64,33 @@ class Fork:
         return self.effective["season_ticks"] - self.tick
 
     # -- seats -------------------------------------------------------------------------------------
-    def resolve(self, core: Core, principal: Principal, resolve_seats) -> list[dict]:
+    def resolve(self, core: Core, principal: Principal, resolve_seats) -> list[Seat]:
         """The fork arm's roster: kept seats as the original played them (skills and instructions as
         they were), new seats resolved (admission.resolve_seats) and funded here, so their refusals
         name fork.seats.<index>."""
-        given = [self.changed[i].get("name") if i in self.changed else s["name"] for i, s in enumerate(self.roster)]
-        names = seat_names([self.changed.get(i, s)["model"] for i, s in enumerate(self.roster)], given)
+        given = [self.changed[i].get("name") if i in self.changed else s.name for i, s in enumerate(self.roster)]
+        names = seat_names([self.changed[i]["model"] if i in self.changed else s.model
+                            for i, s in enumerate(self.roster)], given)
         own, sponsors = keys.held(core, principal.account_id), keys.held(core, keys.PLATFORM)
         out = []
         for i, seat in enumerate(self.roster):
             if i not in self.changed:
-                out.append(_kept(seat))
+                out.append(seat.afresh())
                 continue
             with relabelled(i):
                 entry = resolve_seats(core, principal, [self.changed[i]], self.scenario.kind)[0]
                 seat_funding(0, self.changed[i], account_keys=own, sponsors=sponsors, email_verified=principal.verified)
-            out.append({**entry, "seat": i, "name": names[i]})
-        self.control_seats = [_kept(s) for s in self.roster]
+            out.append(entry.model_copy(update={"seat": i, "name": names[i]}))
+        self.control_seats = [s.afresh() for s in self.roster]
         return out
 
-    def estimate(self, core: Core, principal: Principal, seats: list[dict], trials: int, table=None) -> dict:
+    def estimate(self, core: Core, principal: Principal, seats: list[Seat], trials: int, table=None) -> dict:
         """The launch's USD: the fork arm, and the control arm (funded here) when asked."""
         prices = seat_layer.key_prices(core, principal)
         est = seat_layer.estimate(seats, self.remaining, trials, key_prices=prices, table=table)
         if self.control:
             more = seat_layer.estimate(self.control_seats, self.remaining, trials, key_prices=prices, table=table)
-            seat_layer.check(core, principal, self.control_seats, more)
+            self.control_seats = seat_layer.fund(core, principal, self.control_seats, self.control_seats, more)
             est = dict(est, low=est["low"] + more["low"], high=est["high"] + more["high"])
         return est
 
@@ -127,20 +126,13 @@ class Fork:
 
         seats = self.control_seats
         mode, status = launch_state(kinds.WORLD, seats, adm.body.get("grading"))
-        return {"fork": record, "roster": seats, "scripted": all(s["provider"] == LOCAL for s in seats),
+        return {"fork": record, "roster": seats, "scripted": all(s.local for s in seats),
                 "name": f"{adm.name} (control, trial {k - adm.trials + 1}/{adm.trials})", "grading": mode,
                 "grading_status": status}
 
     def series(self) -> SeriesFork:
         """What the series of a forked launch records of its fork."""
         return SeriesFork(run_id=self.original.id, tick=self.tick, control=self.control, seats=sorted(self.changed))
-
-
-def _kept(seat: dict) -> dict:
-    """A seat kept from the original: its entry as played, its usage and counts started afresh."""
-    out = {k: v for k, v in seat.items() if k not in ("replied",)}
-    out.update(usage=new_usage(), funding=None, turns=None if seat["provider"] == LOCAL else new_turns())
-    return out
 
 
 @contextmanager
@@ -154,9 +146,9 @@ def relabelled(index: int):
         raise
 
 
-def _sent(seat: dict) -> dict:
+def _sent(seat: Seat) -> dict:
     """A kept seat as the launch's body check reads it: only its shape is checked, it is not resolved again."""
-    return {"model": seat["model"], "provider": seat["provider"]}
+    return {"model": seat.model, "provider": seat.provider}
 
 
 def read(core: Core, principal: Principal, raw: Any) -> Fork | None:
@@ -230,11 +222,11 @@ def _checked(index: int, seat: Any) -> dict:
     """A new seat checked like any roster seat, its errors naming fork.seats.<index>."""
     if isinstance(seat, dict) and "model" not in seat:
         raise DomainError("bad_roster", f"fork.seats.{index}: model is required; {HINTS['model']}")
-    return parse(Seat, seat, codes={}, default="bad_roster", hints=HINTS, top_level=False,
+    return parse(SentSeat, seat, codes={}, default="bad_roster", hints=HINTS, top_level=False,
                  prefix=("fork", "seats", str(index))).model_dump(exclude_unset=True)
 
 
-def _rebuilds(core: Core, row: Run, roster: list[dict], eff: dict, record: RunFork | None) -> None:
+def _rebuilds(core: Core, row: Run, roster: tuple[Seat, ...], eff: dict, record: RunFork | None) -> None:
     """bad_fork when today's engine does not replay the original's log (its rules changed since)."""
     if _replays(core.data_dir, row.match_id):
         return
@@ -254,10 +246,10 @@ def _rebuilds(core: Core, row: Run, roster: list[dict], eff: dict, record: RunFo
     _replays(core.data_dir, row.match_id, True)
 
 
-def _memories_readable(core: Core, row: Run, roster: list[dict], changed: dict) -> None:
+def _memories_readable(core: Core, row: Run, roster: tuple[Seat, ...], changed: dict) -> None:
     """archive_damaged when a model seat the fork keeps would remember turns of a transcript that
     cannot be read (its worker reads them to rebuild the seat's memory)."""
-    if any(i not in changed and s["provider"] not in UNPAID for i, s in enumerate(roster)):
+    if any(i not in changed and not s.unpaid for i, s in enumerate(roster)):
         match_log.read_transcript(core, row.match_id, limit=1)
 
 

@@ -16,6 +16,7 @@ from orchestrator.seats.prices import PriceTable
 from orchestrator.seats.prices import estimate as price_estimate
 from orchestrator.seats.probe import PROBED
 from orchestrator.provider_kinds import LOCAL
+from orchestrator.records.roster import Seat, plain
 
 LOCAL_SCAFFOLD = "local-policy-v1"
 
@@ -64,22 +65,27 @@ def prices(core: Core) -> PriceTable:
     return PriceTable.for_data_dir(core.data_dir)
 
 
-def estimate(seats: list[dict], ticks: int, trials: int, key_prices: dict | None = None,
+def estimate(seats: list[Seat], ticks: int, trials: int, key_prices: dict | None = None,
              table: PriceTable | None = None) -> dict:
     """{low, high, seats: [...]} USD of the whole launch; local seats cost nothing, self-hosted ones
     nothing unless the key carries a price."""
-    return price_estimate(seats, ticks, trials, key_prices=key_prices, prices=table)
+    return price_estimate(plain(seats), ticks, trials, key_prices=key_prices, prices=table)
 
 
-def check(core: Core, principal: Principal, seats: list[dict], est: dict) -> None:
-    """Set each seat's funding, or refuse the launch with the provider code naming the seat."""
+def check(core: Core, principal: Principal, seats: list[Seat], est: dict) -> list[str]:
+    """Each seat's funding, or the launch refused with the provider code naming the seat."""
     own = keys.held(core, principal.account_id)
     balance = None
-    if "router" in own and any(s["provider"] == "router" for s in seats):
+    if "router" in own and any(s.provider == "router" for s in seats):
         from orchestrator.seats.balance import router_balance
 
         balance = router_balance(core, principal.account_id)
-    fundings = launch_funding(seats, account_keys=own, sponsors=keys.held(core, keys.PLATFORM),
-                              email_verified=principal.verified, router_balance_usd=balance, estimate=est)
-    for seat, f in zip(seats, fundings):
-        seat["funding"] = f
+    return launch_funding(plain(seats), account_keys=own, sponsors=keys.held(core, keys.PLATFORM),
+                          email_verified=principal.verified, router_balance_usd=balance, estimate=est)
+
+
+def fund(core: Core, principal: Principal, seats: list[Seat], funded: list[Seat], est: dict) -> list[Seat]:
+    """The roster with each seat's funding: the seats the funding check sets (`funded`, the kind's
+    choice) as it finds, the others free; or the launch refused naming the seat."""
+    found = dict(zip((s.seat for s in funded), check(core, principal, funded, est)))
+    return [s.funded(found.get(s.seat, "free")) for s in seats]

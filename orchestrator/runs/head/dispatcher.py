@@ -30,6 +30,7 @@ from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
 from orchestrator.actors import Shared, joined
 from orchestrator.core import Core
+from orchestrator.records.roster import plain
 from orchestrator.records.run import Run
 from orchestrator.runs.head.grader import Grader
 from orchestrator.play import Job
@@ -380,7 +381,7 @@ class Dispatcher:
         return [j.match_id for j in jobs]
 
     def _job(self, run: Run) -> Job:
-        eff, seats = run.effective, run.roster
+        eff, seats = run.effective, plain(run.roster)  # a job is plain data: the worker's side reads dicts
         # A job carries no path of the head's data dir: its worker may be on a node that cannot see it.
         # Model seats get their keys from the recorder actor. The archive's location goes with the node
         # that can write it: every node for a shared archive, the head's for a path on its disk (a worker

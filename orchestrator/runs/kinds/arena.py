@@ -14,6 +14,7 @@ from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
 from orchestrator.play import arena_seats
+from orchestrator.records.roster import Seat
 from orchestrator.runs.kinds.world import Scenario
 from orchestrator.provider_kinds import LOCAL
 from orchestrator.seats.seat import ROUTED, seat_label
@@ -85,13 +86,10 @@ class Arena:
         return {"season_ticks": season_ticks, "env": env, **seeds, "first_seat": first,
                 "hash": content_hash(scen.id, season_ticks, env)}
 
-    def funded(self, seats: list[dict]) -> list[dict]:
+    def funded(self, seats: list[Seat]) -> list[Seat]:
         """The seats the launch's funding check sets: the model seats. The game's scripted seats are
         not world policies, and free."""
-        for s in seats:
-            if s["provider"] == LOCAL:
-                s["funding"] = "free"
-        return [s for s in seats if s["provider"] != LOCAL]
+        return [s for s in seats if not s.local]
 
     def span_ms(self, adm, waves: int) -> dict:
         if adm.scripted:

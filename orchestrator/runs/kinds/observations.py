@@ -14,6 +14,7 @@ from engine.replay import replay
 from engine.scenario import build_match
 from orchestrator.runs import match_log
 from orchestrator.core import Core
+from orchestrator.records.roster import plain
 from orchestrator.play.world import seat_specs
 from orchestrator.seats.observe_text import render_observation
 
@@ -26,7 +27,7 @@ def world_observations(core: Core, row, seats: set[int]) -> dict[tuple[int, int]
     if cols is None:
         return {}
     eff = row.effective
-    start = build_match(eff["season_ticks"], eff["env"], seat_specs(row.roster))
+    start = build_match(eff["season_ticks"], eff["env"], seat_specs(plain(row.roster)))
     shown: dict[tuple[int, int], str] = {}
 
     def keep(m) -> None:

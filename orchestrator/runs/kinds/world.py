@@ -17,6 +17,7 @@ from orchestrator import scenarios as saved_scenarios
 from orchestrator.auth import Principal
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
+from orchestrator.records.roster import Seat
 from orchestrator.runs.kinds.observations import world_observations
 from orchestrator.seats.prompt import compose_directions, system_prompt
 from orchestrator.seats.seat import resolve_provider
@@ -79,7 +80,7 @@ class World:
         return {"season_ticks": season_ticks, "env": resolved, **seeds,
                 "hash": content_hash(scen.base, season_ticks, resolved)}
 
-    def funded(self, seats: list[dict]) -> list[dict]:
+    def funded(self, seats: list[Seat]) -> list[Seat]:
         """The seats the launch's funding check sets: every one (local policies are free there)."""
         return seats
 

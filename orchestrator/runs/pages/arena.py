@@ -74,7 +74,7 @@ def _tags(row, site: str) -> dict[str, str]:
             "Date": datetime.fromtimestamp(started / 1000, timezone.utc).strftime("%Y.%m.%d") if started
             else "????.??.??",
             "Round": str(row.trial + 1) if row.batch_id else "-",
-            "White": roster[first]["name"], "Black": roster[1 - first]["name"],
+            "White": roster[first].name, "Black": roster[1 - first].name,
             "Result": results["game"]["result"] if results else "*"}
     if results:
         oracle = results["game"]["oracle"]

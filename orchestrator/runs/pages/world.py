@@ -27,6 +27,7 @@ from orchestrator.runs.pages import world_frames
 from orchestrator.statuses import IN_WORLD, RUNNING, TERMINAL
 from orchestrator.runs.views import results_of
 from orchestrator.seats.prompt import skills_record
+from orchestrator.records.roster import Seat, plain
 from orchestrator.records.run import Run
 from orchestrator.store import runs
 
@@ -58,11 +59,11 @@ def _row(core: Core, match_id: str) -> Run:
     return row
 
 
-def _public_seat(seat: dict) -> dict:
-    record = skills_record(seat["skills"])
-    return {"seat": seat["seat"], "name": shown(seat["name"]), "model": shown(seat["model"]),
-            "provider": seat["provider"], "scaffold": seat["scaffold"], "skills": record["builtin"],
-            "own_skills": record["own"], "instructions": bool(seat.get("instructions"))}
+def _public_seat(seat: Seat) -> dict:
+    record = skills_record([s.model_dump() for s in seat.skills])
+    return {"seat": seat.seat, "name": shown(seat.name), "model": shown(seat.model),
+            "provider": seat.provider, "scaffold": seat.scaffold, "skills": record["builtin"],
+            "own_skills": record["own"], "instructions": bool(seat.instructions)}
 
 
 def progress(core: Core, match_id: str) -> dict:
@@ -297,7 +298,7 @@ def replay_frames(core: Core, match_id: str) -> dict:
     if cols is None and not playing:
         return {"match_id": match_id, "status": row.status, **season, "terrain": [], "agents": [],
                 "frames": [], "events": [], "moments": list(MOMENTS), "holdings": [], "links": links(match_id)}
-    m = build_match(eff["season_ticks"], eff["env"], seat_specs(row.roster))
+    m = build_match(eff["season_ticks"], eff["env"], seat_specs(plain(row.roster)))
     m.config.reseeds = [tuple(r) for r in (meta or {}).get("reseeds") or []]  # a fork's fresh streams, if any
     terrain = ["".join(GLYPHS[TERRAINS[t]] for t in line) for line in m.world.terrain]
     legend = {v: k for k, v in GLYPHS.items()}
