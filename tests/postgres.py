@@ -8,6 +8,7 @@ import secrets
 import shutil
 import subprocess
 import tempfile
+import time
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -17,7 +18,6 @@ from urllib.parse import urlsplit, urlunsplit
 ROLE = "studio_test"
 HOW = ("the PostgreSQL tier needs STUDIO_TEST_POSTGRES_URL=postgresql://user:password@host:port/db (a role "
        "with CREATEDB), or root on a machine with PostgreSQL installed (apt-get install -y postgresql)")
-
 
 def _root_cluster() -> str | None:
     """As root: the first local cluster started, a login role for the tests; its URL."""
@@ -39,7 +39,6 @@ def _root_cluster() -> str | None:
                    capture_output=True, timeout=60)
     return f"postgresql://{ROLE}:{password}@127.0.0.1:{port}/postgres"
 
-
 def _password() -> str:
     """The test role's password, one per machine: test sessions running at once each set it, so each
     must set the same one (a fresh one per session failed the others' next connection)."""
@@ -52,12 +51,10 @@ def _password() -> str:
         f.write(secrets.token_hex(12))
     return path.read_text().strip()
 
-
 @cache
 def server_url() -> str | None:
     """The admin URL the tier uses, or None when there is none here (HOW says how to give one)."""
     return os.environ.get("STUDIO_TEST_POSTGRES_URL") or _root_cluster()
-
 
 @contextmanager
 def database() -> Iterator[str]:
@@ -73,5 +70,24 @@ def database() -> Iterator[str]:
     try:
         yield urlunsplit(parts._replace(path="/" + name))
     finally:
-        with psycopg.connect(admin, autocommit=True) as c:
-            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        _drop(admin, name)
+
+def _drop(admin: str, name: str) -> None:
+    """FORCE ends the test's own leftover connections; a superuser's process on the database (autovacuum)
+    it may not end, so the drop is tried again once that is done, and as postgres where we are root."""
+    import psycopg
+
+    for attempt in range(20):
+        try:
+            with psycopg.connect(admin, autocommit=True) as c:
+                c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            return
+        except psycopg.errors.InsufficientPrivilege:
+            if os.geteuid() == 0 and not os.environ.get("STUDIO_TEST_POSTGRES_URL"):
+                port = str(urlsplit(admin).port or 5432)
+                subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-p", port, "-q", "-c",
+                                f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=True, capture_output=True,
+                               timeout=60)
+                return
+            time.sleep(0.5)
+    raise AssertionError(f"could not drop the test database {name}: a process of another role holds it")

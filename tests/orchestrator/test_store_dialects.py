@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from orchestrator.records.roster import Seat
 from orchestrator.store import Store, grading, repairs, runs, series
 from orchestrator.store.postgres import PostgresStore
 
@@ -26,12 +27,13 @@ def store(request, tmp_path):
     s.close()
 
 
-def _seat(seat: int, model: str, funding: str, usd, turns: int, tokens: tuple[int, int]) -> dict:
-    return {"seat": seat, "name": f"s{seat}", "model": model, "provider": "openai", "funding": funding,
-            "usage": {"usd": usd, "agent_turns": turns, "input_tokens": tokens[0], "output_tokens": tokens[1]}}
+def _seat(seat: int, model: str, funding: str, usd, turns: int, tokens: tuple[int, int]) -> Seat:
+    return Seat(seat=seat, name=f"s{seat}", model=model, provider="openai", funding=funding, format="json",
+                scaffold="", usage={"usd": usd, "agent_turns": turns, "input_tokens": tokens[0],
+                                    "output_tokens": tokens[1]})
 
 
-def _run(c, run_id: str, roster: list[dict], *, batch: str | None = None, created_ms: int = JAN_2026_MS,
+def _run(c, run_id: str, roster: list[Seat], *, batch: str | None = None, created_ms: int = JAN_2026_MS,
          cap_usd: float | None = None, scripted: bool = False) -> None:
     runs.add(c, id=run_id, account_id="acc", launch_id="l_" + run_id, batch_id=batch, trial=0, name=run_id,
              scenario_id="svc:x", scenario_hash="h", scripted=scripted, effective={}, roster=roster,
@@ -114,7 +116,8 @@ def _decision(tick: int, seat: int, regret: float, label: str | None = None, acc
 def test_graded_decisions_read_by_label_regret_and_accuracy(store):
     with store.write() as c:
         _account(c)
-        _run(c, "run_g", [{"seat": 0, "name": "north"}, {"seat": 1, "name": "south"}])
+        _run(c, "run_g", [_seat(0, "m", "account", 0.0, 0, (0, 0)).model_copy(update={"name": "north"}),
+                          _seat(1, "m", "account", 0.0, 0, (0, 0)).model_copy(update={"name": "south"})])
         c.execute("UPDATE runs SET match_id = 'm_g', grading_status = 'running', grading_starts = 2 WHERE id = 'run_g'")
         grading.add(c, "run_g", [_decision(1, 0, 0.0), _decision(2, 0, 0.5, "mistake"), _decision(1, 1, 0.25)])
         grading.set_summaries(c, "run_g", {0: {"accuracy": 0.75}, 1: {"accuracy": 1}, 2: None})
