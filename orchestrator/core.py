@@ -21,6 +21,7 @@ from orchestrator.archive_config import check_config
 from orchestrator.clock import Clock
 from orchestrator.egress import allow_list
 from orchestrator.lastused import LastUsed
+from orchestrator.store.limits import Counts
 from orchestrator.plans import ConfigError, load_plans, read_config
 from orchestrator.ratelimit import AddressLimiter, TokenLimiter
 from orchestrator.store import BUSY_TIMEOUT_S, Store
@@ -99,6 +100,9 @@ class Core:
         if self.last_used is None:
             self.last_used = LastUsed(self.store)
         self.token_limiter.clock = self.address_limiter.clock = self.clock
+        counts = Counts(self.store)  # the per-minute ceilings hold across every head on this store
+        self.token_limiter.use(counts)
+        self.address_limiter.use(counts)
 
     @property
     def data_dir(self) -> Path:

@@ -1,8 +1,9 @@
 """Per-minute ceilings (docs/api.md): per token, and per client address for refused requests.
 
 Windows are aligned to the wall-clock minute ("the per-minute ceiling rolls each minute"), so
-Retry-After is the number of seconds until the next minute starts. State lives in process memory:
-the service runs as one process (`studio serve`), and a restart forgetting a minute's counts is harmless.
+Retry-After is the number of seconds until the next minute starts. The counts live in the store
+(orchestrator.store.limits), so every head on one store counts a token's requests together; a limiter
+without a store, or one whose store refuses a write for now, counts in process memory.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import threading
 
 from orchestrator.clock import Clock
 from orchestrator.errors import DomainError
+from orchestrator.store.limits import Counts
 
 WINDOW_MS = 60_000
 
@@ -20,14 +22,24 @@ def _retry_after_s(now_ms: int) -> int:
 
 
 class _MinuteCounter:
-    def __init__(self) -> None:
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+        self.counts: Counts | None = None  # set by use(); None: memory only
         self._lock = threading.Lock()
         self._window = -1
         self._counts: dict[str, int] = {}
+        self._pruned = -1
 
     def add(self, key: str, now_ms: int) -> int:
         """Count one hit for key in the current minute; return the count including this hit."""
         window = now_ms // WINDOW_MS
+        if self.counts is not None:
+            n = self.counts.add(self.scope, key, window)
+            if n is not None:
+                if window > self._pruned:  # once a minute per process: rows of subjects gone quiet
+                    self._pruned = window
+                    self.counts.prune(window - 1)
+                return n
         with self._lock:
             if window != self._window:  # a new minute: every key starts again from zero
                 self._window, self._counts = window, {}
@@ -35,17 +47,17 @@ class _MinuteCounter:
             self._counts[key] = n
             return n
 
-    def get(self, key: str, now_ms: int) -> int:
-        with self._lock:
-            return self._counts.get(key, 0) if now_ms // WINDOW_MS == self._window else 0
-
 
 class TokenLimiter:
     """Each authenticated request counts against its token's plan figure (requests_per_minute)."""
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock = clock or Clock()
-        self._counter = _MinuteCounter()
+        self._counter = _MinuteCounter("token")
+
+    def use(self, counts: Counts) -> None:
+        """Count in the store from now on (every head on it sees the same counts)."""
+        self._counter.counts = counts
 
     def hit(self, token_id: str, per_minute: int, now_ms: int | None = None) -> None:
         now_ms = self.clock.now_ms() if now_ms is None else now_ms
@@ -67,7 +79,11 @@ class AddressLimiter:
     def __init__(self, ceiling: int = DEFAULT_CEILING, clock: Clock | None = None) -> None:
         self.ceiling = ceiling
         self.clock = clock or Clock()
-        self._counter = _MinuteCounter()
+        self._counter = _MinuteCounter("address")
+
+    def use(self, counts: Counts) -> None:
+        """Count in the store from now on (every head on it sees the same counts)."""
+        self._counter.counts = counts
 
     def refuse(self, address: str | None, error: DomainError, now_ms: int | None = None) -> DomainError:
         """Record a refusal from address; return the error to answer with (rate_limited when over)."""
