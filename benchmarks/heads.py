@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import platform
+import secrets
 import shutil
 import signal
 import subprocess
@@ -33,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -97,18 +99,36 @@ def rate_limit_costs(tmp: Path, n: int, repeats: int) -> dict:
 
 @contextlib.contextmanager
 def postgres_database():
-    """An empty PostgreSQL database of the machine's (started as root), or None."""
+    """An empty PostgreSQL database, dropped afterwards; its URL, or None when there is none here.
+    STUDIO_TEST_POSTGRES_URL names a server; as root, the machine's cluster is started and a role of
+    the benchmark's own is made (the test suite's role may be changed by a suite running beside it)."""
     from tests import postgres
 
+    if os.environ.get("STUDIO_TEST_POSTGRES_URL"):
+        with postgres.database() as url:
+            yield url
+        return
     try:
-        have = postgres.server_url()
+        admin = postgres.server_url()  # as root: the machine's cluster, started
     except (OSError, subprocess.SubprocessError):
-        have = None
-    if not have:
+        admin = None
+    if not admin:
         yield None
         return
-    with postgres.database() as url:
-        yield url
+    port = urlsplit(admin).port
+    password, name = secrets.token_hex(12), "studio_bench_" + secrets.token_hex(4)
+
+    def psql(sql: str) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-p", str(port), "-q", "-c", sql], check=True,
+                       capture_output=True, timeout=120)
+
+    psql("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studio_bench') THEN "
+         f"CREATE ROLE studio_bench LOGIN; END IF; END$$; ALTER ROLE studio_bench PASSWORD '{password}';")
+    psql(f"CREATE DATABASE {name} OWNER studio_bench")
+    try:
+        yield f"postgresql://studio_bench:{password}@127.0.0.1:{port}/{name}"
+    finally:
+        psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 # --- heads ----------------------------------------------------------------------------------------
@@ -206,7 +226,7 @@ def probe(ports: list[int], stop, out) -> None:
 async def _waiter(c: Conn, run_id: str, wait_ms: int, stop: asyncio.Event, errors: list) -> None:
     while not stop.is_set():
         try:
-            status, body, _ = await c.call("GET", f"/api/v1/runs/{run_id}/seats/0/turn?wait_ms={wait_ms}")
+            status, _, _ = await c.call("GET", f"/api/v1/runs/{run_id}/seats/0/turn?wait_ms={wait_ms}")
             if status != 200:
                 errors.append(status)
                 await asyncio.sleep(1)
@@ -220,7 +240,7 @@ async def _launcher(c: Conn, stop: asyncio.Event, ok: list, refused: list) -> No
     body = {**SERIES, "season_ticks": 10}
     while not stop.is_set():
         try:
-            status, answer, _ = await c.call("POST", "/api/v1/runs", body)
+            status, _, _ = await c.call("POST", "/api/v1/runs", body)
         except (OSError, asyncio.IncompleteReadError, ValueError):
             refused.append("connection")
             c.close()
@@ -262,7 +282,7 @@ async def crowd_phase(ports: list[int], tokens: list[str], run_id: str, waiters:
 def _pct(sorted_ms: list[float], p: float) -> float | None:
     if not sorted_ms:
         return None
-    return sorted_ms[min(len(sorted_ms) - 1, int(round(p / 100 * (len(sorted_ms) - 1))))]
+    return sorted_ms[min(len(sorted_ms) - 1, round(p / 100 * (len(sorted_ms) - 1)))]
 
 
 def watched_run(url: str, token: str) -> str:
@@ -467,7 +487,7 @@ def targets(figures: dict) -> list[dict]:
     out = []
     two = figures["with_waiters"].get("two_heads", {})
     p99 = two.get("p99_ms")
-    out.append(target(f"two heads: GET /api/v1 p99 while agents long-poll", f"< {GOALS['p99_ms']:g}",
+    out.append(target("two heads: GET /api/v1 p99 while agents long-poll", f"< {GOALS['p99_ms']:g}",
                       None if p99 is None else round(p99, 1), "ms", p99 is not None and p99 < GOALS["p99_ms"],
                       **({} if p99 is not None else {"reason": two.get("reason", "no probe answered")})))
     lease = figures["failover"].get("lease_taken_s", {})

@@ -23,7 +23,7 @@ from orchestrator.egress import allow_list
 from orchestrator.lastused import LastUsed
 from orchestrator.store.limits import Counts
 from orchestrator.plans import ConfigError, load_plans, read_config
-from orchestrator.ratelimit import AddressLimiter, TokenLimiter
+from orchestrator.ratelimit import AddressLimiter, MinuteCounter, TokenLimiter
 from orchestrator.store import BUSY_TIMEOUT_S, Store
 
 
@@ -92,6 +92,7 @@ class Core:
     config: dict
     token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
     address_limiter: AddressLimiter = field(default_factory=AddressLimiter)
+    sign_in_counter: MinuteCounter = field(default_factory=lambda: MinuteCounter("sign_in"))  # the console's
     dispatcher: Playing | None = None  # set while a Dispatcher plays runs for this data dir
     clock: Clock = field(default_factory=Clock)  # every service-time reading; tests set it
     last_used: LastUsed | None = None
@@ -103,6 +104,7 @@ class Core:
         counts = Counts(self.store)  # the per-minute ceilings hold across every head on this store
         self.token_limiter.use(counts)
         self.address_limiter.use(counts)
+        self.sign_in_counter.use(counts)
 
     @property
     def data_dir(self) -> Path:

@@ -16,12 +16,17 @@ from orchestrator.store import database
 
 WAIT_S = 0.05  # the longest a hit waits for SQLite's write lock
 
-_ADD = """
-INSERT INTO rate_counts (scope, subject, period, hits) VALUES (?, ?, ?, 1)
+_UPSERT = """
 ON CONFLICT (scope, subject) DO UPDATE SET
     hits = CASE WHEN rate_counts.period = excluded.period THEN rate_counts.hits + 1 ELSE 1 END,
     period = excluded.period
 RETURNING hits"""
+_ADD = "INSERT INTO rate_counts (scope, subject, period, hits) VALUES (?, ?, ?, 1)" + _UPSERT
+# PostgreSQL would flush its log to disk before each count's commit returns (milliseconds here): a
+# count lost in a crash costs nothing, so its commit does not wait for the flush (synchronous_commit
+# off for this statement's transaction only), in the same single round trip.
+_ADD_PG = ("WITH quiet AS (SELECT set_config('synchronous_commit', 'off', true)) "
+           "INSERT INTO rate_counts (scope, subject, period, hits) SELECT ?, ?, ?, 1 FROM quiet" + _UPSERT)
 _PRUNE = "DELETE FROM rate_counts WHERE period < ?"
 
 
@@ -47,7 +52,8 @@ class Counts:
         hit, or None when the store refused the write for now."""
         try:
             # fetchall, not fetchone: SQLite commits when the statement has run to its end
-            return self._conn().execute(_ADD, (scope, subject, period)).fetchall()[0][0]
+            sql = _ADD if self.store.dialect == "sqlite" else _ADD_PG
+            return self._conn().execute(sql, (scope, subject, period)).fetchall()[0][0]
         except Exception as e:
             if _for_now(e):
                 return None

@@ -1,7 +1,8 @@
 """Limits hold across heads: two Cores on one store (two Store objects on one data dir, or two
 connections to one PostgreSQL database, as two heads have) share one token's per-minute ceiling
-exactly, the per-address ceiling on refused requests, and an account's queue slots. A store that
-refuses the count for now (a held write lock) costs the request no wait: the head counts alone."""
+exactly, the per-address ceiling on refused requests, console sign-in attempts, and an account's queue
+slots. A store that refuses the count for now (a held write lock) costs the request no wait: the head
+counts alone."""
 from __future__ import annotations
 
 import sqlite3
@@ -10,7 +11,7 @@ import time
 
 import pytest
 
-from orchestrator import accounts, auth
+from orchestrator import accounts, auth, console_auth
 from orchestrator.clock import ManualClock
 from orchestrator.core import Core
 from orchestrator.errors import DomainError
@@ -98,6 +99,18 @@ def test_the_refused_per_address_ceiling_is_shared(heads):
     assert a.address_limiter.refuse("10.0.0.7", refusal) is refusal
 
 
+def test_console_sign_in_attempts_are_counted_across_heads(heads):
+    def attempt(core: Core) -> str:
+        try:
+            console_auth.redeem_link(core, "not-a-link", "10.0.0.9")
+        except DomainError as e:
+            return e.code
+        return "signed in"
+
+    answers = [attempt(heads[k % 2]) for k in range(12)]  # ten a minute per address, by default
+    assert answers == ["sign_in_failed"] * 10 + ["rate_limited"] * 2
+
+
 def test_queue_slots_are_counted_across_heads(heads):
     a, b = heads
     principal = auth.verify(a, _token(a))
@@ -142,9 +155,12 @@ def test_a_held_write_lock_does_not_delay_the_count(tmp_path):
     other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
     try:
         started = time.monotonic()
-        assert requests(4) == ["ok"] * 3 + ["rate_limited"]  # counted in this head's memory meanwhile
+        # counted in this head's memory meanwhile, on top of the store's count it last read
+        assert requests(4) == ["ok", "ok", "rate_limited", "rate_limited"]
         assert time.monotonic() - started < 1.0
     finally:
         other.execute("ROLLBACK")
         other.close()
-    assert requests(3) == ["ok", "ok", "rate_limited"]  # the store's count goes on from its 1
+    assert requests(1) == ["rate_limited"]  # the store's 2 plus the 4 kept here, until the minute rolls
+    core.clock.advance(MINUTE)
+    assert requests(4) == ["ok"] * 3 + ["rate_limited"]
