@@ -21,9 +21,10 @@ from orchestrator.archive_config import check_config
 from orchestrator.clock import Clock
 from orchestrator.egress import allow_list
 from orchestrator.lastused import LastUsed
+from orchestrator.ratelimit import MinuteCounter  # the console's sign-ins
 from orchestrator.store.limits import Counts
 from orchestrator.plans import ConfigError, load_plans, read_config
-from orchestrator.ratelimit import AddressLimiter, MinuteCounter, TokenLimiter
+from orchestrator.ratelimit import AddressLimiter, TokenLimiter
 from orchestrator.store import BUSY_TIMEOUT_S, Store
 
 
