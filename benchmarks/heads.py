@@ -433,9 +433,12 @@ def crowd_and_failover(a, tmp: Path, address: str) -> tuple[dict, dict]:
         figures["one_head"] = one
         drain(core, a.drain_s)
         heads.append(Head(data, address, tmp / "head-b.log"))
-        heads[1].wait_up()
-        time.sleep(2)  # a lease's renewal period: both heads have looked at it
-        problem = second_head_problem(heads)
+        try:
+            heads[1].wait_up()
+            time.sleep(2)  # a lease's renewal period: both heads have looked at it
+            problem = second_head_problem(heads)
+        except RuntimeError as e:
+            problem = failed_start(e)
         if problem:
             heads.pop().kill()
             figures["two_heads"] = not_measured(problem)
@@ -462,6 +465,12 @@ def crowd_and_failover(a, tmp: Path, address: str) -> tuple[dict, dict]:
     return figures, fail
 
 
+def failed_start(e: Exception) -> str:
+    """Why a head did not start, in a line: the last line of its log."""
+    lines = [line for line in str(e).splitlines() if line.strip()]
+    return f"a head did not start: {lines[-1].strip() if lines else e}"
+
+
 def _spread_or_none(values: list, unit: str) -> dict:
     got = [v for v in values if v is not None]
     return spread(got, unit, 2, samples=len(got)) if got else not_measured("never happened within the timeout")
@@ -482,7 +491,11 @@ def cpu_by_store(a, tmp: Path, address: str) -> dict:
                 _, tokens = account(data, 1, store_url)
                 head = Head(data, address, tmp / f"cpu-{kind}.log", store_url)
                 try:
-                    head.wait_up()
+                    try:
+                        head.wait_up()
+                    except RuntimeError as e:
+                        reasons[kind] = failed_start(e)
+                        continue
                     said = (head.health() or {}).get("store")
                     if said != kind:
                         reasons[kind] = (f"the head serves from {said!r} with STUDIO_STORE_URL set: serving from "
