@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 
-from orchestrator.store import database
+from orchestrator.store import database, postgres
 
 WAIT_S = 0.05  # the longest a hit waits for SQLite's write lock
 
@@ -75,9 +75,5 @@ class Counts:
 
 
 def _for_now(e: BaseException) -> bool:
-    if database.unavailable(e) is not None:
-        return True
-    if type(e).__module__.startswith("psycopg"):
-        from orchestrator.store import postgres  # only a PostgreSQL store raises these
-        return postgres.unavailable(e) is not None
-    return False
+    """Either database refusing the count for now (busy, locked, full, gone), not a fault."""
+    return database.unavailable(e) is not None or postgres.unavailable(e) is not None
