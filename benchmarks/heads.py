@@ -389,8 +389,10 @@ def head_cpu_per_run(head: Head, token: str, trials: int, ticks: int, settle: fl
         assert r.status_code == 201, r.text
         batch_id = r.json()["batch"]["batch_id"]
         while True:
-            batch = c.get(f"/api/v1/batches/{batch_id}", params={"wait_ms": 20000}).json()["batch"]
-            if batch["status"] in ("finished", "failed", "cancelled"):
+            r = c.get(f"/api/v1/batches/{batch_id}", params={"wait_ms": 20000})
+            if r.status_code != 200:
+                raise RuntimeError(f"GET /api/v1/batches/:id answered {r.status_code}: {r.text[:300]}")
+            if r.json()["batch"]["status"] in ("finished", "failed", "cancelled"):
                 break
     used = cpu_s(pid) - c0 - idle * (time.perf_counter() - t0)
     return 1000 * used / trials
@@ -447,22 +449,30 @@ def crowd_and_failover(a, tmp: Path, address: str) -> tuple[dict, dict]:
         two = crowd(heads, tokens, a)
         figures["two_heads"] = two
         drain(core, a.drain_s)
-        leases, trials = [], []
-        for rep in range(a.repeats):
-            got = failover(heads, tokens[0], a.failover_trials, a.ticks)
-            leases.append(got["lease_s"])
-            trials.append(got["next_trial_s"])
-            heads.remove(got["killed"])
-            if rep + 1 < a.repeats:  # a new head in place of the killed one, for the next repeat
-                heads.append(Head(data, address, tmp / f"head-{rep}.log"))
-                heads[-1].wait_up()
-                time.sleep(2)
-        fail = {"lease_taken_s": _spread_or_none(leases, "s"), "next_trial_finished_s": _spread_or_none(trials, "s"),
-                "repeats": a.repeats, "timed_out": sum(x is None for x in trials)}
+        try:
+            fail = failovers(heads, tokens[0], a, data, address, tmp)
+        except (RuntimeError, AssertionError, ValueError) as e:
+            fail = not_measured(f"the failover did not play through: {str(e)[:300]}")
     finally:
         for h in heads:
             h.stop()
     return figures, fail
+
+
+def failovers(heads: list[Head], token: str, a, data: Path, address: str, tmp: Path) -> dict:
+    """`a.repeats` failovers, a new head in place of each killed one."""
+    leases, trials = [], []
+    for rep in range(a.repeats):
+        got = failover(heads, token, a.failover_trials, a.ticks)
+        leases.append(got["lease_s"])
+        trials.append(got["next_trial_s"])
+        heads.remove(got["killed"])
+        if rep + 1 < a.repeats:  # a new head in place of the killed one, for the next repeat
+            heads.append(Head(data, address, tmp / f"head-{rep}.log"))
+            heads[-1].wait_up()
+            time.sleep(2)
+    return {"lease_taken_s": _spread_or_none(leases, "s"), "next_trial_finished_s": _spread_or_none(trials, "s"),
+            "repeats": a.repeats, "timed_out": sum(x is None for x in trials)}
 
 
 def failed_start(e: Exception) -> str:
@@ -501,7 +511,11 @@ def cpu_by_store(a, tmp: Path, address: str) -> dict:
                         reasons[kind] = (f"the head serves from {said!r} with STUDIO_STORE_URL set: serving from "
                                          "PostgreSQL is not in this build")
                         continue
-                    out[kind].append(head_cpu_per_run(head, tokens[0], a.cpu_trials, a.ticks, a.settle))
+                    try:
+                        out[kind].append(head_cpu_per_run(head, tokens[0], a.cpu_trials, a.ticks, a.settle))
+                    except (RuntimeError, AssertionError) as e:
+                        reasons[kind] = f"the series did not play through: {e}"
+                        out[kind] = []
                 finally:
                     head.stop()
     return {k: (spread(v, "ms", 3, per="scripted run", samples=len(v)) if v else not_measured(reasons.get(k, "")))
