@@ -122,13 +122,15 @@ def postgres_database():
         subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-p", str(port), "-q", "-c", sql], check=True,
                        capture_output=True, timeout=120)
 
-    psql("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'studio_bench') THEN "
-         f"CREATE ROLE studio_bench LOGIN; END IF; END$$; ALTER ROLE studio_bench PASSWORD '{password}';")
-    psql(f"CREATE DATABASE {name} OWNER studio_bench")
+    psql(f"CREATE ROLE {name} LOGIN PASSWORD '{password}'")  # a role per database: no run resets another's
     try:
-        yield f"postgresql://studio_bench:{password}@127.0.0.1:{port}/{name}"
+        psql(f"CREATE DATABASE {name} OWNER {name}")
+        try:
+            yield f"postgresql://{name}:{password}@127.0.0.1:{port}/{name}"
+        finally:
+            psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     finally:
-        psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        psql(f"DROP ROLE IF EXISTS {name}")
 
 
 # --- heads ----------------------------------------------------------------------------------------
