@@ -610,6 +610,7 @@ def main() -> None:
         a.ticks, a.failover_trials, a.cpu_trials, a.hits, a.settle, a.drain_s = 20, 6, 3, 200, 1.0, 60.0
     tmp = tempfile.mkdtemp(prefix="hd", dir="/tmp")  # short: Ray's socket paths live under it
     os.environ["RAY_TMPDIR"] = tmp
+    os.environ.setdefault("RAY_raylet_start_wait_time_s", "120")  # a loaded machine starts a node slowly
     os.makedirs(os.path.join(tmp, "ray"), exist_ok=True)
     try:
         result = run(a, Path(tmp))
