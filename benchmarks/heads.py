@@ -9,7 +9,8 @@ kept in the store. Prints one JSON object.
    runs for `--seconds` s (launches per second) and a separate process asks GET /api/v1 every 20 ms
    (p50 / p99).
 3. Failover: a series plays; the head whose health says `"dispatching": true` is killed with SIGKILL;
-   the time until another head's health says true, and until the next trial finishes.
+   the time until another head's health says true, and until the next trial finishes (of the series,
+   or of a run launched on the surviving head just after the kill).
 4. The head's CPU (the `studio serve` process, every thread, from /proc) per scripted run of a series,
    on SQLite and on PostgreSQL (`STUDIO_STORE_URL`), side by side.
 A figure that this build cannot give (a second head that dispatches too, a head that does not serve
@@ -347,6 +348,15 @@ def finished(url: str, token: str, batch_id: str) -> int:
     return (r.json()["batch"].get("counts") or {}).get("finished", 0) if r.status_code == 200 else -1
 
 
+def _status(url: str, token: str, run_id: str) -> str | None:
+    import httpx
+
+    from tests.api.util import bearer
+
+    r = httpx.get(f"{url}/api/v1/runs/{run_id}", headers=bearer(token), timeout=10)
+    return r.json()["run"]["status"] if r.status_code == 200 else None
+
+
 def failover(heads: list[Head], token: str, trials: int, ticks: int, timeout: float = 120) -> dict:
     import httpx
 
@@ -363,12 +373,18 @@ def failover(heads: list[Head], token: str, trials: int, ticks: int, timeout: fl
         time.sleep(0.1)
     before = finished(other.url, token, batch_id)
     leader.kill()
-    t0 = time.perf_counter()
+    t0, deadline = time.perf_counter(), time.monotonic() + timeout
+    # a worker may land a whole call's trials at once, so the series may have nothing left to finish:
+    # a run launched now, on the surviving head, finishes only once another head dispatches
+    r = httpx.post(f"{other.url}/api/v1/runs", json={**SERIES, "season_ticks": 10}, headers=bearer(token), timeout=60)
+    assert r.status_code == 201, r.text
+    probe_run = r.json()["run"]["run_id"]
     lease_s = trial_s = None
     while time.monotonic() < deadline and (lease_s is None or trial_s is None):
         if lease_s is None and (other.health(timeout=1) or {}).get("dispatching"):
             lease_s = time.perf_counter() - t0
-        if lease_s is not None and trial_s is None and finished(other.url, token, batch_id) > before:
+        if lease_s is not None and trial_s is None and (finished(other.url, token, batch_id) > before
+                                                       or _status(other.url, token, probe_run) == "finished"):
             trial_s = time.perf_counter() - t0
         time.sleep(0.05)
     return {"lease_s": lease_s, "next_trial_s": trial_s, "killed": leader, "batch_id": batch_id}
