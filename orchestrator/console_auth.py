@@ -16,7 +16,6 @@ from orchestrator.accounts import by_email
 from orchestrator.core import Core
 from orchestrator.errors import AdminError, DomainError
 from orchestrator.outbox import security_event
-from orchestrator.ratelimit import _MinuteCounter
 from orchestrator.records.session import Session
 from orchestrator.store import accounts as account_rows, sessions as stored
 
@@ -25,7 +24,6 @@ LINK_TTL_MS = 15 * 60_000
 # config.toml [limits] sign_in_per_minute overrides it.
 SIGN_IN_PER_MINUTE = 10
 _hasher = PasswordHash.recommended()
-_sign_in_counter = _MinuteCounter()
 
 
 def _sha(text: str) -> str:
@@ -54,7 +52,7 @@ def _limit(core: Core, address: str, email: str | None) -> None:
     now = core.clock.now_ms()
     keys = [f"addr:{address}"] + ([f"email:{email}"] if email else [])
     for key in keys:
-        if _sign_in_counter.add(key, now) > ceiling:
+        if core.sign_in_counter.add(key, now) > ceiling:  # in the store: every head counts together
             raise DomainError("rate_limited", f"too many sign-in attempts; at most {ceiling} a minute, "
                               "try again in a minute")
 

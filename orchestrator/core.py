@@ -22,6 +22,8 @@ from orchestrator.archive_config import check_config
 from orchestrator.clock import Clock
 from orchestrator.egress import allow_list
 from orchestrator.lastused import LastUsed
+from orchestrator.ratelimit import MinuteCounter  # the console's sign-ins
+from orchestrator.store.limits import Counts
 from orchestrator.plans import ConfigError, load_plans, read_config
 from orchestrator.ratelimit import AddressLimiter, TokenLimiter
 from orchestrator.store import BUSY_TIMEOUT_S, SettingError, Store, open_store
@@ -106,6 +108,7 @@ class Core:
     config: dict
     token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
     address_limiter: AddressLimiter = field(default_factory=AddressLimiter)
+    sign_in_counter: MinuteCounter = field(default_factory=lambda: MinuteCounter("sign_in"))  # the console's
     dispatcher: Playing | None = None  # set while a Dispatcher plays runs for this data dir
     agents: AgentExchange | None = None  # the service's agent exchange, on a head that may play runs
     clock: Clock = field(default_factory=Clock)  # every service-time reading; tests set it
@@ -115,6 +118,10 @@ class Core:
         if self.last_used is None:
             self.last_used = LastUsed(self.store)
         self.token_limiter.clock = self.address_limiter.clock = self.clock
+        counts = Counts(self.store)  # the per-minute ceilings hold across every head on this store
+        self.token_limiter.use(counts)
+        self.address_limiter.use(counts)
+        self.sign_in_counter.use(counts)
 
     @property
     def data_dir(self) -> Path:

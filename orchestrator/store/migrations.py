@@ -271,4 +271,16 @@ MIGRATIONS: list[str] = [
         taken_at_ms INTEGER NOT NULL
     );
     """,
+    # Per-minute request counts (orchestrator/ratelimit.py) kept in the store, so that every head on it
+    # counts one token's requests, and one address's refused requests, together: a row per subject with
+    # the minute it counts and its hits so far
+    """
+    CREATE TABLE rate_counts (
+        scope TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        period INTEGER NOT NULL,
+        hits INTEGER NOT NULL,
+        PRIMARY KEY (scope, subject)
+    ) WITHOUT ROWID;
+    """,
 ]

@@ -61,6 +61,7 @@ def _fill(tmp_path) -> Store:
         c.execute("INSERT INTO security_events (account_id, kind, detail, at_ms) SELECT id, 'copy', 'kept', 1 "
                   "FROM accounts LIMIT 1")
         c.execute("INSERT INTO email_outbox (to_addr, subject, body, created_at_ms) VALUES ('a@b.c', 's', 'b', 1)")
+        c.execute("INSERT INTO rate_counts (scope, subject, period, hits) VALUES ('token', 'tok_1', 29000000, 3)")
     empty = [t for t in _tables(store) if store.one(f"SELECT COUNT(*) FROM {t}")[0] == 0]
     assert not empty, f"every kind of row: {empty} hold none"
     return store
