@@ -196,7 +196,7 @@ def runs_of(c: Connection, batch_id: str) -> SeriesRuns:
     kept = c.execute("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch_id,)).fetchone()
     # a spend an earlier version stored as infinite is left out of the sum (studio doctor repairs it)
     spend = c.execute("SELECT COALESCE(SUM(CASE WHEN ABS(spend_usd) <= 1e300 THEN spend_usd END), 0), "
-                      "COALESCE(SUM(stop_reason = 'cancelled'), 0) FROM runs WHERE batch_id = ?", (batch_id,)).fetchone()
+                      "COALESCE(SUM(CASE WHEN stop_reason = 'cancelled' THEN 1 ELSE 0 END), 0) FROM runs WHERE batch_id = ?", (batch_id,)).fetchone()
     return SeriesRuns(tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows),
                       tuple(r[3] for r in rows), None if kept is None else kept[0], spend[0], spend[1])
 

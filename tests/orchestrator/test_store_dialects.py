@@ -86,6 +86,10 @@ def test_a_series_spend_held_money_and_budget_caps(store):
     caps = {r[0]: r[1] for r in store.all("SELECT id, cap_usd FROM runs ORDER BY id")}
     # no trial's cap above the budget; a trial without a cap keeps none
     assert caps == {"run_0": 1.0, "run_1": 0.2, "run_2": None, "run_3": 2.0}
+    with store.write() as c:
+        c.execute("UPDATE runs SET status = 'cancelled', stop_reason = 'cancelled' WHERE id = 'run_3'")
+    seen = series.runs_of(store.conn(), "bat_1")  # what a read of the series sums (a batch's GET)
+    assert (sorted(seen.ids), seen.spent_usd, seen.cancelled) == (["run_0", "run_1", "run_2", "run_3"], 1.0, 1)
 
 
 def test_claims_skip_what_they_are_told_and_an_end_settles_the_metered_turns(store):
