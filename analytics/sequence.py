@@ -90,7 +90,9 @@ def tuned_n(half_width: float, lo: float = 0.0, hi: float = 100.0, confidence: f
     so the bets stay predictable."""
     if not (math.isfinite(half_width) and half_width > 0):
         raise ValueError(f"half_width must be a finite number above 0, got {half_width}")
-    h = min(half_width / (hi - lo), 1.0)  # a target as wide as the scale is met at once; no overflow beyond
+    # a target as wide as the scale is met at once; one so narrow that its square underflows (any number
+    # above 0 is a valid target) is held where the count stays finite: no series reaches either
+    h = min(max(half_width / (hi - lo), 1e-150), 1.0)
     return max(1.0, 2 * math.log(2 / (1 - confidence)) * REFERENCE_SPREAD ** 2 / h ** 2)
 
 

@@ -13,7 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from analytics.archive.damage import Damaged
 from orchestrator.errors import DomainError
 from orchestrator.runs import match_log
-from orchestrator.store import OperationalError, unavailable
+from orchestrator.store import OperationalError, Unstorable, unavailable
 
 log = logging.getLogger("studio.api")
 
@@ -86,7 +86,9 @@ class CrashGuard:
             await self.app(scope, receive, watch)
         except Exception as e:
             retry_after_s = unavailable(e)
-            if isinstance(e, Damaged):
+            if isinstance(e, Unstorable):
+                log.info("%s on %s %s: answered 400", e, scope.get("method"), scope.get("path"))
+            elif isinstance(e, Damaged):
                 log.error("%s on %s %s", e, scope.get("method"), scope.get("path"))
             elif retry_after_s is None:
                 log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
@@ -105,6 +107,8 @@ def failure(e: Exception) -> DomainError:
     `internal_error`."""
     if isinstance(e, Damaged):
         return match_log.damaged(e)
+    if isinstance(e, Unstorable):
+        return DomainError("bad_request", str(e))
     retry_after_s = unavailable(e)
     if retry_after_s is not None:
         return DomainError("unavailable", f"the store refused the change for now ({e}); nothing was changed: "

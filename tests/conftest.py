@@ -37,6 +37,19 @@ def shared_srv(tmp_path_factory, ray_pool):
     s.stop()
 
 
+@pytest.fixture(scope="session")
+def shared_srv_pg(tmp_path_factory, ray_pool):
+    """The same server with its control plane on PostgreSQL (`[store] url`): a database of its own."""
+    from tests.runs.conftest import CONFIG, start
+
+    if postgres.server_url() is None:
+        pytest.skip(postgres.HOW)
+    with postgres.database() as url:
+        s = start(tmp_path_factory.mktemp("played-pg") / "data", CONFIG + f'\n[store]\nurl = "{url}"\n')
+        yield s
+        s.stop()
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """`pytest -n 2` (`make test`): each process runs one half of the folders (tests/halves.py)."""

@@ -6,11 +6,11 @@ Transactions stay with the rules that need them: a policy opens `store.write()` 
 connection to the repository functions it calls, so what must change together commits together.
 """
 from orchestrator.store.database import BUSY_TIMEOUT_S, DB_NAME, Connection, Row, Store, finite_json
-from orchestrator.store.errors import IntegrityError, OperationalError, StoreError, unavailable
+from orchestrator.store.errors import IntegrityError, OperationalError, StoreError, Unstorable, unavailable
 from orchestrator.store.migrations import MIGRATIONS
 from orchestrator.store import leases
 from orchestrator.store.location import SettingError, open_store, setting
 
-__all__ = ["leases", "BUSY_TIMEOUT_S", "DB_NAME", "MIGRATIONS", "Connection", "IntegrityError", "OperationalError",
+__all__ = ["leases", "BUSY_TIMEOUT_S", "DB_NAME", "MIGRATIONS", "Connection", "IntegrityError", "OperationalError", "Unstorable",
            "Row", "SettingError", "Store", "StoreError", "finite_json", "open_store", "setting",
            "unavailable"]

@@ -19,6 +19,11 @@ IntegrityError = sqlite3.IntegrityError
 OperationalError = sqlite3.OperationalError
 
 
+class Unstorable(ValueError):
+    """A value the store cannot hold, found before it was sent: text with a NUL character (U+0000),
+    which PostgreSQL's text type refuses. Nothing was changed; the request is at fault, not the store."""
+
+
 def unavailable(e: BaseException) -> int | None:
     """Seconds to wait before retrying when e is either store refusing for now (a lock not granted in
     the busy wait, a serialization retry, a full disk, a lost connection); else None."""

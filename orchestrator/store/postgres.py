@@ -23,6 +23,7 @@ from psycopg.adapt import Loader
 
 from orchestrator.store import migrations
 from orchestrator.store.dialect import POSTGRES_FUNCTIONS
+from orchestrator.store.errors import Unstorable
 
 SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 WRITE_LOCK = 0x5354_5544_494F  # one advisory lock for every write transaction of the service
@@ -134,9 +135,15 @@ def _store_errors() -> Iterator[None]:
         raise
 
 
+NUL_TEXT = "a text holds a NUL character (U+0000), which the store cannot hold: send it without"
+
+
 def _params(params) -> tuple:
     # SQLite keeps booleans as 0/1 in INTEGER columns; PostgreSQL would type True as boolean
-    return tuple(int(p) if p is True or p is False else p for p in params)
+    out = tuple(int(p) if p is True or p is False else p for p in params)
+    if any(isinstance(p, str) and "\x00" in p for p in out):
+        raise Unstorable(NUL_TEXT)
+    return out
 
 
 class _Numeric(Loader):

@@ -1,6 +1,7 @@
 """The confidence sequence (analytics.sequence) against the authors' own code on fixed data, and the
 properties the paper proves: it holds the mean at every n at once, only narrows, stays on the scale."""
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -169,3 +170,15 @@ def test_a_target_must_be_a_positive_number():
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError):
             sequence.bounds([50.0, 60.0], half_width=bad)
+
+
+@pytest.mark.parametrize("half_width", [5e-324, 2.2250738585072014e-308, 1e-160])
+def test_any_target_above_zero_tunes_a_finite_sequence(half_width):
+    # a target this narrow is valid input (any number above 0); its square underflowed to a division by
+    # zero, a 500 on a series launch (schemathesis found it)
+    from orchestrator.runs.series import waves
+
+    assert math.isfinite(sequence.tuned_n(half_width))
+    low, high = sequence.bounds(np.full(20, 40.0), half_width=half_width)
+    assert np.all(low <= 40) and np.all(high >= 40)
+    waves.first_wave(half_width, 10, 25.0, 0.0, 100.0, paired=False)

@@ -12,6 +12,7 @@ import pytest
 import uvicorn
 
 from api.app import create_app
+from tests import postgres
 from tests.api.util import free_port, start_server
 from orchestrator import accounts, auth
 from orchestrator.core import Core
@@ -35,16 +36,28 @@ class Live:
     server: uvicorn.Server
 
 
-@pytest.fixture(scope="session")
-def live(tmp_path_factory) -> Live:
-    data_dir = tmp_path_factory.mktemp("studio") / "data"
+def _live(data_dir: Path, config: str):
     data_dir.mkdir()
-    (data_dir / "config.toml").write_text(CONFIG)
+    (data_dir / "config.toml").write_text(config)
     port = free_port()
     server, thread = start_server(create_app(data_dir), port)
     yield Live(url=f"http://127.0.0.1:{port}", data_dir=data_dir, core=Core.open(data_dir), server=server)
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def live(tmp_path_factory) -> Live:
+    yield from _live(tmp_path_factory.mktemp("studio") / "data", CONFIG)
+
+
+@pytest.fixture(scope="session")
+def live_pg(tmp_path_factory) -> Live:
+    """The same server with its control plane on PostgreSQL (`[store] url`), a database of its own."""
+    if postgres.server_url() is None:
+        pytest.skip(postgres.HOW)
+    with postgres.database() as url:
+        yield from _live(tmp_path_factory.mktemp("studio-pg") / "data", CONFIG + f'[store]\nurl = "{url}"\n')
 
 
 @pytest.fixture(scope="session")

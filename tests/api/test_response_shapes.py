@@ -19,9 +19,10 @@ WORLD = "svc:custom-base-v1"
 SCRIPTED = [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider"}]
 
 
-@pytest.fixture(scope="module")
-def srv(shared_srv):
-    return shared_srv
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def srv(request):
+    """The played server on either store: every operation answers alike on both."""
+    return request.getfixturevalue("shared_srv" if request.param == "sqlite" else "shared_srv_pg")
 
 
 @pytest.fixture(scope="module")

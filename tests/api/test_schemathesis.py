@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from orchestrator import accounts, auth
 
@@ -19,7 +20,9 @@ MAX_TIME_S = os.environ.get("STUDIO_SCHEMATHESIS_SECONDS", "30")
 SEED = os.environ.get("STUDIO_SCHEMATHESIS_SEED", "20")
 
 
-def test_openapi_document_holds_against_the_live_server(live, tmp_path):
+@pytest.mark.parametrize("store", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def test_openapi_document_holds_against_the_live_server(store, request, tmp_path):
+    live = request.getfixturevalue("live" if store == "sqlite" else "live_pg")
     email = "schemathesis@example.org"
     accounts.create_account(live.core, email, plan="lab")
     token, _ = auth.mint(live.core, email, scopes=auth.SCOPES)
