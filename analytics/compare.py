@@ -137,7 +137,7 @@ def leaderboard(data, *, batch_id=None, run_ids=None, scenario_id=None, game: st
     """Bradley-Terry strengths from the finishing order inside each selected match, with
     bootstrap intervals over matches; overlapping intervals form tie groups.
 
-    One game at a time (``game``, one of analytics.data.GAME_IDS): world agents, chess engines and
+    One game at a time (``game``, one of the data dir's GAME_IDS): world agents, chess engines and
     Connect Four solvers never meet, so one board over several games ranks strangers; a selection
     holding several is refused (``leaderboards`` gives one board each). Failed runs (the archive's run
     views) are left out and counted in the board's ``note``."""

@@ -1,18 +1,9 @@
 """A data dir's archive as DuckDB views, read without disturbing the service.
 
-The service is the only process that writes the archive. Analytics never opens a service file
-for writing and takes no lock: it reads the
-archive's Parquet files (a series' published parts, each written to a temporary name and renamed,
-so never seen half-written), through an in-memory DuckDB connection. Views re-expand their glob on
-every query, so series published after opening show up without reopening. A series still playing
-has its matches in staged parts (scripted) or landed one file each in Arrow IPC (model matches;
-analytics.archive.layout); `events_df` reads those too, the views show a series once it has ended.
-
-A scripted match keeps its inputs, not its event log (analytics.archive.derive). `events_df` derives
-one such match's log (verified, through the cache under the data dir); a query over the `events` view
-first writes the derived logs of the series its bound values name (every series when none) into the
-archive as Parquet parts (analytics.archive.materialize, `progress` told as it goes): the one write
-analytics makes, of files no service process writes or moves.
+The service alone writes the archive: analytics takes no lock and reads its published Parquet parts
+(renamed into place, never half-written) through DuckDB views that re-expand their globs per query.
+`events_df` also reads a playing series' files and derives a scripted match's log from its inputs; a
+query over `events` first writes the derived logs it needs into the archive, analytics' one write.
 
     data = open_data_dir("./studio-data")
     data.seats_df(batch_id="bat_...")          # pandas
@@ -212,13 +203,13 @@ class DataDir:
                                anchors=anchors)
         return f"SELECT * FROM seats{clause} ORDER BY match_id, seat", params
 
-    # -- derived logs (analytics.archive.derive) ---------------------------------------------------
+    # -- derived logs --------------------------------------------------------------------------------
     def _archive(self) -> Archive:
         return Archive(str(archive_dir(self.path)), cache=DerivedCache.of(self.path))
 
     def materialize(self, keys: Iterable[str] | None = None) -> dict:
         """Write the derived logs of these series (every series when None) into the archive, where the
-        events view reads them (analytics.archive.materialize)."""
+        events view reads them."""
         out = derived_logs.materialize(self._archive(), keys, progress=self.progress)
         if out["matches"]:
             log.info("analytics: wrote %d derived event logs of %d series", out["written"], len(out["series"]))
@@ -240,7 +231,7 @@ class DataDir:
 
     def _derived_log(self, match_id: str) -> pa.Table | None:
         """A scripted match's log derived on demand (verified, through the cache), when its log is not
-        written; None otherwise. analytics.archive.derive.DerivedLogError when it cannot be derived."""
+        written; None otherwise. DerivedLogError when it cannot be derived."""
         arch = self._archive()
         key = next((k for (k,) in self.con.execute("SELECT batch_id FROM seats WHERE match_id = ? LIMIT 1",
                                                    [match_id]).fetchall() if k), None)

@@ -1,4 +1,4 @@
-"""Plots drawn from the archive: thin wrappers that query the views and call analytics.plots."""
+"""Plots drawn from the archive: thin wrappers that query the views and call the plots module."""
 from __future__ import annotations
 
 from os import PathLike

@@ -1,14 +1,11 @@
 """Interval methods for the mean of a bounded score, vectorised over many samples at once.
 
-Every function takes ``x`` of shape (samples, n): each row is one series of n trials, and
-returns ``(low, high)`` arrays of shape (samples,). The coverage benchmark calls them on
-thousands of rows; the series summary on its seats' rows of the same n at once, each row's
-interval the same to the last bit as a one-row call gives (every step but the bootstrap's matrix
-product is row by row anyway: ``row_by_row`` makes that one so too). Bootstrap draws are made the
-way scipy.stats.bootstrap makes them (``rng.integers(0, n, (n_resamples, n))``), so on one row
-the percentile and BCa intervals equal scipy's with the same generator.
-
-Rows with zero spread get the zero-width interval from every method except the betting
+Every function takes ``x`` of shape (samples, n), one series of n trials a row, and returns
+``(low, high)`` arrays of shape (samples,): the coverage benchmark passes thousands of rows, the
+series summary its seats' rows at once, each row's interval the same to the last bit as a one-row
+call gives (``row_by_row`` makes the bootstrap's matrix product so too). Bootstrap draws are made as
+scipy.stats.bootstrap makes them, so on one row the percentile and BCa intervals equal scipy's with
+the same generator. Rows with zero spread get the zero-width interval from every method except the betting
 one, which never concludes from n equal values that the mean is exactly that value.
 """
 from __future__ import annotations

@@ -200,7 +200,7 @@ def sequence_plot(
     title: str | None = None,
     path: str | PathLike | None = None,
 ) -> Figure:
-    """Confidence sequences trial by trial (analytics.sequence): per label, the band from its low to
+    """Confidence sequences trial by trial: per label, the band from its low to
     its high bound after each scored trial, narrowing as trials come in. half_width: the target, drawn
     as the band's width the series stops at."""
     if not paths:

@@ -1,14 +1,11 @@
 """Leaderboard of models across runs: Bradley-Terry strengths from finishing orders.
 
-Every match is decomposed into pairwise results (a model beats every model it
-finished ahead of; a shared rank counts half a win each way) and the strengths
-are fitted with choix's iterative Luce spectral ranking on the summed win
-matrix. Pairs inside one match are not independent, so the intervals come from
-a bootstrap over whole matches, never over pairs.
-
-Speed: each match's win matrix is built once; a bootstrap resample is then a
-multinomial weighting of matches, so all resampled win matrices are one matrix
-product (counts[B, M] @ wins[M, K*K]) and each refit is a K x K problem.
+Every match is decomposed into pairwise results (a model beats every model it finished ahead of; a shared
+rank counts half a win each way) and the strengths are fitted with choix's iterative Luce spectral ranking on
+the summed win matrix. Pairs inside one match are not independent, so the intervals come from a bootstrap
+over whole matches, never over pairs. Speed: each match's win matrix is built once; a bootstrap resample is
+then a multinomial weighting of matches, so all resampled win matrices are one matrix product (counts[B, M] @
+wins[M, K*K]) and each refit is a K x K problem.
 """
 
 from __future__ import annotations
@@ -53,7 +50,7 @@ class Leaderboard:
     n_resamples: int
     confidence: float
     method: str
-    note: str | None = None  # what the selection left out (analytics.compare.leaderboard: failed runs)
+    note: str | None = None  # what the selection left out (failed runs)
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([asdict(row) for row in self.rows])

@@ -1,7 +1,7 @@
 """`studio report`: a series', some runs' or the whole archive's summary table, or JSON: one summary
 and one leaderboard per game (the world, each arena game), failed runs left out and counted.
 
-Reads the archive's Parquet files only (analytics.data), so it is safe while the service runs.
+Reads the archive's Parquet files only, so it is safe while the service runs.
 The progress bar goes to stderr and only on a terminal, so `--json` output stays clean on stdout.
 """
 from __future__ import annotations
@@ -45,8 +45,8 @@ def _interval(iv: dict, scale: float = 1.0, digits: int = 1) -> str:
 
 def build_report(data_dir: str, *, series: str | None, runs: list[str] | None, resamples: int,
                  progress=None) -> dict:
-    """The report as plain data: per game the selection holds (world, each arena game; analytics.data.
-    GAME_IDS), its series summary and Bradley-Terry leaderboard; failed runs left out and counted.
+    """The report as plain data: per game the selection holds (world, each arena game: GAME_IDS),
+    its series summary and Bradley-Terry leaderboard; failed runs left out and counted.
     ``progress``: a rich Progress to show the steps on, or None."""
     from analytics.compare import leaderboard
     from analytics.data import failed_left_out, open_data_dir

@@ -1,10 +1,10 @@
 """Every match's scorecard recomputed from its event log alone, for the whole data dir at once.
 
 Stored seat rows are the rubric's output at archive time; recomputing them from the events checks
-the archive end to end and re-scores old logs. It agrees with engine.rubric.score to the last
+the archive end to end and re-scores old logs. It agrees with the rubric's `score` to the last
 digit because it is the same code: the engine's compiled tally kernel, called per match from a
 compiled grouped pass over each streamed Arrow batch (Python loops over batches, never over rows
-or agents), then engine.rubric.scorecards over all agents of all matches at once.
+or agents), then the rubric's `scorecards` over all agents of all matches at once.
 """
 from __future__ import annotations
 

@@ -1,17 +1,10 @@
-"""Intervals of a series of trials: a metric's mean (the method analytics.choice picks for it) and a
-rate's. Comparisons are analytics.paired's, the launch estimate's precision analytics.precision's,
-interquartile means analytics.iqm's: all build on the Interval and the checks here.
-
-Pure functions over numpy arrays: no I/O, no service imports, so notebooks, the
-series summary and the API all go through the same path.
-
-Degenerate inputs never raise: an interval that cannot be computed (one
-observation, no observations, zero trials for a rate) has ``low = high = None``
-rather than NaN, because these results end up in JSON, where NaN is not valid.
-Constant data gives the zero-width interval ``low = high = estimate``.
-
-Bootstrap intervals use a fixed seed by default so that the same data always
-gives the same interval (a report re-run must not move).
+"""Intervals of a series of trials: a metric's mean (by the method chosen for it) and a rate's; the
+paired comparisons, the launch estimate's precision and interquartile means build on the Interval and
+the checks here. Pure functions over numpy arrays, so notebooks, the series summary and the API all
+go through the same path. Degenerate inputs never raise: an interval that cannot be computed has
+``low = high = None`` rather than NaN, because these results end up in JSON, where NaN is not valid;
+constant data gives the zero-width interval ``low = high = estimate``. Bootstrap intervals use a
+fixed seed by default, so a report re-run gives the same interval.
 """
 
 from __future__ import annotations

@@ -33,7 +33,8 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                ray_address: str | None = None, num_cpus: int | None = None, workers: int | None = None,
                mcp_allowed_hosts: list[str] | None = None) -> FastAPI:
     """One app per data dir; pass `core` to share a Core that is already open. With `dispatch`, the
-    app plays runs: it starts (or joins) Ray and the dispatcher on start-up, stops them on shutdown.
+    app plays runs while it holds the store's dispatcher lease: it starts (or joins) Ray and the
+    dispatcher on start-up, or once another head gives the lease up, and stops them on shutdown.
     The MCP server at /mcp/studio runs in the same app; `mcp_allowed_hosts` (else config.toml's
     [mcp] allowed_hosts) turns on its DNS-rebinding protection for those Host values."""
     if core is None:
@@ -48,24 +49,23 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        dispatcher = None
+        duty = None
         from orchestrator.mail import Mailer
 
         mailer = Mailer(core)  # notices leave in the background, with retries
         mailer.start()
-        if dispatch:
-            from orchestrator.runs.head.dispatcher import Dispatcher
+        if dispatch:  # plays runs while this head holds the dispatcher lease
+            from orchestrator.runs.head.duty import Duty
 
-            dispatcher = Dispatcher(core, ray_address=ray_address, num_cpus=num_cpus, workers=workers)
-            dispatcher.start()
-            app.state.dispatcher = dispatcher
+            duty = Duty(core, head=app.state.head, ray_address=ray_address, num_cpus=num_cpus, workers=workers)
+            app.state.duty = duty.start()
         try:
             async with mcp.session_manager.run():
                 yield
         finally:
-            if dispatcher is not None:
-                app.state.dispatcher = None
-                dispatcher.stop()
+            if duty is not None:
+                app.state.duty = None
+                duty.stop()
             mailer.stop()
 
     # telemetry off: the service exports none, and FastAPI's native OpenTelemetry looked up the global
@@ -76,7 +76,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                   openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None)
     app.state.core = core
     app.state.head = head_id()
-    app.state.dispatcher = None
+    app.state.duty = None  # the head's dispatching duty, while it plays runs or waits to
     app.add_middleware(BodyLimit)
     errors.install(app)
     app.add_middleware(SecurityHeaders, head=app.state.head)  # added last: outermost, so error answers carry the headers too

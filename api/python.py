@@ -95,15 +95,12 @@ def _resolved(result):
 
 
 def _start_dispatcher(core: Core, ray_address: str | None, workers: int | None):
-    from orchestrator import datadir
-    from orchestrator.runs.head.dispatcher import Dispatcher
+    from orchestrator.runs.head.duty import Busy, Duty
 
-    dispatcher = Dispatcher(core, ray_address=ray_address, workers=workers)
     try:
-        dispatcher.start()
-    except datadir.Busy as e:
+        return Duty(core, ray_address=ray_address, workers=workers).start(wait=False)
+    except Busy as e:
         raise DataDirBusy(
-            f"another process (pid {e.holder}) already plays the runs of {core.data_dir.resolve()} (a running "
+            f"another process (head {e.holder}) already plays the runs of {core.data_dir.resolve()} (a running "
             "`studio serve`?). Use Studio.connect('http://127.0.0.1:8000', token=...) to work through it, or "
             "drop play=True to read and launch here while that process plays the runs.") from None
-    return dispatcher

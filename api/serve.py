@@ -59,9 +59,11 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
     # Checked before Ray starts: a read-only or full data dir, one another server holds, or a port
     # another program holds, is one line.
     os.umask(0o077)  # files the service and its workers create are the operator's alone
+    ray_address = ray_address or os.environ.get("RAY_ADDRESS")
     try:
         datadir.check(data_dir)
-        held = datadir.lock(data_dir)  # noqa: F841  (open for the life of the process)
+        # heads joined to one Ray cluster may share the data dir: they are one service (docs/CLUSTER.md)
+        held = datadir.lock(data_dir, shared=bool(ray_address))  # noqa: F841  (open for the life of the process)
         listening = bind(host, port)
         first_start = is_first_start(data_dir)
         core = Core.open(data_dir)  # migrates the store before any request
@@ -92,7 +94,6 @@ def serve(*, host: str, port: int, data_dir: str, ray_address: str | None = None
     print("studio: compiling the engine's kernels (a minute on a fresh install, instant after)", flush=True)
     warmed = warm()
     print(f"studio: kernels ready ({warmed['seconds']} s; cache {warmed['cache_dir']})", flush=True)
-    ray_address = ray_address or os.environ.get("RAY_ADDRESS")
     # Ray installs its own SIGTERM handler when it starts; starting it before uvicorn lets uvicorn's
     # graceful shutdown (and the quiet handler below) win, so a stop still closes the dispatcher.
     from orchestrator.workers import init_ray

@@ -1,7 +1,7 @@
 """Digests that say which engine played a match and where it left it.
 
 `engine_digest` names the engine: the compile cache's key (every kernel source, the rules, the
-scripted policies, the Numba and Python versions: engine.kernels.jit.cache_key) together with the
+scripted policies, the Numba and Python versions: the jit module's `cache_key`) together with the
 Python modules that write log rows or score them outside the kernels. Two processes with the same
 digest play the same inputs to the same log; a match recorded under another digest may not replay.
 

@@ -1,17 +1,12 @@
 """A fork: a played match going on from the exact state at the start of one of its ticks, with some
 seats handed to other players (docs/FORKS.md).
 
-The state comes from engine/rollouts.py's rebuild (the decision grader's, one rebuild for both): the
-log played forward and checked row for row, so a log today's engine does not reproduce is refused
-(RebuildError). The fork's Match holds the played match's tables, streams and log rows before the
-tick, and plays on from there through the same step as any match: with the played streams, a fork
-that changes no seat plays the original's log byte for byte (tests/engine/test_fork.py). With a
-continuation seed its config records where its streams were drawn afresh (MatchConfig.reseeds), so a
-replay or rebuild of the fork's own log reseeds at the same tick.
-
-A changed seat keeps its place, body and goods; its player starts afresh (a scripted policy's memory
-is cleared). The played config must give each roster seat that a scripted policy played that policy,
-so the rebuild replays its memory and stream as they were.
+The state comes from the decision grader's rebuild (engine/rollouts.py), so a log today's engine
+does not reproduce is refused (RebuildError). The fork plays on through the same step as any match:
+with the played streams, a fork that changes no seat plays the original's log byte for byte; with a
+continuation seed, MatchConfig.reseeds records where streams were drawn afresh so a replay reseeds at
+the same tick. A changed seat keeps its place, body and goods; its player starts afresh. The played
+config must name each scripted seat's policy, so the rebuild replays its memory and stream.
 """
 from __future__ import annotations
 

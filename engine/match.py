@@ -2,7 +2,7 @@
 
 - `run()` plays whole stretches of the season inside compiled code (every agent scripted);
 - `observe()` then `submit()` plays one tick with actions from outside (model seats).
-Both call kernels.step.play_ticks, so identical actions give identical logs.
+Both call the one step kernel (`play_ticks`), so identical actions give identical logs.
 """
 from __future__ import annotations
 

@@ -1,12 +1,10 @@
 """The exact state before any tick of a played match, and rollouts from it (engine/kernels/rollout.py).
 
-`rebuild` plays a match's event log forward once, the way engine/replay.py does, and keeps a copy of
-the packed tables before each tick asked for (a snapshot), with each graded seat's rubric counts so
-far. Anchors play their own policies (they reproduce their logged actions: the engine is
-deterministic), every roster seat is fed its logged actions (or, when the config gives it its
-scripted policy, as a fork's does, plays it: its memory and stream are then the played ones too), so
-the rebuilt tables are the played ones; the rebuilt log is checked against the original row for row, and a log the engine of today
-does not reproduce is refused (its rules changed since it was played).
+`rebuild` plays a match's event log forward once, as replay does, and keeps a snapshot of the
+packed tables before each tick asked for, with each graded seat's rubric counts so far. Anchors play
+their own (deterministic) policies; roster seats are fed their logged actions, or play the scripted
+policy the config gives them, as a fork's do. The rebuilt log is checked row for row, so a log
+today's engine does not reproduce (its rules changed since) is refused.
 
 `Rollouts` holds the work tables and plays, from a snapshot, each candidate turn of one seat
 forward under scripted policies, many rollouts per compiled call.

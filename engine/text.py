@@ -3,12 +3,11 @@
 - `valid`: text the event log and the archive can hold: a Python str is any sequence of code points,
   but Arrow, Parquet and JSON responses hold UTF-8, which has no lone UTF-16 surrogate (U+D800 to
   U+DFFF, what a JSON escape such as "\\ud800" decodes to). What a seat says must be valid, or its
-  action is refused (engine.actions.encode); `invalid_at` finds such text in a request body (refused
-  at the door, orchestrator.validation) or in a model's action (refused, orchestrator.seats.actions).
+  action is refused; `invalid_at` finds such text in a request body or in a model's action.
 - `writable`: what a model said, kept for its owner (the transcript): lone surrogates become U+FFFD.
-- `shown`: what a public page shows of a text the event log keeps as said: control characters (NUL,
-  newlines: a said line break would forge a line of the play-by-play) and bidirectional overrides and
-  isolates (which make text read other than it is) removed.
+- `shown`: what a public page shows of a said text: control characters (a said line break would forge
+  a line of the play-by-play) and bidirectional overrides and isolates (which make text read other
+  than it is) removed.
 """
 from __future__ import annotations
 

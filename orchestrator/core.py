@@ -92,6 +92,7 @@ class Core:
     token_limiter: TokenLimiter = field(default_factory=TokenLimiter)
     address_limiter: AddressLimiter = field(default_factory=AddressLimiter)
     dispatcher: Playing | None = None  # set while a Dispatcher plays runs for this data dir
+    agents: AgentExchange | None = None  # the service's agent exchange, on a head that may play runs
     clock: Clock = field(default_factory=Clock)  # every service-time reading; tests set it
     last_used: LastUsed | None = None
 

@@ -3,6 +3,8 @@ room, and belong to no other `studio serve`. Each failure is one line for the op
 
 The lock is an flock on `studio.lock` held for the life of the process: the kernel releases it
 when the process ends however it ends (kill -9 included), so a stale lock never blocks a restart.
+Heads that join one Ray cluster may share a data dir (one service, several heads): they hold it
+shared, which still keeps out a head with a private Ray and the commands that need it stopped.
 """
 from __future__ import annotations
 
@@ -13,8 +15,6 @@ import shutil
 from pathlib import Path
 
 LOCK_NAME = "studio.lock"
-# held by the one process that plays a data dir's runs: two dispatchers would requeue each other's
-PLAY_LOCK_NAME = "play.lock"
 MIN_FREE_BYTES = 64 * 1024 * 1024  # room for the store's WAL and a few archived matches
 PRIVATE_FILES = ("studio.db", "studio.db-wal", "studio.db-shm", "config.toml")
 
@@ -62,18 +62,21 @@ class Busy(StartError):
         self.holder = holder
 
 
-def lock(data_dir: str | Path, name: str = LOCK_NAME, what: str = "another `studio serve`"):
-    """Take the data dir for this process; returns the open lock file (keep it open)."""
+def lock(data_dir: str | Path, name: str = LOCK_NAME, what: str = "another `studio serve`", shared: bool = False):
+    """Take the data dir for this process; returns the open lock file (keep it open). shared: beside
+    other heads of the same service, which take it shared too."""
     path = Path(data_dir) / name
     f = open(path, "a+")
     try:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(f.fileno(), (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except BlockingIOError:
         f.seek(0)
         holder = f.read().strip() or "another process"
         f.close()
         raise Busy(f"the data dir {Path(data_dir).resolve()} is in use by {what} (pid {holder}); "
                    "stop it or use another --data-dir", holder) from None
+    if shared:  # the pid of the head that took it first stays
+        return f
     f.seek(0)
     f.truncate()
     f.write(str(os.getpid()))

@@ -1,6 +1,6 @@
 """`studio doctor`: find, and with --repair rewrite, numbers an earlier version stored that JSON cannot
 carry (Infinity or NaN: an infinite spend, usage, price or turn row). The service reads them as null
-with a note (orchestrator.finite) until they are repaired.
+with a note until they are repaired.
 
 Repairs: the store's rows as its repairs module says (a run's numbers 0 and its spend recomputed, a
 turn's null, a money column NULL); a row of the data dir's price table (prices.json) is dropped, so

@@ -1,5 +1,5 @@
 """What the service lists, read-only: the scenario JSON Schema, the library scenarios and the anchors,
-all from live engine tables. (Archived matches are written by orchestrator.runs.head.archiving.)"""
+all from live engine tables."""
 from __future__ import annotations
 
 from functools import lru_cache

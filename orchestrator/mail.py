@@ -6,9 +6,8 @@
     # backend = "null"   # notices stay in the outbox table only
     max_attempts = 6
 
-A config with an [smtp] table and no [mail] backend sends through SMTP. A failed attempt records its
-error and waits 30 s, 60 s, 120 s, ... before the next; after max_attempts the notice stays unsent,
-readable with `studio outbox list`.
+With an [smtp] table and no [mail] backend it sends through SMTP. The wait after a failed attempt
+starts at RETRY_BASE_MS and doubles; after max_attempts the notice stays unsent (`studio outbox list`).
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Every notice is written to the `email_outbox` table in the same transaction as the change it reports,
 so the operator can always read it (`studio outbox list`). Delivery happens after the commit, through
-orchestrator.mail (backend `outbox`, a Maildir under the data dir, by default; `smtp`; `null`), with
+the mail module (backend `outbox`, a Maildir under the data dir, by default; `smtp`; `null`), with
 retries: inside `studio serve` a background thread sends, elsewhere (the admin CLI) the caller does.
 """
 from __future__ import annotations

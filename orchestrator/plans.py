@@ -22,7 +22,7 @@ CONFIG_NAME = "config.toml"
 LIMIT_FIELDS = ("seats_per_run", "ticks_per_run", "agent_turns_per_month", "queued_runs", "series_max_trials",
                 "saved_scenarios", "saved_skills", "access_tokens", "requests_per_minute")
 # Plan limits beyond the API's table, which GET /me does not report: decisions one launch may ask to
-# grade (orchestrator.grading.cost), each about a hundredth of a CPU second
+# grade, each about a hundredth of a CPU second
 OTHER_LIMITS = ("graded_decisions_per_launch",)
 
 DEFAULT_PLANS: dict[str, dict] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-LOCAL = "local"  # a scripted policy: the seat's model is `local/<policy>` (engine.scenario.local_policy)
+LOCAL = "local"  # a scripted policy: the seat's model is `local/<policy>`
 AGENT = "agent"  # the account's own program, playing through the agent exchange
 UNPAID = (LOCAL, AGENT)  # no key, and no inference of ours to pay for
 

@@ -1,6 +1,6 @@
 """Small data dirs of scripted matches for notebooks, tests and the benchmark.
 
-Each match is played by orchestrator.play.play_job, the same code a service worker runs, so the
+Each match is played by `play_job`, the same code a service worker runs, so the
 files (events, seats, runs) are the real archive format, not an imitation of it.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A run's statuses (the API: the strings on the wire), named once for every level of the
-orchestrator: the lifecycle that moves a run between them (orchestrator.runs.lifecycle) and the
+orchestrator: the lifecycle that moves a run between them and the
 workers' play code below it, which reports the status a match ended in."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Strict body models and the one translation from pydantic's errors to the API's codes.
 
 Models refuse wrong JSON types instead of coercing them (strict: an integer field refuses 300.0),
-refuse numbers no store can hold and nesting past orchestrator.finite.MAX_DEPTH, refuse unknown fields (extra
+refuse numbers no store can hold and nesting past MAX_DEPTH, refuse unknown fields (extra
 forbid), and keep no defaults in their JSON Schema: an omitted field is simply absent, so
 `model_dump(exclude_unset=True)` returns the body exactly as given.
 """
@@ -28,7 +28,7 @@ class StrictModel(BaseModel):
 
 
 # Names are shown to people: no control characters (NUL included) and no bidirectional overrides or
-# isolates, which can make a name read differently from what it is (engine.text.HIDDEN: literal
+# isolates, which can make a name read differently from what it is (HIDDEN holds them as literal
 # characters, so the pattern means the same to pydantic's regex engine and to JSON Schema readers).
 PLAIN_TEXT = "^[^" + HIDDEN + "]*$"
 UNICODE_MESSAGE = ("should be valid Unicode text: it holds a lone UTF-16 surrogate (U+D800 to U+DFFF, such as "

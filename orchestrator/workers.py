@@ -84,7 +84,7 @@ class Player:
         self._stop: set[str] = set()
         self._draining = False  # the service stops: model matches stop at their next tick boundary
         self._tick: dict[str, list[int]] = {}  # run id -> [tick, began at ms], while it plays
-        self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (play.world.live_frame)
+        self._frame: dict[str, dict] = {}  # run id -> where its agents stand now (`live_frame`)
         self._node = ray.get_runtime_context().get_node_id()
 
     def _play(self, job: dict, recorder=None) -> tuple[Job, Outcome]:

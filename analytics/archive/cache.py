@@ -3,13 +3,10 @@
     <data dir>/cache/derived/<engine digest>/<match_id>.arrow    one verified log, Arrow IPC (uncompressed)
 
 A page read twice plays its match once. The cache holds at most `[archive] derived_cache_mb` of logs
-(config.toml, DEFAULT_MB when unset); writing one past that removes the least recently read until the
-cache fits again. Each process counts what it wrote since it last listed the directory; another
-process's writes are seen at its next listing, so several processes together may pass the bound by what
-each wrote since (at most the bound each) until one of them lists it again. Logs are kept under the
-engine digest that verified them, so an engine upgrade never serves a log its engine did not verify.
-Files are written to a temporary name and moved into place, so processes sharing the directory (the
-service's threads, a notebook) never read half a file.
+(DEFAULT_MB when unset), dropping the least recently read; a process sees others' writes only at its
+next listing, so together they may pass the bound until one lists again. Logs are kept under the
+engine digest that verified them, so an upgrade never serves a log its engine did not verify; files
+are moved into place whole, so processes sharing the directory never read half a file.
 """
 from __future__ import annotations
 

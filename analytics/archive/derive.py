@@ -4,7 +4,7 @@ A match whose every roster seat is scripted (`local/<policy>`, anchors as ever) 
 as-played configuration (seeds, resources, actions per turn, the field with each agent's policy),
 where it stopped, and the engine. The archive keeps that `record` beside the match's seat rows, with
 the engine's digest, a digest of the final state and one of the scores; its event log is a cache,
-written only on demand (`regenerate`, kept by analytics.archive.cache and analytics.archive.materialize).
+written only on demand (`regenerate`, kept by the derived-log cache and by materializing).
 
 A regenerated log is served as the match's only when the engine is the recorded one and the replay
 ends in the recorded final state with the recorded scores; otherwise `DerivedLogError` names the cause.
@@ -85,7 +85,7 @@ def _not_kept(match_id: str, cause: str, why: str) -> DerivedLogError:
 
 def played(match: Match, tick: int, reason: str) -> Match:
     """A scripted match played from its start to where it stopped, and finished as it was: the one replay
-    of a scripted match, here and in a result bundle's check (orchestrator.bundles.verify)."""
+    of a scripted match, here and in a result bundle's check."""
     match.run(until=tick)
     match.finish(reason)
     return match

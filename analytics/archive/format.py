@@ -1,8 +1,8 @@
 """The archive's formats: a match's event log and seat rows as Arrow tables, the cheap Arrow IPC
 (LZ4) bytes a worker hands back and how they are read, and the Parquet files a series is compacted into.
 
-Where the files live is analytics.archive.layout's concern (their names) and analytics.archive.store's
-(the data dir, or any pyarrow/fsspec filesystem); this module never touches a filesystem.
+Where the files live is the layout's concern (their names) and the store's (the data dir, or any
+pyarrow/fsspec filesystem); this module never touches a filesystem.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from engine.text import writable
 
 # The provider a seat row gives scripted seats and anchors. The archive keeps its own name for it: a
 # value of the stored format (files written long ago carry it), on a floor that imports only the engine,
-# which has no providers. It equals orchestrator.provider_kinds.LOCAL, and a test keeps the two equal.
+# which has no providers. It equals the orchestrator's LOCAL provider kind, and a test keeps the two equal.
 LOCAL_PROVIDER = "local"
 
 _KINDS = pa.array(list(EVENT_KINDS), pa.string())
@@ -73,7 +73,7 @@ def table_meta(table: pa.Table | pa.Schema) -> dict:
 
 
 def event_columns(table: pa.Table, with_text: bool = True) -> dict:
-    """One match's event columns as numpy arrays (the shape engine.rubric and the pages read)."""
+    """One match's event columns as numpy arrays (the shape the rubric and the pages read)."""
     cols = {name: table.column(name).to_numpy() for name in COLUMNS}
     if with_text:
         text = table.column("text")
@@ -169,7 +169,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 def transcript_table(turns: list[dict]) -> pa.Table:
     """turns: rows of TRANSCRIPT_SCHEMA's fields (actions as JSON text), in tick then seat order. A
-    model's words are kept as it sent them, but for what UTF-8 cannot hold (engine.text.writable), so
+    model's words are kept as it sent them, but for what UTF-8 cannot hold (`writable`), so
     no reply can keep a run's transcript from being written."""
     return pa.Table.from_pylist([_writable(t) for t in turns], schema=TRANSCRIPT_SCHEMA)
 

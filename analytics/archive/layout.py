@@ -1,20 +1,21 @@
 """Where the archive's files live: every directory name, file suffix and file name, defined here once.
 
-    archive/events/<key>/<part>.staged     a chunk of matches of a series (key = batch_id) or of a single
-    archive/seats/<key>/<part>.staged      run (key = match id) as a scripted worker wrote it, Parquet
-                                           (part = the chunk's first match id); readers by match id see it,
-                                           the Parquet globs do not
-    archive/events/<key>/<part>.parquet    the same, published once none of the series' runs is left to play
-    archive/seats/<key>/<part>.parquet     (the compactor moves it: no re-encoding)
-    archive/events/<match_id>.arrow        one match as a model worker or the service landed it (Arrow IPC)
-    archive/seats/<match_id>.arrow         its seat rows, likewise
-    archive/events/<key>.parquet           those matches of a series (or single run), compacted into one
-    archive/seats/<key>.parquet            file once none of its runs is left to play
-    archive/runs/<key>.parquet             ended runs' views (key = batch_id, or the first run's id)
-    archive/transcripts/<match_id>.arrow   every model turn of a match, for its run's owner only
-    archive/arena/<match_id>.json          an arena game's graded log, its whole record
-    archive/<any of those>.<hex>.tmp        a file being written (moved into place once whole)
+The tree, so a reader finds a file without reading the writers:
 """
+#   archive/events/<key>/<part>.staged     a chunk of matches of a series (key = batch_id) or of a single
+#   archive/seats/<key>/<part>.staged      run (key = match id) as a scripted worker wrote it, Parquet
+#                                          (part = the chunk's first match id); readers by match id see it,
+#                                          the Parquet globs do not
+#   archive/events/<key>/<part>.parquet    the same, published once none of the series' runs is left to play
+#   archive/seats/<key>/<part>.parquet     (the compactor moves it: no re-encoding)
+#   archive/events/<match_id>.arrow        one match as a model worker or the service landed it (Arrow IPC)
+#   archive/seats/<match_id>.arrow         its seat rows, likewise
+#   archive/events/<key>.parquet           those matches of a series (or single run), compacted into one
+#   archive/seats/<key>.parquet            file once none of its runs is left to play
+#   archive/runs/<key>.parquet             ended runs' views (key = batch_id, or the first run's id)
+#   archive/transcripts/<match_id>.arrow   every model turn of a match, for its run's owner only
+#   archive/arena/<match_id>.json          an arena game's graded log, its whole record
+#   archive/<any of those>.<hex>.tmp        a file being written (moved into place once whole)
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,7 +30,7 @@ TEMP_SUFFIX = ".tmp"  # a file being written; readers never open one
 
 
 def archive_dir(data_dir) -> Path:
-    """The default archive location: <data dir>/archive (analytics.archive.store may be told another)."""
+    """The default archive location: <data dir>/archive (the store may be told another)."""
     return Path(data_dir) / ARCHIVE_DIR
 
 

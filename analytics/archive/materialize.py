@@ -1,12 +1,10 @@
-"""Writing derived logs into the archive: `studio archive materialize`, and the notebook's views
-before a query over events (analytics.data).
+"""Writing derived logs into the archive: `studio archive materialize`, and the notebook's views before a
+query over events.
 
-A scripted match kept as its inputs (analytics.archive.derive) has no event log in the archive until
-one is asked for. Materializing a series regenerates each of its matches' logs, verifies them against
-their records, and writes them as one more published part of the series (Parquet, one row group per
-match), where the DuckDB views and every reader find them as they find any stored log. The matches
-are split into chunks played in parallel by a pool of processes, one per CPU (the workers of this
-machine); `progress(done, total)` is called as chunks finish. A match its engine cannot give (another
+A scripted match kept as its inputs has no event log in the archive until one is asked for. Materializing a
+series regenerates and verifies each of its matches' logs and writes them as one more published part of the
+series, where the DuckDB views and every reader find them as any stored log. Chunks are played in parallel, a
+process per CPU; `progress(done, total)` is called as they finish. A match its engine cannot give (another
 engine digest, or a replay that does not verify) is not written: it is counted in `failed`, naming why.
 Before an engine upgrade, `--all` writes every such log, so the new engine never has to replay them.
 """

@@ -2,10 +2,10 @@
 
 `Reads.events` is the one read every reader goes through (pages, the grader, forks, exports, the
 notebook API): the log as written (landed, in a part of its series, or compacted), else, for a
-scripted match kept as its inputs (analytics.archive.derive), regenerated, verified and cached. The
-records are found in the seat files' footers, which a process keeps read (`_FOOTERS`). A file that
-is there and cannot be decoded raises analytics.archive.damage.Damaged, never reads as absent. A mixin
-of analytics.archive.store.Archive, whose file helpers (`_path`, `_parts`, `_from_parts`...) it uses.
+scripted match kept as its inputs, regenerated, verified and cached. The records are found in the
+seat files' footers, which a process keeps read (`_FOOTERS`). A file that is there and cannot be
+decoded raises `Damaged`, never reads as absent. A mixin of the store's `Archive`, whose file helpers
+(`_path`, `_parts`, `_from_parts`...) it uses.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class Reads:
     def events(self, match_id: str, key: str | None = None) -> pa.Table | None:
         """One match's event log: as written (landed, in a part of its series, or compacted under its
         series' key), else, for a scripted match kept as its inputs, regenerated and verified
-        (analytics.archive.derive; derive.DerivedLogError when it cannot be), through the cache."""
+        (DerivedLogError when it cannot be), through the cache."""
         table = self._stored(match_id, key)
         if table is not None:
             return table
@@ -81,7 +81,7 @@ class Reads:
         return table
 
     def derived(self, match_id: str, key: str | None = None) -> dict | None:
-        """A scripted match's record (analytics.archive.derive) where its seat rows are, else None."""
+        """A scripted match's record where its seat rows are, else None."""
         path = self._path(SEATS_DIR, landed(match_id))
         try:
             with self.fs.open_input_file(path) as f, self._decoding(path):

@@ -1,24 +1,13 @@
 """Where the archive lives and how a match gets there.
 
-A scripted worker that reaches the archive (`reach`) writes each chunk of matches it played in one
-call, per series, as the series' final Parquet files (`land_part`: one row group per match, statistics
-on match_id), staged under the series' directory where the Parquet globs do not look. When the series
-has no run left to play (or a single run ends), `compact` publishes its parts by moving them: no
-re-encoding, so a series costs the compactor a few renames. A part holding a match no run names (its
-worker died before the head heard of it, and the run was played again) is rewritten without it.
-Matches landed one at a time (a model worker's, or the service's for a worker that could not reach the
-archive: Arrow IPC, as packed) are compacted into one Parquet file per series, and the landed files go.
-Analysts scan a few files per series instead of thousands. The file names are analytics.archive.layout's.
-A scripted match kept as its inputs (analytics.archive.derive) has no events file: its record rides
-in its seat rows' file metadata, and readers derive its log (analytics.archive.reads).
-
-The location (analytics.archive.location) is the data dir's `archive/` by default, or any filesystem
-pyarrow reaches (S3-compatible stores, GCS, HDFS; anything fsspec reaches when fsspec is installed),
-named by `STUDIO_ARCHIVE_URI` or `[archive] uri` in the data dir's config.toml. Files are written to a
-temporary name and moved, so a reader never sees half a file; a writer that dies mid-write leaves only
-a temporary file, which `drop_temporaries` removes once it is old. The store's run rows stay the record
-of which matches exist: a landed file no run names is an orphan (`landed` lists it, the service's sweep
-removes it).
+Scripted workers write each chunk of a series' matches as its final Parquet files (`land_part`),
+staged where the globs do not look; once no run of the series is left to play, `compact` publishes
+them by renaming, with no re-encoding (a part holding a match no run names is rewritten without it).
+Matches landed one at a time (Arrow IPC) are compacted into one Parquet file per series, so analysts
+scan a few files per series instead of thousands. A scripted match kept as its inputs has no events
+file: its record rides in its seat rows' file metadata. Files are moved into place whole, and a dead
+writer's temporaries are dropped once old; the run rows stay the record of which matches exist, so a
+landed file no run names is an orphan the service's sweep removes.
 """
 from __future__ import annotations
 
@@ -134,7 +123,7 @@ class Archive(Reads):
     def land_part(self, key: str, events: list[pa.Table], seats: pa.Table,
                   derived: dict[str, dict] | None = None) -> dict[str, int]:
         """events: the matches' event tables (events_table), seats: their seat rows, in one table;
-        derived: match id -> its record (analytics.archive.derive) for the scripted matches whose logs
+        derived: match id -> its record (`derive.record`) for the scripted matches whose logs
         are not written, kept in the seat rows' file. Both files are written as they will be read
         (Parquet), staged in the series' directory under the first match's id; the seat rows go last,
         as with a match landed alone. Returns the files written, by path under the archive, with their sizes."""
@@ -399,7 +388,7 @@ class Archive(Reads):
         meta = {"matches": {**old_meta, **{m: table_meta(t) for m, t in zip(with_events, events)}}}
         new_seats = [m for m in present if m not in in_seats]
         seats = [self._read_landed(SEATS_DIR, m) for m in new_seats]
-        # a scripted match's record (analytics.archive.derive) goes with its seat rows
+        # a scripted match's record goes with its seat rows
         old_seats = self._compact_meta(seats_file).get("matches", {}) if self._exists(seats_file) else {}
         seat_meta = {"matches": {**old_seats, **{m: {derive.KEY: r} for m, t in zip(new_seats, seats)
                                                  if (r := table_meta(t).get(derive.KEY))}}}
@@ -423,9 +412,9 @@ class Archive(Reads):
         with self._decoding(path):
             return pq.read_table(path, filesystem=self.fs, **options)
 
-    # -- derived logs, written on demand (analytics.archive.materialize) -------------------------
+    # -- derived logs, written on demand (materialize) -------------------------------------------
     def write_events(self, key: str, tables: list[pa.Table], name: str) -> str:
-        """Event logs of a series written after the fact (analytics.archive.materialize): one published
+        """Event logs of a series written after the fact (materialize): one published
         part, `name`, read as any other part. Returns its path under the archive."""
         self.fs.create_dir(self._path(EVENTS_DIR, key), recursive=True)
         meta = {"matches": {table_meta(t)["match_id"]: table_meta(t) for t in tables}}

@@ -1,18 +1,13 @@
-"""world-rollouts-1: every decision of a graded seat in a world match, graded by rollouts from the
-exact state before it (docs/RUBRIC.md; the numbers and their reasons: docs/RUBRIC.md).
-
-A decision is a tick at which the seat was alive at the tick's start. Its candidates are the turn
-the seat took (a missed turn is a wait), a wait, and the turn each of honest-trader,
-greedy-harvester and aggressive-raider would have taken there, duplicates merged. Each is played
-from the rebuilt state and the world on for HORIZON ticks, ROLLOUTS times (engine/rollouts.py);
-the graded seat plays its own logged turns for OWN_TURNS ticks after the decision's (the same for
-every candidate), then the reference policy; its value is the seat's fitness_index where the
-rollouts stop, averaged. regret = best value - chosen value; blind_regret = best value - the
-candidates' mean, what a pick at random among them would lose (a seat's accuracy compares its regrets
-with these).
-
-The service splits a match's decisions (`decisions_of`) across tasks, grades each part with
-`grade_match(..., decisions=part)` and joins the parts with `merge`.
+"""world-rollouts-1: every decision of a graded seat in a world match, graded by rollouts from the exact
+state before it (docs/RUBRIC.md gives the numbers and their reasons). A decision is a tick at which the
+seat was alive at the tick's start. Its candidates are the turn the seat took (a missed turn is a wait),
+a wait, and the turn each of honest-trader, greedy-harvester and aggressive-raider would have taken
+there, duplicates merged. Each is played on for HORIZON ticks, ROLLOUTS times; the graded seat plays its
+own logged turns for OWN_TURNS ticks, then the reference policy; its value is the seat's fitness_index
+where the rollouts stop, averaged. regret = best value - chosen value; blind_regret = best value - the
+candidates' mean, what a pick at random would lose. The service splits a match's decisions
+(`decisions_of`) across tasks, grades each part with `grade_match(..., decisions=part)` and joins the
+parts with `merge`.
 """
 from __future__ import annotations
 
@@ -123,7 +118,7 @@ def grade_match(events, meta: dict | None, seats, *, rollout_seed: int | None = 
     columns) and meta (field, seed, spawn_seed, season_ticks, and resources when the scenario
     changed them; read from the table's metadata when None). decisions: a list of (tick, seat)
     to grade instead of all of them. Returns {grader, horizon_ticks, rollouts, seats: {seat:
-    summary | None}, turns: [row]}; raises engine.rollouts.RebuildError for a log that cannot be
+    summary | None}, turns: [row]}; raises RebuildError for a log that cannot be
     rebuilt. horizon and rollouts other than the grader's are for measuring it (benchmarks/)."""
     cols = _columns(events)
     meta = _meta(events, meta)

@@ -23,7 +23,7 @@ from api.mcp.server import build_server
 from orchestrator.core import Core
 
 PATH = "/mcp/studio"
-# api.limits.BodyLimit refuses larger bodies with the error envelope before they reach the SDK.
+# The app's body limit (BodyLimit) refuses larger bodies with the error envelope before they reach the SDK.
 MAX_REQUEST_BYTES = MAX_MCP_BYTES
 
 

@@ -1,5 +1,5 @@
 """An agent seat's turns (docs/AGENTS.md): the long-poll for the open turn and the submission
-of its actions. Both await the core's coroutines (orchestrator.runs.agent_turns) on the event loop: a
+of its actions. Both await the core's agent-turn coroutines on the event loop: a
 waiting long-poll holds no thread."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Analysis routes: the leaderboard of a scenario, paired comparisons of two series, a run's or a series'
-export. Each calls one service function of orchestrator.runs (analysis, exports), as the MCP tools do."""
+export. Each calls one service function of the runs package (analysis, exports), as the MCP tools do."""
 from __future__ import annotations
 
 from typing import Annotated

@@ -23,6 +23,6 @@ async def health(request: Request) -> JSONResponse:
     except StoreError as e:
         return envelope(DomainError("unavailable", f"this head cannot reach its store ({e}); another head "
                                     "may serve: retry in a few seconds", retry_after_s=5))
-    dispatcher = getattr(state, "dispatcher", None)
-    return JSONResponse({"status": "ok", "head": state.head, "dispatching": dispatcher is not None,
+    duty = getattr(state, "duty", None)
+    return JSONResponse({"status": "ok", "head": state.head, "dispatching": duty is not None and duty.dispatching,
                          "store": core.store.dialect})

@@ -1,6 +1,6 @@
 """What one arena game declares (docs/ARENA.md).
 
-Each game is a module of engine.arena.games holding one `Game`; the play loop, the results object,
+Each game is a module of the games package holding one `Game`; the play loop, the results object,
 admission, the match pages and the console read every per-game fact from it, so a new game is one
 new module and one line in the registry table.
 """
@@ -42,7 +42,7 @@ class Game(ABC):
     @abstractmethod
     def policy(self, model: str, rng, tools):
         """A scripted seat, answering `answer(position, feedback) -> str` as a model would; `tools`
-        (engine.arena.play.Tools) lends the shared engine or solver."""
+        (the play loop's `Tools`) lends the shared engine or solver."""
 
     @abstractmethod
     def grade(self, position, termination: str, tools, nodes: int | None) -> tuple[list[dict], dict]:

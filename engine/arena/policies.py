@@ -1,5 +1,5 @@
 """The scripted seat every arena game has: `local/random`, seeded by the run. A game's own scripted
-seats are in its module (engine.arena.games); each answers exactly as a model would: a string."""
+seats are in its module; each answers exactly as a model would: a string."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,28 +1,12 @@
-"""Where lichess's win% stops seeing a move: our rule for decided positions (docs/ARENA.md, "Decided
-positions").
+"""Where lichess's win% stops seeing a move: our rule for decided positions (docs/ARENA.md).
 
 lichess's win% caps the evaluation at +-1000 cp and counts a mate as the cap, so once a game is
-decided every move of the losing side keeps its win% near 0 and scores accuracy 100, whatever it
-gives away; a side that throws away a forced mate for a large plus loses a point or two. The rule
-charges such moves a win% drop of its own; the grade takes the larger of lichess's drop and this
-one, so wherever win% does see a move, lichess's grade stands.
-
-The reason for every case: a side that stays winning may give back material (converting a won game
-by simplifying is technique, and that is where lichess's saturation is meant), so the winning side is
-charged only for a forced mate it lets go, as lichess labels it. A side that is lost still has its
-opponent's mistakes to hope for; every pawn it gives away, and every move by which it lets the mate
-come sooner, takes some of them, and walking into a forced mate takes them all.
-
-- Mate lost: the mover had a forced mate and now has none: lichess's MateLost judgement as a drop
-  (score after > 999 cp: 5, an inaccuracy; > 700: 10, a mistake; else 15, a blunder).
-- Mate allowed: the mover was not being mated and now is: 15, a blunder, whatever the score before
-  (lichess calls it an inaccuracy below -999 cp and a mistake below -700: the saturation this rule is for).
-- Mate sooner: the mover was being mated in N and now is in M < N: 5, an inaccuracy, per move.
-- Material given away where win% has saturated (score before at or below -500 cp, no mate either
-  side): the loss in centipawns, uncapped, charged as lichess charges the same loss from a level
-  position, 50 - win%(-loss). Beyond 500 cp the win% curve gives a centipawn less than half the
-  weight it has at 0 (its slope falls below half), and from there to the +-1000 cap it flattens to
-  nothing; nearer 0, lichess's own drop stands.
+decided every move of the losing side scores accuracy 100, whatever it gives away. The rule charges
+such moves a win% drop of its own; the grade takes the larger of lichess's drop and this one, so
+wherever win% does see a move, lichess's grade stands. A winning side may give back material
+(converting by simplifying is technique), so it is charged only for a forced mate it lets go; a lost
+side still has its opponent's mistakes to hope for, and every pawn it gives away and every move that
+brings the mate sooner takes some of them. The cases are in `charge`.
 """
 from __future__ import annotations
 
@@ -44,7 +28,19 @@ def _mated(s: Score) -> bool:
 
 def charge(before: Score, after: Score) -> tuple[float, str | None]:
     """(the win% drop the rule charges, why in words) for one move, both scores from the mover's side;
-    (0, None) when none of its cases applies."""
+    (0, None) when none of its cases applies.
+
+    - Mate lost: the mover had a forced mate and now has none: lichess's MateLost judgement as a drop
+      (score after > 999 cp: 5, an inaccuracy; > 700: 10, a mistake; else 15, a blunder).
+    - Mate allowed: the mover was not being mated and now is: 15, a blunder, whatever the score before
+      (lichess calls it an inaccuracy below -999 cp and a mistake below -700: the saturation this rule
+      is for).
+    - Mate sooner: the mover was being mated in N and now is in M < N: 5, an inaccuracy, per move.
+    - Material given away where win% has saturated (score before at or below -500 cp, no mate either
+      side): the loss in centipawns, uncapped, charged as lichess charges the same loss from a level
+      position, 50 - win%(-loss). Beyond 500 cp a centipawn weighs less than half what it weighs at 0,
+      and towards the +-1000 cap it weighs nothing; nearer 0, lichess's own drop stands.
+    """
     if _mate_for(before) and not _mate_for(after):
         cp = 0 if after.is_mate() else after.score()
         drop = lichess.INACCURACY if cp > 999 else lichess.MISTAKE if cp > 700 else lichess.BLUNDER

@@ -1,23 +1,13 @@
 """How every compiled kernel of the project is built and where its machine code is cached.
 
-`hot` kernels never allocate: they are compiled without Numba's reference counting, which
-otherwise costs 20-100 ns per call that passes arrays (measured: a 4-comparison helper took 117 ns
-with refcounting and 0.9 ns without). `alloc` kernels create arrays and keep the runtime.
-`cached(signature)` is for kernels that need an explicit signature (recursive ones).
-Calls between kernels pass every array by value, so the state is packed into a few tables
-(state.py): the cost of a call grows with the number of arrays it carries.
-
-The cache policy, one for every kernel (engine, arena, analytics). Numba keys a cached kernel on
-its own file only, yet a kernel compiles the kernels and module constants it calls from other
-files into itself (play_ticks holds the policies; analytics' grouped tally holds the engine's
-tally and N_COUNTERS). So the cache directory is keyed by a digest of every kernel source plus the
-Numba and Python versions: any change lands in a fresh directory and recompiles, and nothing is
-ever deleted or stamped at import. Numba writes each cache file under a temporary name and renames
-it into place, so Ray workers starting together at worst compile the same kernel twice; a worker
-that starts after the service warmed the cache (engine.warm) loads machine code and compiles
-nothing.
-
-The root is STUDIO_NUMBA_CACHE, else NUMBA_CACHE_DIR, else $XDG_CACHE_HOME/scenario-studio/numba.
+`hot` kernels never allocate: they skip Numba's reference counting, which costs a call that passes
+arrays far more than the work of a small helper. `alloc` kernels create arrays and keep the runtime;
+`cached(signature)` is for recursive kernels. Calls pass every array by value, so state is packed
+into a few tables (state.py). Numba keys a cached kernel on its own file only, yet a kernel compiles
+in what it calls from other files, so the cache directory is keyed by a digest of every kernel source
+and the Numba and Python versions: a change lands in a fresh directory, nothing is deleted at import,
+and workers started after the service warmed the cache compile nothing. The root is
+STUDIO_NUMBA_CACHE, else NUMBA_CACHE_DIR, else $XDG_CACHE_HOME/scenario-studio/numba.
 """
 from __future__ import annotations
 

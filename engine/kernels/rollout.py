@@ -21,7 +21,7 @@ from engine.kernels.step import play_tick, play_ticks
 
 K_TRADES, K_SETTLED, K_VOIDED, K_WON, K_REPELLED, K_RELICS = range(6)
 N_K = 6
-# The rubric's numbers a standing needs, in this order (engine/rollouts.py fills them from engine.rubric)
+# The rubric's numbers a standing needs, in this order (engine/rollouts.py fills them from the rubric)
 (R_W_SURVIVAL, R_W_ECONOMY, R_W_SOCIAL, R_W_COMPETITIVENESS, R_W_EXPLORATION, R_SEEN_FULL, R_HEALTH_MAX) = range(7)
 N_R = 7
 

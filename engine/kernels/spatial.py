@@ -6,7 +6,6 @@
 - Agent cells, int64[blocks down, blocks across, words]: bit j is set while agent j stands in
   that CELL x CELL block. A search within chebyshev range of an agent ORs the blocks the range
   touches and visits their agents in index order, which is the order of a scan of the whole field.
-
 Both are rebuilt at the start of every play_ticks call (the tables may be edited between calls);
 agents' moves keep the cells in step during play.
 """

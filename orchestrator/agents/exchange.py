@@ -1,40 +1,37 @@
 """The exchange of agent turns: one async Ray actor on the head node holding every open agent turn.
 
 A match plays on a model worker (any node); the agent reaches the API process on the head. Between
-the two sits this actor, pinned to the head node, holding no CPU and no thread per waiting call (an
-async actor holds a coroutine per call, thousands at once):
-- the worker calls `open_turn(run_id, seat, turn, timeout_ms, playing_ms)` and awaits the seat's
-  actions, or the deadline, or the agent's absence;
-- the API's long-poll calls `ask(run_id, seat, wait_ms)`, awaited from the request's coroutine, and
-  answers as soon as the seat's turn opens, the run ends, or wait_ms passes;
-- `submit(run_id, seat, tick, actions, reply, submitted_by)` hands the actions to the waiting turn;
-- the worker calls `end(run_id, tick)` when the match ends however it ends.
-
-Timing (docs/AGENTS.md). A seat's turn gets turn_timeout_ms from the moment it opens; but a
-seat that has never been in touch (asked for a turn or sent actions) has no clock running yet: its
-first turn waits for the agent's first contact, up to `absent_s` after the match began, and the
-deadline runs from that contact. A seat never in touch by then is absent (the run fails with
-agent_absent). Every contact is remembered, so the worker can tell a slow agent (in touch, late) from
-one that went away.
-
-Deadlines and contacts read the service's Clock (`Core.clock`), so the deadline_ms an agent reads is
-in the same time as the run's other times. The worker holds no Core: it tells how long the match has
-been playing (`playing_ms`, its own monotonic reading), never a time of day to compare. The actor runs
-in its own process, so a ManualClock reaches it as a copy that reads the time it was sent.
-
-The exchange belongs to the dispatcher that plays a data dir (`Exchanges`): one per dispatcher, so
-several servers on one Ray cluster (tests do that) never share one. The head starts it on first need
-(a job with agent seats, or an agent asking); jobs carry its name (`Job.agents`).
+the two sits this actor, pinned to the head node, holding a coroutine per waiting call rather than a
+thread, so thousands can wait at once. Deadlines and contacts read the service's Clock, so the
+deadline_ms an agent reads is in the same time as the run's other times; the worker holds no Core and
+tells only how long the match has been playing (`playing_ms`). Every head of one service finds the same
+exchange by name in the service's namespace (actors.py), so an agent may ask through any head and a
+head's death leaves the turns open; two services on one Ray cluster never share one.
 """
+# The calls:
+# - the worker calls `open_turn(run_id, seat, turn, timeout_ms, playing_ms)` and awaits the seat's
+#   actions, or the deadline, or the agent's absence;
+# - the API's long-poll calls `ask(run_id, seat, wait_ms)`, awaited from the request's coroutine, and
+#   answers as soon as the seat's turn opens, the run ends, or wait_ms passes;
+# - `submit(run_id, seat, tick, actions, reply, submitted_by)` hands the actions to the waiting turn;
+# - the worker calls `end(run_id, tick)` when the match ends however it ends.
+#
+# Timing (docs/AGENTS.md): a seat's turn gets turn_timeout_ms from the moment it opens; but a seat
+# that has never been in touch (asked for a turn or sent actions) has no clock running yet: its first
+# turn waits for the agent's first contact, up to `absent_s` after the match began, and the deadline
+# runs from that contact. A seat never in touch by then is absent (the run fails with agent_absent).
+# Every contact is remembered, so the worker can tell a slow agent (in touch, late) from one that went
+# away. The actor runs in its own process, so a ManualClock reaches it as a copy that reads the time
+# it was sent.
 from __future__ import annotations
 
 import asyncio
-import secrets
 import threading
 import time
 
 import ray
 
+from orchestrator.actors import Shared, find
 from orchestrator.clock import Clock
 from orchestrator.provider_kinds import AGENT
 
@@ -181,51 +178,53 @@ def absent_s(config: dict) -> float:
     return float((config.get("runs") or {}).get("agent_absent_s", AGENT_ABSENT_S))
 
 
-def actor(name: str, absent: float, clock: Clock):
-    """The exchange named `name`, started on this (the head) node if nobody has started it yet. The
-    head starts it, never a worker: an actor lives as long as the process that started it."""
+def actor(shared: Shared, absent: float, clock: Clock):
+    """The service's exchange, started on this (the head) node if no head has started it yet. A head
+    starts it, never a worker: on a private Ray an actor lives as long as the process that started it."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     here = ray.get_runtime_context().get_node_id()
     cls = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=0, max_concurrency=MAX_WAITING)(Exchange)
-    return cls.options(name=name, get_if_exists=True,
+    return cls.options(**shared.options(NAME),
                        scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote(absent, clock)
 
 
-class Exchanges:
-    """A dispatcher's exchange: `handle()` for the API process and `for_seats(seats)` for a job (its
-    name, the exchange started first when the job has agent seats); `stop` with the dispatcher."""
+NAME = "agents"
 
-    def __init__(self, config: dict, clock: Clock):
-        self.name = f"studio-agents-{secrets.token_hex(6)}"
+
+class Exchanges:
+    """A head's way to the service's exchange: `handle()` for the API and `for_seats(seats)` for a job
+    (its address, the exchange started first when the job has agent seats); `stop` with the head."""
+
+    def __init__(self, config: dict, clock: Clock, shared: Shared):
+        self.shared = shared
         self.absent_s = absent_s(config)
         self.clock = clock
         self._handle = None
         self._lock = threading.Lock()
 
     def for_seats(self, seats: list[dict]) -> str:
-        """The exchange's name for a job whose roster is `seats` ("" without agent seats)."""
+        """The exchange's address for a job whose roster is `seats` ("" without agent seats)."""
         if not any(s.get("provider") == AGENT for s in seats):
             return ""
         self.handle()
-        return self.name
+        return self.shared.address(NAME)
 
     def handle(self):
         with self._lock:
             if self._handle is None:
-                self._handle = actor(self.name, self.absent_s, self.clock)
+                self._handle = actor(self.shared, self.absent_s, self.clock)
             return self._handle
 
     def stop(self) -> None:
         with self._lock:
             handle, self._handle = self._handle, None
-        if handle is not None:
-            ray.kill(handle, no_restart=True)
+        self.shared.kill(handle)
 
 
-def for_job(name: str):
-    """The exchange a job's agent seats play through, on its worker: the head's, by name."""
-    if not name:
+def for_job(address: str):
+    """The exchange a job's agent seats play through, on its worker: the service's, by address."""
+    if not address:
         raise RuntimeError("agent seats play only where a dispatcher runs the exchange (`studio serve`, or "
                            "Studio(..., play=True))")
-    return ray.get_actor(name)
+    return find(address)

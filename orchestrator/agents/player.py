@@ -1,18 +1,12 @@
-"""Agent seats as a match plays them, beside the model seats and with their interface:
-
-- world: `AgentSeat.act(observation, deadline)`, what orchestrator.seats.player.play_tick awaits of
-  every external seat; ModelSeats builds one per agent seat (`AgentSeat.of`);
-- arena: `AgentArenaSeat.answer(position, feedback)`, what engine.arena.play asks of a seat, running
-  its wait on the caller's event loop as the arena's model seats do.
-
-Each turn opens on the head's exchange (orchestrator.agents.exchange) and waits there for the
-agent's actions, the deadline or the agent's absence; nothing waits in a thread. The turn is counted
-and written to the transcript like a model's: `reply` is the submitted body as JSON, `submitted_by`
-who sent it; tokens and USD stay 0 (the agent pays its own inference).
-
-Absence (docs/AGENTS.md): a seat never in touch within absent_s of the match's start, or
-out of touch for MISSED_TICKS missed ticks in a row, raises AgentAbsent and the run fails naming the
-seat; a seat in touch that misses its deadline only waits that tick (turns.timed_out).
+"""Agent seats as a match plays them, beside the model seats and with their interface: in the world,
+`AgentSeat.act(observation, deadline)`, what a tick awaits of every external seat; in an arena game,
+`AgentArenaSeat.answer(position, feedback)`, waiting on the caller's event loop as the arena's model
+seats do. Each turn opens on the head's exchange and waits there, never in a thread, for the agent's
+actions, the deadline or the agent's absence. It is counted and transcribed like a model's turn:
+`reply` is the submitted body as JSON; tokens and USD stay 0 (the agent pays its own inference). A
+seat never in touch within absent_s of the match's start, or out of touch for MISSED_TICKS ticks in a
+row, raises AgentAbsent and the run fails naming it; a seat in touch that misses its deadline only
+waits that tick (docs/AGENTS.md).
 """
 from __future__ import annotations
 
@@ -83,7 +77,7 @@ class _Turns(SeatBase):
 
 
 class AgentSeat(_Turns):
-    """An agent seat in a world match, played as orchestrator.seats.player.SeatPlayer is (orchestrator.seats.base)."""
+    """An agent seat in a world match, played around its turns as a model seat is (SeatBase)."""
 
     def __init__(self, index: int, seat: dict, *, run_id: str, exchange, turn_timeout_ms: int, actions_per_turn: int,
                  usage: dict | None = None, recorder: Recorder = OFF_RECORD, to_replay: dict[int, dict] | None = None):
@@ -150,8 +144,8 @@ def move_of(actions: list) -> str:
 
 
 class AgentArenaSeat(_Turns):
-    """An agent seat in an arena game: answer(position, feedback) for engine.arena.play, on the
-    caller's loop as orchestrator.play.arena_seats.ArenaSeat. A ply is this game's tick."""
+    """An agent seat in an arena game: answer(position, feedback) for the arena's play loop, on
+    the caller's loop as the arena's model seat (ArenaSeat). A ply is this game's tick."""
 
     def __init__(self, index: int, seat: dict, *, job, loop: asyncio.AbstractEventLoop, usage: dict | None = None):
         super().__init__(index, seat, run_id=job.run_id, exchange=exchanges.for_job(job.agents),

@@ -1,15 +1,10 @@
-"""Long-polls of one process shared per seat: however many callers wait on one agent seat's turn
-(a thousand agents polling one seat), the process has one ask of that seat out to the exchange actor
-at a time, and every caller waiting on it is answered from its one answer.
-
-So a turn that opens costs one actor call and one answer crossing from the actor, and each waiter
-only a wake-up on the shared future: O(1) per waiter, instead of an actor call, its scheduling and
-its answer's transfer per waiter (which kept the event loop busy for seconds while a thousand
-waiters connected and again when their turn opened).
-
-What the exchange learns from a seat's asks (that its agent is in touch) is unchanged where it
-matters: an ask that is out waits only while the seat has no open turn (an open turn answers at
-once), so a waiter joining it adds nothing the exchange has not heard since the turn opened.
+"""Long-polls of one process shared per seat: however many callers wait on one agent seat's turn, the
+process has one ask of that seat out to the exchange actor at a time, and every waiter is answered
+from its one answer. A turn that opens then costs one actor call and each waiter only a wake-up,
+instead of an actor call per waiter, which kept the event loop busy for seconds while a thousand
+waiters connected. The exchange still hears that the agent is in touch: an ask that is out waits
+only while the seat has no open turn, so a waiter joining it adds nothing the exchange has not heard
+since the turn opened.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """An arena game of a bundle played again: its recorded answers through the game loop
-(engine.arena.play) with the installed tools, the moves and result compared, and the grades where the
+with the installed tools, the moves and result compared, and the grades where the
 installed oracle is the one the bundle names (otherwise a note says they were not checked)."""
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ def manifest_digest(manifest: dict) -> str:
 
 
 def log_sha256(cols: dict, texts: list[tuple[int, str]]) -> str:
-    """The SHA-256 of a match's event log: each column of the log (engine.events.COLUMNS, in order) as
+    """The SHA-256 of a match's event log: each column of the log (the engine's COLUMNS, in order) as
     its name and its values as 64-bit little-endian numbers, then the rows that carry a text (says,
     refusals) as [row, text] pairs."""
     h = hashlib.sha256()
@@ -70,7 +70,7 @@ def log_sha256(cols: dict, texts: list[tuple[int, str]]) -> str:
 
 
 def archived_log_sha256(cols: dict) -> str:
-    """log_sha256 of an archived log (analytics.archive.format.event_columns, text included)."""
+    """log_sha256 of an archived log (its event columns, text included)."""
     text = cols["text"]
     rows = np.flatnonzero(np.not_equal(text, None))
     return log_sha256(cols, [(r, str(text[r])) for r in rows])
@@ -78,7 +78,7 @@ def archived_log_sha256(cols: dict) -> str:
 
 def played_log_sha256(cols: dict, messages: list[str]) -> str:
     """log_sha256 of a match just played (Match.columns() and its message table), as the archive
-    stores it: a say or refusal row's text is its message (analytics.archive.format.events_table)."""
+    stores it: a say or refusal row's text is its message."""
     rows = np.flatnonzero((cols["kind"] == SAY) | (cols["kind"] == INVALID))
     return log_sha256(cols, [(r, messages[b]) for r, b in zip(rows, cols["b"][rows])])
 

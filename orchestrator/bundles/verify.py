@@ -1,11 +1,11 @@
 """`studio verify FILE`: a result bundle checked offline, with the installed engine and nothing else.
 
-Every match is played again from its inputs. A world match's scripted seats replay as a derived log
-does (analytics.archive.derive.played); its model and agent seats play their recorded turns through
-the seat layer's replay of a resumed run (orchestrator.seats.base, `replay_only`: a turn the record
-lacks is a divergence, never a call), each turn's actions first derived again from its recorded reply.
-An arena game plays its recorded answers through the game loop and its oracle. Then the event log's
-digest, the results, the chain of turns and the manifest's digest are compared with the bundle's.
+Every match is played again from its inputs. A world match's scripted seats replay as a derived log does; its
+model and agent seats play their recorded turns through the seat layer's replay of a resumed run
+(`replay_only`: a turn the record lacks is a divergence, never a call), each turn's actions first derived
+again from its recorded reply. An arena game plays its recorded answers through the game loop and its oracle.
+Then the event log's digest, the results, the chain of turns and the manifest's digest are compared with the
+bundle's.
 """
 from __future__ import annotations
 

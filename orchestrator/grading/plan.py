@@ -46,7 +46,7 @@ def view(run) -> dict | None:
 def parts(decisions: list, tasks: int, most: int) -> list[list]:
     """Decisions (in tick order) in contiguous parts of at least MIN_PART and at most `most` each, in
     `tasks` parts where there are enough to go round: a part rebuilds the match only up to its own last
-    tick, and a bounded part frees its slot soon for the next account in turn (grading.fair)."""
+    tick, and a bounded part frees its slot soon for the next account in turn."""
     if not decisions:
         return []
     n = max(1, min(tasks, len(decisions) // MIN_PART), math.ceil(len(decisions) / max(MIN_PART, most)))

@@ -1,6 +1,6 @@
 """A run's graded decisions as the store holds them: the console's marks, the public report's regret
 and the series summary's `decisions` table read through here; the owner's paged read (GET
-/api/v1/runs/:id/decisions, MCP get_decisions) is orchestrator.runs.pages.decisions."""
+/api/v1/runs/:id/decisions, MCP get_decisions) is the run pages' own."""
 from __future__ import annotations
 
 import pyarrow as pa

@@ -1,14 +1,13 @@
 """`[grading]` in the data dir's config.toml: how much of the cluster grading may use, and how it is
-shared between accounts (orchestrator.runs.head.grader, orchestrator.grading.fair).
+shared between accounts by the head's scheduler and the fair queue.
 
     [grading]
     tasks = 16            # grading tasks out at once, all accounts together (default: the cluster's CPUs)
     per_account = 8       # of them, at most this many of one account's (default: all of them)
     part_decisions = 128  # at most this many decisions in one task
 
-Smaller parts hand a free slot to another account sooner, at the cost of rebuilding the match once
-more per part; per_account below tasks keeps slots free for other accounts even while one account's
-grading could use them all.
+Smaller parts free a slot for another account sooner but rebuild the match once more per part;
+per_account below tasks keeps slots free for others even while one account could use them all.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A run's grading status and every change of it, as orchestrator.runs.lifecycle does for the run's
+"""A run's grading status and every change of it, as the run lifecycle does for the run's
 own status: each transition names the statuses it leaves, and a refused one changes nothing.
 
 A grading is `pending` from launch until the head starts it (the match must have archived first),

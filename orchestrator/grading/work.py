@@ -1,10 +1,10 @@
 """The Ray tasks that grade on the workers: one counts a match's decisions, the others each grade a
-part of them (analytics.grading). Each reads the match's event log from the archive itself, so
+part of them with analytics' grader. Each reads the match's event log from the archive itself, so
 nothing of the match crosses the head.
 
 The tasks reserve no CPU: the scripted match workers hold every CPU of the cluster for as long as
 the service runs, so a task that asked for one would never be scheduled. The head bounds how many
-are out at once instead (orchestrator.runs.head.grader), and the tasks run in their own worker
+are out at once instead, and the tasks run in their own worker
 processes (a runtime_env of their own) at a lower priority, so a match playing beside them keeps
 its core and its season is not slowed by the grading of the last one.
 """

@@ -72,6 +72,9 @@ def _agent_seat(row, seat: Any) -> tuple[int, dict]:
 
 
 def _exchange(core: Core):
+    """The service's exchange: any head that may play runs reaches it, dispatching or not."""
+    if core.agents is not None:
+        return core.agents.handle()
     return None if core.dispatcher is None else core.dispatcher.agents.handle()
 
 

@@ -1,24 +1,12 @@
 """Actions as a model sees them and as its reply becomes engine actions.
 
-Both reply formats are derived from engine.actions.ACTION_SPECS, so a new action reaches models
-without touching this file:
-
-- format "tools": one tool per action, its arguments as a JSON schema (`tool_specs`);
-- format "json": the model answers with text holding one JSON object (JSON_REPLY_TEXT):
-  {"actions": [{"action": "move", "direction": "north"}, {"action": "gather"}]}
-
-Replies are turned into action dicts and left for engine.actions.encode to judge, so a refusal is
-recorded by the engine with its own reason: an unknown tool name passes through as
-{"action": name} (refused with unknown_action) and arguments pass through as they came (wrong types
-are refused with bad_arguments, as is text the event log cannot hold, a lone surrogate from a JSON
-escape). What cannot even be read as an action (arguments that are not JSON,
-a reply that is neither a tool call nor the JSON object) becomes a `Refused`, which the tick turns
-into an INVALID row carrying the same reason codes and a note saying what was wrong.
-
-The event log is public (the match's play-by-play), so what reaches it never quotes the model: a
-Refused's `note` is a fixed phrase per cause, and an action name the engine does not know is refused
-here without naming it. The reply itself, and `detail` (what exactly was wrong), go to the run
-owner's transcript only.
+Both reply formats ("tools": one tool per action, `tool_specs`; "json": one JSON object in the text,
+JSON_REPLY_TEXT) are derived from the engine's action specs, so a new action reaches models without
+touching this file. Replies become action dicts left for the engine to judge, so a refusal is recorded
+with the engine's own reason; what cannot even be read as an action becomes a `Refused`, an INVALID
+row with the same reason codes. The event log is public, so nothing that reaches it quotes the model:
+a Refused's `note` is a fixed phrase per cause and an unknown action name is refused without naming
+it; the reply and `detail` go to the run owner's transcript only.
 """
 from __future__ import annotations
 
@@ -134,7 +122,7 @@ def from_call(name, arguments) -> dict | Refused:
 
 def checked(action: dict) -> dict | Refused:
     """An action of a known name, refused whole when any of its text is not valid Unicode (a lone
-    surrogate, from a JSON escape) or it is past orchestrator.finite's bounds for an action (a number
+    surrogate, from a JSON escape) or it is past the bounds `action_unfit` sets for an action (a number
     JSON cannot carry, deep nesting, its size): no transcript, log or page could hold it."""
     why = action_unfit(action)
     if why is not None:
@@ -178,7 +166,7 @@ def from_text(text: str) -> list[dict | Refused]:
 
 
 def from_reply(reply, fmt: str) -> list[dict | Refused | np.ndarray]:
-    """A model's reply (seats.reply.Reply) -> its actions, in the seat's format ("tools" or "json")."""
+    """A model's `Reply` -> its actions, in the seat's format ("tools" or "json")."""
     if reply.refusal is not None:
         return [REFUSAL]
     if reply.truncated:

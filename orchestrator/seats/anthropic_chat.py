@@ -1,6 +1,6 @@
 """The Anthropic messages protocol (POST {base}/v1/messages, API version ANTHROPIC_VERSION with the key as a
 Bearer token, as the official SDK sends it; tools with input_schema, tool_use blocks): the anthropic
-provider (orchestrator.seats.providers)."""
+provider's wire protocol."""
 from __future__ import annotations
 
 import json
@@ -22,7 +22,7 @@ class AnthropicChat(Chat):
 
     @staticmethod
     def check_headers(key: str) -> dict:
-        """How a key is sent on the GET that checks it (seats.probe)."""
+        """How a key is sent on the GET that checks it when it is stored."""
         return {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
 
     def __init__(self, provider: str, **kw):

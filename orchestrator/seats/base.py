@@ -1,9 +1,8 @@
-"""What a world seat does around its turns, the same for a model seat (orchestrator.seats.player)
-and an agent seat (orchestrator.agents.player): replay of the turns a resumed run recorded before a
-fault, recording of every turn asked (orchestrator.seats.recording), the conversation memory, the
-seat's counts and its entry in the run's ledger (orchestrator.seats.ledger), its time for a turn. An
-arena game's seats (orchestrator.play.arena_seats, orchestrator.agents.player) take their turns here
-too; a game is not resumed, so their turns go to the transcript only."""
+"""What a world seat does around its turns, the same for a model seat and an agent seat, so the two
+cannot drift: replay of the turns a resumed run recorded before a fault, recording of every turn
+asked, the conversation memory, the seat's counts and its entry in the run's ledger, its time for a
+turn. An arena game's model and agent seats take their turns here too; a game is not resumed, so
+their turns go to the transcript only."""
 from __future__ import annotations
 
 from engine.rules import WORLD

@@ -1,22 +1,20 @@
 """A seat's provider call: one chat call per seat turn, sent with retries inside the turn's deadline over
-the seat's pooled client (orchestrator.seats.client); the protocols (orchestrator.seats.openai_chat,
-anthropic_chat) build the request and read the answer. Every request carries Accept and Content-Type
-application/json and this service's User-Agent.
-
-Reasoning and sampling fields follow orchestrator.seats.families (what each model family takes).
+the seat's pooled client; the protocol modules (openai_chat, anthropic_chat) build the request and read
+the answer, with the reasoning and sampling fields each model family takes (families.py).
 max_tokens defaults to DEFAULT_MAX_TOKENS by reasoning off/on.
 
-Failures (orchestrator.seats.faults): 429, 5xx, 529 and dropped connections are retried with jittered
-exponential backoff (or the Retry-After the provider sends) while the turn's deadline allows, then
-raise Unreachable (with the status the provider answered, if it answered); a 5xx other than 502, 503,
-504 and 529 answered with the same body SAME_ANSWERS times in a row, with no Retry-After, is not
-retried again that turn; requests in flight per key are capped and adapt to 429s (orchestrator.seats.limits);
-401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
-4xx, a 200 whose body is not the protocol's answer, or one carrying an error object raise Rejected
-with the provider's own message, and a redirect Rejected naming where it pointed (never followed: the
-request carries the key, orchestrator.seats.keyed); no answer by the deadline raises TurnTimeout, unless
-the provider answered this turn with a retried fault (then Unreachable, naming it: `Chat.ran_out`).
+A fault is retried only while the turn's deadline allows, and a redirect is never followed because
+the request carries the key. How each answer ends (docs/SEATS.md):
 """
+# 429, 5xx, 529 and dropped connections are retried with jittered exponential backoff (or the
+# Retry-After the provider sends), then raise Unreachable (with the status, if it answered); a 5xx
+# other than 502, 503, 504 and 529 answered with the same body SAME_ANSWERS times in a row, with no
+# Retry-After, is not retried again that turn; requests in flight per key are capped and adapt to
+# 429s (limits.py). 401/403 raise KeyRejected and 404 ModelUnknown (the run fails at once); any other
+# 4xx, a 200 whose body is not the protocol's answer, or one carrying an error object raise Rejected
+# with the provider's own message, and a redirect Rejected naming where it pointed. No answer by the
+# deadline raises TurnTimeout, unless the provider answered this turn with a retried fault (then
+# Unreachable, naming it: `Chat.ran_out`).
 from __future__ import annotations
 
 import asyncio
@@ -74,7 +72,7 @@ class Chat:
                  temperature: float | None = None, max_tokens: int | None = None, seat: str = "seat",
                  tools: tuple[dict, ...] | None = None, max_concurrent: int | None = None):
         self.provider, self.model, self.key, self.system = provider, model, key, system
-        self.max_concurrent = max_concurrent  # the key's cap on requests in flight (orchestrator.seats.limits)
+        self.max_concurrent = max_concurrent  # the key's cap on requests in flight (None: the default)
         self.tools = tools if tools is not None else tool_specs()  # the world's actions unless a game says
         self.pool = client.pool
         self.retries = 0  # extra attempts after 429, 5xx or a dropped connection, over the run
@@ -101,7 +99,7 @@ class Chat:
 
     async def _post(self, payload: bytes, deadline: float):
         """POST with retries inside the deadline (loop time). Returns the parsed JSON body of a 2xx.
-        Each attempt holds one of the key's slots (orchestrator.seats.limits) while it is in flight."""
+        Each attempt holds one of the key's slots while it is in flight."""
         loop = asyncio.get_running_loop()
         limit = key_limit(self.provider, self.base_url, self.key, self.max_concurrent)
         attempt, self.answered_with = 0, None

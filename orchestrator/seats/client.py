@@ -31,7 +31,7 @@ def _tls() -> ssl.SSLContext:
 class PooledClient(httpx.AsyncClient):
     """An httpx.AsyncClient whose pooled transport (`pool`, keep-alive across ticks) the seat path
     calls directly: a turn needs none of the client's per-request machinery (auth flows, redirects,
-    cookies, URL merging). The transport is orchestrator.seats.transport.SeatTransport: httpcore's
+    cookies, URL merging). The transport is SeatTransport: httpcore's
     pool on asyncio streams. Closing the client closes the pool."""
 
     def __init__(self, max_connections: int = 8, timeout_s: float = 60.0, ssl_context: ssl.SSLContext | None = None,

@@ -1,25 +1,25 @@
-"""What each family of providers and models accepts (a provider's registry row names its family): the reasoning and sampling fields a seat's request
-carries, and the seats a provider would refuse, caught at admission instead (docs/SEATS.md).
+"""What each family of providers and models accepts (a provider's registry row names its family): the
+reasoning and sampling fields a seat's request carries, and the seats a provider would refuse, caught
+at admission instead (docs/SEATS.md).
 
-`request_problem(seat)` is the one check admission makes (estimate and launch alike); the clients in
-orchestrator.seats.openai_chat and anthropic_chat build their requests from the same functions, so a request admission
-let through is one the provider takes.
-
-OpenAI reasoning effort (the SDK's ReasoningEffort; which values a model takes is per family):
-- gpt-5.1 and later: none, low, medium, high; they default to none. `off` sends "none".
-- gpt-5, gpt-5-mini, gpt-5-nano: minimal, low, medium, high; they default to medium and cannot turn
-  reasoning off. `off` sends "minimal", the least they do.
-- o1, o3, o4 and gpt-5-pro: reasoning cannot be lowered below low (gpt-5-pro: only high); `off` is
-  refused at admission.
-- every other model (gpt-4o, gpt-4.1, ...) does not reason: `off` sends nothing, and low/medium/high
-  are left for the API to judge.
-Reasoning models take no temperature (only the default) unless their effort is none.
-
-Anthropic (API version 2026-10-21): temperature, top_p and top_k are gone from the Messages API, so a
-seat with a temperature is refused. Thinking takes budget_tokens >= 1024 and below max_tokens; the
-budget per effort is sized down to leave ANSWER_TOKENS for the answer, and a max_tokens that cannot
-hold the minimum budget plus the answer is refused.
+`request_problem(seat)` is the one check admission makes (estimate and launch alike); the protocol
+clients build their requests from the same functions, so a request admission let through is one the
+provider takes.
 """
+# OpenAI reasoning effort (the SDK's ReasoningEffort; which values a model takes is per family):
+# - gpt-5.1 and later: none, low, medium, high; they default to none. `off` sends "none".
+# - gpt-5, gpt-5-mini, gpt-5-nano: minimal, low, medium, high; they default to medium and cannot turn
+#   reasoning off. `off` sends "minimal", the least they do.
+# - o1, o3, o4 and gpt-5-pro: reasoning cannot be lowered below low (gpt-5-pro: only high); `off` is
+#   refused at admission.
+# - every other model (gpt-4o, gpt-4.1, ...) does not reason: `off` sends nothing, and low/medium/high
+#   are left for the API to judge.
+# Reasoning models take no temperature (only the default) unless their effort is none.
+#
+# Anthropic (API version 2026-10-21): temperature, top_p and top_k are gone from the Messages API, so a
+# seat with a temperature is refused. Thinking takes budget_tokens >= 1024 and below max_tokens; the
+# budget per effort is sized down to leave ANSWER_TOKENS for the answer, and a max_tokens that cannot
+# hold the minimum budget plus the answer is refused.
 from __future__ import annotations
 
 import re

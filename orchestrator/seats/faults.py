@@ -1,20 +1,13 @@
 """Provider faults: a seat's call that ended without a usable reply for a cause outside the model's own
 answer (docs/SEATS.md), and the rule that fails a run on them.
 
-Each fault is one of three codes, by its cause:
-- provider_timeout: no answer within turn_timeout_ms (counted in turns.timed_out);
-- provider_unreachable: a connection error, or 5xx, 529 or 429 still answered after the retries (the
-  message then says the provider answered, with the status and the start of its body: it was reached);
-- provider_rejected: HTTP 4xx other than 429 (400 included), a 200 whose body is not the provider's
-  answer format, or one that carries an `error` object.
-The last two are counted in turns.provider_errors. FAULT_TICKS consecutive ticks with a fault on one
-seat fail the run with `{error: <code of the last cause>, message}` naming the seat, its provider and
-the cause. A refusal, a reply cut at its ceiling or an unreadable action are the model's answer, not
-faults: they end a streak.
-
-`FaultStreak` holds the rule for one seat; the world's seats (orchestrator.seats.player) and any other
-caller of a seat's Chat keep one each.
-"""
+Each fault is one of three codes by its cause: provider_timeout (no answer within turn_timeout_ms),
+provider_unreachable (a connection error, or 5xx, 529 or 429 still answered after the retries) and
+provider_rejected (another 4xx, or a 200 that is not the provider's answer or carries an `error`).
+FAULT_TICKS consecutive ticks with a fault on one seat fail the run with the last cause's code, naming
+the seat and its provider. A refusal, a reply cut at its ceiling or an unreadable action are the
+model's answer, not faults: they end a streak. `FaultStreak` holds the rule for one seat; every
+caller of a seat's Chat keeps one."""
 from __future__ import annotations
 
 from orchestrator.errors import envelope

@@ -1,15 +1,11 @@
 """Who pays for a seat, and the launch checks that refuse a roster nobody can pay for.
 
-seat_funding is a pure function over what the account holds:
-- provider (default router) must be one the platform routes, else bad_provider;
-- local seats (models local/<policy>) are free and need no key;
-- a seat whose provider key the account holds is funded by the account ("account");
-- else a platform sponsor key listing the model funds it ("platform"), on a verified account only
-  (email_unverified otherwise);
-- else router_key_required (router seats) or provider_key_required (native vendors).
-launch_funding adds the balance check: the router key's known balance must cover the estimate's high
-USD of the account-funded router seats (router_balance_low). An unknown balance is not checked.
-The balance itself is read by orchestrator.seats.balance.
+seat_funding is a pure function over what the account holds: a provider the platform routes (else
+bad_provider); local seats are free; a seat whose key the account holds is the account's; else a
+platform sponsor key listing the model funds it on a verified account (else email_unverified); else
+router_key_required or provider_key_required. launch_funding adds the balance check: the router key's
+known balance (balance.py) must cover the estimate's high USD of the account-funded router seats
+(router_balance_low); an unknown balance is not checked.
 """
 from __future__ import annotations
 
@@ -28,7 +24,7 @@ ROUTED = keys.ROUTED
 
 
 def _held(keys) -> dict[str, dict]:
-    """Stored keys as provider -> info; accepts orchestrator.seats.keys.list_keys rows or such a dict."""
+    """Stored keys as provider -> info; accepts `list_keys` rows or such a dict."""
     if isinstance(keys, dict):
         return {p: (v if isinstance(v, dict) else {}) for p, v in keys.items()}
     return {k["provider"]: k for k in keys or []}
@@ -69,7 +65,7 @@ def launch_funding(roster: list[dict], *, account_keys, sponsors, email_verified
                    router_balance_usd: float | None = None, estimate: dict | None = None) -> list[str]:
     """Every seat's funding, in roster order; then the router balance against the estimate.
 
-    estimate: orchestrator.seats.prices.estimate(...) for this launch (its per-seat high USD)."""
+    estimate: the price estimate for this launch (its per-seat high USD)."""
     fundings = [seat_funding(i, s, account_keys=account_keys, sponsors=sponsors, email_verified=email_verified)
                 for i, s in enumerate(roster)]
     if router_balance_usd is None or estimate is None:

@@ -1,18 +1,12 @@
 """Provider keys, encrypted at rest with Fernet (AES-128-CBC + HMAC-SHA256).
 
-The Fernet key lives in its own file, `<data dir>/secrets/fernet.key` (mode 0600), or wherever
-STUDIO_SECRET_KEY_FILE points, so a copy of the database alone does not reveal provider keys.
-Keys are never printed back; `list_keys` shows which providers are held, and what became of checking
-each key with its provider when it was stored (`check`: ok, rejected or unreachable, with when).
-A key that cannot be checked (offline, provider down) is stored all the same. For servers whose
-abilities vary (their registry row names a probe) the check also asks whether the server makes tool
-calls, listed as `tools`: "yes", "no" or null (not probed, or no answer either way), the model it
-asked and what it saw in `check`; admission reads it (`no_tools`).
-
-Base URLs (docs/api.md): the operator's `studio key set` (set_key) may store any http(s)
-URL; an account storing its own key in the web console (set_own_key) is held to orchestrator.egress's
-rule. Who stored a key travels with it to the seat that uses it (private_ok): the seats' transport
-lets only operator-vouched URLs reach private addresses.
+The Fernet key lives in its own file (`<data dir>/secrets/fernet.key`, or STUDIO_SECRET_KEY_FILE), so
+a copy of the database alone does not reveal provider keys. Keys are never printed back; `list_keys`
+shows which are held and what checking each with its provider found (`check`, and for servers whose
+abilities vary, `tools`: "yes", "no" or null, which admission reads). A key that cannot be checked is
+stored all the same. The operator may store any http(s) base URL; an account storing its own key is
+held to the egress rule, and who stored a key travels with it (private_ok): the seats' transport lets
+only operator-vouched URLs reach private addresses (docs/api.md).
 """
 from __future__ import annotations
 
@@ -159,7 +153,7 @@ def private_ok(core: Core, owner: str, provider: str) -> bool:
 
 
 def check_key(core: Core, owner: str, provider: str, model: str | None = None) -> dict | None:
-    """Ask the provider whether the stored key works (orchestrator.seats.probe: one cheap call, a few
+    """Ask the provider whether the stored key works (one cheap call, a few
     seconds at most) and, for servers whose abilities vary, whether it makes tool calls (on `model`,
     else the key's first sponsored model, else the first the server lists); record the answers on
     the key. Returns the check as list_keys shows it, or None with no such key."""

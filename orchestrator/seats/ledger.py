@@ -20,7 +20,7 @@ def asked(entry: dict) -> None:
 
 
 def charge(entry: dict, turn) -> None:
-    """What a turn's reply cost (turn: an orchestrator.seats.turn.TurnRecord): its tokens and USD."""
+    """What a turn's reply cost (turn: a TurnRecord): its tokens and USD."""
     entry["input_tokens"] += turn.input_tokens or 0
     entry["output_tokens"] += turn.output_tokens or 0
     entry["usd"] += turn.usd

@@ -2,22 +2,22 @@
 
 A big series plays hundreds of matches on one event loop, most of them on the same key. Each key
 (provider, base URL, a fingerprint of the key) gets one `KeyLimit` per event loop, whose allowance
-finds the key's own level (AIMD, as TCP finds a path's):
-- it starts at START requests in flight, granted in the order they asked;
-- while requests wait for a slot and the provider answers them, it grows: by one per answer until
-  the key's first 429 or 529 (it doubles every round of answers, so a key that takes 200 at once has
-  them within a few rounds), by 1/allowance per answer after (about one more slot per round);
-- a 429 or 529 halves it, once per wave of requests (a request sent before the last cut does not
-  cut again), so a small key still backs off within a round or two;
-- it never passes `ceiling` (`[providers] max_concurrent_per_key` in config.toml, CEILING by
-  default), nor grows while the key has slots to spare;
-- a `retry-after` on a 429 or 529 holds every request to that key until it has passed, not only the
-  one that got it.
-A request waits for its slot within its turn: the caller's deadline cancels the wait, which the seat
-counts as any turn not answered in time. A hold that ends after the turn's deadline raises
-Unreachable at once, as a retry the turn has no time for does (orchestrator.seats.chat).
+finds the key's own level as TCP finds a path's (AIMD). A request waits for its slot within its turn:
+the caller's deadline cancels the wait, which the seat counts as any turn not answered in time, and
+a hold that ends after the deadline raises Unreachable at once, as a retry with no time left does.
 Nothing here changes what counts as a provider fault (docs/SEATS.md): it paces requests.
 """
+# The allowance:
+# - it starts at START requests in flight, granted in the order they asked;
+# - while requests wait for a slot and the provider answers them, it grows: by one per answer until
+#   the key's first 429 or 529 (it doubles every round of answers, so a key that takes 200 at once has
+#   them within a few rounds), by 1/allowance per answer after (about one more slot per round);
+# - a 429 or 529 halves it, once per wave of requests (a request sent before the last cut does not
+#   cut again), so a small key still backs off within a round or two;
+# - it never passes `ceiling` (`[providers] max_concurrent_per_key` in config.toml, CEILING by
+#   default), nor grows while the key has slots to spare;
+# - a `retry-after` on a 429 or 529 holds every request to that key until it has passed, not only the
+#   one that got it.
 from __future__ import annotations
 
 import asyncio

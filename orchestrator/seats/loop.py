@@ -1,5 +1,5 @@
-"""A seat's coroutine run from an arena game's thread (orchestrator.play.arena_seats and the agent
-seats of orchestrator.agents.player share it)."""
+"""A seat's coroutine run from an arena game's thread (the arena's model seats and its agent seats
+share it)."""
 from __future__ import annotations
 
 import asyncio

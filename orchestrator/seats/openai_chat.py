@@ -17,7 +17,7 @@ class OpenAIChat(Chat):
 
     @staticmethod
     def check_headers(key: str) -> dict:
-        """How a key is sent on the GET that checks it (seats.probe); a keyless local server gets none."""
+        """How a key is sent on the GET that checks it when it is stored; a keyless local server gets none."""
         return {"Authorization": f"Bearer {key}"} if key else {}
 
     def __init__(self, provider: str, **kw):

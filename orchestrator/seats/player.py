@@ -1,25 +1,22 @@
 """Playing model seats: one SeatPlayer per seat, play_tick for one tick of the whole field.
 
-A tick observes every living external seat, calls all their providers at once (asyncio.gather), each
-bounded by turn_timeout_ms, and submits one tick to the engine:
-- a provider fault (orchestrator.seats.faults) makes the seat wait that tick: no answer in time with
-  cause timeout (row a=1, counted in turns.timed_out), any other fault with cause no_reply (a=2,
-  counted in turns.provider_errors); FAULT_TICKS faulted ticks in a row raise SeatFaulted before the
-  tick is submitted, and the run fails naming seat, provider and the last cause;
-- up to actions_per_turn actions are taken from a reply, in order; the rest are ignored;
-- what cannot be read as an action is logged INVALID with a reason (orchestrator.seats.actions); a
-  refusal and a reply cut at its token ceiling are refused whole, with reasons refusal and truncated;
-- a seat that can never play (a rejected key, an unknown model) raises SeatFailed before the tick
-  is submitted: the run fails naming seat and provider.
-Every turn asked writes its transcript row (a TurnRecord, orchestrator.seats.turn), whatever ended
-it, and hands it to the run's recorder (orchestrator.seats.recording) with what the seat played and
-its totals as soon as the turn ends: a run resumed after a fault replays those turns (`to_replay`)
-through this same code instead of asking again (orchestrator.seats.base).
-Usage per seat, charged to the seat's entry in the run's ledger (orchestrator.seats.ledger):
-agent_turns (every tick the seat was asked to play), input/output tokens from the provider's usage
-fields, USD priced from the price table (cache reads and writes at their own prices), or the router's
-own cost of the call when it states one.
+A tick observes every living external seat, calls all their providers at once, each bounded by
+turn_timeout_ms, and submits one tick to the engine. Every turn asked, whatever ended it, writes its
+transcript row and goes to the run's recorder as soon as it ends, so a run resumed after a fault
+replays those turns through this same code (`to_replay`) instead of asking again. Each seat's
+agent_turns, tokens and USD (the router's own stated cost when it gives one, else the price table)
+are charged to its entry in the run's ledger.
 """
+# How a tick's answers are played:
+# - a provider fault makes the seat wait that tick: no answer in time with cause timeout (row a=1,
+#   counted in turns.timed_out), any other fault with cause no_reply (a=2, counted in
+#   turns.provider_errors); FAULT_TICKS faulted ticks in a row raise SeatFaulted before the tick is
+#   submitted, and the run fails naming seat, provider and the last cause;
+# - up to actions_per_turn actions are taken from a reply, in order; the rest are ignored;
+# - what cannot be read as an action is logged INVALID with a reason; a refusal and a reply cut at its
+#   token ceiling are refused whole, with reasons refusal and truncated;
+# - a seat that can never play (a rejected key, an unknown model) raises SeatFailed before the tick
+#   is submitted: the run fails naming seat and provider.
 from __future__ import annotations
 
 import asyncio
@@ -46,7 +43,7 @@ from orchestrator.statuses import CANCELLED, DRAINED
 
 
 def raw_reply(reply) -> str:
-    """The model's reply as it came, in the one encoding the store keeps (records.turn.Said)."""
+    """The model's reply as it came, in the one encoding the store keeps (`Said`)."""
     return Said.of(reply.text, reply.calls).encode()
 
 
@@ -203,8 +200,8 @@ async def play_tick(match, players: dict[int, SeatPlayer]) -> TickReport:
 class Credential:
     """What a seat's client needs from the stored key: the plaintext, the base URL set with it, the
     key's own price [USD per M input, USD per M output] when it carries one, and whether its client may
-    connect to private addresses (orchestrator.seats.keys.private_ok), and the operator's cap on its
-    requests in flight (orchestrator.seats.limits; None: the default)."""
+    connect to private addresses (`private_ok`), and the operator's cap on its
+    requests in flight (None: the default)."""
     key: str | None
     base_url: str | None = None
     usd_per_mtok: list[float] | None = None
@@ -220,16 +217,16 @@ class Credential:
 
 
 class ModelSeats:
-    """Plays a run's model seats for orchestrator.play.world.play: `players.play(match, job, usage,
+    """Plays a run's model seats for the world's play: `players.play(match, job, usage,
     should_stop, on_tick) -> (stop_reason, spend_usd)`. The event loop and the pooled HTTP clients
     live for one play() call.
 
     usage: the run's ledger entries (Job.usage()), which every seat charges as its turns end; the spend
-    returned and the spend cap's check read them (orchestrator.seats.ledger).
+    returned and the spend cap's check read them.
     recorder: where every turn goes as it ends, and every seat's totals after every tick played and
-    once more when the season ends however it ends (orchestrator.seats.recording); `to_replay`: what
+    once more when the season ends however it ends; `to_replay`: what
     it recorded before a fault, which a resumed run plays again (Recorder.replay()).
-    agent_seat: builds the player of a seat with provider "agent" (orchestrator.agents.player.AgentSeat.of).
+    agent_seat: builds the player of a seat with provider "agent" (`AgentSeat.of`).
     After play(), `transcript` holds every turn's row and `turns` every seat's counts."""
 
     def __init__(self, credentials: dict[int, Credential], *, prices: PriceTable | None = None,
@@ -242,7 +239,7 @@ class ModelSeats:
         self.to_replay = to_replay or nothing_to_replay()
         self.transcript: list[dict] = []
         self.turns: dict[int, dict] = {}
-        # seat -> [(observation text, reply, actions played)]: a fork's kept seats' memory (orchestrator.play.fork)
+        # seat -> [(observation text, reply, actions played)]: a fork's kept seats' memory
         self.memories: dict[int, list] = {}
         self._stopped: asyncio.Future | None = None
 
@@ -262,7 +259,7 @@ class ModelSeats:
         async with contextlib.AsyncExitStack() as stack:
             players = {}
             for i in match.external:
-                if job.seats[i].get("provider") == AGENT:  # the account's own program (orchestrator.agents)
+                if job.seats[i].get("provider") == AGENT:  # the account's own program, over the agent door
                     players[i] = p = self.agent_seat(i, job, match, usage=ledger.entry(i), recorder=self.recorder,
                                                      to_replay=again.get(i))
                     # however the season ends, the agent's waiting calls hear that it did

@@ -1,15 +1,11 @@
 """`studio prices update`: a router's own model list as the service's price table.
 
-Reads GET {base}/models with a stored router key (the account's, or the platform's; its stored base
-URL, else the router's default), as OpenRouter answers it: `data[].id` and `data[].pricing.prompt` /
-`.completion` (and `.input_cache_read` / `.input_cache_write` where given) in USD per token, as
-strings; a `links.next` page is followed while it stays on the key's origin (seats.keyed): one on
-another origin is not asked, and the answer names it in `refused`. Models whose prices are not
-non-negative numbers (a router's own "auto" model says -1) are left out; a price past MAX_PER_MTOK
-(1e305 per token would be infinite per million) is left out and reported (`skipped`). The rows are
-written, in USD per million tokens, to
-the data dir's override table (orchestrator.seats.prices.write_override), dated today by the
-service's clock; the service reads it over the shipped table from its next estimate on.
+Reads GET {base}/models with a stored router key, as OpenRouter answers it (`data[].pricing` in USD
+per token, as strings), following `links.next` only while it stays on the key's origin, since the
+request carries the key (one elsewhere is named in `refused`). Prices that are not non-negative
+numbers (a router's "auto" model says -1) are left out, and one past MAX_PER_MTOK (it would be
+infinite per million) is reported in `skipped`. The rows go to the data dir's override table, dated
+by the service's clock, which the service reads over the shipped table from its next estimate on.
 """
 from __future__ import annotations
 

@@ -1,32 +1,26 @@
 """What seats cost: the price table (dated `as_of`), metering and the estimate.
 
-The table ships as prices.json (each vendor's rows name the pages and the date they were read);
-`studio prices update` (orchestrator.seats.price_update) writes a router's own current list to
-`<data dir>/prices.json`, whose rows and date the service reads over the shipped ones
-(`PriceTable.for_data_dir`). An estimate names the date of the table it used and warns when it is
-older than STALE_DAYS (`stale_warning`).
-
-prices.json holds USD per million tokens [input, output, cached input, cache write] per model id as the
-router names it (the last two default to the input price: a vendor that states no cache price is
-charged in full, erring high); a
-native id (anthropic "claude-sonnet-4-5-20250929", openai "gpt-4o-2024-08-06") is looked up as
-<vendor>/<id> (the provider's registry row names its vendor) with the date dropped and version dashes read as dots ("claude-sonnet-4.5"). A model
-the table does not know is priced at its `fallback`, chosen high, so a balance check still bites.
-Providers whose registry row prices them free (local seats, agents, the self-hosted servers) cost
-nothing unless the key carries its own price (`studio key set ... --usd-per-mtok-in X --usd-per-mtok-out Y`).
-A turn's cost: uncached input at the input price, cache reads at the cached price, cache writes at the
-write price, output at the output price; a router that states the call's own cost (usage.cost) is
-taken at its word (orchestrator.seats.player).
-
-Estimate: tokens per agent turn are assumed, not measured (TURN ASSUMPTIONS below, ~4 characters per
-token):
-- input low: the system prompt (rules, turn section, the seat's directions), the tool schemas for
-  format tools, and one observation (OBS_CHARS); input high: the same plus MEMORY_TURNS earlier
-  observations and replies (MEMORY_TURN_CHARS each), times HIGH_MARGIN for busy views and tokenizers;
-- output per turn by reasoning effort: OUTPUT_TOKENS (low, high), the high end capped by max_tokens.
-USD = turns x (input x input price + output x output price) / 1e6, per seat, summed over model
-seats x season ticks x trials; anchors and local seats are free.
+The table ships as prices.json; `studio prices update` writes a router's own current list to
+`<data dir>/prices.json`, read over the shipped one, and an estimate names its table's date and warns
+when it is older than STALE_DAYS. Rows hold USD per million tokens [input, output, cached input,
+cache write]; unstated cache prices default to the input price, and a model the table does not know
+is priced at a high `fallback`, both erring high so a balance check still bites. A router that states
+a call's own cost is taken at its word. The estimate assumes tokens per turn rather than measuring
+them: the assumptions follow.
 """
+# Native ids (anthropic "claude-sonnet-4-5-20250929", openai "gpt-4o-2024-08-06") are looked up as
+# <vendor>/<id> (the provider's registry row names its vendor) with the date dropped and version dashes
+# read as dots ("claude-sonnet-4.5"). Providers whose registry row prices them free (local seats, agents,
+# the self-hosted servers) cost nothing unless the key carries its own price (`studio key set ...
+# --usd-per-mtok-in X --usd-per-mtok-out Y`).
+#
+# The estimate, at about 4 characters per token:
+# - input low: the system prompt (rules, turn section, the seat's directions), the tool schemas for
+#   format tools, and one observation (OBS_CHARS); input high: the same plus MEMORY_TURNS earlier
+#   observations and replies (MEMORY_TURN_CHARS each), times HIGH_MARGIN for busy views and tokenizers;
+# - output per turn by reasoning effort: OUTPUT_TOKENS (low, high), the high end capped by max_tokens.
+# USD = turns x (input x input price + output x output price) / 1e6, per seat, summed over model
+# seats x season ticks x trials; anchors and local seats are free.
 from __future__ import annotations
 
 import datetime as dt
@@ -132,7 +126,7 @@ class PriceTable:
 
 def reply_cost(prices: PriceTable, provider: str | None, model: str, reply,
                usd_per_mtok: list[float] | None = None) -> float:
-    """USD of one answered call (a seats.reply.Reply): the key's own price when it carries one, else the
+    """USD of one answered call (a `Reply`): the key's own price when it carries one, else the
     router's own stated cost, else the table with cache reads and writes at their prices. One rule
     for every seat that calls a provider."""
     if usd_per_mtok is not None:  # a self-hosted server that charges: its price, cached or not

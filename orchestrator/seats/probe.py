@@ -1,21 +1,11 @@
 """Checking a provider key when it is stored: one cheap authenticated GET, never a chat call, on the
-path the provider's registry row names (`key_check`), the key sent as its wire protocol's module sends
-it (`check_headers`). A router's path is its key-info
-endpoint, since its model list answers without a key; ollama's base gains /v1 as the seats' client does.
-2xx is ok; 401 and 403 are rejected; anything else (no answer, a refused address, another status,
-a redirect, which is never followed) is unreachable, with the reason in `detail`. The call goes
-through the seats' own client, so the address rule of docs/api.md applies to it too.
-
-What the server can do (`check`): servers whose abilities vary by server and model (their row names a
-`probe`) are asked two chat completions once the key is ok, both on one model (the one named, else
-the first the server lists; a router, probe `named`, serves many models of differing abilities, so it
-is probed only on a named model):
-- a one-token completion, which must answer (else nothing is concluded: the model or the chat path
-  does not work, which a tool probe could not tell apart);
-- one offering a tool with `tool_choice: auto`, as a tools seat sends it, asking the model to call
-  it. A tool call is tools `yes`; a refusal of the request (HTTP 400, 422, 500 or 501 with the
-  server's reason, an error object) or a plain text answer is `no` (servers that ignore `tools`
-  answer text); a reply cut at its ceiling, another status or no answer leaves it unknown (None).
+path the provider's registry row names (`key_check`), the key sent as its wire protocol sends it
+(`check_headers`). A router's path is its key-info endpoint, since its model list answers without a
+key; ollama's base gains /v1 as the seats' client does. 2xx is ok; 401 and 403 are rejected; anything
+else (no answer, a refused address, another status, a redirect, never followed) is unreachable, with
+the reason in `detail`. The call goes through the seats' own client, so the address rule of
+docs/api.md applies to it too. Servers whose abilities vary (their row names a `probe`) are also
+asked whether they make tool calls (`tools_async`).
 """
 from __future__ import annotations
 
@@ -123,7 +113,15 @@ def _message(r: httpx.Response) -> tuple[dict | None, str | None]:
 
 async def tools_async(client, provider: str, key: str, base_url: str | None, model: str,
                       timeout_s: float = CHAT_TIMEOUT_S) -> tuple[str | None, str]:
-    """("yes" | "no" | None, what the probe saw) for `model` on this server (see the module's doc)."""
+    """("yes" | "no" | None, what the probe saw) for `model` on this server, from two chat completions
+    (`model` is the one named, else the first the server lists; a router, probe `named`, serves models
+    of differing abilities, so it is probed only on a named model):
+    - a one-token completion, which must answer (else nothing is concluded: the model or the chat path
+      does not work, which a tool probe could not tell apart);
+    - one offering a tool with `tool_choice: auto`, as a tools seat sends it, asking the model to call
+      it. A tool call is `yes`; a refusal of the request (HTTP 400, 422, 500 or 501 with the server's
+      reason, an error object) or a plain text answer is `no` (servers that ignore `tools` answer
+      text); a reply cut at its ceiling, another status or no answer leaves it unknown (None)."""
     # the capability probe speaks chat completions: the providers whose row names a probe
     keyed = Keyed(endpoint(provider, base_url), OpenAIChat.check_headers(key))
     r, why = await _chat(client, keyed, {"model": model, "max_tokens": 1,

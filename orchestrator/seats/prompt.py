@@ -1,35 +1,27 @@
 """What a model seat reads: the system prompt, its scaffold identity and each tick's observation.
 
-System prompt, in this order:
-1. engine.rules_doc.rules_text(): the world's own rules, the document every seat reads;
-2. the scaffold's turn section ("## How to play your turn"): how to read the observation and how to
-   answer (TURN_TEXT; one per format, fixed so providers can cache the whole prefix);
-3. when the seat carries skills or instructions, the heading "## Your operator's directions" and
-   the composed directions: each skill's text in roster order, then the instructions, verbatim,
-   separated by blank lines (`compose_directions`). The operator's text comes last.
-
-Scaffold identity: "studio-seat-v1/<format>", plus "+custom.<first 12 hex of sha256(directions)>"
-when any direction exists, so equal text gives an equal tag.
-
-The observation (Match.observe(i)) is rendered as compact text, one fact per line; lines with
-nothing to report are left out:
-
-    tick 12 of 300; up to 2 actions this turn
-    you: #0 gpt-4o at (10,7); health 100, satiety 48; wood 3, stone 0, food 2, ore 0, relics 0; shelter no, tool no
-    view x 6..14, y 3..11, north at the top, you at the centre:
-    ..T~~....
-    (one row per y)
-    goods: wood 5 at (11,7) (12,7); food 2 at (12,8)
-    agents: #2 honest-trader #1 at (12,8) shelter no, tool yes
-    offers to you: offer 5 from #2: you get 3 wood for 2 food, until tick 20
-    your offers: offer 6 to #3: you give 2 ore for 4 wood, until tick 21
-    messages: #2: Hello!
-    last actions: move ok; gather refused (nothing_here)
-
-Memory: each request carries up to MEMORY_TURNS earlier turns (observation text and the seat's own
-reply, in the provider's native message shapes) before the current observation, dropped in blocks
-(orchestrator.seats.memory), so a request's size is bounded whatever the season's length.
+The system prompt is the world's rules (the document every seat reads), then the turn section
+(TURN_TEXT, one per format, fixed so providers can cache the whole prefix), then, when the seat
+carries skills or instructions, "## Your operator's directions" (`compose_directions`): the operator's
+text comes last. The scaffold identity is "studio-seat-v1/<format>", plus "+custom.<first 12 hex of
+sha256(directions)>" when any direction exists, so equal text gives an equal tag. Each request
+carries up to MEMORY_TURNS earlier turns before the current observation, dropped in blocks, so its
+size is bounded whatever the season's length.
 """
+# The observation (Match.observe(i)) as compact text, one fact per line; lines with nothing to report
+# are left out:
+#
+#     tick 12 of 300; up to 2 actions this turn
+#     you: #0 gpt-4o at (10,7); health 100, satiety 48; wood 3, stone 0, food 2, ore 0, relics 0; shelter no, tool no
+#     view x 6..14, y 3..11, north at the top, you at the centre:
+#     ..T~~....
+#     (one row per y)
+#     goods: wood 5 at (11,7) (12,7); food 2 at (12,8)
+#     agents: #2 honest-trader #1 at (12,8) shelter no, tool yes
+#     offers to you: offer 5 from #2: you get 3 wood for 2 food, until tick 20
+#     your offers: offer 6 to #3: you give 2 ore for 4 wood, until tick 21
+#     messages: #2: Hello!
+#     last actions: move ok; gather refused (nothing_here)
 from __future__ import annotations
 
 import hashlib

@@ -1,14 +1,12 @@
 """The recorder: where a playing run's seats get their keys and leave their turns and totals.
 
-One protocol, two implementations, chosen once per job (orchestrator.play.head.recorder_for):
-- a worker's: the head node's Recorder actor (orchestrator.runs.head.recorder), which writes every turn
-  and report to the store as it comes, so a run resumed after a fault replays what it recorded;
-- in-process play's: keys read from the job's data dir; turns and reports go nowhere (the caller
-  records the outcome), so there is nothing to replay.
-A seat played on its own (tests, benchmarks) records with OFF_RECORD.
+One protocol, two implementations, chosen once per job: a worker's sends every turn and report to the
+head node's Recorder actor, which writes it to the store as it comes, so a run resumed after a fault
+replays what it recorded; in-process play reads keys from the job's data dir and records nothing (the
+caller records the outcome). A seat played on its own (tests, benchmarks) records with OFF_RECORD.
 
-Words: a turn is *recorded* once the store holds it (orchestrator.runs.lifecycle.recorded); a resumed
-run *replays* its recorded turns; a report *meters* every seat's totals (lifecycle.metered).
+Words: a turn is *recorded* once the store holds it; a resumed run *replays* its recorded turns; a
+report *meters* every seat's totals.
 """
 from __future__ import annotations
 
@@ -31,14 +29,14 @@ def nothing_to_replay() -> dict:
 
 class Recorder(Protocol):
     async def credentials(self) -> dict:
-        """seat index -> orchestrator.seats.player.Credential, for the seats that need a key."""
+        """seat index -> its Credential, for the seats that need a key."""
 
     async def replay(self) -> dict:
         """What the run recorded before a fault: {turns: [{tick, seat, turn, play, memory}],
         seats: {index: {usage, turns}}}."""
 
     async def turn(self, turn: TurnRecord, play: list, memory, totals: dict) -> None:
-        """One turn as it ended (play: what the seat played, orchestrator.seats.played; memory: the
+        """One turn as it ended (play: what the seat played, as `played` gives it; memory: the
         conversation entry it left) with the seat's totals {usage, turns}; returns once it is kept."""
 
     async def report(self, tick: int, seats: dict[int, dict]) -> None:

@@ -2,8 +2,8 @@
 
 Its usage figures are what the ledger adds to a run's spend, so they are checked here, once for every
 protocol: a token count or a stated price that is not a finite number within its range (negative,
-1e999, past MAX_CALL_TOKENS or MAX_CALL_USD) is a garbled answer, a provider fault (`Rejected`,
-orchestrator.seats.faults), never a figure stored. An absent or null figure reads as 0 (no price: the
+1e999, past MAX_CALL_TOKENS or MAX_CALL_USD) is a garbled answer, a provider fault (`Rejected`),
+never a figure stored. An absent or null figure reads as 0 (no price: the
 table's).
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A seat's provider defaults to `local` for models `local/<policy>` and to `router` otherwise; it must
 be one the platform routes (bad_provider), and a local seat must name a known policy (bad_roster).
 Admission and the funding checks both call `resolve_provider`, so a bad seat reads the same wherever
-it is caught. Names and their numbering (repeats become "name 2") are engine.scenario.seat_specs'.
+it is caught. Names and their numbering (repeats become "name 2") are the engine's (`seat_specs`).
 """
 from __future__ import annotations
 

@@ -1,17 +1,12 @@
 """The seats' HTTP transport: httpcore's connection pool on plain asyncio streams, as an httpx transport.
 
 httpx's default transport runs httpcore over anyio, whose cancel scopes and checkpoints cost about a
-third of a seat turn's CPU (~100 us per request, measured with benchmarks/seats.py). This network
-backend speaks to asyncio streams directly; pooling, keep-alive, HTTP/1.1 framing and TLS stay
-httpcore's. Timeouts and socket errors are raised as httpcore's exceptions, then mapped to httpx's,
-so callers see the usual httpx.TimeoutException / httpx.TransportError.
-
-The connect hook is also where docs/api.md is enforced a second time: unless the seat's
-credential may reach private addresses (the operator stored it, or its URL is on the operator's allow
-list), the host is resolved here, every address must be public (orchestrator.egress), and the socket
-is opened to one of those checked addresses, so DNS that changes after the key was stored (rebinding)
-cannot turn a public name into 127.0.0.1 or the metadata service. TLS still verifies the host's name.
-Redirects are never followed: this transport hands a 3xx back as it came.
+third of a seat turn's CPU (benchmarks/seats.py); this backend speaks to asyncio streams directly and
+leaves pooling, keep-alive, framing and TLS to httpcore, with its errors mapped to httpx's. The connect
+hook enforces the address rule (docs/api.md) a second time: unless the credential may reach private
+addresses, every address the host resolves to must be public and the socket opens to one of those
+checked addresses, so DNS rebinding cannot turn a public name into 127.0.0.1 or the metadata
+service. Redirects are never followed: a 3xx is handed back as it came.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 `TurnRecord` is a turn as it happened, whoever played it (a model seat of the world, an agent seat,
 a model seat in an arena game): what the seat was asked, its reply, the actions played, refusals,
 tokens and USD, latency and the cause of a fault. `row()` is its transcript row
-(analytics.archive.format.TRANSCRIPT_SCHEMA's fields), the form the store and the archive keep; what
+(the archive's TRANSCRIPT_SCHEMA fields), the form the store and the archive keep; what
 was asked and the USD stay out of it (the archive's schema is unchanged: the observation is the
 match log's, the spend the ledger's).
 """

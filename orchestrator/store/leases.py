@@ -30,3 +30,23 @@ def holder(c: Connection, name: str, now_ms: int) -> str | None:
 def release(c: Connection, name: str, holder: str) -> None:
     """Give the lease up at once (a clean stop), so another head need not wait for it to expire."""
     c.execute("DELETE FROM leases WHERE name = ? AND holder = ?", (name, holder))
+
+
+def holds(c: Connection, name: str, holder: str, until_ms: int) -> bool:
+    """Whether `holder` holds the lease until at least `until_ms`: a fence checked inside the writer's own
+    transaction. An UPDATE rather than a SELECT, so that on PostgreSQL the row stays locked until that
+    transaction ends and a head taking the lease over waits for it."""
+    return c.execute("UPDATE leases SET holder = holder WHERE name = ? AND holder = ? AND expires_at_ms > ?",
+                     (name, holder, until_ms)).rowcount > 0
+
+
+def service_id(c: Connection, candidate: str) -> str:
+    """The id every head of one service (one store) shares: the first head's `candidate`, kept for good
+    as a lease that never expires. Call inside a write transaction."""
+    c.execute("INSERT INTO leases (name, holder, expires_at_ms, taken_at_ms) VALUES (?, ?, ?, 0) "
+              "ON CONFLICT (name) DO NOTHING", (SERVICE, candidate, FOREVER_MS))
+    return c.execute("SELECT holder FROM leases WHERE name = ?", (SERVICE,)).fetchone()[0]
+
+
+SERVICE = "service"
+FOREVER_MS = 2 ** 62

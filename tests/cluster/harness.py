@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import collections
 from dataclasses import dataclass
@@ -108,8 +109,6 @@ def serve(data_dir: Path, ray_address: str, timeout: float = 180, config: str = 
         if re.fullmatch(r"dsk_[0-9a-f]{64}", line.strip()):
             token = line.strip()
     # keep reading its output so the pipe never fills and blocks the service; its last lines explain a failure
-    import threading
-
     tail: collections.deque = collections.deque(lines, maxlen=400)
     threading.Thread(target=lambda: tail.extend(proc.stdout), daemon=True).start()
     url = f"http://127.0.0.1:{port}"
@@ -161,3 +160,55 @@ def series_body(trials: int, ticks: int) -> dict:
     policies = ("honest-trader", "greedy-harvester", "aggressive-raider", "random")
     return {"scenario_id": "svc:custom-base-v1", "season_ticks": ticks, "trials": trials,
             "roster": [{"model": f"local/{p}"} for p in policies]}
+
+
+class Head:
+    """One head of a service of several (tests/cluster/test_heads.py, benchmarks/heads.py): `studio serve`
+    joined to a cluster, with `env` added (the store's URL, the secret key file); its output kept.
+    `health()` says whether it dispatches."""
+
+    def __init__(self, data_dir: Path, ray_address: str, env: dict):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        studio = Path(sys.executable).with_name("studio")
+        self.proc = subprocess.Popen([str(studio), "serve", "--data-dir", str(data_dir), "--port", str(self.port),
+                                      "--ray-address", ray_address], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, env={**os.environ, **env})
+        self.output: collections.deque = collections.deque(maxlen=400)
+        self._reader = threading.Thread(target=lambda: self.output.extend(self.proc.stdout), daemon=True)
+        self._reader.start()
+
+    def log(self) -> str:
+        return "".join(self.output)
+
+    def health(self) -> dict | None:
+        try:
+            r = httpx.get(self.url + "/api/v1/health", timeout=5)
+        except httpx.HTTPError:
+            return None
+        return r.json() if r.status_code == 200 else None
+
+    def wait_up(self, timeout: float = 240) -> dict:
+        deadline = time.monotonic() + timeout
+        while (h := self.health()) is None:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"studio serve on {self.url} did not come up:\n{self.log()}")
+            time.sleep(0.3)
+        return h
+
+    def token(self) -> str:
+        for line in list(self.output):
+            if line.strip().startswith("dsk_") and len(line.strip()) == 68:
+                return line.strip()
+        raise AssertionError("no owner token printed:\n" + self.log())
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._reader.join(timeout=10)
+        self.proc.stdout.close()

@@ -33,7 +33,7 @@ LEVELS = {
         ("agents", "auth"),
         ("seats", "outbox"),
         ("grading", "accounts", "mail"),
-        ("core", "envspec"),
+        ("core", "envspec", "actors"),
         ("archive_config", "egress", "ratelimit", "validation"),
         ("clock", "datadir", "errors", "lastused", "listeners", "plans", "reaper"),
         ("store",),                                     # every SQL statement, the repositories

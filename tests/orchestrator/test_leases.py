@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from orchestrator.clock import ManualClock
-from orchestrator.runs.head.lease import Holding, Lease
+from orchestrator.runs.head.lease import FENCE_S, Fenced, Holding, Lease
 from orchestrator.store import Store
 from orchestrator.store.postgres import PostgresStore
 from tests.waiting import until
@@ -67,3 +67,59 @@ def test_a_clean_stop_releases_it_for_the_next_head_at_once(store):
     assert taken.wait(10)
     first.stop()
     assert Lease(store, clock, "head-b").take()  # no wait for the lease to run out
+
+
+def test_a_write_is_fenced_once_another_head_may_hold_the_lease(store):
+    clock = ManualClock(1_000_000)
+    a, b = Lease(store, clock, "head-a", ttl_s=6), Lease(store, clock, "head-b", ttl_s=6)
+    assert a.take()
+    with store.write() as c:
+        a.fence(c)  # held for FENCE_S more: the write goes on
+        with pytest.raises(Fenced):
+            b.fence(c)
+    clock.advance(int((6 - FENCE_S) * 1000) + 1)  # not expired, but within FENCE_S of it: no more writes
+    with pytest.raises(Fenced), store.write() as c:
+        a.fence(c)
+    clock.advance(FENCE_S * 1000)
+    assert b.take()
+    with pytest.raises(Fenced), store.write() as c:
+        a.fence(c)
+
+
+class _Failing(Lease):
+    """A lease whose renewals fail after the first take (the store went away for this head)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.takes = 0
+
+    def take(self) -> bool:
+        self.takes += 1
+        if self.takes > 1:
+            raise OSError("the store cannot be reached")
+        return super().take()
+
+
+def test_a_holder_that_cannot_renew_gives_up_before_another_head_may_take_it(store):
+    from orchestrator.clock import Clock
+
+    lost = threading.Event()
+    holding = Holding(_Failing(store, Clock(), "head-a", ttl_s=3), on_taken=lambda: None, on_lost=lost.set,
+                      renew_s=0.05, poll_s=0.05).start()
+    try:
+        assert lost.wait(10) and not holding.valid()
+        # it gave up a fence's time before its lease ran out: nobody else may have it yet
+        assert not Lease(store, Clock(), "head-b", ttl_s=3).take()
+        until(lambda: Lease(store, Clock(), "head-b", ttl_s=3).take(), 10, every=0.05, what="the lease expiring")
+    finally:
+        holding.stop()
+
+
+def test_every_head_on_one_store_reads_one_service_id(store):
+    from orchestrator.store import leases
+
+    with store.write() as c:
+        assert leases.service_id(c, "first-head") == "first-head"
+    with store.write() as c:
+        assert leases.service_id(c, "second-head") == "first-head"  # kept for good: one Ray namespace
+    assert Lease(store, ManualClock(1_000_000), "head-a").take()  # beside the dispatcher's own lease

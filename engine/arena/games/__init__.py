@@ -1,6 +1,6 @@
 """The arena's games, one module each, and the table that names them by id (as PufferLib keeps one
 folder per environment and a table of makers). A new game is a module holding one Game
-(engine.arena.game) and a line here; nothing outside this package names a game."""
+and a line here; nothing outside this package names a game."""
 from __future__ import annotations
 
 from engine.arena.game import Game

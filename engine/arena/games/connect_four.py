@@ -1,4 +1,4 @@
-"""Connect Four (bitboards in engine.arena.connect4): the grid a seat is shown, the `local/solver`
+"""Connect Four (bitboards in arena/connect4.py): the grid a seat is shown, the `local/solver`
 seats, grading by the perfect solver, and the page's grids and solved-outcome graph."""
 from __future__ import annotations
 

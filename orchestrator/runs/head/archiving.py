@@ -131,8 +131,9 @@ class Archiver:
     """The service's thread that settles ended runs. Compactions run in this thread until `on_ray`
     names the service's Ray node, and always for an archive only this process reaches (PROCESS)."""
 
-    def __init__(self, core, store: Archive | None = None):
+    def __init__(self, core, store: Archive | None = None, shared=None):
         self.core = core
+        self.shared = shared  # orchestrator.actors.Shared: every head's compactor is the service's one
         self.archive = store or Archive.of(core.data_dir, core.config)
         self._queue: queue.Queue = queue.Queue()
         self._head: str | None = None  # the service's Ray node, once Ray runs
@@ -154,8 +155,9 @@ class Archiver:
         import ray
 
         if self._compactor is None:
+            named = self.shared.options("compactor") if self.shared is not None else {}
             self._compactor = ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)(Compactor).options(
-                scheduling_strategy=self._where()).remote(self.archive.location)
+                **named, scheduling_strategy=self._where()).remote(self.archive.location)
         return self._compactor
 
     def ended(self, run_ids: list[str]) -> None:
@@ -182,9 +184,12 @@ class Archiver:
         self._queue.put(None)
         self._thread.join(timeout=30)
         if self._compactor is not None:
-            import ray
+            if self.shared is not None:
+                self.shared.kill(self._compactor)
+            else:
+                import ray
 
-            ray.kill(self._compactor)
+                ray.kill(self._compactor)
             self._compactor = None
 
     def _rows(self, column: str, values: list[str]) -> list[RunRef]:

@@ -7,6 +7,10 @@ cancelled | failed. A store write that fails (disk full, a held lock) is kept an
 and a periodic sweep hands any run left launching or running with no worker to `lifecycle.lost`:
 scripted runs and runs that never started are queued again, model runs that were playing fail. The
 same happens on start to the runs a previous process left behind.
+
+Among several heads only the one holding the store's dispatcher lease runs a Dispatcher
+(orchestrator.runs.head.duty); each of its store writes checks the lease in its own transaction
+(`Lease.fence`), so a head that lost the lease changes nothing another head may be resuming.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import os
 import secrets
 import threading
 import time
+from contextlib import contextmanager
 
 import ray
 from ray.exceptions import RayActorError, RayError
@@ -23,7 +28,7 @@ from ray.exceptions import RayActorError, RayError
 from analytics.archive import derive
 from analytics.archive.format import from_ipc
 from analytics.archive.store import PROCESS, SHARED, Archive
-from orchestrator import datadir
+from orchestrator.actors import Shared, joined
 from orchestrator.core import Core
 from orchestrator.records.run import Run
 from orchestrator.runs.head.grader import Grader
@@ -32,6 +37,7 @@ from orchestrator.agents.exchange import Exchanges
 from orchestrator.runs import kinds, lifecycle
 from orchestrator.runs.head import archiving
 from orchestrator.runs.head.archiving import Archiver
+from orchestrator.runs.head.lease import Fenced, Lease
 from orchestrator.runs.head.modelpool import ModelPool
 from orchestrator.runs.head.recorder import patience_s, start_recorder
 from orchestrator.runs.series import stopping
@@ -58,8 +64,12 @@ CHUNK_AGENT_TICKS = CHUNK_RUNS * 24 * 300
 
 class Dispatcher:
     def __init__(self, core: Core, *, ray_address: str | None = None, num_cpus: int | None = None,
-                 workers: int | None = None):
+                 workers: int | None = None, lease: Lease | None = None, shared: Shared | None = None,
+                 agents: Exchanges | None = None):
         self.core = core
+        self.lease = lease  # the dispatcher lease its head holds; None: this process alone plays (tests)
+        self.shared = shared or Shared(core.store, detached=joined(ray_address))
+        self._fenced = False  # the head lost the lease: nothing more is claimed or written
         self.ray_address = ray_address
         self.num_cpus = num_cpus
         self.n_workers = workers  # default: one per CPU of the cluster
@@ -81,15 +91,16 @@ class Dispatcher:
         self.ends = lifecycle.Ends()  # set as a run's end lands in the store (a cancel waits on it)
         self.live_frames: dict = {}   # run_id -> where its agents stand (play.world.live_frame), while it plays
         self.archive = Archive.of(core.data_dir, core.config)  # workers land matches; the head those handed back
-        self.archiver = Archiver(core, self.archive)
-        self.recorder = None          # the head node's Recorder actor: model seats' keys and usage
-        self._play_lock = None
+        self.archiver = Archiver(core, self.archive, self.shared)
+        self.recorder = None          # the service's Recorder actor: model seats' keys and usage
         self._starting: list = []     # start-up calls of scripted workers not yet answered
         self._node = ""               # this process's Ray node (workers there hand back uncompressed)
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
         self.keep_log = derive.events_mode(core.config) == derive.STORED  # else scripted matches keep inputs
-        self.agents = Exchanges(core.config, core.clock)  # agent seats' open turns (orchestrator.agents.exchange)
+        # agent seats' open turns (orchestrator.agents.exchange): the service's exchange, as the head sees it
+        self.agents = agents or Exchanges(core.config, core.clock, self.shared)
+        self._own_agents = agents is None  # else its head's, which serves agents after this stops
 
     @property
     def warming(self) -> bool:
@@ -106,13 +117,6 @@ class Dispatcher:
         return max(1, len(self.models.workers) * MODEL_JOBS_PER_WORKER)
 
     def start(self) -> None:
-        # before anything else: a second player's reconcile would requeue or fail the first one's runs
-        try:
-            self._play_lock = datadir.lock(self.core.data_dir, datadir.PLAY_LOCK_NAME,
-                                           what="another process playing its runs (`studio serve` or a notebook)")
-        except datadir.Busy:
-            self.archiver.close()
-            raise
         init_ray(self.ray_address, self.num_cpus)
         self.workers = [MatchWorker.remote() for _ in range(self.n_workers or cluster_cpus())]
         self.models.grow()
@@ -129,40 +133,49 @@ class Dispatcher:
         self._thread = threading.Thread(target=self._loop, name="studio-dispatcher", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
+    def fence(self) -> None:
+        """The head lost the lease (another head may resume these runs any moment): claim and write
+        nothing more, from any thread, at once. `stop(fenced=True)` then ends the workers."""
+        self._fenced = True
+        self._stop.set()
+        self._wake.set()
+
+    def stop(self, fenced: bool = False) -> None:
         """Stop dispatching (SIGTERM): nothing more is claimed; model matches are asked to stop at their
         next tick boundary (every answered turn is recorded by then) and, as they come back, are queued
         to resume on the next start; scripted workers are killed rather than awaited and their runs
         stay `running` until the next start replays them (reconcile), as after a kill -9. A model run
-        that has not reached a tick boundary within DRAIN_S resumes all the same, from its recorded turns."""
+        that has not reached a tick boundary within DRAIN_S resumes all the same, from its recorded turns.
+        fenced: the lease is lost; every worker is killed at once, its runs left to the head that takes
+        the lease next (its reconcile), as after a kill -9 of this head."""
+        if fenced:
+            self.fence()
         self._stop.set()
         self._wake.set()
         if self._thread:
             self._thread.join(timeout=10)
-        self._drain()
+        if not self._fenced:
+            self._drain()
         self.grader.stop()
         self.summaries.stop()
         for w in self.workers:
             ray.kill(w)
         self.models.stop()
         try:
-            if self.by_run:
+            if self.by_run and not self._fenced:
                 with self.core.store.write() as c:
                     ended = self._lost(c, list(self.by_run), SHUT_DOWN, counted=False, scripted=False)
                 self.ends.landed(ended)
         except StoreError:
             log.exception("settling the runs that were playing failed; the next start settles them")
-        if self.recorder is not None:
-            ray.kill(self.recorder)
+        self.shared.kill(self.recorder)
         self.recorder = None
-        self.agents.stop()
+        if self._own_agents:
+            self.agents.stop()
         self.inflight, self.by_run = {}, {}
         self.workers = []
         self.core.dispatcher = None
         self.archiver.close()
-        if self._play_lock is not None:
-            self._play_lock.close()
-            self._play_lock = None
 
     def _drain(self) -> None:
         """Ask the model workers to stop at a tick boundary and collect what they hand back."""
@@ -218,6 +231,16 @@ class Dispatcher:
                 log.exception("dispatcher step failed")
                 self._stop.wait(RETRY_S)
 
+    @contextmanager
+    def _writing(self):
+        """A write transaction of the dispatcher's: only while its head holds the lease (fencing)."""
+        if self._fenced:
+            raise Fenced("this head lost the dispatcher lease")
+        with self.core.store.write() as c:
+            if self.lease is not None:
+                self.lease.fence(c)
+            yield c
+
     def _write(self, step, what: str, land=None, run_ids: tuple = ()) -> None:
         """Queue a store write of the dispatcher's and try it now. A write the store refuses stays
         queued, in order, and is retried until it lands: a result is never dropped because the disk
@@ -236,7 +259,7 @@ class Dispatcher:
                 if land is not None:
                     land()
                     entry[2] = None  # in the archive: a retry of the store write does not put them again
-                with self.core.store.write() as c:
+                with self._writing() as c:
                     ended = step(c)
                     if ended:  # a series with a target or a budget may stop with them (its queued trials end)
                         ended = [*ended, *stopping.after_ended(c, ended, self.core.clock.now_ms())]
@@ -296,7 +319,7 @@ class Dispatcher:
             if not slots:
                 continue
             self._maybe_queued[scripted] = False  # before the claim: a launch committed meanwhile sets it again
-            with self.core.store.write() as c:
+            with self._writing() as c:
                 held, stopped = stopping.held(c, scripted, self.core.clock.now_ms())
                 rows = stopping.capped(c, lifecycle.claim(c, scripted, len(slots), held=held,
                                                           skip=stopping.beyond(c, scripted)))
@@ -346,7 +369,7 @@ class Dispatcher:
         recorder = None
         if not rows[0].scripted:
             if self.recorder is None:  # started with the first model run
-                self.recorder = start_recorder(str(self.core.data_dir))
+                self.recorder = start_recorder(str(self.core.data_dir), self.shared)
             recorder = self.recorder
         ref = worker.play_many.remote([j.__dict__ for j in jobs], recorder)
         ids = [row.id for row in rows]

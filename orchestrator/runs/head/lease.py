@@ -1,12 +1,13 @@
 """One dispatcher among several heads on one store: the head holding the `dispatcher` lease plays runs,
-the others serve requests and wait for it. The holder renews it; a head that dies (kill -9 included)
-stops renewing, and once the lease has expired another head takes it and starts dispatching, which
-resumes what was in flight under the fault rules. A holder that finds the lease taken, or cannot renew
-it for as long as it lasts, gives up dispatching at once: another head may be resuming its runs.
-
-Expiry is read on each head's own clock: heads on several machines need their clocks in step (NTP)
-to well within TTL_S.
+the others serve requests and wait for it. A head that dies (kill -9 included) stops renewing; once the
+lease has expired another head takes it and resumes what was in flight under the fault rules.
 """
+# Fencing: a holder gives up FENCE_S before its lease could run out unrenewed, timed from before the
+# write that last renewed it, so it has stopped before any other head may take it; and every write of
+# its dispatcher checks, in the same transaction, that it still holds the lease for FENCE_S more
+# (`Lease.fence`), so a head stalled past its lease (a paused VM, a store that hung) writes nothing.
+# Expiry is read on each head's own clock: heads on several machines need their clocks in step (NTP)
+# to well within FENCE_S.
 from __future__ import annotations
 
 import logging
@@ -15,7 +16,7 @@ import time
 from typing import Callable
 
 from orchestrator.clock import Clock
-from orchestrator.store import leases
+from orchestrator.store import StoreError, leases
 
 log = logging.getLogger("studio.lease")
 
@@ -23,6 +24,11 @@ NAME = "dispatcher"
 TTL_S = 6.0  # how long a holder that stopped renewing keeps the lease
 RENEW_S = 2.0  # three renewals per lease: one late renewal does not lose it
 POLL_S = 1.0  # how often a waiting head asks
+FENCE_S = 2.0  # a holder stops this long before its lease could run out: one renewal's time
+
+
+class Fenced(StoreError):
+    """A dispatcher's write refused because its head no longer surely holds the lease."""
 
 
 class Lease:
@@ -36,6 +42,11 @@ class Lease:
 
     def held_by(self) -> str | None:
         return leases.holder(self.store.conn(), self.name, self.clock.now_ms())
+
+    def fence(self, c) -> None:
+        """Inside a write transaction: raise Fenced unless this head holds the lease for FENCE_S more."""
+        if not leases.holds(c, self.name, self.holder, self.clock.now_ms() + int(FENCE_S * 1000)):
+            raise Fenced(f"this head ({self.holder}) no longer holds the {self.name} lease")
 
     def release(self) -> None:
         with self.store.write() as c:
@@ -51,12 +62,21 @@ class Holding:
         self.lease, self.on_taken, self.on_lost = lease, on_taken, on_lost
         self.renew_s, self.poll_s = renew_s, poll_s
         self.holding = False
+        self._until = 0.0  # monotonic time until which the lease surely holds (FENCE_S before it can expire)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"studio-lease-{lease.name}", daemon=True)
 
-    def start(self) -> Holding:
+    def start(self, taken_at: float | None = None) -> Holding:
+        """taken_at: the caller took the lease itself (monotonic time before that take); the thread then
+        renews it without calling on_taken."""
+        if taken_at is not None:
+            self.holding = True
+            self._until = taken_at + self.lease.ttl_ms / 1000 - self._fence_s()
         self._thread.start()
         return self
+
+    def _fence_s(self) -> float:
+        return min(FENCE_S, self.lease.ttl_ms / 3000)
 
     def stop(self) -> None:
         """Stop waiting or renewing; a held lease is released, so another head takes it at once."""
@@ -69,23 +89,27 @@ class Holding:
             except Exception:  # noqa: BLE001
                 log.warning("could not release the %s lease; it expires by itself", self.lease.name)
 
+    def valid(self) -> bool:
+        """Whether this head surely holds the lease now (its holder may act on it)."""
+        return self.holding and time.monotonic() < self._until
+
     def _run(self) -> None:
-        last_held = 0.0
+        fence = self._fence_s()
         while not self._stop.is_set():
+            asked = time.monotonic()  # the store's expiry is at least this + TTL: read before the write
             try:
                 held = self.lease.take()
             except Exception as e:  # noqa: BLE001 - any store failure (either dialect) is a renewal not made
                 held = None
                 log.warning("the %s lease could not be renewed: %s", self.lease.name, e)
-            now = time.monotonic()
             if held:
-                last_held = now
-            if self.holding and (held is False or now - last_held > self.lease.ttl_ms / 1000):
+                self._until = asked + self.lease.ttl_ms / 1000 - fence
+            if self.holding and (held is False or time.monotonic() >= self._until):
                 self.holding = False
                 log.error("lost the %s lease (%s): stopping", self.lease.name,
-                          "another head holds it" if held is False else "the store could not be reached")
+                          "another head holds it" if held is False else "it could not be renewed in time")
                 self.on_lost()
-            elif held and not self.holding:
+            elif held and not self.holding and time.monotonic() < self._until:
                 self.holding = True
                 log.info("took the %s lease as %s", self.lease.name, self.lease.holder)
                 self.on_taken()

@@ -184,14 +184,16 @@ def _one(results: list):
     return results[0]
 
 
-def start_recorder(data_dir: str):
-    """The Recorder actor on this (the head) node: the store lives here, not on the workers' disks.
-    Async: thousands of matches' writes wait on it at once, each a coroutine, not a thread."""
+def start_recorder(data_dir: str, shared):
+    """The service's Recorder actor (orchestrator.actors.Shared), started on this (the head) node if no
+    head has started it yet: the store lives here, not on the workers' disks. Async: thousands of
+    matches' writes wait on it at once, each a coroutine, not a thread."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     here = ray.get_runtime_context().get_node_id()
     actor = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1, max_concurrency=RECORDER_CALLS)(Recorder)
-    return actor.options(scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote(data_dir)
+    return actor.options(**shared.options("recorder"),
+                         scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False)).remote(data_dir)
 
 
 RECORDER_CALLS = 10000  # calls the actor holds at once; workers batch theirs, so few are in flight

@@ -1,5 +1,5 @@
-"""A run's kind, from its scenario id: the world, or one of the arena games the registry
-(engine.arena.games) names. The run path asks the kind what differs (admission, whether the dispatcher
+"""A run's kind, from its scenario id: the world, or one of the arena games the engine's
+registry names. The run path asks the kind what differs (admission, whether the dispatcher
 chunks its runs) instead of forking on the id; this is the one place that tells them apart."""
 from __future__ import annotations
 

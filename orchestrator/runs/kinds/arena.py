@@ -1,5 +1,5 @@
 """An arena game's rules at admission (docs/ARENA.md); the game's own facts come from its
-module in engine.arena.games.
+module in the engine's games registry.
 
 Arena ids launch only from the web console's caller; REST and MCP are told so with bad_scenario.
 A game's "season" is its longest possible game counted in moves per seat: agent turns are reserved

@@ -1,8 +1,8 @@
 """The world's rules at admission: a library scenario or one of the account's saved ones, every seat
 resolved by the seat layer, the world's env and seeds, the engine's speed for the estimate.
 
-`Scenario` is what admission resolves an id to, whatever its kind (orchestrator.runs.kinds); an
-arena game takes the same shape (orchestrator.runs.kinds.arena).
+`Scenario` is what admission resolves an id to, whatever its kind; an
+arena game takes the same shape.
 """
 from __future__ import annotations
 
@@ -33,13 +33,13 @@ class Scenario:
     env: dict
     seed_policy: str
     roster: dict | None  # library roster bounds
-    kind: Any            # its rules at admission: WORLD or an arena game's (orchestrator.runs.kinds)
+    kind: Any            # its rules at admission: WORLD or an arena game's
 
 
 class World:
     in_chunks = True  # a deep queue of its small scripted runs goes to the workers in chunks
     resumable = True  # a model run that lost its worker replays its recorded turns and plays on
-    grades_decisions = True  # its seats' decisions are graded after the match (orchestrator.grading)
+    grades_decisions = True  # its seats' decisions are graded after the match
 
     def scenario(self, core: Core, principal: Principal, scenario_id: str, console: bool) -> Scenario:
         d = library.definition(scenario_id)
@@ -67,7 +67,7 @@ class World:
                              compose_directions(seat.get("skills") or [], seat.get("instructions")))
 
     def observations(self, core: Core, row, seats: set[int]) -> dict[tuple[int, int], str]:
-        """{(tick, seat): what the seat was shown}, rebuilt for an ended match (orchestrator.runs.kinds.observations)."""
+        """{(tick, seat): what the seat was shown}, rebuilt for an ended match."""
         return world_observations(core, row, seats)
 
     def provider(self, k: int, seat: dict) -> str:

@@ -1,6 +1,6 @@
 """Public pages of arena matches (docs/ARENA.md): the graded move list as the log, the
 report with its evaluation series, and replay frames (the position after every ply). What differs
-between games (the series, the frames) is the game's own (engine.arena.games)."""
+between games (the series, the frames) is the game's own."""
 from __future__ import annotations
 
 from datetime import datetime, timezone

@@ -1,5 +1,5 @@
 """A run's graded decisions, for its owner: GET /api/v1/runs/:id/decisions and MCP get_decisions.
-Pages as the transcript does (orchestrator.runs.pages.transcript): the same seat, cursor and limit
+Pages as the transcript does: the same seat, cursor and limit
 rules and errors, in tick then seat order."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A run's transcript: every model turn of its match, for the run's owner only (never a public page).
 
-The rows are archived beside the match's events when the match ends (analytics.archive); a run
+The rows are archived beside the match's events when the match ends; a run
 still playing, or one whose seats are all scripted, has none yet. Until then they are the store's
 (the recorder's rows), and they stay there for a run whose match was never archived, which keeps its
 transcript whatever ended it.
@@ -63,7 +63,7 @@ def every_turn(core: Core, row) -> list[dict]:
 
 def _shown(turns: list[dict]) -> list[dict]:
     """Turns as every surface shows them: a number an earlier version kept that JSON cannot carry
-    (an agent's `steps: 1e400`) reads as null, and the turn's `note` says where (orchestrator.finite)."""
+    (an agent's `steps: 1e400`) reads as null, and the turn's `note` says where."""
     out = []
     for t in turns:
         t, bad = finite.nulled(t)

@@ -2,7 +2,7 @@
 play-by-play log and replay frames, all read from the archived event log.
 
 The event log keeps what a seat said as it said it; these pages show it without control characters
-or bidirectional overrides (engine.text.shown), read once where the pages read the log (`_events`).
+or bidirectional overrides (the engine's `shown`), read once where the pages read the log (`_events`).
 
 The public record names the built-in skills a seat carried and only counts its own skills: their
 names and texts are private to the account.
@@ -285,7 +285,7 @@ def _field_view(field: list[dict]) -> list[dict]:
 
 def replay_frames(core: Core, match_id: str) -> dict:
     """The map (regenerated from the recorded seeds: the engine is deterministic), each agent's state at
-    the end of every tick (orchestrator.runs.pages.world_frames), the timeline's moments and how much of
+    the end of every tick (world_frames.py), the timeline's moments and how much of
     the season was played. A frame's agent is [x, y, alive, health, satiety, net worth, wood, stone,
     food, ore, relics, shelter, tool] (`holdings` names the last seven; empty when the frames come from
     the log alone, which holds no inventories)."""

@@ -23,7 +23,7 @@ HOLDINGS = ("wood", "stone", "food", "ore", "relics", "shelter", "tool")
 
 
 def _worth(inv, shelter: int, tool: int, P) -> float:
-    """engine.kernels.common.worth, summed in the same order so the figure is the log's to the bit."""
+    """The kernels' `worth`, summed in the same order so the figure is the log's to the bit."""
     s = 0.0
     for r in range(N_RES):
         s += float(inv[r]) * P[P_PRICE + r]

@@ -1,8 +1,8 @@
-"""A forked series' effect (docs/FORKS.md): with a control arm, for each changed seat and each
-metric of the summary, the mean paired difference fork - control over the trials whose two runs both
-ended with a match, with its 95% interval: analytics.paired.paired_comparison, the comparison every
-paired series uses (analytics.compare), on the runs' own results. `differences` gives the same pairs'
-differences in the order they completed, for a target's confidence sequence (runs.series.stopping)."""
+"""A forked series' effect (docs/FORKS.md): with a control arm, for each changed seat and each metric of the
+summary, the mean paired difference fork - control over the trials whose two runs both ended with a match,
+with its 95% interval: `paired_comparison`, the comparison every paired series uses, on the runs' own
+results. `differences` gives the same pairs' differences in the order they completed, for a target's
+confidence sequence."""
 from __future__ import annotations
 
 from analytics import choice, paired, stats

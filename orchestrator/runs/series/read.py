@@ -1,12 +1,11 @@
-"""GET /batches/:id: a series' runs, their states and its per-seat summary (analytics.summary, one path),
-with `wait_ms` to wait for the series to change (a long-poll).
+"""GET /batches/:id: a series' runs, their states and its per-seat summary (analytics' one path), with
+`wait_ms` to wait for the series to change (a long-poll).
 
-A read costs one lookup of the series and one index-only read of its runs (`runs_batch_state`). The
-summary is computed once per change of the series' scored runs and kept (orchestrator.runs.series.summaries),
-not recomputed per read. In a process with a dispatcher it is computed by a task on a worker
-(orchestrator.runs.series.summarizer), never here: a read of a series still playing answers the newest kept
-summary (it may lag the counts by the change being computed) and asks for the new one; a read of a
-series that has ended waits for its final summary.
+A read costs one lookup of the series and one index-only read of its runs (`runs_batch_state`). The summary
+is computed once per change of the series' scored runs and kept, not recomputed per read. In a process with a
+dispatcher it is computed by a task on a worker, never here: a read of a series still playing answers the
+newest kept summary (it may lag the counts by the change being computed) and asks for the new one; a read of
+a series that has ended waits for its final summary.
 """
 from __future__ import annotations
 

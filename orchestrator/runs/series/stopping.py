@@ -1,17 +1,13 @@
-"""When a series stops launching trials, and what each of its trials may spend
-(docs/RUNS.md). Every function runs inside the caller's write transaction:
-
+"""When a series stops launching trials, and what each of its trials may spend (docs/RUNS.md). Every
+function runs inside the caller's write transaction:
 - `record`, at launch: the series' target (`until`) and budget.
 - `held` and `beyond` before the dispatcher's claim: series whose budget cannot cover another trial
-  while some play, and the trials a target's wave does not reach yet (runs.series.waves).
+  while some play, and the trials a target's wave does not reach yet.
 - `capped` after the claim: each claimed trial's spend cap lowered to what the budget leaves.
-- `after_ended`, as runs end: the confidence sequence of each roster seat for the target's metric
-  (and of each changed seat's paired effect, for a fork with control), and the stop once every
-  target's sequence is narrow enough.
-
-A stop cancels the trials not begun (stop_reason series_stopped, nothing metered, their reservation
-released with them); trials already playing finish and count, and so does a queued twin of one.
-"""
+- `after_ended`, as runs end: each seat's confidence sequence for the target's metric (and each
+  changed seat's paired effect, for a fork with control), and the stop once every one is narrow
+  enough. A stop cancels the trials not begun (series_stopped, nothing metered, their reservation
+  released); trials already playing finish and count, and so does a queued twin of one."""
 from __future__ import annotations
 
 from dataclasses import dataclass

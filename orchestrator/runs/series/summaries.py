@@ -7,7 +7,7 @@ scored runs only ever grow (an ended run never changes), so the same set means t
 same summary, and a run that ends changes it.
 
 Computed here only when this process has no dispatcher (a read-only process, a notebook); with one,
-a worker's task computes it (orchestrator.runs.series.summarizer) and reads take the kept one.
+a worker's task computes it and reads take the kept one.
 """
 from __future__ import annotations
 

@@ -1,30 +1,21 @@
 """The head's side of series summaries while it has a dispatcher: a read that finds a series' kept
-summary stale asks for the new one here, and a task of a worker's actor computes it
-(orchestrator.runs.series.summary_task: ACTORS of them, started with the first summary); this process only
-reads the graded seats, hands them over with the match ids, and keeps the text that comes back
-(orchestrator.runs.series.summaries). The summary of a series none of whose runs has ended has nothing to
-compute: it is made here, with no task.
-
-At most one task per series is out: a newer state asked for while one runs is computed after it (the
-newest asked, once), and whoever asked for an older state gets that newer summary. A series' scored
-and graded runs only grow, so of two states the one with more of both is the newer. A series' tasks go
-to the same actor, which keeps the seat rows it read (only the matches new since its last summary are
-read again).
-
-While the series plays, a follower sees its counts live and its newest kept summary, which lags: its
-next task starts no sooner than PLAYING_EVERY_S after the last one came back, and only once the
-series' scored and graded runs have grown by PLAYING_GROWTH of those the last summary covered (or
-PLAYING_STALE_S have passed since it): a summary costs a worker about the same whatever the number of
-runs, so a series that plays fast is summarised a few times, not once per landed run. A series' final
-summary (asked for once it has ended) starts as soon as nothing of it is out. A final summary that
-comes back over fewer matches than the series scored (a listing of the archive raced a part's
-publishing rename, which POSIX lets a directory read miss) is asked again, SHORT_RETRY_S apart for
-SHORT_PATIENCE_S at most, and then fails: whoever waits computes it itself rather than answer an
-ended series with a summary of some of its runs.
-
-One thread starts the tasks and keeps their results, so neither the event loop nor Ray's own threads
-ever touch the store or Ray on a summary's account.
+summary stale asks for the new one here, and one of ACTORS worker actors computes it; this process
+only reads the graded seats, hands them over with the match ids, and keeps the text that comes back.
+At most one task per series is out, and a series' tasks go to the same actor, which keeps the rows it
+read. While a series plays its summary lags on purpose (PLAYING_EVERY_S, PLAYING_GROWTH,
+PLAYING_STALE_S): a summary costs a worker about the same whatever the number of runs, so a series
+that plays fast is summarised a few times, not once per landed run. One thread starts the tasks and
+keeps their results, so neither the event loop nor Ray's threads touch the store on a summary's
+account.
 """
+# A newer state asked for while a task runs is computed after it (the newest asked, once), and whoever
+# asked for an older state gets that newer summary: a series' scored and graded runs only grow, so of
+# two states the one with more of both is the newer. A series none of whose runs has ended has nothing
+# to compute: its summary is made here, with no task. A final summary (asked for once the series has
+# ended) starts as soon as nothing of it is out. One that comes back over fewer matches than the series
+# scored (a listing of the archive raced a part's publishing rename, which POSIX lets a directory read
+# miss) is asked again, SHORT_RETRY_S apart for SHORT_PATIENCE_S at most, and then fails: whoever waits
+# computes it itself rather than answer an ended series with a summary of some of its runs.
 from __future__ import annotations
 
 import json

@@ -2,13 +2,10 @@
 archive itself, so neither the rows nor the statistics cost the head anything; the head sends the
 match ids and the graded seats (the store stays on the head) and gets back the summary's JSON text.
 
-An actor, not a task: Ray ends an idle task worker past the CPU count within about a second, and a
-fresh one spends seconds importing the statistics stack before a summary that takes a fraction of
-that; the actor's process stays warm, and warms itself when it starts (summary_text.warm), so the
-first series it serves does not pay for that either. It keeps the seat rows of the series it
-summarised (summary_text.compute), and the head sends a series' tasks to the same actor. Scheduled as the grading tasks are (orchestrator.grading.work):
-no CPU reserved (the scripted match workers hold every CPU), at the lower priority, so a playing
-match keeps its core.
+An actor, not a task: Ray ends an idle task worker within about a second, and a fresh one spends
+seconds importing the statistics stack; the actor stays warm, warms itself when it starts, and keeps
+the seat rows of the series it summarised. Scheduled as the grading tasks are: no CPU reserved (the
+scripted match workers hold every CPU), at the lower priority, so a playing match keeps its core.
 """
 from __future__ import annotations
 

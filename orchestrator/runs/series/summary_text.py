@@ -1,9 +1,9 @@
-"""A series' summary (analytics.summary.series_summary) over exactly its scored matches' seat rows and
-graded seats, and the JSON text the batch read sends: the one computation, run by a worker's task
-(orchestrator.runs.series.summary_task) when the process has a dispatcher, else by the reading process.
+"""A series' summary (`series_summary`) over exactly its scored matches' seat rows and graded seats,
+and the JSON text the batch read sends: the one computation, run by a worker's actor when the process
+has a dispatcher, else by the reading process.
 
-A process keeps the series it summarised last (SERIES_ROWS of them) as running summaries
-(analytics.summary_running): a series is summarised again each time it grows, and an ended match's
+A process keeps the series it summarised last (SERIES_ROWS of them) as running summaries:
+a series is summarised again each time it grows, and an ended match's
 rows never change, so only the matches new since the last summary are read and folded in.
 
 Imports nothing of the service's core, so a worker process loads only what it computes with.
@@ -45,7 +45,7 @@ def encode(body) -> str:
 def source(archive: Archive, match_ids: list[str], batch_id: str | None, decisions: pa.Table):
     """An in-memory DuckDB table of exactly this series' seat rows (landed or compacted): no glob over
     the whole archive, and no dependence on the export of ended runs having caught up. decisions:
-    (match_id, seat, accuracy) of the graded seats (orchestrator.grading.read.graded_seats)."""
+    (match_id, seat, accuracy) of the graded seats (`graded_seats`)."""
     con = duckdb.connect()
     con.register("seats", archive.seats({m: batch_id for m in match_ids}))
     con.register("decisions", decisions)

@@ -1,7 +1,6 @@
 """`until` and `budget_usd` on a series body (docs/RUNS.md): their shape, their rules at
 admission, and what the estimate says about them. The dispatcher's side (when a series stops, what a
-trial may spend) is orchestrator.runs.series.stopping; how many trials it launches at once,
-orchestrator.runs.series.waves.
+trial may spend) is stopping.py; how many trials it launches at once, waves.py.
 """
 from __future__ import annotations
 

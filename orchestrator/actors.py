@@ -1,0 +1,65 @@
+"""The actors every head of one service uses (the agents' exchange, the recorder, the compactor), found by
+name in the service's Ray namespace rather than started once per head.
+
+Every head on one store reads the same service id from it (leases.service_id), so the heads of one
+service share a namespace and two services on one Ray cluster never meet. On a cluster the head joined
+(`--ray-address`) the actors are detached: a head's death, kill -9 included, leaves them to the others.
+On a private Ray, which dies with its process, they belong to the head that started them and go with
+it, under names of that head's own: a head started again in the same process never meets the
+actors of the one before while Ray is still ending them.
+"""
+from __future__ import annotations
+
+import secrets
+import threading
+
+from orchestrator.store import leases
+
+PREFIX = "studio-"
+
+
+class Shared:
+    def __init__(self, store, detached: bool):
+        self.store, self.detached = store, detached
+        self._own = "" if detached else "-" + secrets.token_hex(6)
+        self._namespace: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def namespace(self) -> str:
+        with self._lock:
+            if self._namespace is None:
+                with self.store.write() as c:
+                    self._namespace = PREFIX + leases.service_id(c, secrets.token_hex(8))
+            return self._namespace
+
+    def options(self, name: str) -> dict:
+        """Actor options that find `name` if some head started it already, and start it otherwise."""
+        return {"name": name + self._own, "namespace": self.namespace, "get_if_exists": True,
+                **({"lifetime": "detached"} if self.detached else {})}
+
+    def address(self, name: str) -> str:
+        """namespace/name: how a job names an actor for a worker (`find`)."""
+        return f"{self.namespace}/{name}{self._own}"
+
+    def kill(self, handle) -> None:
+        """A head that stops ends an actor only when it is the head's own (a private Ray)."""
+        if handle is not None and not self.detached:
+            import ray
+
+            ray.kill(handle, no_restart=True)
+
+
+def find(address: str):
+    """The actor a job names (`Shared.address`), from a worker."""
+    import ray
+
+    namespace, _, name = address.rpartition("/")
+    return ray.get_actor(name, namespace=namespace or None)
+
+
+def joined(ray_address: str | None) -> bool:
+    """Whether this head joins a cluster it did not start (its actors then outlive it)."""
+    import os
+
+    return bool(ray_address or os.environ.get("RAY_ADDRESS"))
