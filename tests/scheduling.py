@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# Seconds each unit took in `make test` on the 2-core machine (docs/PERFORMANCE.md): only the order
-# they are handed out in, heaviest first, reads them; a folder's entry counts its modules not named
-# on their own.
+# Rough seconds per unit in `make test` on the 2-core machine: the slow modules' from a full run's
+# durations, the folders' estimated from their slowest tests and their count. Only the order units
+# are handed out in reads them, so rough is enough; a folder's entry counts its modules not named on
+# their own.
 UNITS = {
     "faults/test_damaged_archive.py": 140,
     "faults/test_service.py": 190,
