@@ -65,6 +65,9 @@ def scheduler(config, log):
     marks are not read on pytest 9, whose nodes keep their id elsewhere)."""
     from xdist.scheduler import LoadScopeScheduling
 
+    # xdist would sort the units by their number of tests, the slowest (single-test) modules last
+    config.option.loadscopereorder = False
+
     class Units(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return unit_of(_TESTS.parent / nodeid.split("::")[0])
