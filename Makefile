@@ -51,9 +51,9 @@ serve: $(STAMP) $(SYSTEM)
 simulate: $(STAMP)
 	$(BIN)/studio simulate --scenario svc:custom-base-v1
 
-# two processes (pytest-xdist), each one fixed half of the folders (tests/halves.py): the suite waits on
-# servers, providers and clocks about half its time, which the other process fills; `pytest` alone
-# runs it in one
+# two processes (pytest-xdist), each taking the next unit of tests (a folder, or a slow module on its
+# own: tests/scheduling.py) when it is free: the suite waits on servers, providers and clocks about
+# half its time, which the other process fills; `pytest` alone runs it in one
 test: $(STAMP) system
 	$(BIN)/python -m pytest -q -n 2
 

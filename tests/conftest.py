@@ -4,7 +4,7 @@ import pytest
 
 from orchestrator import workers
 from orchestrator.workers import init_ray
-from tests import halves, postgres, tiers
+from tests import postgres, scheduling, tiers
 
 # Ray's CPU count here is a scheduling pool, not cores: several test servers of this session hold
 # their workers at once (each asks for one or two), and a pool they exhaust hangs the next one.
@@ -52,8 +52,8 @@ def shared_srv_pg(tmp_path_factory, ray_pool):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`pytest -n 2` (`make test`): each process runs one half of the folders (tests/halves.py)."""
-    return halves.scheduler(config, log)
+    """`pytest -n 2` (`make test`): the units of tests/scheduling.py, to whichever process is free."""
+    return scheduling.scheduler(config, log)
 
 
 # before -m selects: the markers must be on the items when pytest's own hook reads them
@@ -67,6 +67,11 @@ def pytest_collection_modifyitems(config, items):
             raise pytest.UsageError(str(e)) from None
         for tier in sorted(found - marked):
             item.add_marker(tier)
+    if hasattr(config, "workerinput"):  # an xdist process: its collection is the order units are handed out in
+        try:
+            scheduling.heaviest_first(items)
+        except ValueError as e:
+            raise pytest.UsageError(str(e)) from None
 
 
 @pytest.hookimpl(wrapper=True)

@@ -57,8 +57,10 @@ def _footer_start(path: Path) -> int:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM, then SIGKILL for whatever of its group (its Ray) is left."""
-    _kill_group(proc, signal.SIGTERM)
+    """SIGTERM to the service, as an operator stops it, then SIGKILL for whatever of its group (its Ray)
+    is left. Not SIGTERM to the group: Ray's processes would die under the service as it shuts Ray
+    down, which then waits out Ray's own timeouts."""
+    proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(timeout=60)
     finally:

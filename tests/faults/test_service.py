@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import psutil
 
 from api.cli import main
 from tests.api.util import bearer, free_port, serve_refused, wait_until_up
@@ -17,6 +18,8 @@ from tests.waiting import until
 
 STUDIO = [sys.executable, "-m", "api.cli"]
 CONFIG = "[runs]\nmin_tick_ms = 20\n"
+AGENTS = {"ray::DashboardAgent", "ray::RuntimeEnvAgent"}
+GONE_WITHIN_S = 20
 
 
 def _serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
@@ -76,7 +79,44 @@ def test_start_up_refusals_are_one_line_and_exit_2(tmp_path, tmpfs, monkeypatch,
         filler.unlink()
 
 
+def _ray_tree(proc: subprocess.Popen) -> list[psutil.Process]:
+    """The processes under the service, once its private Ray's agents are among them."""
+    def started():
+        procs = psutil.Process(proc.pid).children(recursive=True)
+        names = set()
+        for p in procs:
+            try:
+                names.add(p.name())
+            except psutil.Error:
+                pass
+        return procs if AGENTS <= names else None
+    return until(started, 60, every=0.5, what="Ray's agents under the service")
+
+
+def _alive(procs: list[psutil.Process]) -> list[psutil.Process]:
+    out = []
+    for p in procs:
+        try:
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def _kill(procs: list[psutil.Process]) -> None:
+    for p in _alive(procs):
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+
+
 def test_kill_9_and_sigterm_lose_no_run(tmp_path, monkeypatch, capsys):
+    """kill -9 of the service alone, as an operator kills it, ends every process of its private Ray
+    (issue 50 F13: `ray::DashboardAgent` and `ray::RuntimeEnvAgent` used to stay on, reparented to init
+    and deaf to SIGTERM; only this service's processes are looked at) and loses no run; SIGTERM leaves
+    a run playing for the next start."""
     data = tmp_path / "data"
     data.mkdir()
     (data / "config.toml").write_text(CONFIG)
@@ -84,8 +124,10 @@ def test_kill_9_and_sigterm_lose_no_run(tmp_path, monkeypatch, capsys):
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     first = _serve(data, port, log)
+    tree: list[psutil.Process] = []
     try:
         wait_until_up(url, first)
+        tree = _ray_tree(first)  # Ray's own processes; those it starts for the run are looked at by the reaper alike
         token = _token(log)
         assert oct(data.stat().st_mode & 0o777) == "0o700"
         assert oct((data / "studio.db").stat().st_mode & 0o777) == "0o600"
@@ -97,8 +139,16 @@ def test_kill_9_and_sigterm_lose_no_run(tmp_path, monkeypatch, capsys):
             rid = c.post("/api/v1/runs", json=body).json()["run"]["run_id"]
             _wait(c, rid, lambda r: r["status"] == "running" and r["live"]["tick"] > 0)
             assert c.get(f"/api/v1/me?api_key={token}").status_code == 200
+        os.kill(first.pid, signal.SIGKILL)  # the service alone, not its process group
+        first.wait(timeout=30)
+        try:
+            until(lambda: not _alive(tree), GONE_WITHIN_S, every=0.2, what="the killed service's Ray to end")
+        except AssertionError:
+            left = ", ".join(f"{p.pid} {p.name()} (parent {p.ppid()})" for p in _alive(tree))
+            raise AssertionError(f"still running {GONE_WITHIN_S} s after kill -9 of the service: {left}") from None
     finally:
-        _kill_group(first, signal.SIGKILL)  # the service and its Ray die at once
+        _kill(tree)
+        _kill_group(first, signal.SIGKILL)
         first.wait(timeout=30)
     text = log.read_text()  # the token once, where it was shown to the owner; the access log redacted it
     assert text.count(token) == 1 and "api_key=[redacted]" in text
