@@ -26,6 +26,7 @@ UNITS = {
     "console": 200,
     "agents": 170,
     "api": 160,
+    "cluster/test_heads.py": 200,
     "cluster": 80,
     "analytics": 70,
     "mcp": 70,
