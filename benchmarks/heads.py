@@ -2,22 +2,21 @@
 takes, what the head costs per run on SQLite and on PostgreSQL, and what a request pays for limits
 kept in the store. Prints one JSON object.
 
-1. `rate_limit_hit_us`: one request's count against its token's per-minute ceiling, in process memory
-   (as before the counts moved to the store), in a SQLite data dir and in PostgreSQL.
-2. With one head, then two (`studio serve` on one store and one cluster, a round-robin client):
-   `--waiters` agents long-poll one agent seat whose turn never opens while a client launches scripted
-   runs for `--seconds` s (launches per second) and a separate process asks GET /api/v1 every 20 ms
-   (p50 / p99).
-3. Failover: a series plays; the head whose health says `"dispatching": true` is killed with SIGKILL;
-   the time until another head's health says true, and until the next trial finishes (of the series,
-   or of a run launched on the surviving head just after the kill).
-4. The head's CPU (the `studio serve` process, every thread, from /proc) per scripted run of a series,
-   on SQLite and on PostgreSQL (`STUDIO_STORE_URL`), side by side.
-A figure that this build cannot give (a second head that dispatches too, a head that does not serve
-from PostgreSQL, no PostgreSQL here) is reported as not measured, with the reason.
-
     .venv/bin/python benchmarks/heads.py [--quick] [--waiters 1000] [--seconds 15] [--repeats 2]
 """
+# 1. `rate_limit_hit_us`: one request's count against its token's per-minute ceiling, in process memory
+#    (as before the counts moved to the store), in a SQLite data dir and in PostgreSQL.
+# 2. With one head, then two (`studio serve` on one store and one cluster, a round-robin client):
+#    `--waiters` agents long-poll one agent seat whose turn never opens while a client launches scripted
+#    runs for `--seconds` s (launches per second) and a separate process asks GET /api/v1 every 20 ms
+#    (p50 / p99).
+# 3. Failover: a series plays; the head whose health says `"dispatching": true` is killed with SIGKILL;
+#    the time until another head's health says true, and until the next trial finishes (of the series,
+#    or of a run launched on the surviving head just after the kill).
+# 4. The head's CPU (the `studio serve` process, every thread, from /proc) per scripted run of a series,
+#    on SQLite and on PostgreSQL (`STUDIO_STORE_URL`), side by side.
+# A figure that this build cannot give (no PostgreSQL here, say) is reported as not measured, with the
+# reason.
 from __future__ import annotations
 
 import argparse

@@ -2,7 +2,7 @@
 
 Windows are aligned to the wall-clock minute ("the per-minute ceiling rolls each minute"), so
 Retry-After is the number of seconds until the next minute starts. The counts live in the store
-(orchestrator.store.limits), so every head on one store counts a token's requests together; a limiter
+(its `limits` repository), so every head on one store counts a token's requests together; a limiter
 without a store, or one whose store refuses a write for now, counts in process memory.
 """
 from __future__ import annotations
