@@ -63,7 +63,7 @@ def _archive(root, keep_log: bool, seeds) -> Archive:
     land_chunk(chunk)
     for job, o in alone:
         row = for_head(o, job, land=False)
-        store.land(row["match_id"], row["events"], row["seats"])
+        store.land(row.match_id, row.events, row.seats)
     store.compact(KEY, [j.match_id for j, _ in played])
     return store
 

@@ -66,12 +66,13 @@ def test_a_run_that_raises_in_its_worker_fails_alone_and_the_chunk_plays_on():
         out = ray.get(worker.play_many.remote([_job("a", env), _job("b", {}), _job("c", env)]), timeout=120)
     finally:
         ray.kill(worker)
-    assert [o["run_id"] for o in out] == ["a", "b", "c"]
+    # a played run comes back as the record the head stores, a raised one as what the worker caught
+    assert [out[0].run_id, out[1]["run_id"], out[2].run_id] == ["a", "b", "c"]
     assert out[1]["raised"].startswith("KeyError") and "Traceback" in out[1]["traceback"]
     for o in (out[0], out[2]):
         # a job naming no archive: the match comes back as bytes for the head to land
-        assert o["status"] == "finished" and json.loads(o["results"])["match_ticks"] == 30 and o["events"]
-        assert o["archived"] is None
+        assert o.status == "finished" and json.loads(o.results)["match_ticks"] == 30 and o.events
+        assert o.archived is None
 
 
 def test_a_series_is_handed_over_in_chunks_and_every_run_reads_finished(srv, lab, monkeypatch):

@@ -43,7 +43,8 @@ class Duty:
         # every head reaches the service's exchange, dispatching or not: agents may ask through any head
         self.agents = Exchanges(core.config, core.clock, self.shared)
         # the lease is about real time, never the service's clock (tests set that one)
-        self.lease = Lease(core.store, Clock(), self.head)
+        self.lease = Lease(core.store, Clock(), self.head,
+                           sole=not joined(ray_address) and core.store.dialect == "sqlite")
         self.dispatcher: Dispatcher | None = None
         self._args = {"ray_address": ray_address, "num_cpus": num_cpus, "workers": workers}
         self._holding = Holding(self.lease, on_taken=self._taken, on_lost=self._lost)

@@ -32,8 +32,14 @@ class Fenced(StoreError):
 
 
 class Lease:
-    def __init__(self, store, clock: Clock, holder: str, name: str = NAME, ttl_s: float = TTL_S):
+    """sole: no other head can reach this store (SQLite in a data dir this head holds exclusively, a
+    private Ray): a renewal the store refuses for now (a write lock held past the busy wait) is not a
+    lost lease, and the store's fault rules, not fencing, decide what becomes of the runs in flight."""
+
+    def __init__(self, store, clock: Clock, holder: str, name: str = NAME, ttl_s: float = TTL_S,
+                 sole: bool = False):
         self.store, self.clock, self.holder, self.name, self.ttl_ms = store, clock, holder, name, int(ttl_s * 1000)
+        self.sole = sole
 
     def take(self) -> bool:
         """Take it, or renew it when held: True while this head holds it."""
@@ -45,7 +51,7 @@ class Lease:
 
     def fence(self, c) -> None:
         """Inside a write transaction: raise Fenced unless this head holds the lease for FENCE_S more."""
-        if not leases.holds(c, self.name, self.holder, self.clock.now_ms() + int(FENCE_S * 1000)):
+        if not self.sole and not leases.holds(c, self.name, self.holder, self.clock.now_ms() + int(FENCE_S * 1000)):
             raise Fenced(f"this head ({self.holder}) no longer holds the {self.name} lease")
 
     def release(self) -> None:
@@ -91,7 +97,7 @@ class Holding:
 
     def valid(self) -> bool:
         """Whether this head surely holds the lease now (its holder may act on it)."""
-        return self.holding and time.monotonic() < self._until
+        return self.holding and (self.lease.sole or time.monotonic() < self._until)
 
     def _run(self) -> None:
         fence = self._fence_s()
@@ -104,7 +110,8 @@ class Holding:
                 log.warning("the %s lease could not be renewed: %s", self.lease.name, e)
             if held:
                 self._until = asked + self.lease.ttl_ms / 1000 - fence
-            if self.holding and (held is False or time.monotonic() >= self._until):
+            late = time.monotonic() >= self._until and not self.lease.sole
+            if self.holding and (held is False or late):
                 self.holding = False
                 log.error("lost the %s lease (%s): stopping", self.lease.name,
                           "another head holds it" if held is False else "it could not be renewed in time")
