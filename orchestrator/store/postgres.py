@@ -138,11 +138,14 @@ def _store_errors() -> Iterator[None]:
 NUL_TEXT = "a text holds a NUL character (U+0000), which the store cannot hold: send it without"
 
 
-def _params(params) -> tuple:
+def _params(params, sql: str = "") -> tuple:
     # SQLite keeps booleans as 0/1 in INTEGER columns; PostgreSQL would type True as boolean
     out = tuple(int(p) if p is True or p is False else p for p in params)
     if any(isinstance(p, str) and "\x00" in p for p in out):
-        raise Unstorable(NUL_TEXT)
+        if not sql.lstrip()[:6].upper() == "SELECT":
+            raise Unstorable(NUL_TEXT)
+        # a read: no stored text holds a NUL, so such a value equals nothing, as on SQLite (NULL neither)
+        out = tuple(None if isinstance(p, str) and "\x00" in p else p for p in out)
     return out
 
 
@@ -169,7 +172,7 @@ class Connection:
     def execute(self, sql: str, params: tuple | list = ()) -> psycopg.Cursor:
         try:
             if params:
-                return self.raw.execute(translate(sql), _params(params))
+                return self.raw.execute(translate(sql), _params(params, sql))
             return self.raw.execute(sql)
         except psycopg.Error as e:
             as_store_error(e)

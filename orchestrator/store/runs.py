@@ -104,8 +104,6 @@ def page(c: Connection, account_id: str, limit: int, *, status: str | None = Non
          batch_id: str | None = None, before_seq: int | None = None) -> tuple[list[Run], int | None]:
     """An account's runs, newest first, `limit` of them below before_seq; with the seq to resume
     below when more remain, else None."""
-    if any(v is not None and "\x00" in v for v in (scenario_id, batch_id)):
-        return [], None  # no stored id holds a NUL (PostgreSQL's text cannot): none matches, on either store
     sql, params = "SELECT * FROM runs WHERE account_id = ?", [account_id]
     for col, val in (("status", status), ("scenario_id", scenario_id), ("batch_id", batch_id)):
         if val is not None:

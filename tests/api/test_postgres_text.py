@@ -30,3 +30,5 @@ def test_a_nul_in_a_body_or_a_query_is_refused_and_changes_nothing(live_pg):
         # a filter no stored id can equal matches nothing, as on SQLite (a read is not refused)
         r = c.get("/api/v1/runs", params={"batch_id": "bat_\x00"})
         assert r.status_code == 200 and r.json()["runs"] == [], r.text
+        r = c.get("/api/v1/runs/run_%00")  # a lookup by such an id finds nothing
+        assert r.status_code == 404 and r.json()["error"] == "unknown_run", r.text
