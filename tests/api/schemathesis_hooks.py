@@ -8,7 +8,8 @@ Two places where JSON Schema cannot say what the API means, each handled narrowl
   make (a scenario id that names nothing, a model no key routes, a plan ceiling, a seed rule), and a
   leaderboard asked with neither of its two selectors (scenario_id, game), a run body with neither a
   scenario and roster nor a fork, a fork of a run that cannot be forked, `until` or `budget_usd` on a
-  single run, decisions past the plan's grading ceiling. Only those refusals are accepted.
+  single run, decisions past the plan's grading ceiling; on PostgreSQL, text holding a NUL. Only those
+  refusals are accepted.
 """
 from __future__ import annotations
 
@@ -27,8 +28,10 @@ BY_RULE = {"too_many_scenarios", "too_many_skills",
            # until on a single run, or a seat the roster does not have (docs/RUNS.md)
            "bad_until"}
 # bad_request refusals by rule on a run body: a budget on a single run (docs/RUNS.md), decisions past the
-# plan's grading ceiling
-RULE_MESSAGES = ("budget_usd: only a series", "grading: this launch asks to grade")
+# plan's grading ceiling; and on a server whose control plane is on PostgreSQL, text holding a NUL, which
+# PostgreSQL's text cannot hold (docs/CLUSTER.md)
+RULE_MESSAGES = ("budget_usd: only a series", "grading: this launch asks to grade",
+                 "a text holds a NUL character")
 
 
 def _ints(value: Any) -> Any:
