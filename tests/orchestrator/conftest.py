@@ -25,6 +25,18 @@ def open_core(data_dir, url: str | None) -> Core:
     return Core.open(data_dir)
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store(request, tmp_path):
+    """The bare store on either database: the repositories' contract tests take it."""
+    from orchestrator.store import Store
+    from orchestrator.store.postgres import PostgresStore
+
+    s = Store(tmp_path / "d") if request.param == "sqlite" else PostgresStore(request.getfixturevalue("pg_url"),
+                                                                             busy_timeout_s=5)
+    yield s
+    s.close()
+
+
 @pytest.fixture
 def principal(core):
     """principal(plan, scopes) -> (Principal, email, plaintext token)."""

@@ -9,19 +9,8 @@ import pytest
 
 from orchestrator.clock import ManualClock
 from orchestrator.runs.head.lease import FENCE_S, Fenced, Holding, Lease
-from orchestrator.store import Store
-from orchestrator.store.postgres import PostgresStore
 from tests.waiting import until
 
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        s = Store(tmp_path / "data")
-    else:
-        s = PostgresStore(request.getfixturevalue("pg_url"), busy_timeout_s=5)
-    yield s
-    s.close()
 
 
 def test_one_holder_until_it_expires_or_is_released(store):

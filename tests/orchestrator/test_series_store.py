@@ -8,17 +8,7 @@ import pytest
 
 from orchestrator.records.series import Series, Until
 from orchestrator.store import Store, series
-from orchestrator.store.postgres import PostgresStore
 
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        s = Store(tmp_path / "d")
-    else:
-        s = PostgresStore(request.getfixturevalue("pg_url"), busy_timeout_s=5)
-    yield s
-    s.close()
 
 
 def _series_row(store: Store, batch_id: str = "bat_1", **columns) -> None:

@@ -7,24 +7,13 @@ from __future__ import annotations
 import json
 import math
 
-import pytest
 
 from orchestrator.records.roster import Seat
-from orchestrator.store import Store, grading, repairs, runs, series
-from orchestrator.store.postgres import PostgresStore
+from orchestrator.store import grading, repairs, runs, series
 
 JAN_2026_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 FEB_2026_MS = 1_769_904_000_000  # 2026-02-01T00:00:00Z
 
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        s = Store(tmp_path / "d")
-    else:
-        s = PostgresStore(request.getfixturevalue("pg_url"), busy_timeout_s=5)
-    yield s
-    s.close()
 
 
 def _seat(seat: int, model: str, funding: str, usd, turns: int, tokens: tuple[int, int]) -> Seat:
