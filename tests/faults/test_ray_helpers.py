@@ -34,6 +34,8 @@ def test_the_watcher_ends_marked_processes_that_ignore_sigterm_when_its_owner_is
     child = None
     try:
         child = psutil.Process(int(owner.stdout.readline()))
+        # until its exec, a child's /proc environ is the one its parent started with, without the mark
+        until(lambda: reaper.MARK in child.environ(), 10, every=0.05, what="the child's exec")
         assert child.environ()[reaper.MARK] != "someone-else"
         owner.kill()
         owner.wait(timeout=10)
