@@ -27,11 +27,9 @@ import multiprocessing
 import os
 import platform
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -40,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.lib.figures import spread, target
+from benchmarks.lib.raytmp import ray_tmpdir
 from benchmarks.longpoll import Conn, Load, _answer, _request, cpu_s
 
 CONFIG = """[plans.lab]
@@ -623,14 +622,9 @@ def main() -> None:
     if a.quick:
         a.waiters, a.seconds, a.launchers, a.wait_ms, a.repeats = 20, 3.0, 1, 2000, 1
         a.ticks, a.failover_trials, a.cpu_trials, a.hits, a.settle, a.drain_s = 20, 6, 3, 200, 1.0, 60.0
-    tmp = tempfile.mkdtemp(prefix="hd", dir="/tmp")  # short: Ray's socket paths live under it
-    os.environ["RAY_TMPDIR"] = tmp
     os.environ.setdefault("RAY_raylet_start_wait_time_s", "120")  # a loaded machine starts a node slowly
-    os.makedirs(os.path.join(tmp, "ray"), exist_ok=True)
-    try:
-        result = run(a, Path(tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with ray_tmpdir("hd") as tmp:
+        result = run(a, tmp)
     print(json.dumps(result, indent=1))
 
 

@@ -37,11 +37,9 @@ import multiprocessing
 import os
 import platform
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -51,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.lib.figures import spread, target
 from benchmarks.lib.procs import stat
+from benchmarks.lib.raytmp import ray_tmpdir
 
 CONFIG = """[plans.lab]
 requests_per_minute = 100000000
@@ -312,13 +311,8 @@ def main() -> None:
     ap.add_argument("--settle", type=float, default=2.0, help="seconds the waiters wait before their turn opens")
     a = ap.parse_args()
     a.waiters = [int(x) for x in a.waiters.split(",")]
-    tmp = tempfile.mkdtemp(prefix="lp", dir="/tmp")  # short: Ray's socket paths live under it
-    os.environ["RAY_TMPDIR"] = tmp
-    os.makedirs(os.path.join(tmp, "ray"), exist_ok=True)
-    try:
-        result = run(a, Path(tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with ray_tmpdir("lp") as tmp:
+        result = run(a, tmp)
     print(json.dumps(result, indent=1))
 
 

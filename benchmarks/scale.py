@@ -44,12 +44,10 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -60,6 +58,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.lib.figures import spread, target
 from benchmarks.lib.parts import by_group, by_name, by_part, name
 from benchmarks.lib.procs import Sampler, cores, threads
+from benchmarks.lib.raytmp import ray_tmpdir
 
 SERIES_MAX = 50  # the Lab plan's trials per series
 CONFIG = """[plans.lab]
@@ -397,8 +396,8 @@ def say(what: str) -> None:
 def run(a, tmp: Path) -> dict:
     from benchmarks.series import serve
     from orchestrator import accounts, auth
-    from orchestrator.seats import keys
     from orchestrator.core import Core
+    from orchestrator.seats import keys
     from tests.api.util import free_port
 
     phases = [parse_phase(p) for p in a.model]
@@ -480,13 +479,8 @@ def main() -> None:
     a.trials = a.trials or (4 if a.quick else 50)
     a.ticks = a.ticks or (60 if a.quick else 300)
     a.model = [] if a.scripted_only else a.model or list(QUICK_MODEL_PHASES if a.quick else MODEL_PHASES)
-    tmp = tempfile.mkdtemp(prefix="sc", dir="/tmp")  # short: Ray's socket paths live under it
-    os.environ["RAY_TMPDIR"] = tmp
-    os.makedirs(os.path.join(tmp, "ray"), exist_ok=True)
-    try:
-        result = run(a, Path(tmp))
-    finally:  # the service stopped its Ray first: nothing writes there any more
-        shutil.rmtree(tmp, ignore_errors=True)
+    with ray_tmpdir("sc") as tmp:
+        result = run(a, tmp)
     print(json.dumps(result, indent=1))
 
 
