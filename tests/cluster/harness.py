@@ -67,6 +67,17 @@ class LoopbackCluster:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def terminate(proc: subprocess.Popen, timeout: float = 60) -> None:
+    """SIGTERM, then SIGKILL when the process has not ended within `timeout` seconds."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @dataclass
 class Service:
     """`studio serve` in its own process, joined to a cluster; the owner token it printed."""
@@ -83,12 +94,7 @@ class Service:
         return httpx.Client(base_url=self.url, headers=bearer(self.token), timeout=60)
 
     def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        terminate(self.proc)
 
 
 def serve(data_dir: Path, ray_address: str, timeout: float = 180, config: str = "") -> Service:
@@ -203,12 +209,6 @@ class Head:
         raise AssertionError("no owner token printed:\n" + self.log())
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        terminate(self.proc)
         self._reader.join(timeout=10)
         self.proc.stdout.close()
