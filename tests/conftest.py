@@ -93,15 +93,23 @@ def _unit_leaves_no_ray(request):
         pytest.fail(f"{request.node.nodeid} is marked unit but started Ray", pytrace=False)
 
 
+_PG_OFF = pytest.StashKey[str | None]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):
+        config.stash[_PG_OFF] = postgres.decide()
+
+
 def pytest_report_header(config):
     """One line saying whether the PostgreSQL tier runs here, and how to enable it when it does not."""
     if config.option.collectonly:
         return None
-    try:
-        url = postgres.server_url()
-    except Exception as e:  # noqa: BLE001 - the header reports any failure to provide one
-        return f"postgres tier: off ({type(e).__name__}: {e}); {postgres.HOW}"
-    return "postgres tier: on" if url else f"postgres tier: off; {postgres.HOW}"
+    if postgres.server_url():
+        return "postgres tier: on"
+    reason = config.stash.get(_PG_OFF, None)
+    return f"postgres tier: off ({reason}); {postgres.HOW}" if reason else f"postgres tier: off; {postgres.HOW}"
 
 
 @pytest.fixture
