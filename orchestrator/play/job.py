@@ -2,8 +2,9 @@
 
 A worker needs no access to the data dir. It lands the match's files in the archive itself when it can
 reach it (the job names the archive, and the node that can write it when it is one node's disk), and
-hands back only what the head records (`for_head`, an Ended record): the run's row as the store keeps
-it (results, roster with usage, spend) and a manifest of the files it wrote. A scripted worker writes
+hands back only what the head records (`for_head`, an Ended record): the run's columns as plain data
+(results, roster with usage, spend), which the head's runs repository encodes, and a manifest of the
+files it wrote. A scripted worker writes
 the matches of one call together (`land_chunk`: one part per series, in the archive's final format); a
 model worker lands each match as it ends. A worker that cannot reach the archive hands the match's
 Arrow IPC bytes back instead, for the head to land. The archive's formats are reached from here only.
@@ -92,6 +93,7 @@ class Outcome:
     game: bytes | None = None     # an arena game's graded log (JSON), likewise
     log: object = None            # the event log as an Arrow table, not yet packed (world.play's pack=False)
     inputs: dict | None = None    # instead of the log, a scripted match's record (analytics.archive.derive)
+    seat_rows: list[dict] | None = None  # the archive's seat rows, made where the match was scored
 
 
 def unplayed(job: Job) -> Outcome:
@@ -151,13 +153,19 @@ def packed_bytes(o: Outcome, job: Job) -> Outcome:
     """A world match's log and seat rows as the Arrow IPC bytes a worker lands alone or hands back."""
     if o.log is not None or o.inputs is not None:
         o.events = archive.to_ipc(o.log, job.compress) if o.log is not None else None
-        o.seats = seats_ipc(job, o.results, job.compress, o.inputs)
-        o.log = o.inputs = None
+        o.seats = seats_ipc(job, o.results, job.compress, o.inputs, o.seat_rows)
+        o.log = o.inputs = o.seat_rows = None
     return o
 
 
-def seats_ipc(job: Job, results: dict, compress: bool = True, inputs: dict | None = None) -> bytes:
-    table = archive.seat_table(archive.seat_rows(run_row(job), results))
+def seat_rows(job: Job, results: dict) -> list[dict]:
+    """The match's rows of the archive's seat table, one per agent, from its scored results."""
+    return archive.seat_rows(run_row(job), results)
+
+
+def seats_ipc(job: Job, results: dict, compress: bool = True, inputs: dict | None = None,
+              rows: list[dict] | None = None) -> bytes:
+    table = archive.seat_table(seat_rows(job, results) if rows is None else rows)
     if inputs is not None:  # the record of a match whose log is not kept travels with its seat rows
         table = table.replace_schema_metadata({b"studio": json.dumps({derive.KEY: inputs}).encode()})
     return archive.to_ipc(table, compress)
@@ -186,7 +194,8 @@ def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
     out: dict[str, dict | None] = {}
     for (uri, key), pairs in groups.items():
         try:
-            seats = archive.seat_table([row for job, o in pairs for row in archive.seat_rows(run_row(job), o.results)])
+            seats = archive.seat_table([row for job, o in pairs
+                                        for row in (seat_rows(job, o.results) if o.seat_rows is None else o.seat_rows)])
             files = _archive(uri).land_part(key, [o.log for _, o in pairs if o.log is not None], seats,
                                             {o.match_id: o.inputs for _, o in pairs if o.inputs is not None})
         except OSError as e:
@@ -196,13 +205,13 @@ def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
             continue
         for job, o in pairs:
             out[o.run_id] = {"node_id": job.meta.get("node_id"), "pid": os.getpid(), "files": files}
-            o.log = o.inputs = None
+            o.log = o.inputs = o.seat_rows = None
     return out
 
 
 def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True) -> Ended:
-    """The outcome as the head records it (orchestrator.runs.lifecycle.ended_many): the run's columns,
-    serialised here so the head parses no payload, and the match's files landed here when this worker
+    """The outcome as the head records it (orchestrator.runs.lifecycle.ended_many): the run's columns
+    as plain data for the runs repository to store, and the match's files landed here when this worker
     can reach the archive (`archived`: the files, their sizes, and which node and process wrote them;
     `landed`: what land_chunk wrote for it already). A write the archive refuses (a full disk, a store
     out of reach) is not retried here, where it would hold the worker: the bytes go back to the head,
@@ -227,7 +236,6 @@ def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True
         if turns is not None:
             seat["turns"] = turns
             seat["replied"] = turns["answered"] > 0
-    return Ended(o.run_id, o.status, o.stop_reason, o.match_ticks, o.match_id,
-                 json.dumps(o.results) if o.results else None, json.dumps(roster), o.spend_usd,
-                 sum(u["agent_turns"] for u in o.usage), json.dumps(o.error) if o.error else None, o.started_at_ms,
-                 json.dumps(archived) if archived else None, o.events, o.seats, o.transcript, o.game)
+    return Ended(o.run_id, o.status, o.stop_reason, o.match_ticks, o.match_id, o.results or None, roster,
+                 o.spend_usd, sum(u["agent_turns"] for u in o.usage), o.error or None, o.started_at_ms,
+                 archived or None, o.events, o.seats, o.transcript, o.game)

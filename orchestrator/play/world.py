@@ -19,8 +19,8 @@ from engine.scenario import local_policy
 from orchestrator.agents.player import AgentSeat
 from orchestrator.play.fork import memories, new_match
 from orchestrator.provider_kinds import LOCAL
-from orchestrator.play.job import (Job, Outcome, failed, internal_error, log_table, packed_bytes, transcript_ipc,
-                                  unrecorded)
+from orchestrator.play.job import (Job, Outcome, failed, internal_error, log_table, packed_bytes, seat_rows,
+                                  transcript_ipc, unrecorded)
 from orchestrator.seats.ledger import Ledger
 from orchestrator.seats.player import ModelSeats
 from orchestrator.seats.faults import SeatFailed
@@ -168,7 +168,11 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
         transcript = transcript_ipc(players.transcript)
         turns = [players.turns.get(i) for i in range(len(job.seats))]
     status = {CANCELLED: CANCELLED, FAILED: FAILED}.get(stop, FINISHED)  # the stop reason says the status
+    # the archive's seat rows are made here, with the scores, whether the bytes are packed now or the
+    # chunk's rows go in one table (job.land_chunk)
+    rows = seat_rows(job, results)
     out = Outcome(run_id=job.run_id, status=status, stop_reason=stop, match_ticks=results["match_ticks"],
                   results=results, match_id=job.match_id, usage=usage, spend_usd=spend, error=error,
-                  started_at_ms=started, turns=turns, transcript=transcript, log=log, inputs=inputs)
+                  started_at_ms=started, turns=turns, transcript=transcript, log=log, inputs=inputs,
+                  seat_rows=rows)
     return packed_bytes(out, job) if pack else out

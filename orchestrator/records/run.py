@@ -74,23 +74,23 @@ class Run(Record):
 
 @dataclass(slots=True)
 class Ended:
-    """A played run as its worker hands it to the head, which stores it as it comes (the runs repository's `ended`):
-    the run's columns, the JSON ones encoded by the worker that made them, and the match's files as
-    bytes only when the worker could not land them (the head lands those and clears them). A plain
-    class, not a Record: the head takes thousands a minute, and a check on its side would cost the
-    head what the worker saves it."""
+    """A played run as its worker hands it to the head, which stores it through the runs repository
+    (`ended`, which alone decides how a column is encoded): the run's columns as plain data, and the
+    match's files as bytes only when the worker could not land them (the head lands those and clears
+    them). A plain class, not a Record: the head takes thousands a minute, and a check on its side
+    would cost the head what the worker saves it."""
     run_id: str
     status: str
     stop_reason: str
     match_ticks: int
     match_id: str | None
-    results: str | None  # JSON text, as the column keeps it
-    roster: str          # JSON text: the roster with each seat's usage
+    results: dict | None  # the rubric's scorecards
+    roster: list[dict]    # the roster with each seat's usage
     spend_usd: float
     turns_settled: int
-    error: str | None = None         # JSON text
+    error: dict | None = None
     started_at_ms: int | None = None
-    archived: str | None = None      # JSON text: the files written, their sizes, which node and process
+    archived: dict | None = None     # the files written, their sizes, which node and process
     events: bytes | None = None
     seats: bytes | None = None
     transcript: bytes | None = None

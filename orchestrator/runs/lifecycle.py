@@ -204,9 +204,9 @@ def resume(c: Connection, run_id: str, counted: bool = True) -> bool:
                                        "resumes": runs.plus("resumes", int(counted))})
 
 
-def ended(c: Connection, run_id: str, o: dict, roster: str, now_ms: int) -> bool:
+def ended(c: Connection, run_id: str, o: dict, roster: list[dict], now_ms: int) -> bool:
     """launching | running -> finished | cancelled | failed, with what the worker played and metered
-    (o: an outcome as the play wing returns it; roster: the run's roster, usage in, as JSON)."""
+    (o: an outcome as the play wing returns it; roster: the run's roster, usage in)."""
     return bool(ended_many(c, [runs.outcome_row(run_id, o, roster)], now_ms))
 
 

@@ -308,11 +308,10 @@ def set_cap(c: Connection, run_id: str, cap_usd: float) -> None:
     c.execute("UPDATE runs SET cap_usd = ? WHERE id = ?", (cap_usd, run_id))
 
 
-def outcome_row(run_id: str, o: dict, roster: str) -> Ended:
-    """One outcome as `ended` takes it (o: as the play wing returns it; roster: JSON text)."""
-    return Ended(run_id, o["status"], o["stop_reason"], o["match_ticks"], o["match_id"],
-                 json.dumps(o["results"]) if o["results"] else None, roster, o["spend_usd"],
-                 sum(u["agent_turns"] for u in o["usage"]), json.dumps(o["error"]) if o["error"] else None,
+def outcome_row(run_id: str, o: dict, roster: list[dict]) -> Ended:
+    """One outcome as `ended` takes it (o: as the play wing returns it; roster: with each seat's usage)."""
+    return Ended(run_id, o["status"], o["stop_reason"], o["match_ticks"], o["match_id"], o["results"] or None,
+                 roster, o["spend_usd"], sum(u["agent_turns"] for u in o["usage"]), o["error"] or None,
                  o.get("started_at_ms"), o.get("archived"))
 
 
@@ -323,8 +322,13 @@ def ended(c: Connection, rows: list[Ended], now_ms: int) -> None:
     c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
                   "turns_settled = ?, live_tick = ?, error = ?, match_id = ?, archived = ?, "
                   f"started_at_ms = COALESCE(?, started_at_ms), finished_at_ms = {int(now_ms)} WHERE id = ?",
-                  [(r.status, r.stop_reason, r.results, r.roster, r.spend_usd, r.turns_settled, r.match_ticks,
-                    r.error, r.match_id, r.archived, r.started_at_ms, r.run_id) for r in rows])
+                  [(r.status, r.stop_reason, _json(r.results), json.dumps(r.roster), r.spend_usd, r.turns_settled,
+                    r.match_ticks, _json(r.error), r.match_id, _json(r.archived), r.started_at_ms, r.run_id)
+                   for r in rows])
+
+
+def _json(value) -> str | None:
+    return json.dumps(value) if value else None
 
 
 def in_world(c: Connection, run_ids: list[str] | None = None) -> list[Run]:

@@ -105,7 +105,7 @@ def test_a_played_match_whose_record_cannot_be_packed_fails_its_run_saying_why(c
     monkeypatch.setattr(jobs, "seats_ipc", _broken)
     row = jobs.for_head(out, job)
     assert row.status == "failed" and row.match_id is None and row.events is None
-    _unrecorded(json.loads(row.error), 12)
+    _unrecorded(row.error, 12)
 
 
 def test_a_played_game_whose_record_fails_says_why_and_keeps_its_answers(core, fake, monkeypatch):

@@ -4,7 +4,6 @@ archive refuses the write) hands the bytes back for the head. What a writer that
 is never read as a match and is swept away."""
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -54,17 +53,17 @@ def test_a_worker_lands_its_match_and_hands_back_the_row_and_a_manifest(tmp_path
         ray.kill(worker)
     # the lander's manifest: its files with their sizes, its node and process; no bytes come back
     assert lands.events is None and lands.seats is None
-    manifest = json.loads(lands.archived)
+    manifest = lands.archived
     assert manifest["pid"] == pid and manifest["node_id"] == ray.get_runtime_context().get_node_id()
     # the chunk's matches of one series in one part per kind, staged under the series until it is published
     assert manifest["files"] == {"events/bat_l/am.staged": (shared / "events" / "bat_l" / "am.staged").stat().st_size,
                                  "seats/bat_l/am.staged": (shared / "seats" / "bat_l" / "am.staged").stat().st_size}
-    # the row as the store keeps it, serialised by the worker: the head parses none of it
-    assert json.loads(lands.results)["match_ticks"] == 20 and lands.turns_settled == 2 * 20
-    assert [s["usage"]["agent_turns"] for s in json.loads(lands.roster)] == [20, 20]
+    # the run's columns as plain data, for the head's runs repository to store
+    assert lands.results["match_ticks"] == 20 and lands.turns_settled == 2 * 20
+    assert [s["usage"]["agent_turns"] for s in lands.roster] == [20, 20]
     # the files equal what in-process play packs for the same seeds, and read back as a match
     local = play_job(Job("a", "am", "", 20, _env(1), SEATS, {"scenario_id": "svc:custom-base-v1", "batch_id": "bat_l"}))
-    assert json.loads(lands.results) == local.results
+    assert lands.results == local.results
     cols, meta = Archive(str(shared)).read_events("am", "bat_l")
     assert meta["run_id"] == "a" and len(cols["tick"])
     field = len(local.results["agents"]) + len(local.results.get("anchors", []))
@@ -144,7 +143,7 @@ def _chunk(archive_dir, batch_id, seeds: list[int]) -> list[dict]:
 def test_a_chunk_lands_as_one_part_readers_see_once_published_without_matches_no_run_names(tmp_path):
     root = tmp_path / "archive"
     rows = _chunk(root, "bat_p", [1, 2, 3])
-    assert {json.loads(r.archived)["files"]["seats/bat_p/m1.staged"] for r in rows} == {
+    assert {r.archived["files"]["seats/bat_p/m1.staged"] for r in rows} == {
         (root / "seats" / "bat_p" / "m1.staged").stat().st_size}
     archive = Archive(str(root))
     # staged: read by match id (the pages, the series summary), not by the Parquet globs

@@ -53,8 +53,8 @@ def test_illegal_transitions_are_logged_no_ops(tmp_path, caplog):
         assert lifecycle.cancel_queued(c, rid, 1) is False  # a running run is cancelled by its worker
         o = {"status": "finished", "stop_reason": "season_end", "results": None, "usage": [{"agent_turns": 3}],
              "spend_usd": 0.0, "match_ticks": 3, "error": None, "match_id": "m1", "started_at_ms": None}
-        assert lifecycle.ended(c, rid, o, "[]", 1)
-        assert lifecycle.ended(c, rid, o, "[]", 1) is False  # a replayed write changes nothing twice
+        assert lifecycle.ended(c, rid, o, [], 1)
+        assert lifecycle.ended(c, rid, o, [], 1) is False  # a replayed write changes nothing twice
         assert lifecycle.requeue(c, rid) is False
     row = core.store.one("SELECT * FROM runs WHERE id = ?", (rid,))
     assert row["status"] == "finished" and row["started_at_ms"] == 5 and row["turns_settled"] == 3
@@ -150,7 +150,7 @@ CALLS = {
     "requeue": lambda c, rid: lifecycle.requeue(c, rid),
     "ended": lambda c, rid: lifecycle.ended(c, rid, {
         "status": "finished", "stop_reason": "season_end", "results": None, "usage": [{"agent_turns": 3}],
-        "spend_usd": 0.0, "match_ticks": 3, "error": None, "match_id": "m2", "started_at_ms": None}, "[]", 9),
+        "spend_usd": 0.0, "match_ticks": 3, "error": None, "match_id": "m2", "started_at_ms": None}, [], 9),
     "fail": lambda c, rid: lifecycle.fail(c, rid, "x", 9),
     "cancel_queued": lambda c, rid: lifecycle.cancel_queued(c, rid, 9),
     "cancel_unplayed": lambda c, rid: lifecycle.cancel_unplayed(c, rid, 9),

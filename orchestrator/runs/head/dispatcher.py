@@ -14,7 +14,6 @@ Among several heads only the one holding the store's dispatcher lease runs a Dis
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import secrets
@@ -465,7 +464,7 @@ class Dispatcher:
                 if o.seats is None:  # landed by an earlier try
                     continue
                 files = self.archive.land(o.match_id, o.events, o.seats, o.transcript, o.game)
-                o.archived = json.dumps({"node_id": self._node, "pid": os.getpid(), "files": files})
+                o.archived = {"node_id": self._node, "pid": os.getpid(), "files": files}
                 o.events = o.seats = o.transcript = o.game = None
 
         def step(c, these):
