@@ -2,9 +2,9 @@
 what every agent holds as of the shown tick, a timeline and a net-worth graph (both with labelled
 axes) that jump on click, the moments of the match with a filter per kind, and the final scorecard.
 
-The page loads its frames as JSON (`?format=json`) and draws
-them with an inline script: nothing is loaded from elsewhere, so it works offline and under the
-service's Content-Security-Policy (api/headers.py admits inline scripts, nothing from other hosts).
+The page loads its frames as JSON (`?format=json`) and draws them with an inline script: nothing is
+loaded from elsewhere, so it works offline and under the service's Content-Security-Policy
+(api/headers.py admits inline scripts, nothing from other hosts).
 """
 from __future__ import annotations
 

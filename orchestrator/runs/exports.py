@@ -1,6 +1,7 @@
 """A run or a series as a file, for its owner only (never a public page): GET /api/v1/runs/:id/export,
 GET /api/v1/batches/:id/export, MCP export_run, `studio export` and the console's buttons all call
-`export`. Formats: the seat rows as CSV or Parquet, or an Inspect AI log. docs/FORMATS.md describes each file field by field."""
+`export`. Formats: the seat rows as CSV or Parquet, or an Inspect AI log. docs/FORMATS.md describes
+each file field by field."""
 from __future__ import annotations
 
 import base64
