@@ -156,7 +156,7 @@ def series_summary(data, batch_id: str | None = None, *, run_ids=None, scenario_
     anchor) or per model (by="model", for runs with different rosters). ``data``: a DataDir, a data
     dir path, or a DuckDB connection with a ``seats`` view/table (the service's); ``batch_id`` selects
     one series, ``run_ids`` or ``scenario_id`` other rows. ``game`` keeps one game's rows
-    (analytics.data.GAME_IDS: a model's chess accuracy never averages with its world fitness);
+    (one of the GAME_IDS: a model's chess accuracy never averages with its world fitness);
     ``exclude_runs`` leaves runs out (the report's failed ones)."""
     if by not in GROUPINGS:
         raise ValueError(f"by must be one of {sorted(GROUPINGS)}, got {by!r}")

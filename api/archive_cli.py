@@ -1,9 +1,9 @@
-"""`studio archive materialize`: write the derived logs of scripted matches into the archive
-(analytics.archive.materialize), a series' (`--batch`) or every one (`--all`, before an engine
-upgrade: docs/RUNS.md, "Upgrading the engine"). Progress goes to stderr, the outcome as one JSON
-object to stdout; the exit status is 1 when some log could not be written (each named, with why).
-`studio archive check`: decode every file of the archive and list those that cannot be read
-(analytics.archive.damage), as one JSON object; the exit status is 1 when any is damaged."""
+"""`studio archive materialize`: write the derived logs of scripted matches into the archive, a
+series' (`--batch`) or every one (`--all`, before an engine upgrade: docs/RUNS.md, "Upgrading the
+engine"). Progress goes to stderr, the outcome as one JSON object to stdout; the exit status is 1 when
+some log could not be written (each named, with why).
+`studio archive check`: decode every file of the archive and list those that cannot be read, as one
+JSON object; the exit status is 1 when any is damaged."""
 from __future__ import annotations
 
 import argparse

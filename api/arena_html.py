@@ -1,5 +1,5 @@
 """HTML of arena match pages: the board, the graded move list, the evaluation graph, and stepping
-through the game. The game (engine.arena.games) says which board it draws, its graph and its moves'
+through the game. The game (its entry in GAMES) says which board it draws, its graph and its moves'
 words. The chess board is cm-chessboard (MIT), vendored and served by the service itself
 (/arena/assets); the graph is inline SVG. Nothing is loaded from elsewhere: the page works offline."""
 from __future__ import annotations
@@ -51,7 +51,7 @@ show(at);
 
 
 # the dimension a seat's accuracy (its fitness_index) is read from: chess's game accuracy, Connect Four's
-# share of optimal moves (engine.arena)
+# share of optimal moves
 _ACCURACY = ("accuracy", "optimal_rate")
 
 _GX, _GY = 56, 8  # px: room left of the plot for the y axis, above it for the top number

@@ -55,7 +55,7 @@ def _no_constants(name: str) -> Any:
 
 
 async def json_body(request: Request) -> Any:
-    raw = await request.body()  # api.limits.BodyLimit has refused anything over the ceiling
+    raw = await request.body()  # the BodyLimit middleware has refused anything over the path's ceiling
     if len(raw) > MAX_BODY_BYTES:
         raise too_large(MAX_BODY_BYTES)
     try:

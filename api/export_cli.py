@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-FORMATS = ("inspect", "csv", "parquet")  # orchestrator.runs.exports.FORMATS, inspect first: the default here
+FORMATS = ("inspect", "csv", "parquet")  # the service's export formats, inspect first: the default here
 
 
 def add_parser(sub) -> None:

@@ -1,18 +1,12 @@
-"""Security headers on every response, set in this one place (issue 30, "Security").
+"""Security headers on every response, set in this one place (issue 30, "Security"); a response that
+already set one keeps its own.
 
-- Every response: `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, and a
-  Content-Security-Policy whose `frame-ancestors 'none'` keeps the console and the public match pages
-  out of other sites' frames (clickjacking). The policy admits scripts, styles, images and requests
-  from this origin only: the console's htmx, the arena board and Swagger UI are all served from here.
-  Inline scripts and styles stay allowed because the pages carry a few (Swagger UI's start-up, the
-  replay page's player, the console's small page scripts, htmx's indicator style); what the policy
-  rules out is loading code or sending data anywhere else, plugins, a foreign <base> and forms posting
-  elsewhere.
-- Console pages (`/console/...` except its static assets): `Cache-Control: no-store`, so a shared or
-  back-button cache never shows a signed-in page (a new token, the keys) after sign-out.
-- Every response names the head (the service process) that answered it, `X-Studio-Head`: several heads
-  serve one service behind a load balancer, and an answer is traced to its process by it.
-A response that already set one of these keeps its own.
+The policy admits code and requests from this origin only (htmx, the arena board and Swagger UI are
+served from here) and keeps every page out of other sites' frames (clickjacking). Inline scripts and
+styles stay allowed because the pages carry a few (Swagger UI's start-up, the replay player, htmx's
+indicator style). Console pages are `no-store`, so a shared or back-button cache never shows a
+signed-in page after sign-out. `X-Studio-Head` names the process that answered: several heads serve
+one service behind a load balancer.
 """
 from __future__ import annotations
 

@@ -1,16 +1,13 @@
 """The Python surface inside the service's own process, for notebooks and scripts beside a data dir:
-the MCP tools' table as methods.
+the MCP tools' table as methods, with the same checks as REST (a refusal raises DomainError with REST's
+code and message).
 
-    from api.python import Studio
     studio = Studio("./studio-data", token="dsk_...", play=True)       # no server: play runs here
     studio = Studio.connect("http://127.0.0.1:8000", token="dsk_...")   # a running `studio serve`
 
-`Studio(data_dir, token)` calls the service functions in this process (the same checks as REST; a
-refusal raises DomainError with REST's code and message); launched runs wait for whoever plays the
-data dir, a running server or this process with play=True (only one process may play a data dir).
-`read_only=True` refuses every tool that writes. `Studio.connect(url, token)` is the REST client of
-the `scenario-studio-client` distribution (studio_client.Studio, docs/client.md): the same methods,
-refusals as studio_client.StudioError. Waiting, forks and agent seats are that package's Tools.
+Launched runs wait for whoever plays the data dir (one process at most plays it). `connect` gives the
+REST client of the `scenario-studio-client` distribution (docs/client.md), whose Tools also give this
+class its waits, forks and agent seats.
 """
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 what every agent holds as of the shown tick, a timeline and a net-worth graph (both with labelled
 axes) that jump on click, the moments of the match with a filter per kind, and the final scorecard.
 
-The page loads its frames as JSON (`?format=json`, orchestrator.runs.pages.world.replay_frames) and draws
-them with an inline script: nothing is loaded from elsewhere, so it works offline and under the
-service's Content-Security-Policy (api/headers.py admits inline scripts, nothing from other hosts).
+The page loads its frames as JSON (`?format=json`) and draws them with an inline script: nothing is
+loaded from elsewhere, so it works offline and under the service's Content-Security-Policy
+(api/headers.py admits inline scripts, nothing from other hosts).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from html import escape
 from api.html import STYLE, nav
 from orchestrator.statuses import ACTIVE, RUNNING, SCORED
 
-# each terrain's colour by its map glyph (engine.observe.GLYPHS), the same on the console's play page
+# each terrain's colour by its map glyph (the engine's GLYPHS), the same on the console's play page
 TERRAIN_COLORS = {".": "#cfe8b0", "T": "#2f7d32", "#": "#9e9e9e", "*": "#d84372", "o": "#6d4c41", "R": "#f2c14e",
                   "~": "#4f8fd6"}
 

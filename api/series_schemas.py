@@ -1,5 +1,5 @@
-"""Response shapes of a series (GET /api/v1/batches/:id): its view and its summary by seat
-(analytics.summary), as api/run_schemas.py describes runs."""
+"""Response shapes of a series (GET /api/v1/batches/:id): its view and its summary by seat, as
+api/run_schemas.py describes runs."""
 from __future__ import annotations
 
 from typing import Literal
@@ -13,7 +13,7 @@ from orchestrator.runs.series.until import Until
 
 
 class Interval(Closed):
-    """analytics.stats.Interval: null bounds where too few observations give none."""
+    """An estimate with its interval: null bounds where too few observations give none."""
     estimate: float | None
     low: float | None
     high: float | None
@@ -23,7 +23,7 @@ class Interval(Closed):
 
 
 class ConfidenceSequence(Closed):
-    """The anytime-valid 95% confidence sequence of the mean (analytics.sequence), after the trials
+    """The anytime-valid 95% confidence sequence of the mean, after the trials
     scored so far in the order they ended (docs/RUNS.md)."""
     low: float
     high: float
@@ -50,7 +50,7 @@ class SeatSummary(Closed):
 
 
 class BatchSummary(Closed):
-    """analytics.summary.series_summary by seat."""
+    """The series' summary, one entry per seat."""
     batch_id: str
     run_ids: list[str]
     by: Literal["seat"]

@@ -1,5 +1,5 @@
 """Response shapes of an agent seat's turn endpoints and tools (docs/AGENTS.md), describing
-the core's dicts (orchestrator.runs.agent_turns) field for field, as api/run_schemas.py does for runs."""
+the core's turn dicts field for field, as api/run_schemas.py does for runs."""
 from __future__ import annotations
 
 from typing import Any, Literal

@@ -1,4 +1,4 @@
-"""`studio verify FILE [--json]`: a result bundle checked offline (orchestrator.bundles.verify), with
+"""`studio verify FILE [--json]`: a result bundle's matches played again offline and checked, with
 no service, key or network. Exit 0 verified, 1 a divergence (or no bundle), 3 another engine."""
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""Arena speed: Connect Four grading, chess grading, and a scripted series through the run model.
-Prints one JSON object.
-
-- Connect Four: whole games (mixed scripted seats) graded by the solver, one core; "cold" grades
-  each game with a fresh solver (empty table, no opening cache), "warm" with one solver reused as a
-  worker does. Every graded position is checked against bitbully (AGPL, test extra): `wrong` counts
-  the disagreements.
-- Chess: a 60-ply game graded by Stockfish at 100k nodes a position on a pool of engines (one per
-  core unless --engines says): wall seconds per game, and CPU seconds per ply (positions searched:
-  plies + 1).
-- Series: a 20-game chess series (local/stockfish-3 vs local/random, sides alternating) launched
-  through the console's service function on a real server with its Ray workers, timed until every
-  result is readable.
+"""Arena speed: Connect Four grading (cold and warm solver, every position checked against bitbully,
+AGPL, test extra), chess grading by a pool of Stockfish engines, and a scripted chess series launched
+through the console's service function on a real server with its Ray workers, timed until every result
+is readable. Prints one JSON object.
 
     python benchmarks/arena.py [--c4-games 20] [--chess-repeats 3] [--engines N] [--series 20]
 """
@@ -38,6 +29,9 @@ def spread(xs: list[float], unit: str) -> dict:
 
 
 def connect_four(n_games: int) -> dict:
+    """Whole games of mixed scripted seats graded by the solver on one core: "cold" with a fresh solver
+    per game (empty table, no opening cache), "warm" with one reused as a worker does. `wrong` counts the
+    positions where bitbully disagrees."""
     from bitbully import BitBully, Board
 
     from engine.arena.games.connect_four import Position as ConnectFour
@@ -131,7 +125,7 @@ def chess_grading(repeats: int, engines: int, plies: int = 60) -> dict:
 
 
 def _build() -> str:
-    """Stockfish's `compiler` line: Debian's build targets plain SSE2, 2-3x slower than an AVX2/BMI2 one."""
+    """Stockfish's `compiler` line: Debian's build targets plain SSE2, well behind an AVX2/BMI2 one."""
     import subprocess
 
     from engine.arena.stockfish import path

@@ -1,17 +1,9 @@
 """Result bundles: their size, and what `studio verify` costs against the engine. Prints one JSON object.
 
-A service plays in this process (Studio with play=True: the dispatcher, its local Ray workers) on a
-fresh data dir in a temporary directory:
-
-- a scripted series of `--trials` trials of the base world (16 local seats + 8 anchors = 24 agents,
-  `--ticks` ticks), its bundle fetched with Studio.bundle;
-- a `--model-ticks` model run: two model seats on the provider double of tests/ (tests.seats.fake_provider)
-  and the base world's anchors, likewise.
-
-Verification is timed in this process after the engine is warm (`--repeats` times, the whole bundle),
-and once in a fresh process (`studio verify --json`, start-up included). The engine's own time is the
-same matches built, played and scored one after another in this process. The target: verifying the
-scripted series takes at most 1.7x the engine's time for its matches.
+A service plays in this process (Studio with play=True) on a fresh data dir: a scripted series of the
+base world, and a model run of two model seats on the provider double of tests/. Each bundle is
+verified in this process with the engine warm, and once by `studio verify --json` in a fresh process
+(start-up included); the engine's own time is the same matches built, played and scored in a row.
 
     python benchmarks/bundle.py [--trials 50] [--ticks 300] [--model-ticks 100] [--repeats 3]
 """
@@ -21,9 +13,7 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.lib import bundles
 from benchmarks.lib.figures import spread, target
+from benchmarks.lib.raytmp import ray_tmpdir
 from benchmarks.series import CONFIG, body
 
 EMAIL = "bundle-bench@example.org"
@@ -89,12 +80,8 @@ def main() -> None:
     p.add_argument("--model-ticks", type=int, default=100)
     p.add_argument("--repeats", type=int, default=3)
     a = p.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="bb", dir="/tmp"))  # short: Ray's socket paths live under it
-    os.environ.setdefault("RAY_TMPDIR", str(tmp))
-    try:
+    with ray_tmpdir("bb") as tmp:
         out = run(a, tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(out, indent=2))
 
 

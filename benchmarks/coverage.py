@@ -1,16 +1,12 @@
-"""Coverage of the 95% intervals on the engine's own score distributions.
+"""Coverage of the 95% intervals on the engine's own score distributions. Prints one JSON object.
 
-Population: 600 seeded matches of local/honest-trader + local/random (plus the anchors) on the
-base world and on svc:harvest-commons, each seat's 600 scores taken as a population whose mean
-is the truth. For every metric (five dimensions, fitness_index, crafter_score), n in
-3, 5, 10, 20, 30, 50 and every method in analytics/intervals.py, 1,500 series of n trials are
-drawn with replacement and the share of intervals holding the true mean is counted.
+Each seat's scores over 600 seeded matches (local/honest-trader and local/random with the anchors, on
+the base world and on svc:harvest-commons) are a population whose mean is the truth; for every metric,
+n and method of analytics/intervals.py, series of n trials are drawn with replacement and the share of
+intervals holding that mean counted. Also: the paired difference against the unpaired one, and the
+precision figure against the widths the chosen method achieves.
 
-Also measured: the paired difference (honest-trader - random on the same matches) against the
-unpaired one (two independent sets of matches), and the estimate's precision figure against
-the widths the chosen method achieves.
-
-Prints one JSON object. Usage: python benchmarks/coverage.py [--reps 1500] [--resamples 1500]
+    python benchmarks/coverage.py [--reps 1500] [--resamples 1500]
 """
 from __future__ import annotations
 
@@ -167,7 +163,7 @@ def main() -> None:
                     else max(bounded, key=lambda m: row[m]["coverage"]["min"]))
             choice[metric][n] = pick
 
-    # what the product uses (analytics.choice.CHOICE) measured as the product uses it
+    # the method the product picks (method_for) measured as the product uses it
     used, fails_cov, fails_scale, fails_width = {}, [], [], []
     for metric in METRICS:
         used[metric] = {}

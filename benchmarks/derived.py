@@ -1,19 +1,10 @@
 """Scripted matches kept as their inputs: what a derived log costs to serve, and what the archive
 saves. Prints one JSON object.
 
-`--matches` matches of the base world (16 local seats + 8 anchors = 24 agents, `--ticks` ticks) are
-played by the workers' own code (orchestrator.play: play_job, land_chunk, the archive's compaction)
-into two archives in one temporary directory, one with `[archive] events = "stored"` and one with
-"derived". Then, per match, one after another in this process:
-
-- the engine alone: the match built, played and scored (as benchmarks/series.py times it);
-- a derived log served cold: `Archive.events` of a match not in the cache (its record read from the
-  seat rows' footer, the match played again, its final state and scores verified, the table built and
-  written to the cache), what every page, grader and notebook read pays the first time;
-- the same read again (from the cache), and the stored log's read from the stored archive.
-
-The target: a derived log served within 3x the engine's time for that match (per-match ratio,
-median). Archive bytes per match: every file of each archive over the number of matches.
+The same matches of the base world are played by the workers' own code into an archive that stores
+their logs and one that derives them. Per match, in this process: the engine alone, the derived log
+served cold (played again, verified and cached: what a page, grader or notebook pays the first time),
+served again from the cache, and read from the stored archive.
 
     python benchmarks/derived.py [--matches 40] [--ticks 300]
 """

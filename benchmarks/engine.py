@@ -1,24 +1,11 @@
 """Engine speed guarded against regressions: a paired A/B of this working tree against a base commit.
 
-The base ref (`--base`, default HEAD~1) is checked out into a temporary git worktree, removed at the
-end. The same measurement then runs alternately on the base (A) and on this working tree (B), the
-order swapped every pair (A B, B A, A B, ...) so a steady drift favours neither side. Each run is a
-fresh process with its tree's own kernel cache (so the two trees never load or overwrite each
-other's machine code), which compiles or loads every kernel (engine.warm), plays the seeded
-seasons once untimed, then times the same seeded seasons `--repeats` times. The base's cache lives
-beside this tree's (`<cache root>-ab-base`): a base's kernels compile once, not on every run. A timed
-repeat builds (map generation, spawns, tables) and plays a set of seasons with distinct seeds to
-the season's end. The verdict is on CPU time, which a busy machine inflates far less than wall
-time (time spent descheduled is not in it), and on pairs: drift hits both sides of a pair alike.
-The per-pair ratio B / A of living agent-steps per CPU second is within noise when its median is
-at least 0.95, or when the pairs' ratios span 1. The absolute rates (per CPU second and per wall
-second) are information; the 12 M and 8 M goals are retired (issue 28). Only living agent-steps count: an agent that starved stops counting at
-its death tick. One core: the kernels are single-threaded (NUMBA_NUM_THREADS=1), no affinity is
-forced.
-
-`--crafter` adds the comparison with Crafter's random policy on this tree, as before: as many
-single-agent worlds as agents, each built and stepped for the same number of ticks, interleaved
-with the engine's repeats. `studio simulate` in a fresh process is timed unless `--quick`.
+The base (`--base`, default HEAD~1) is checked out into a temporary git worktree. Fresh processes run
+the base (A) and this tree (B) alternately, the order swapped every pair so a steady drift favours
+neither; each loads its own tree's kernels, plays the seeded seasons once untimed, then times them.
+The verdict is on living agent-steps per CPU second (a busy machine inflates CPU time far less than
+wall time), pair by pair: within noise when the median ratio B / A reaches RATIO_GOAL or the ratios
+span 1. The absolute rates are information only (issue 28). `--crafter` adds Crafter's random policy.
 
     python benchmarks/engine.py [--base REF] [--pairs N] [--repeats N] [--quick] [--crafter]
 """
@@ -43,7 +30,7 @@ sys.path.insert(0, ROOT)
 from benchmarks.lib.figures import spread, target
 
 CONFIGS = ((24, 300), (256, 300))
-MATCHES = {24: 40, 256: 4}  # seasons per timed repeat (distinct seeds), about 0.1 s each
+MATCHES = {24: 40, 256: 4}  # seasons per timed repeat (distinct seeds)
 RATIO_GOAL = 0.95
 CRAFTER_GOAL = 10_000
 
@@ -67,9 +54,9 @@ def living_steps(m) -> int:
 
 
 def engine_once(n: int, ticks: int, seed: int) -> dict:
-    """MATCHES[n] seasons back to back, each built and played inside the timed region. One season
-    at 24 agents is about 2 ms, so a lone season per repeat would measure the machine's jitter
-    (a page fault, a timer tick) more than the engine; a set of distinct seeds does not."""
+    """MATCHES[n] seasons back to back, each built and played inside the timed region. A season is short
+    enough that a lone one per repeat would measure the machine's jitter (a page fault, a timer tick)
+    more than the engine; a set of distinct seeds does not."""
     w0, c0 = time.perf_counter(), time.process_time()
     steps = events = 0
     for k in range(MATCHES[n]):

@@ -3,20 +3,10 @@ real Ray, `--workers` workers). Prints one JSON object.
 
     python benchmarks/forks.py [--workers 2] [--repeats 5] [--trials 20]
 
-The original: a 300-tick base-world run of four scripted seats (greedy-harvester, honest-trader,
-aggressive-raider, random) against anchors-v1.
-- fork start: from the fork request to its first continued tick, for the original forked at tick 150
-  with seat 0 handed to local/random: the request's admission (the original's log read from the
-  archive and rebuilt once to check it), the worker's start (the log read and rebuilt to tick 150),
-  and tick 150 played; every cache emptied before each repeat. Queueing and the Ray call are left out
-  (benchmarks/series.py measures a run's overhead through the service);
-- series: the wall time of a `--trials` forked series with control (2 x trials runs from tick 150),
-  launch to the batch's effect readable, against the same number of runs played from scratch (a
-  series of full 300-tick seasons of the forked roster): the continuations without a fork. The two
-  alternate `--series-repeats` times, after one small forked series has started the service's
-  workers and summary task;
-- example (docs/FORKS.md): seat 0, greedy-harvester, handed to local/random at tick 100, `--trials`
-  trials with control; the batch's effect on seat 0.
+The original is a base-world run of four scripted seats against anchors-v1, forked with seat 0 handed
+to local/random. Measured: a fork's start (admission, the worker's rebuild, the first continued tick;
+queueing and the Ray call are benchmarks/series.py's), a forked series with control against as many
+runs played from scratch, and the docs' example fork's effect on seat 0.
 """
 from __future__ import annotations
 
@@ -45,7 +35,9 @@ def spread(values: list[float], digits: int = 1) -> dict:
 
 
 def fork_start_ms(core, principal, run_id: str) -> float:
-    """One fork request to its first continued tick, every cache empty."""
+    """One fork request to its first continued tick, every cache empty: the admission (the original's log
+    read from the archive and rebuilt once to check it), the worker's start (read and rebuilt to the
+    fork's tick) and that tick played."""
     from analytics.archive.store import Archive
     from orchestrator.play import fork as play_fork
     from orchestrator.play.job import Job

@@ -3,19 +3,10 @@ grading), printed as one JSON object.
 
     python benchmarks/grading_validation.py [--matches 50] [--stability 10] [--horizon H] [--rollouts R]
 
-- order: 50 seeded base-world matches (300 ticks) of local/random, local/honest-trader,
-  local/greedy-harvester and local/aggressive-raider against anchors-v1, every seat graded: random's
-  mean decision accuracy over the series is the lowest of the four, and pair by pair the share of
-  matches where random's accuracy is below that policy's (goal >= 80% for each; the share below all
-  three at once is reported beside it);
-- agreement: Spearman's rho between a seat's mean decision accuracy and its fitness_index over every
-  seat of those matches, with its 95% interval (Fisher's z with the Bonett-Wright variance; goal >= 0.5);
-- starving: a seat played from outside that holds food and only ever waits, graded: the share of the
-  turns its health fell from hunger while it held food labelled mistake or blunder (goal: all); the
-  hungry turns after a raid took its food are counted apart (no candidate can feed it there);
-- stability: the first `--stability` matches graded again with another rollout seed: the largest move
-  of a seat's accuracy (goal <= 2 points) and the share of labels kept (goal >= 80%).
-Matches are graded two at a time (one process per core).
+Seeded base-world matches of the four scripted policies against anchors-v1, every seat graded: random
+should grade lowest, accuracy should follow fitness_index (Spearman's rho), a seat that waits while it
+starves with food in hand should be marked wrong, and another rollout seed should move little. Matches
+are graded `--workers` at a time, one process each.
 """
 from __future__ import annotations
 

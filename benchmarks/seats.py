@@ -1,16 +1,12 @@
 """Model seats at speed: the whole seat path (prompt, HTTP, parse, validate, step) against a loopback
-provider in its own process, on one client core. Prints one JSON object.
+provider in its own process, on one client core: turns/s with the provider answering at once, one tick
+of 16 seats, and 20 concurrent 8-seat matches against their ideal turns/s. Prints one JSON object.
+
+The provider is tests/seats/fake_provider.py's lean app (one fixed tool-call reply, no request checks:
+its own CPU would otherwise add to the latency being simulated), on the other cores, so it shares
+neither the client's core nor its event loop.
 
     python benchmarks/seats.py [--quick]
-
-- turns/s with the provider answering at once (one 8-seat match, tick after tick);
-- one tick of 16 model seats with the provider answering after 200 ms;
-- 20 concurrent 8-seat matches with 100 ms provider latency: aggregate turns/s against the ideal
-  20 x 8 / 0.1 s = 1,600/s.
-The provider is tests/seats/fake_provider.py's lean app under uvicorn: OpenAI chat completions with
-one fixed tool-call reply, no request checks (the provider's own CPU would otherwise add to the
-latency being simulated). It runs in its own process on the other cores, so it shares neither the
-client's core nor its event loop.
 """
 from __future__ import annotations
 
@@ -132,7 +128,7 @@ def main() -> None:
     with Provider(200, server_cores, lean=True) as p:
         tick16 = asyncio.run(sixteen_seat_tick(p.base_url, 5 if quick else 10))
     with Provider(100, server_cores, lean=True) as p:
-        # repeated: on a shared 2-core machine one pass can land on a busy moment; met is judged on the median
+        # repeated: on a shared machine one pass can land on a busy moment; met is judged on the median
         passes = [asyncio.run(concurrent_matches(p.base_url, 20, 20 if quick else 50)) for _ in range(3)]
     many = sorted(passes, key=lambda r: r["turns_per_s"])[1]
     best = max(r["turns_per_s"] for r in passes)

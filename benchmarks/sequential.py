@@ -1,26 +1,12 @@
-"""The confidence sequence (analytics.sequence) on the engine's own score distributions.
-
-Populations: those of benchmarks/coverage.py (600 seeded matches of local/honest-trader +
-local/random on the base world and on svc:harvest-commons; each seat's 600 scores a population
-whose mean is the truth). For fitness_index and the five dimensions, 2,000 series of 200 trials
-are drawn with replacement per population and the share whose sequence EVER excludes the true
-mean, at any n up to 200, is counted (the promise: at most 5%).
-
-Also measured: the sequence's width at n = 10, 30, 100 against the fixed-n interval the summary
-reports at that n (choice.CHOICE's method); and, for two scripted seats of different spreads (the
-honest trader and the random policy on svc:harvest-commons, fitness_index), how many trials a series
-launched `until: {half_width: 3}` plays (ceiling 200) and what it costs, against the fixed N the
-estimate advises for +-3 points (the smallest N whose precision.half_width_95 at the reference spread
-is <= 3). Scripted seats are free, so USD is priced as if each trial's seat were a model at the price
-table's fallback price for a 300-tick season (the estimate's high end).
-
-The sequence is measured untuned and with its bets tuned to a target (what the service runs: the
-stopping rule tunes each seat's sequence to the series' half_width): coverage, width at n = 30 against
-scipy's t interval, and the issue's series (greedy-harvester + honest-trader on the base world, 60-tick
-seasons, until +-6, ceiling 50) played afresh through the engine. The asymptotic confidence sequence
+"""The confidence sequence on the engine's own score distributions, over the populations of
+benchmarks/coverage.py: the share of series whose sequence ever excludes the true mean (the promise:
+at most GOAL), untuned and with its bets tuned to a target as the service's stopping rule runs it; its
+width against the fixed-n interval the summary reports; what a series launched with `until` plays and
+costs against the fixed N the estimate advises (scripted seats priced as models at the price table's
+fallback); and the issue's series played afresh through the engine. The asymptotic confidence sequence
 (Waudby-Smith et al. 2021, Theorem 2.2) is measured beside it as the candidate second method.
 
-Prints one JSON object. Usage: python benchmarks/sequential.py [--reps 1000] [--n 200] [--series 40]
+    python benchmarks/sequential.py [--reps 1000] [--n 200] [--series 40]
 """
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
 """The service core's handle: the store, the plan table and the limiters of one data dir.
 
 REST routes, MCP tools, the admin CLI and notebooks all build one `Core` and pass it to the service
-functions (orchestrator.scenarios, .skills, .auth, ...) together with a Principal.
+functions together with a Principal.
 
-While a dispatcher plays this data dir's runs (orchestrator.runs.head.dispatcher), `Core.dispatcher`
-holds it. The core sits below the run service, so it names the dispatcher by what the service's
-functions use of it (the protocols below), never by its class.
+While a dispatcher plays this data dir's runs, `Core.dispatcher` holds it. The core sits below the run
+service, so it names the dispatcher by what the service's functions use of it (the protocols below),
+never by its class.
 """
 from __future__ import annotations
 
@@ -44,33 +44,33 @@ def busy_timeout_s(config: dict) -> float:
 
 
 class RunEnds(Protocol):
-    """orchestrator.runs.lifecycle.Ends: a run's end as it lands in the store."""
+    """A run's end as it lands in the store (the run lifecycle's Ends)."""
 
     def watch(self, run_id: str) -> AbstractContextManager[threading.Event]: ...
     def listening(self, heard: Callable[[Iterable[str]], None]) -> AbstractContextManager[None]: ...
 
 
 class SummaryKeeper(Protocol):
-    """orchestrator.runs.series.summarizer.Summarizer: series' summaries computed on the workers."""
+    """Series' summaries computed on the workers (the series' Summarizer)."""
 
     def ask(self, batch_id: str, scored: Iterable[str], graded: Iterable[str], final: bool = False) -> Future: ...
     def listening(self, kept: Callable[[str], None]) -> AbstractContextManager[None]: ...
 
 
 class GradingSlots(Protocol):
-    """orchestrator.runs.head.grader.Grader: how many of an account's runs grade at once."""
+    """How many of an account's runs grade at once (the head's Grader)."""
 
     def per_account(self) -> int: ...
 
 
 class EndedRuns(Protocol):
-    """orchestrator.runs.head.archiving.Archiver: settles the archive of runs that ended."""
+    """Settles the archive of runs that ended (the head's Archiver)."""
 
     def ended(self, run_ids: list[str]) -> None: ...
 
 
 class AgentExchange(Protocol):
-    """orchestrator.agents.exchange.Exchanges: the Ray actor holding agent seats' open turns."""
+    """The Ray actor holding agent seats' open turns (the agents' Exchanges)."""
 
     def handle(self) -> Any: ...
 

@@ -1,15 +1,11 @@
 """The `scenario_studio/world` task: a run on a Studio service whose `inspect` seats are agent seats
 (docs/AGENTS.md) played by Inspect's model, over the service's REST turn endpoints.
 
-Each `inspect` seat of the roster is one sample; an epoch is one run (trial), launched once by the
-first of its samples to start and shared by the others. A seat is told what a model seat is told
-(the world's rules and the turn section of the tools format, then its directions), shown each tick's
-observation, and answers with tool calls from the same action schema model seats use
-(orchestrator.seats.actions); a reply in text is read as a json-format seat's reply. Its score is its
-scorecard in the run's results: fitness_index, with the dimensions in the score's metadata.
-
-The service and the token come from the environment: STUDIO_URL (default http://127.0.0.1:8000)
-and STUDIO_TOKEN (runs:write, to launch the run and answer the turns).
+Each `inspect` seat of the roster is one sample; an epoch is one run (trial), launched by the first of
+its samples to start and shared by the others. A seat is told and shown what a model seat is, and
+answers with tool calls from the model seats' action schema; a reply in text is read as a json-format
+seat's. Its score is its scorecard in the run's results (fitness_index, the dimensions as metadata).
+STUDIO_URL (default http://127.0.0.1:8000) and STUDIO_TOKEN (runs:write) name the service and the token.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 turn...): typed and immutable, validated when built, so a value the rules would refuse never reaches the
 store and a stored value that breaks them is caught where it is read, not three calls later.
 
-The repositories (orchestrator.store) build them from rows; the policies take and return them; the API
+The store's repositories build them from rows; the policies take and return them; the API
 derives its response models from them where the shape is the same concept. One module per concept.
 """
 from orchestrator.records.base import Count, Ms, Record, Text, Usd

@@ -45,7 +45,7 @@ class ProviderKey(Record):
 
 
 class KeyCheck(Record):
-    """What checking a key with its provider found (seats.probe.check's answer)."""
+    """What checking a key with its provider found (the seats' probe answers it)."""
     status: Literal["ok", "rejected", "unreachable"]
     detail: Text
     tools: Literal["yes", "no"] | None

@@ -86,7 +86,7 @@ def _arena_calls(raw: str) -> tuple[Call, ...] | None:
 
 class RecordedTurn(Record):
     """One turn of a playing run as the store holds it: its transcript row, what the seat played
-    (orchestrator.seats.played's encoding) and the conversation entry it left, if any."""
+    (in the seats' played encoding) and the conversation entry it left, if any."""
     tick: Count
     seat: Count
     turn: dict[str, Any]
@@ -111,6 +111,6 @@ class Replay(Record):
     seats: dict[int, SeatTotals] = Field(default_factory=dict)
 
     def plain(self) -> dict:
-        """As the seats take it (orchestrator.seats.recording.Recorder.replay)."""
+        """As the seats' recorder takes it on replay."""
         return {"turns": [t.replayed() for t in self.turns],
                 "seats": {i: {"usage": s.usage, "turns": s.turns} for i, s in self.seats.items()}}

@@ -1,18 +1,11 @@
 """An agent seat's turns, as its program (or a person in the console) reads and answers them
-(docs/AGENTS.md). One path for every surface: REST, MCP, the Python surface and the console
-call these two coroutines, so each refusal has one code and one message.
+(docs/AGENTS.md). REST, MCP, the Python surface and the console call these two coroutines, so each
+refusal has one code and one message. Both need runs:write (they play the run) and the run's owner.
 
-    view = await get_turn(core, principal, run_id, seat, wait_ms=W)
-        {run_id, seat, status: waiting | your_turn | ended, tick, season_ticks, deadline_ms,
-         actions_per_turn, observation: {text, state} | null, directions}
-    ack = await submit_actions(core, principal, run_id, seat, {"tick": T, "actions": [...]})
-        {ok: true, tick, received}
-
-Both need runs:write (they play the run) and the run's owner; the seat must be an agent seat. The
-long-poll waits on the exchange actor (orchestrator.agents.exchange) from the caller's coroutine: no
-thread is held while it waits, and the callers of one process waiting on one seat share one ask
-(orchestrator.agents.waits), so a thousand of them cost one actor call and one wake-up each. A process that plays no runs (no dispatcher here) has no exchange: its
-answers come from the store alone (waiting, or ended).
+The long-poll waits on the exchange actor from the caller's coroutine: no thread is held while it
+waits, and the callers of one process waiting on one seat share one ask, so a crowd of them costs one
+actor call and one wake-up each. A process that plays no runs has no exchange: its answers come from
+the store alone (waiting, or ended).
 """
 from __future__ import annotations
 
@@ -129,10 +122,10 @@ async def _from_store(core: Core, principal: Principal, run_id: str, index: int,
 
 def read_actions(raw: Any, allowed: int) -> dict:
     """A submission's body checked: {tick, actions}, at most `allowed` actions, no text a run cannot hold
-    (orchestrator.validation.parse refuses it naming the field), and each action within
-    orchestrator.finite's bounds for an action (finite numbers, depth, size); DomainError otherwise."""
+    (`parse` refuses it naming the field), and each action within the bounds `finite` sets for an
+    action (finite numbers, depth, size); DomainError otherwise."""
     body = parse(SeatActions, raw, codes=CODES, hints=HINTS).model_dump()
-    for k, action in enumerate(body["actions"]):  # each field of each action, as a model's is (seats.actions)
+    for k, action in enumerate(body["actions"]):  # each field of each action, as a model seat's is
         why = finite.action_unfit(action)
         if why is not None:
             raise DomainError("bad_actions", f"actions[{k}]: {why}; send an action as a json-format model seat "

@@ -1,8 +1,8 @@
-"""A run or a series as a result bundle (orchestrator.bundles.layout): every match's inputs, as-played
-configuration, results and event-log digest, and every model or agent seat's recorded turns, for its
-owner only. GET /api/v1/runs/:id/bundle, GET /api/v1/batches/:id/bundle, MCP export_run (format
-"bundle"), the console and `Studio.bundle` all call `of`; `studio verify` checks the file offline
-(orchestrator.bundles.verify). A fork's bundle carries the match it continues, so it verifies alone."""
+"""A run or a series as a result bundle: every match's inputs, as-played configuration, results and
+event-log digest, and every model or agent seat's recorded turns, for its owner only. GET
+/api/v1/runs/:id/bundle, GET /api/v1/batches/:id/bundle, MCP export_run (format "bundle"), the console
+and `Studio.bundle` all call `of`; `studio verify` checks the file offline. A fork's bundle carries the
+match it continues, so it verifies alone."""
 from __future__ import annotations
 
 from importlib import metadata

@@ -1,7 +1,7 @@
 """A run or a series as a file, for its owner only (never a public page): GET /api/v1/runs/:id/export,
 GET /api/v1/batches/:id/export, MCP export_run, `studio export` and the console's buttons all call
-`export`. Formats: the seat rows as CSV or Parquet (analytics), or an Inspect AI log
-(orchestrator.runs.inspect_log). docs/FORMATS.md describes each file field by field."""
+`export`. Formats: the seat rows as CSV or Parquet, or an Inspect AI log. docs/FORMATS.md describes
+each file field by field."""
 from __future__ import annotations
 
 import base64
@@ -68,8 +68,8 @@ def export(core: Core, principal: Principal, id: Any, fmt: Any = None, *, defaul
 
 
 def export_tool(core: Core, principal: Principal, id: Any, format: Any = None) -> dict:
-    """MCP export_run: the Inspect log unless another format is asked for; "bundle" is the result
-    bundle of orchestrator.runs.bundle."""
+    """MCP export_run: the Inspect log unless another format is asked for; "bundle" is the run's
+    result bundle."""
     if format == BUNDLE:
         return Export(bundle.of(core, principal, id), bundle.MEDIA_TYPE, bundle.filename(id)).as_tool_result(id, BUNDLE)
     fmt = _format(format, "inspect")

@@ -4,12 +4,8 @@ TRANSITIONS names each transition with the statuses it leaves and the ones it ma
 orchestration rules do; each function below applies one (`WHERE status IN (<leaves>)`) inside the
 caller's write transaction. A run that is not in one of those states is left alone and the refused
 transition is logged: replaying a write after a failure, or a cancel racing a result, then changes
-nothing twice. docs/RUNS.md shows the table (`table()`), and tests/runs/test_transitions.py tries
-every transition from every status.
-
-The rules built on them live here too: what a cancel does in each status (`cancel`), what becomes of
-a run whose worker went away (`lost`), a series' status from its runs' (`series_status`), and the
-signal a caller waits on until a run's end is in the store (`Ends`).
+nothing twice. The rules built on them live here too: `cancel`, `lost` (a run whose worker went away),
+`series_status`, and `Ends` (the signal a caller waits on until a run's end is in the store).
 """
 from __future__ import annotations
 
@@ -25,7 +21,7 @@ from orchestrator.listeners import Listeners
 from orchestrator.records.roster import Seat
 from orchestrator.records.run import Ended, Run
 from orchestrator.store import Connection, runs, turns
-# The statuses are defined in orchestrator.statuses (below play/), where every reader takes them from.
+# The statuses live in their own module, below the play wing, where every reader takes them from.
 from orchestrator.statuses import (ACTIVE, CANCELLED, FAILED, FINISHED, IN_WORLD, LAUNCHING, QUEUED, RUNNING,
                                    TERMINAL)
 
@@ -142,7 +138,7 @@ def tick(c: Connection, run_id: str, live_tick: int) -> bool:
 
 def spend(roster: Sequence[Seat]) -> float:
     """A run's spend as the store keeps it: its roster's usage entries are the run's ledger as the
-    worker last reported it (seats.ledger), the spend_usd field its total."""
+    worker last reported it (the seats' ledger), the spend_usd field its total."""
     return sum(s.usage.usd for s in roster)
 
 

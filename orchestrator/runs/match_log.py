@@ -1,9 +1,9 @@
 """A match's archived record for the service's readers (pages, observations, forks, transcripts,
 exports): the archive's reads with their refusals in the API's envelope. A scripted match's log is
-regenerated from its inputs (analytics.archive.derive); one that cannot be derived is never served as
-the match's: 410 `log_not_kept` naming the cause, and the match's results (its run's) stand. A file
-that is there and cannot be read (analytics.archive.damage) is 410 `archive_damaged` naming it: never
-an empty answer, and never a fault of any other match."""
+regenerated from its inputs; one that cannot be derived is never served as the match's: 410
+`log_not_kept` naming the cause, and the match's results (its run's) stand. A file that is there and
+cannot be read is 410 `archive_damaged` naming it: never an empty answer, and never a fault of any
+other match."""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -16,7 +16,7 @@ from orchestrator.errors import DomainError
 
 
 def damaged(e: Damaged) -> DomainError:
-    """The refusal of a read that met a damaged file (api.errors gives it for one met anywhere else)."""
+    """The refusal of a read that met a damaged file (api/errors.py gives it for one met anywhere else)."""
     return DomainError("archive_damaged", f"the archive file {e.path} is damaged and cannot be read ({e.cause}); "
                        "what it holds of this match cannot be shown until the operator restores it from a backup "
                        "(`studio archive check` lists every damaged file). The run's results stand")

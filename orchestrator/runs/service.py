@@ -44,7 +44,7 @@ def _grading_slots(core: Core) -> int:
 
 def _precision(trials: int) -> dict:
     # the expected half-width of the fitness_index interval the series summary will compute at this many
-    # trials, at the reference spread (analytics.precision.precision_half_width); one run has none
+    # trials, at the reference spread; one run has none
     p = precision_half_width(trials, REFERENCE_SD, metric="fitness_index")
     return {"reference_sd": REFERENCE_SD,
             "half_width_95": None if p.half_width is None else round(p.half_width, 4),

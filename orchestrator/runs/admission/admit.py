@@ -35,9 +35,8 @@ from orchestrator.provider_kinds import LOCAL, UNPAID
 REFERENCE_SD = until_body.REFERENCE_SD
 # Spend caps are clamped into the plan's range (USD); an omitted cap gets the top of the range.
 SPEND_CAP_RANGE = {"free": (0.05, 5.0), "starter": (0.05, 50.0), "pro": (0.05, 250.0), "lab": (0.05, 2500.0)}
-# A scripted worker's start (its process, imports and compiled kernels): 1.9 s measured on an idle
-# 2-core machine, about 3 s with two starting at once beside the service; four times that for a
-# loaded machine.
+# A scripted worker's start (its process, imports and compiled kernels) on a loaded machine, well above
+# an idle one's: an estimate's high end allows for it while the service's workers warm up.
 WORKER_START_MS = 12_000
 
 
@@ -59,8 +58,8 @@ class Admission:
     priced: list[str] | None = None  # per seat: how its USD was priced (table, fallback, free, key)
     prices_as_of: str | None = None  # the date of the price table the USD figures used
     stopping: until_body.Stopping | None = None  # a series' until and budget_usd (docs/RUNS.md)
-    graded_decisions: int = 0        # decisions the launch may grade at most (orchestrator.grading.cost)
-    fork: Any = None                # a fork's admission (orchestrator.runs.admission.forks.Fork), else None
+    graded_decisions: int = 0        # decisions the launch may grade at most (the grading's cost)
+    fork: Any = None                # a fork's admission (a Fork), else None
 
 
 def resolve_scenario(core: Core, principal: Principal, scenario_id: str, *, console: bool = False) -> Scenario:

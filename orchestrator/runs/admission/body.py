@@ -50,7 +50,7 @@ class ForkSpec(StrictModel):
 
 
 class RunBody(StrictModel):
-    # both required unless the body forks a run (orchestrator.runs.admission.forks fills them from the original)
+    # both required unless the body forks a run (the fork's admission fills them from the original)
     scenario_id: Annotated[str, Field(min_length=1, max_length=100)] = None
     roster: Annotated[list[Seat], Field(min_length=1)] = None
     fork: ForkSpec = None
@@ -61,7 +61,7 @@ class RunBody(StrictModel):
     trials: Annotated[int, Field(ge=1)] = None
     seed_mode: Literal["vary", "pinned"] = None
     # a series that plays the same seeds, trial by trial, as an earlier series of the account, so two
-    # configurations (or a seat with and without a skill) compare pairwise (analytics.compare)
+    # configurations (or a seat with and without a skill) compare pairwise
     paired_with: Annotated[str, Field(min_length=1, max_length=100)] = None
     # which seats' decisions are graded after the match (docs/RUBRIC.md, orchestrator/grading)
     grading: Literal["auto", "all", "off"] = None

@@ -1,9 +1,9 @@
 """Forks at admission (docs/FORKS.md): the run body's `fork` read and checked against the
 original run, the fork's roster (kept seats as played, new seats resolved like any roster seat), its
 runs (a fork arm, and with `control` a control arm on the same continuation seeds) and what each run
-records for its worker (records.fork: the run's RunFork, the series' SeriesFork).
+records for its worker (the run's RunFork, the series' SeriesFork).
 
-admission.admit calls `read` first; with a fork, every other check of a launch runs as for any body,
+`admit` calls `read` first; with a fork, every other check of a launch runs as for any body,
 on the body `read` builds: the original's scenario and roster with the new seats in place.
 """
 from __future__ import annotations
@@ -66,7 +66,7 @@ class Fork:
     # -- seats -------------------------------------------------------------------------------------
     def resolve(self, core: Core, principal: Principal, resolve_seats) -> list[Seat]:
         """The fork arm's roster: kept seats as the original played them (skills and instructions as
-        they were), new seats resolved (admission.resolve_seats) and funded here, so their refusals
+        they were), new seats resolved (by the `resolve_seats` given) and funded here, so their refusals
         name fork.seats.<index>."""
         given = [self.changed[i].get("name") if i in self.changed else s.name for i, s in enumerate(self.roster)]
         names = seat_names([self.changed[i]["model"] if i in self.changed else s.model
@@ -97,7 +97,7 @@ class Fork:
     # -- runs --------------------------------------------------------------------------------------
     def trial_envs(self, trials: int, series_seed: int | None, trial_seed) -> tuple[list[dict], int | None]:
         """Per run (the fork arm's trials, then the control arm's): its effective object with `fork`;
-        the series' seed, from which trial j's continuation seed derives (admission.trial_seed; None
+        the series' seed, from which trial j's continuation seed derives (by `trial_seed`; None
         for one run)."""
         if trials > 1 and series_seed is None:
             series_seed = draw_seed()

@@ -2,7 +2,7 @@
 
 Local seats are free and need no key. Model seats are funded by the account's own key for their
 provider, or by an operator key that sponsors the model (docs/SEATS.md). The rules live in
-orchestrator.seats (funding, prices); this module feeds them what the account holds.
+the seat layer (funding, prices); this module feeds them what the account holds.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def scaffold(provider: str, fmt: str, directions: str) -> str:
 
 class ToolCalls:
     """Whether the key that would run a seat has a server with tool calls, as its check found
-    (orchestrator.seats.keys.no_tools). The key is the one funding picks: the account's own for the
+    (the keys' no_tools). The key is the one funding picks: the account's own for the
     provider, else the platform's key that sponsors the model. The keys are read once per admission."""
 
     def __init__(self, core: Core, principal: Principal):
