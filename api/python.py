@@ -12,7 +12,6 @@ class its waits, forks and agent seats.
 from __future__ import annotations
 
 import asyncio
-import base64
 import inspect
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import io
 
 import pandas as pd
 import pytest

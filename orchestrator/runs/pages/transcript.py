@@ -17,7 +17,6 @@ from orchestrator.errors import DomainError
 from orchestrator.runs import match_log
 from orchestrator.statuses import TERMINAL
 from orchestrator.runs.service import READ, run_row
-from orchestrator.runs.views import run_view
 from orchestrator.store import turns as stored_turns
 from orchestrator.validation import integer_param
 
