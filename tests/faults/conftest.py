@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.runs.conftest import ray_session  # noqa: F401  (one local Ray for the in-process servers)
+# The session's local Ray is asked for by the modules whose servers play in this process
+# (`pytestmark = pytest.mark.usefixtures("ray_pool")`); not by the ones that start `studio serve`, whose
+# starts its own: an idle Ray beside them would only take CPU from theirs.
 
 
 @pytest.fixture

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import ray
 
 from tests.faults.conftest import fill
 from tests.runs.conftest import CONFIG, account, local_body, start
 from tests.waiting import until
+
+pytestmark = pytest.mark.usefixtures("ray_pool")  # its servers play in this process
 
 PACED = CONFIG + "\n[runs]\nmin_tick_ms = 10\n"
 TERMINAL = ("finished", "failed", "cancelled")

@@ -7,12 +7,16 @@ import sqlite3
 import threading
 import time
 
+import pytest
+
 from tests.faults.conftest import fill
 from tests.faults.test_disk_full import _played
 from tests.runs.conftest import CONFIG, start, wait_terminal
 from tests.runs.test_model_resume import SEATS, _run, _transcript
 from tests.runs.test_model_truth import FakeProvider, launch, self_hosted
 from tests.waiting import until
+
+pytestmark = pytest.mark.usefixtures("ray_pool")  # its servers play in this process
 
 
 def _fake():

@@ -5,10 +5,13 @@ is archived)."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.faults.conftest import fill
 from tests.runs.conftest import CONFIG, account, start
 from tests.waiting import until
+
+pytestmark = pytest.mark.usefixtures("ray_pool")  # its servers play in this process
 
 TICKS = 10
 
