@@ -5,20 +5,16 @@ is archived)."""
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from tests.faults.conftest import fill
-from tests.runs.conftest import CONFIG, account, start
+from tests.runs.conftest import account
 from tests.waiting import until
-
-pytestmark = pytest.mark.usefixtures("ray_pool")  # its servers play in this process
 
 TICKS = 10
 
 
-def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn(tmp_path, tmpfs):
-    config = CONFIG + f'[runs]\nrecord_patience_s = 1\nagent_absent_s = 30\n[archive]\nuri = "{tmpfs / "archive"}"\n'
-    s = start(tmp_path / "data", config)
+def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn(archive_apart, archive_disk):
+    s = archive_apart  # record_patience_s = 1, agent_absent_s = 30, the archive on its own disk
     filler = None
     try:
         with s.client(account(s.core)) as c:
@@ -29,7 +25,7 @@ def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn
             for tick in range(TICKS):
                 turn = until(lambda: (t := _turn(c, rid))["status"] == "your_turn" and t, 120, what=f"tick {tick}")
                 if tick == TICKS - 1:
-                    filler = fill(tmpfs)  # the match ends with this answer, on a full archive
+                    filler = fill(archive_disk)  # the match ends with this answer, on a full archive
                 r = c.post(f"/api/v1/runs/{rid}/seats/0/actions", json={"tick": turn["tick"], "actions": [
                     {"action": "say", "text": f"turn {tick}"}]})
                 assert r.status_code == 200, r.text
@@ -39,7 +35,6 @@ def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn
     finally:
         if filler is not None:
             filler.unlink()
-        s.stop()
     message = run["error"]["message"]
     assert "could not be archived" in message and "no space left on device" in message.lower(), message
     assert run["roster"][0]["usage"]["agent_turns"] == TICKS
