@@ -22,7 +22,7 @@ AGENTS = {"ray::DashboardAgent", "ray::RuntimeEnvAgent"}
 GONE_WITHIN_S = 20
 TERMINAL = ("finished", "failed", "cancelled")
 MODEL_TICKS = 60
-# bounds for a loaded machine, not targets: a start of the service and its Ray, and a run's first
+# bounds for a loaded machine, not targets: a start of the service (and its Ray), and a run's first
 # ticks (its workers warm up after the service answers), wait on every other process of the machine
 UP_WITHIN_S = WAITED_S = 300
 FAST_MS, SLOW_MS = 40, 1000  # a model turn's provider latency; SLOW_MS well inside the run's turn timeout
@@ -35,7 +35,7 @@ def _serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
 
 def _refused(data_dir: Path) -> subprocess.CompletedProcess:
     return subprocess.run([*STUDIO, "serve", "--data-dir", str(data_dir), "--port", str(free_port())],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=UP_WITHIN_S)
 
 
 def _refused_here(data_dir: Path, monkeypatch, capsys) -> subprocess.CompletedProcess:
