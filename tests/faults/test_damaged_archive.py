@@ -11,17 +11,17 @@ import json
 import random
 import secrets
 import signal
-import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
 
 from analytics.archive.layout import SEATS_DIR, archive_dir, series_archived
+from api.cli import main
 from orchestrator import accounts, auth
 from orchestrator.seats import keys
 from tests.api.util import bearer, free_port, wait_until_up
-from tests.faults.test_service import STUDIO, _kill_group, _serve
+from tests.faults.test_service import _kill_group, _serve
 from tests.mcp.conftest import call, connect
 from tests.runs.conftest import start
 from tests.seats.fake_provider import FakeProvider
@@ -57,17 +57,6 @@ def _footer_start(path: Path) -> int:
     tail = path.read_bytes()[-8:]
     assert tail[4:] == b"PAR1"
     return path.stat().st_size - 8 - int.from_bytes(tail[:4], "little")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM to the service, as an operator stops it, then SIGKILL for whatever of its group (its Ray)
-    is left. Not SIGTERM to the group: Ray's processes would die under the service as it shuts Ray
-    down, which then waits out Ray's own timeouts."""
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=60)
-    finally:
-        _kill_group(proc, signal.SIGKILL)
 
 
 def _launch(c: httpx.Client, roster: list[dict], ticks: int) -> str:
@@ -116,7 +105,7 @@ async def _mcp(url: str, token: str, runs: dict) -> dict:
     return out
 
 
-def test_a_damaged_archive_file_fails_its_match_alone_and_the_service_restarts(tmp_path):
+def test_a_damaged_archive_file_fails_its_match_alone_and_the_service_restarts(tmp_path, capsys):
     data = tmp_path / "data"
     log = tmp_path / "serve.log"
     with FakeProvider() as fake:
@@ -158,10 +147,12 @@ def test_a_damaged_archive_file_fails_its_match_alone_and_the_service_restarts(t
                     httpx.Client(base_url=url, timeout=60) as anon:
                 got = {k: _reads(c, anon, run) for k, run in runs.items()}
                 tools = asyncio.run(_mcp(url, token, runs))
-            checked = subprocess.run([*STUDIO, "archive", "check", "--data-dir", str(data)], check=False, capture_output=True,
-                                     text=True, timeout=120)
+            capsys.readouterr()
+            # the operator's command, in this process (tests/api/test_cli.py runs the CLI as its own)
+            checked = main(["archive", "check", "--data-dir", str(data)]), capsys.readouterr().out
         finally:
-            _stop(again)
+            _kill_group(again, signal.SIGKILL)  # its stop is not what is tested: its group at once, promptly
+            again.wait(timeout=30)
 
     # the scripted match whose seat file is damaged: its log is derived from that file's footer, and its
     # exports are that file's rows
@@ -190,7 +181,7 @@ def test_a_damaged_archive_file_fails_its_match_alone_and_the_service_restarts(t
         assert is_error and body["error"] == "archive_damaged" and named[kind] in body["message"], (name, body)
     assert tools["clean"][0] is False and len(tools["clean"][1]["turns"]) == 60
     # the operator's list: exactly the damaged files
-    assert checked.returncode == 1, checked.stderr
-    listed = json.loads(checked.stdout)
+    assert checked[0] == 1, checked[1]
+    listed = json.loads(checked[1])
     assert sorted(d["file"] for d in listed["damaged"]) == sorted(named.values())
     assert listed["checked"] > len(named)

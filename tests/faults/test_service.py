@@ -194,7 +194,7 @@ def test_kill_9_and_sigterm_lose_no_run(tmp_path, monkeypatch, capsys):
                 _wait(c, late, lambda r: r["status"] == "running")
                 assert c.get(f"/api/v1/runs/{mid}").json()["run"]["status"] == "running"  # the stop finds it playing
             again.send_signal(signal.SIGTERM)  # drains: the model run stops at a tick boundary, recorded
-            assert again.wait(timeout=60) == 0
+            assert again.wait(timeout=UP_WITHIN_S) == 0  # a stop, like a start, waits on a loaded machine
         finally:
             _kill_group(again, signal.SIGKILL)
         from orchestrator import datadir
