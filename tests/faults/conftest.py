@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# How long a test waits for a run's first ticks, which wait on its workers' start (imports, kernels): a
+# bound for a loaded machine, not a target
+FIRST_TICKS_S = 300
+
 # The session's local Ray is asked for by the modules whose servers play in this process
 # (`pytestmark = pytest.mark.usefixtures("ray_pool")`); not by the ones that start `studio serve`, whose
 # starts its own: an idle Ray beside them would only take CPU from theirs.

@@ -9,7 +9,7 @@ import time
 import pytest
 import ray
 
-from tests.faults.conftest import fill
+from tests.faults.conftest import FIRST_TICKS_S, fill
 from tests.runs.conftest import CONFIG, account, local_body, start
 from tests.waiting import until
 
@@ -38,7 +38,7 @@ def test_a_full_disk_strands_no_run_and_loses_no_result(tmpfs):
         with s.client(token) as c:
             rids = [c.post("/api/v1/runs", json=local_body(season_ticks=150)).json()["run"]["run_id"]
                     for _ in range(3)]
-            until(lambda: (run := _status(c, rids[0]))["status"] == "running" and run["live"]["tick"], 120)
+            until(lambda: (run := _status(c, rids[0]))["status"] == "running" and run["live"]["tick"], FIRST_TICKS_S)
             filler = fill(tmpfs)  # every result from here on meets a full disk
             try:
                 started = time.monotonic()
@@ -78,7 +78,7 @@ def test_an_archive_that_stays_full_fails_the_run_naming_the_cause(archive_apart
     token = account(s.core)
     with s.client(token) as c:
         rid = c.post("/api/v1/runs", json=local_body(season_ticks=100)).json()["run"]["run_id"]
-        until(lambda: (run := _status(c, rid))["status"] == "running" and run["live"]["tick"], 120)
+        until(lambda: (run := _status(c, rid))["status"] == "running" and run["live"]["tick"], FIRST_TICKS_S)
         filler = fill(archive_disk)
         try:
             # past the patience the dispatcher gives the result up, while the store still takes writes

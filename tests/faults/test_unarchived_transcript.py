@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.faults.conftest import fill
+from tests.faults.conftest import FIRST_TICKS_S, fill
 from tests.runs.conftest import account
 from tests.waiting import until
 
@@ -23,7 +23,8 @@ def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn
                     "roster": [{"provider": "agent", "model": "filler"}, {"model": "local/random"}]}
             rid = c.post("/api/v1/runs", json=body).json()["run"]["run_id"]
             for tick in range(TICKS):
-                turn = until(lambda: (t := _turn(c, rid))["status"] == "your_turn" and t, 120, what=f"tick {tick}")
+                turn = until(lambda: (t := _turn(c, rid))["status"] == "your_turn" and t, FIRST_TICKS_S,
+                             what=f"tick {tick}")
                 if tick == TICKS - 1:
                     filler = fill(archive_disk)  # the match ends with this answer, on a full archive
                 r = c.post(f"/api/v1/runs/{rid}/seats/0/actions", json={"tick": turn["tick"], "actions": [
