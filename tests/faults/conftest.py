@@ -14,8 +14,8 @@ import pytest
 FIRST_TICKS_S = 300
 
 # The session's local Ray is asked for by the modules whose servers play in this process
-# (`pytestmark = pytest.mark.usefixtures("ray_pool")`); not by the ones that start `studio serve`, whose
-# starts its own: an idle Ray beside them would only take CPU from theirs.
+# (`pytestmark = pytest.mark.usefixtures("ray_pool")`), not by those that start `studio serve` alone,
+# which starts a Ray of its own: an idle one beside it would only take CPU from it.
 
 
 def _mount(mnt: Path) -> Path:
