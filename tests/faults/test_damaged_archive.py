@@ -1,9 +1,9 @@
-"""A damaged archive file is a fault of its match alone (issue 50, F4 and F9): `studio serve` plays a
-scripted run and model-seat runs (a provider double), 4 KB in the middle of a seat file, an events file
-and a transcript are overwritten, and the service is restarted. It starts, naming the file it could
-not read; every read of a damaged match answers 410 `archive_damaged` naming the file, REST and MCP
-alike, never a 500 or an empty success; the other runs read as before; `studio archive check` lists
-exactly the damaged files."""
+"""A damaged archive file is a fault of its match alone (issue 50, F4 and F9): a server plays a scripted
+run and model-seat runs (a provider double), 4 KB in the middle of a seat file, an events file and a
+transcript are overwritten, and `studio serve` is started on the data dir. It starts, naming the file
+it could not read; every read of a damaged match answers 410 `archive_damaged` naming the file, REST
+and MCP alike, never a 500 or an empty success; the other runs read as before; `studio archive check`
+lists exactly the damaged files."""
 from __future__ import annotations
 
 import asyncio
@@ -11,18 +11,19 @@ import json
 import random
 import secrets
 import signal
-import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
 from analytics.archive.layout import SEATS_DIR, archive_dir, series_archived
+from api.cli import main
 from orchestrator import accounts, auth
-from orchestrator.core import Core
 from orchestrator.seats import keys
 from tests.api.util import bearer, free_port, wait_until_up
-from tests.faults.test_service import STUDIO, _kill_group, _serve
+from tests.faults.test_service import _kill_group, _serve
 from tests.mcp.conftest import call, connect
+from tests.runs.conftest import start
 from tests.seats.fake_provider import FakeProvider
 from tests.waiting import until
 
@@ -31,6 +32,8 @@ MODEL = "openai/gpt-4o-mini"
 SCRIPTED = [{"model": "local/honest-trader"}, {"model": "local/aggressive-raider"}]
 MODELS = [{"model": MODEL, "name": "one"}, {"model": MODEL, "name": "two"}, {"model": "local/random"}]
 DAMAGE = 4096
+
+pytestmark = pytest.mark.usefixtures("ray_pool")  # the runs play in this process
 
 
 def _say(body: dict) -> dict:
@@ -54,17 +57,6 @@ def _footer_start(path: Path) -> int:
     tail = path.read_bytes()[-8:]
     assert tail[4:] == b"PAR1"
     return path.stat().st_size - 8 - int.from_bytes(tail[:4], "little")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM to the service, as an operator stops it, then SIGKILL for whatever of its group (its Ray)
-    is left. Not SIGTERM to the group: Ray's processes would die under the service as it shuts Ray
-    down, which then waits out Ray's own timeouts."""
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=60)
-    finally:
-        _kill_group(proc, signal.SIGKILL)
 
 
 def _launch(c: httpx.Client, roster: list[dict], ticks: int) -> str:
@@ -113,37 +105,34 @@ async def _mcp(url: str, token: str, runs: dict) -> dict:
     return out
 
 
-def test_a_damaged_archive_file_fails_its_match_alone_and_the_service_restarts(tmp_path):
+def test_a_damaged_archive_file_fails_its_match_alone_and_the_service_restarts(tmp_path, capsys):
     data = tmp_path / "data"
-    data.mkdir()
-    (data / "config.toml").write_text(CONFIG)
     log = tmp_path / "serve.log"
     with FakeProvider() as fake:
         fake.defaults[MODEL] = _say
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        first = _serve(data, port, log)
+        # the runs play on a server in this process, on the session's Ray: what is tested is the start
+        # of `studio serve` over the archive they leave
+        first = start(data, CONFIG)
         try:
-            wait_until_up(url, first, timeout=600, log=log)
-            core = Core.open(data)
+            core = first.core
             email = "damage@example.com"
             accounts.create_account(core, email, plan="lab", verified=True)
             keys.set_key(core, provider="router", key="k-router", email=email, base_url=fake.url + "/v1")
             token, _ = auth.mint(core, email, scopes=auth.SCOPES)
-            with httpx.Client(base_url=url, headers=bearer(token), timeout=60) as c:
+            with httpx.Client(base_url=first.url, headers=bearer(token), timeout=60) as c:
                 ids = {"seats": (_launch(c, SCRIPTED, 60), False), "events": (_launch(c, MODELS, 30), True),
                        "transcript": (_launch(c, MODELS, 30), True), "clean scripted": (_launch(c, SCRIPTED, 60), False),
                        "clean model": (_launch(c, MODELS, 30), True)}
                 runs = {k: until(lambda rid=rid, t=t: _archived(c, data, rid, t), 300, every=0.5,
                                  what=f"the {k} run archived") for k, (rid, t) in ids.items()}
         finally:
-            _stop(first)
+            first.stop()
         archive = archive_dir(data)
         seat_file = archive / "seats" / runs["seats"]["match_id"] / f"{runs['seats']['match_id']}.parquet"
         files = {"seats": seat_file, "events": archive / "events" / f"{runs['events']['match_id']}.parquet",
                  "transcript": archive / "transcripts" / f"{runs['transcript']['match_id']}.arrow"}
-        start, _ = _damage(seat_file)
-        assert _footer_start(seat_file) < start + DAMAGE  # the footer the start-up scan reads is hit (F4)
+        damaged_at, _ = _damage(seat_file)
+        assert _footer_start(seat_file) < damaged_at + DAMAGE  # the footer the start-up scan reads is hit (F4)
         for kind in ("events", "transcript"):
             _damage(files[kind])
         named = {k: str(p.relative_to(archive)) for k, p in files.items()}
@@ -158,10 +147,12 @@ def test_a_damaged_archive_file_fails_its_match_alone_and_the_service_restarts(t
                     httpx.Client(base_url=url, timeout=60) as anon:
                 got = {k: _reads(c, anon, run) for k, run in runs.items()}
                 tools = asyncio.run(_mcp(url, token, runs))
-            checked = subprocess.run([*STUDIO, "archive", "check", "--data-dir", str(data)], check=False, capture_output=True,
-                                     text=True, timeout=120)
+            capsys.readouterr()
+            # the operator's command, in this process (tests/api/test_cli.py runs the CLI as its own)
+            checked = main(["archive", "check", "--data-dir", str(data)]), capsys.readouterr().out
         finally:
-            _stop(again)
+            _kill_group(again, signal.SIGKILL)  # its stop is not what is tested: its group at once, promptly
+            again.wait(timeout=30)
 
     # the scripted match whose seat file is damaged: its log is derived from that file's footer, and its
     # exports are that file's rows
@@ -190,7 +181,7 @@ def test_a_damaged_archive_file_fails_its_match_alone_and_the_service_restarts(t
         assert is_error and body["error"] == "archive_damaged" and named[kind] in body["message"], (name, body)
     assert tools["clean"][0] is False and len(tools["clean"][1]["turns"]) == 60
     # the operator's list: exactly the damaged files
-    assert checked.returncode == 1, checked.stderr
-    listed = json.loads(checked.stdout)
+    assert checked[0] == 1, checked[1]
+    listed = json.loads(checked[1])
     assert sorted(d["file"] for d in listed["damaged"]) == sorted(named.values())
     assert listed["checked"] > len(named)

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import ray
 
-from tests.faults.conftest import fill
+from tests.faults.conftest import FIRST_TICKS_S, fill
 from tests.runs.conftest import CONFIG, account, local_body, start
 from tests.waiting import until
+
+pytestmark = pytest.mark.usefixtures("ray_pool")  # its servers play in this process
 
 PACED = CONFIG + "\n[runs]\nmin_tick_ms = 10\n"
 TERMINAL = ("finished", "failed", "cancelled")
@@ -35,7 +38,7 @@ def test_a_full_disk_strands_no_run_and_loses_no_result(tmpfs):
         with s.client(token) as c:
             rids = [c.post("/api/v1/runs", json=local_body(season_ticks=150)).json()["run"]["run_id"]
                     for _ in range(3)]
-            until(lambda: (run := _status(c, rids[0]))["status"] == "running" and run["live"]["tick"], 120)
+            until(lambda: (run := _status(c, rids[0]))["status"] == "running" and run["live"]["tick"], FIRST_TICKS_S)
             filler = fill(tmpfs)  # every result from here on meets a full disk
             try:
                 started = time.monotonic()
@@ -68,26 +71,22 @@ def test_a_full_disk_strands_no_run_and_loses_no_result(tmpfs):
         s.stop()
 
 
-def test_an_archive_that_stays_full_fails_the_run_naming_the_cause(tmp_path, tmpfs):
+def test_an_archive_that_stays_full_fails_the_run_naming_the_cause(archive_apart, archive_disk):
     """The archive on its own disk (a shared mount, say) that fills while the store still takes writes:
     the result waits for room as long as the patience allows, then its run fails naming the cause."""
-    config = PACED + f'record_patience_s = 1\n[archive]\nuri = "{tmpfs / "archive"}"\n'
-    s = start(tmp_path / "data", config)
-    try:
-        token = account(s.core)
-        with s.client(token) as c:
-            rid = c.post("/api/v1/runs", json=local_body(season_ticks=100)).json()["run"]["run_id"]
-            until(lambda: (run := _status(c, rid))["status"] == "running" and run["live"]["tick"], 120)
-            filler = fill(tmpfs)
-            try:
-                # past the patience the dispatcher gives the result up, while the store still takes writes
-                until(lambda: _status(c, rid)["status"] == "failed", 60, what="the run failing")
-            finally:
-                filler.unlink()
-            run = until(lambda: (lambda r: r if r["status"] in TERMINAL else None)(_status(c, rid)), 60, every=0.1)
-        assert run["status"] == "failed"
-        msg = run["error"]["message"]
-        assert "could not be archived" in msg and "no space left on device" in msg.lower(), msg
-        assert "ray::" not in msg and "pid=" not in msg
-    finally:
-        s.stop()
+    s = archive_apart
+    token = account(s.core)
+    with s.client(token) as c:
+        rid = c.post("/api/v1/runs", json=local_body(season_ticks=100)).json()["run"]["run_id"]
+        until(lambda: (run := _status(c, rid))["status"] == "running" and run["live"]["tick"], FIRST_TICKS_S)
+        filler = fill(archive_disk)
+        try:
+            # past the patience the dispatcher gives the result up, while the store still takes writes
+            until(lambda: _status(c, rid)["status"] == "failed", 60, what="the run failing")
+        finally:
+            filler.unlink()
+        run = until(lambda: (lambda r: r if r["status"] in TERMINAL else None)(_status(c, rid)), 60, every=0.1)
+    assert run["status"] == "failed"
+    msg = run["error"]["message"]
+    assert "could not be archived" in msg and "no space left on device" in msg.lower(), msg
+    assert "ray::" not in msg and "pid=" not in msg

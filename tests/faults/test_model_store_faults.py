@@ -7,12 +7,16 @@ import sqlite3
 import threading
 import time
 
-from tests.faults.conftest import fill
+import pytest
+
+from tests.faults.conftest import FIRST_TICKS_S, fill
 from tests.faults.test_disk_full import _played
 from tests.runs.conftest import CONFIG, start, wait_terminal
 from tests.runs.test_model_resume import SEATS, _run, _transcript
 from tests.runs.test_model_truth import FakeProvider, launch, self_hosted
 from tests.waiting import until
+
+pytestmark = pytest.mark.usefixtures("ray_pool")  # its servers play in this process
 
 
 def _fake():
@@ -44,7 +48,7 @@ def test_a_full_disk_pauses_a_model_run_and_loses_no_turn(tmpfs):
         try:
             with self_hosted(srv, fake.url + "/v1", price=(1.0, 1.0)) as c:
                 rid = launch(c, 50, SEATS)
-                until(lambda: (_run(c, rid)["live"] or {}).get("tick", 0) >= 5, 90, what="five ticks played")
+                until(lambda: (_run(c, rid)["live"] or {}).get("tick", 0) >= 5, FIRST_TICKS_S, what="five ticks played")
                 filler = fill(tmpfs)
                 time.sleep(3)  # the spell: the run meets a full disk for these seconds
                 filler.unlink()
@@ -63,7 +67,8 @@ def test_a_store_that_stays_held_fails_the_model_run_naming_why(tmp_path):
         try:
             with self_hosted(srv, fake.url + "/v1", price=(1.0, 1.0)) as c:
                 rid = launch(c, 400, SEATS)
-                until(lambda: (_run(c, rid)["live"] or {}).get("tick", 0) >= 3, 90, what="three ticks played")
+                until(lambda: (_run(c, rid)["live"] or {}).get("tick", 0) >= 3, FIRST_TICKS_S,
+                      what="three ticks played")
                 # held past the store's busy wait (1 s here) and the run's 2 s patience: the recorder gives
                 # up and the worker hands back the failed run, which the store takes once it is free
                 release = threading.Event()

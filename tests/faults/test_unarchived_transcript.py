@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import httpx
 
-from tests.faults.conftest import fill
-from tests.runs.conftest import CONFIG, account, start
+from tests.faults.conftest import FIRST_TICKS_S, fill
+from tests.runs.conftest import account
 from tests.waiting import until
 
 TICKS = 10
 
 
-def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn(tmp_path, tmpfs):
-    config = CONFIG + f'[runs]\nrecord_patience_s = 1\nagent_absent_s = 30\n[archive]\nuri = "{tmpfs / "archive"}"\n'
-    s = start(tmp_path / "data", config)
+def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn(archive_apart, archive_disk):
+    s = archive_apart  # record_patience_s = 1, agent_absent_s = 30, the archive on its own disk
     filler = None
     try:
         with s.client(account(s.core)) as c:
@@ -24,9 +23,10 @@ def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn
                     "roster": [{"provider": "agent", "model": "filler"}, {"model": "local/random"}]}
             rid = c.post("/api/v1/runs", json=body).json()["run"]["run_id"]
             for tick in range(TICKS):
-                turn = until(lambda: (t := _turn(c, rid))["status"] == "your_turn" and t, 120, what=f"tick {tick}")
+                turn = until(lambda: (t := _turn(c, rid))["status"] == "your_turn" and t, FIRST_TICKS_S,
+                             what=f"tick {tick}")
                 if tick == TICKS - 1:
-                    filler = fill(tmpfs)  # the match ends with this answer, on a full archive
+                    filler = fill(archive_disk)  # the match ends with this answer, on a full archive
                 r = c.post(f"/api/v1/runs/{rid}/seats/0/actions", json={"tick": turn["tick"], "actions": [
                     {"action": "say", "text": f"turn {tick}"}]})
                 assert r.status_code == 200, r.text
@@ -36,7 +36,6 @@ def test_a_run_the_archive_refuses_fails_naming_why_and_keeps_every_metered_turn
     finally:
         if filler is not None:
             filler.unlink()
-        s.stop()
     message = run["error"]["message"]
     assert "could not be archived" in message and "no space left on device" in message.lower(), message
     assert run["roster"][0]["usage"]["agent_turns"] == TICKS
