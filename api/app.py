@@ -67,6 +67,7 @@ def create_app(data_dir: str | Path | None = None, *, core: Core | None = None,
                 app.state.duty = None
                 duty.stop()
             mailer.stop()
+            core.last_used.stop()
 
     # telemetry off: the service exports none, and FastAPI's native OpenTelemetry looked up the global
     # providers (environment variables) on every request

@@ -26,6 +26,7 @@ class LastUsed:
         self._noted: dict[str, int] = {}     # token id -> last time handed to the writer
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+        self._done = threading.Event()  # the running thread's own: set, it ends after its next write
 
     def note(self, token_id: str, stored_ms: int | None, now_ms: int) -> None:
         """Record a use at now_ms when the stored (or already noted) time is older than the resolution."""
@@ -37,9 +38,21 @@ class LastUsed:
             self._noted[token_id] = now_ms
             self._pending[token_id] = now_ms
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="studio-last-used", daemon=True)
+                self._done = threading.Event()
+                self._thread = threading.Thread(target=self._run, args=(self._done,), name="studio-last-used",
+                                                daemon=True)
                 self._thread.start()
         self._wake.set()
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Write what is pending once more and end the thread: a stopped service must leave no writer
+        retrying against a store that may be gone (a dropped database, a removed data dir)."""
+        with self._lock:
+            thread, self._thread = self._thread, None
+            self._done.set()
+        self._wake.set()
+        if thread is not None:
+            thread.join(timeout_s)
 
     def flush(self) -> bool:
         """Write what is pending now; False when the store refused (kept for the next try)."""
@@ -62,10 +75,13 @@ class LastUsed:
                     self._pending[tid] = max(ms, self._pending.get(tid, 0))
             return False
 
-    def _run(self) -> None:
+    def _run(self, done: threading.Event) -> None:
         while True:
             self._wake.wait()
             self._wake.clear()
-            if not self.flush():
+            written = self.flush()
+            if done.is_set():
+                return
+            if not written:
                 self._wake.wait(RETRY_S)  # a new use wakes it early; it then retries everything
                 self._wake.set()

@@ -149,3 +149,29 @@ def test_a_held_write_lock_never_delays_or_fails_a_read(core):
         other.join(10)
     core.last_used.flush()
     assert auth.list_tokens(core, "e@example.org")[0]["last_used_at_ms"] is not None
+
+
+def test_stopping_writes_what_is_pending_and_ends_the_writer(core):
+    accounts.create_account(core, "s@example.org", plan="pro")
+    token, listing = auth.mint(core, "s@example.org")
+    auth.verify(core, token, now=listing["created_at_ms"] + 10)
+    thread = core.last_used._thread
+    assert thread is not None and thread.is_alive()
+    core.last_used.stop()
+    assert not thread.is_alive()
+    assert auth.list_tokens(core, "s@example.org")[0]["last_used_at_ms"] == listing["created_at_ms"] + 10
+
+
+def test_a_stopped_writer_does_not_retry_a_store_that_is_gone(core, monkeypatch):
+    from orchestrator.store import StoreError, tokens
+
+    def refused(c, due):
+        raise StoreError("the store is gone")
+
+    monkeypatch.setattr(tokens, "note_used", refused)
+    accounts.create_account(core, "g@example.org", plan="pro")
+    token, listing = auth.mint(core, "g@example.org")
+    auth.verify(core, token, now=listing["created_at_ms"] + 10)
+    thread = core.last_used._thread
+    core.last_used.stop(timeout_s=5)
+    assert not thread.is_alive()  # it tried once more and ended, where it used to retry every 5 s forever
