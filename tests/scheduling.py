@@ -9,9 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 # Rough seconds per unit in `make test` on the 2-core machine: the slow modules' from a full run's
-# durations, the folders' estimated from their slowest tests and their count. Only the order units
-# are handed out in reads them, so rough is enough; a folder's entry counts its modules not named on
-# their own.
+# durations (2026-12-07), the folders' estimated from their slowest tests and their count. Only the
+# order units are handed out in reads them, so rough is enough; a folder's entry counts its modules
+# not named on their own. tests/runs' modules named here use only the session's `srv` (which every
+# process starts anyway for the other folders), so running them beside the rest starts nothing twice;
+# the modules on `paced` and `idle` stay in the folder's unit, where those servers start once.
 UNITS = {
     "faults/test_damaged_archive.py": 140,
     "faults/test_service.py": 190,
@@ -19,10 +21,13 @@ UNITS = {
     "faults": 60,
     "benchmarks": 85,
     "seats/test_text_properties.py": 45,
-    "arena/test_chess_grading.py": 45,
+    "arena/test_chess_grading.py": 15,
     "api/test_schemathesis.py": 35,
     "runs/test_model_resume.py": 35,
-    "runs": 420,
+    "runs/test_arena_faults.py": 35,
+    "runs/test_arena_runs.py": 30,
+    "runs/test_model_faults.py": 30,
+    "runs": 325,
     "console": 200,
     "agents": 170,
     "api": 160,

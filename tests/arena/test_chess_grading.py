@@ -10,8 +10,10 @@ from engine.arena.play import play
 from engine.arena.stockfish import Engine, Pool
 from tests.arena.conftest import seats
 
-GAMES = 20
 LEVELS = (1, 3, 8)
+# each level against random once with each colour (level i % 3, colour i % 2): more games only repeat
+# a pairing on another seed, at a Stockfish game and its grading apiece
+GAMES = 2 * len(LEVELS)
 NODES = 5_000  # grading budget here; the method is the one the service runs at 100k
 
 
