@@ -15,10 +15,10 @@ from pathlib import Path
 # process starts anyway for the other folders), so running them beside the rest starts nothing twice;
 # the modules on `paced` and `idle` stay in the folder's unit, where those servers start once.
 UNITS = {
-    "faults/test_damaged_archive.py": 140,
-    "faults/test_service.py": 190,
+    "faults/test_damaged_archive.py": 95,
+    "faults/test_service.py": 130,
     "faults/test_model_store_faults.py": 45,
-    "faults": 60,
+    "faults": 50,
     "benchmarks": 85,
     "seats/test_text_properties.py": 45,
     "arena/test_chess_grading.py": 15,
