@@ -1,14 +1,11 @@
 """The actors every head of one service uses (the agents' exchange, the recorder, the compactor), found by
 name in the service's Ray namespace rather than started once per head.
 
-Every head on one store reads the same service id from it (leases.service_id), so the heads of one
-service share a namespace and two services on one Ray cluster never meet. On a cluster the head joined
-(`--ray-address`) the actors are detached: a head's death, kill -9 included, leaves them to the others.
-On a private Ray, which dies with its process, they belong to the head that started them and go with
-it, under names of that head's own: a head started again in the same process never meets the
-actors of the one before while Ray is still ending them. Every name carries the package's version, so in
-a rolling upgrade the heads of each version call actors running their own code, never an older or newer
-actor whose methods may have changed.
+Every head on one store reads one service id from it (leases.service_id): one namespace per service. On
+a cluster the head joined (`--ray-address`) the actors are detached, so a head's death leaves them to the
+others; on a private Ray, which dies with its process, they are the head's own, under names of its own.
+Every name carries the package's version: in a rolling upgrade each version's heads call actors running
+their own code, never one whose methods may have changed.
 """
 from __future__ import annotations
 
