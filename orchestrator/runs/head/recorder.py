@@ -79,6 +79,12 @@ def _patiently(core: Core, step, what: str):
             time.sleep(RETRY_S)
 
 
+def record(core: Core, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
+    """Write what a playing run has metered so far (lifecycle.metered): seats maps index -> {usage,
+    turns}, totals; only a run still launching or running is written."""
+    return _patiently(core, lambda c: lifecycle.metered(c, run_id, tick, seats), "a run's usage")
+
+
 _STEPS = {"report": lifecycle.metered, "turn": lifecycle.recorded}
 
 
