@@ -2,7 +2,9 @@
 
 One dependency per route does all of the auth: FastAPI's per-dependency overhead is larger than the
 work (header parsing, one indexed SQLite read), and the token path is the hottest in the service.
-It is async so it runs on the event loop instead of costing a threadpool hop.
+It is async so it runs on the event loop instead of costing a threadpool hop on SQLite, whose reads and
+per-minute count are local; on PostgreSQL they are network round trips, which `off_loop` takes to a
+worker thread so that no request's wait for the database holds every other request on the loop.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Callable
 
+import anyio
 from fastapi import Depends, Request
 from starlette.datastructures import Headers
 
@@ -34,13 +37,21 @@ def token_from(headers: Headers) -> str | None:
     return headers.get("x-api-key") or None
 
 
+async def off_loop(core: Core, fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) where its store calls belong: at once on SQLite (a local file, cheaper than the thread
+    hop), on a worker thread when the store is across the network."""
+    if core.store.dialect == "sqlite":
+        return fn(*args)
+    return await anyio.to_thread.run_sync(fn, *args)
+
+
 def caller(scope: str | None = None, *, write: bool = False) -> Callable[..., Any]:
     """A route dependency: authenticate, then check scope (and plan for writes) before the body is
     read, so a refused caller learns about its token, not its JSON. The service checks again."""
     async def dependency(request: Request) -> Caller:
         core: Core = request.app.state.core
-        # one indexed read, plus a last-used write at most every 30 s per token
-        principal = auth.authenticate(core, token_from(request.headers))
+        # one indexed read and the per-minute count, plus a last-used write at most every 30 s per token
+        principal = await off_loop(core, auth.authenticate, core, token_from(request.headers))
         if scope is not None:
             auth.require(principal, scope, write=write)
         return Caller(core, principal)

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from analytics.archive.damage import Damaged
+from api.deps import off_loop
 from orchestrator.errors import DomainError
 from orchestrator.runs import match_log
 from orchestrator.store import OperationalError, Unstorable, unavailable
@@ -31,7 +32,8 @@ def envelope(error: DomainError, headers: dict | None = None) -> JSONResponse:
 
 async def _domain(request: Request, exc: DomainError) -> JSONResponse:
     # Refusals (401/403) count against the client address; past its ceiling they become 429.
-    return envelope(request.app.state.core.address_limiter.refuse(client_address(request), exc))
+    core = request.app.state.core
+    return envelope(await off_loop(core, core.address_limiter.refuse, client_address(request), exc))
 
 
 async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

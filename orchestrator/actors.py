@@ -1,12 +1,11 @@
 """The actors every head of one service uses (the agents' exchange, the recorder, the compactor), found by
 name in the service's Ray namespace rather than started once per head.
 
-Every head on one store reads the same service id from it (leases.service_id), so the heads of one
-service share a namespace and two services on one Ray cluster never meet. On a cluster the head joined
-(`--ray-address`) the actors are detached: a head's death, kill -9 included, leaves them to the others.
-On a private Ray, which dies with its process, they belong to the head that started them and go with
-it, under names of that head's own: a head started again in the same process never meets the
-actors of the one before while Ray is still ending them.
+Every head on one store reads one service id from it (leases.service_id): one namespace per service. On
+a cluster the head joined (`--ray-address`) the actors are detached, so a head's death leaves them to the
+others; on a private Ray, which dies with its process, they are the head's own, under names of its own.
+Every name carries the package's version: in a rolling upgrade each version's heads call actors running
+their own code, never one whose methods may have changed.
 """
 from __future__ import annotations
 
@@ -16,6 +15,18 @@ import threading
 from orchestrator.store import leases
 
 PREFIX = "studio-"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("scenario-studio")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "source"
+
+
+VERSION = _version()
 
 
 class Shared:
@@ -35,12 +46,15 @@ class Shared:
 
     def options(self, name: str) -> dict:
         """Actor options that find `name` if some head started it already, and start it otherwise."""
-        return {"name": name + self._own, "namespace": self.namespace, "get_if_exists": True,
+        return {"name": self._named(name), "namespace": self.namespace, "get_if_exists": True,
                 **({"lifetime": "detached"} if self.detached else {})}
 
     def address(self, name: str) -> str:
         """namespace/name: how a job names an actor for a worker (`find`)."""
-        return f"{self.namespace}/{name}{self._own}"
+        return f"{self.namespace}/{self._named(name)}"
+
+    def _named(self, name: str) -> str:
+        return f"{name}-v{VERSION}{self._own}"
 
     def kill(self, handle) -> None:
         """A head that stops ends an actor only when it is the head's own (a private Ray)."""

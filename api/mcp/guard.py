@@ -13,7 +13,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from api.deps import token_from
+from api.deps import off_loop, token_from
 from api.mcp.server import PRINCIPAL_KEY, rpc_code
 from orchestrator import auth
 from orchestrator.core import Core
@@ -40,11 +40,11 @@ class Guard:
             try:
                 # verify, not authenticate: the per-token ceiling counts tool calls (one per REST request's
                 # worth of work), not every JSON-RPC message of the exchange.
-                principal = auth.verify(self.core, token)
+                principal = await off_loop(self.core, auth.verify, self.core, token)
             except DomainError as e:
                 client = scope.get("client")
-                await self._refuse(self.core.address_limiter.refuse(client[0] if client else None, e),
-                                   scope, receive, send)
+                await self._refuse(await off_loop(self.core, self.core.address_limiter.refuse,
+                                                  client[0] if client else None, e), scope, receive, send)
                 return
             scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
         await self.app(scope, receive, send)

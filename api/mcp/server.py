@@ -17,6 +17,7 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from api.deps import off_loop
 from api.errors import failure
 from api.mcp.arguments import invoke, invoke_follow
 from api.mcp.schemas import input_schema, output_schema
@@ -107,8 +108,9 @@ def _call(core: Core, name: str, args: dict, header: Principal | None) -> dict:
 
 
 async def _follow(core: Core, spec: ToolSpec, args: dict, header: Principal | None) -> dict:
-    # on the event loop, as REST's route: indexed reads, then a wait that holds no thread
-    return await invoke_follow(spec, core, _allowed(core, spec, args, header), args)
+    # as REST's route: the token's checks where the store's calls belong (off_loop), then a wait on the
+    # event loop that holds no thread
+    return await invoke_follow(spec, core, await off_loop(core, _allowed, core, spec, args, header), args)
 
 
 def _request_facts(ctx) -> tuple[str | None, Principal | None]:

@@ -25,7 +25,7 @@ from orchestrator.seats.turn import TurnRecord
 
 def recorder_for(job, actor=None) -> Recorder:
     """A job's recorder: the head's Recorder actor when a worker was handed one, else in-process play's."""
-    return InProcess(job) if actor is None else Remote(job.run_id, actor)
+    return InProcess(job) if actor is None else Remote(job.run_id, actor, getattr(job, "tenure", ""))
 
 
 class InProcess(OffRecord):
@@ -40,10 +40,11 @@ class InProcess(OffRecord):
 class Remote:
     """The head's Recorder actor as a worker reaches it for one run: reads by call, writes through the
     loop's Outbox, each awaited until committed (a report overtaken by its predecessor would roll the
-    totals back)."""
+    totals back). Each write carries the tenure of the dispatcher lease the job was handed in, which the
+    recorder checks as it writes."""
 
-    def __init__(self, run_id: str, actor):
-        self.run_id, self.actor = run_id, actor
+    def __init__(self, run_id: str, actor, tenure: str = ""):
+        self.run_id, self.actor, self.tenure = run_id, actor, tenure
 
     async def credentials(self) -> dict[int, Credential]:
         return _credentials(await _unwrapped(self.actor.credentials.remote(self.run_id)))
@@ -52,10 +53,11 @@ class Remote:
         return await _unwrapped(self.actor.replay.remote(self.run_id))
 
     async def turn(self, turn: TurnRecord, play: list, memory, totals: dict) -> None:
-        await outbox(self.actor).put("turn", (self.run_id, turn.tick, turn.seat, turn.row(), play, memory, totals))
+        await outbox(self.actor).put("turn", (self.run_id, turn.tick, turn.seat, turn.row(), play, memory, totals),
+                                     self.tenure)
 
     async def report(self, tick: int, seats: dict[int, dict]) -> None:
-        await outbox(self.actor).put("report", (self.run_id, tick, seats))
+        await outbox(self.actor).put("report", (self.run_id, tick, seats), self.tenure)
 
 
 def _credentials(raw: dict) -> dict[int, Credential]:
@@ -71,15 +73,15 @@ IN_FLIGHT, BATCH = 4, 512
 class Outbox:
     def __init__(self, recorder):
         self.recorder = recorder
-        self.queue: list[tuple[str, tuple, asyncio.Future]] = []
+        self.queue: list[tuple[str, tuple, str, asyncio.Future]] = []
         self.in_flight = 0
         self.pumping = False
         self.sending: set[asyncio.Task] = set()  # held here: the loop keeps only weak references to tasks
 
-    async def put(self, kind: str, args: tuple):
+    async def put(self, kind: str, args: tuple, tenure: str = ""):
         loop = asyncio.get_running_loop()
         done = loop.create_future()
-        self.queue.append((kind, args, done))
+        self.queue.append((kind, args, tenure, done))
         if not self.pumping:  # after this pass of the loop: the writes other matches ask in it go along
             self.pumping = True
             loop.call_soon(self._pump)
@@ -96,7 +98,8 @@ class Outbox:
 
     async def _send(self, batch: list) -> None:
         try:
-            results = await _unwrapped(self.recorder.write.remote([(kind, args) for kind, args, _ in batch]))
+            results = await _unwrapped(self.recorder.write.remote([(kind, args, tenure)
+                                                                   for kind, args, tenure, _ in batch]))
         except Exception as e:  # the store stayed unwritable (Unrecorded), or the call itself failed
             for *_, done in batch:
                 if not done.done():

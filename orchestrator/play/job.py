@@ -45,6 +45,7 @@ class Job:
     archive_node: str = ""      # the one Ray node that can write `archive` (a path on its disk); "" every node
     agents: str = ""            # the head's exchange of agent turns, by name ("" without agent seats)
     keep_log: bool = True       # False ([archive] events = "derived"): a scripted match keeps its inputs, not its log
+    tenure: str = ""            # the dispatcher lease's tenure it was handed in; the recorder lands its writes only in it
 
     @property
     def scenario_id(self) -> str:

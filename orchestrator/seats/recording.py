@@ -23,6 +23,11 @@ class Unrecorded(Exception):
         return envelope("internal_error", str(self))
 
 
+class Stale(Unrecorded):
+    """A write from a job handed over in a tenure of the dispatcher lease that has ended: another head
+    may be replaying the run, so nothing of this one is recorded and its match stops."""
+
+
 def nothing_to_replay() -> dict:
     return {"turns": [], "seats": {}}
 

@@ -82,11 +82,11 @@ class _Failing(Lease):
         super().__init__(*args, **kw)
         self.takes = 0
 
-    def take(self) -> bool:
+    def take(self, fresh: bool = False) -> bool:
         self.takes += 1
         if self.takes > 1:
             raise OSError("the store cannot be reached")
-        return super().take()
+        return super().take(fresh)
 
 
 def test_a_holder_that_cannot_renew_gives_up_before_another_head_may_take_it(store):
@@ -112,3 +112,20 @@ def test_every_head_on_one_store_reads_one_service_id(store):
     with store.write() as c:
         assert leases.service_id(c, "second-head") == "first-head"  # kept for good: one Ray namespace
     assert Lease(store, ManualClock(1_000_000), "head-a").take()  # beside the dispatcher's own lease
+
+
+def test_each_holding_is_a_tenure_of_its_own_and_a_dispatcher_writes_only_in_its_own(store):
+    clock = ManualClock(1_000_000)
+    a, b = Lease(store, clock, "head-a", ttl_s=6), Lease(store, clock, "head-b", ttl_s=6)
+    assert a.take(fresh=True)
+    first = a.tenure
+    assert a.take() and a.tenure == first  # a renewal keeps the tenure
+    assert a.take(fresh=True) and a.tenure != first  # dispatching again: a new one
+    second = a.tenure
+    with store.write() as c:
+        a.fence(c, second)
+        with pytest.raises(Fenced):
+            a.fence(c, first)  # a dispatcher of the earlier holding, though its head holds the lease
+    clock.advance(6_001)
+    assert b.take(fresh=True) and b.tenure not in (first, second)
+    assert a.take(fresh=True) is False and a.tenure == second

@@ -3,6 +3,8 @@ call answered only once its rows are committed, and one entry the store refuses 
 import asyncio
 import json
 
+import pytest
+
 from orchestrator.runs.head import recorder
 from orchestrator.seats import keys
 from orchestrator.runs import lifecycle, service
@@ -65,3 +67,37 @@ def test_an_entry_the_store_refuses_fails_alone(core, principal):
     assert out[0] is True and isinstance(out[1], IndexError) and out[2] is True
     assert core.store.one("SELECT COUNT(*) n FROM run_turns WHERE run_id = ?", (runs[0],))["n"] == 1
     assert core.store.one("SELECT COUNT(*) n FROM run_turns WHERE run_id = ?", (runs[1],))["n"] == 0
+
+
+def test_a_superseded_dispatchers_writes_are_refused_and_the_counts_stay_exact(core, principal):
+    """Head A hands a model run over and loses the lease (paused past it); head B takes it and replays
+    the run from what was recorded. A's worker, still playing, writes on: refused, in the same
+    transaction as B's that land, so the run holds exactly the turns of one play."""
+    from orchestrator.clock import ManualClock
+    from orchestrator.runs.head.lease import Lease
+    from orchestrator.seats.recording import Stale
+
+    run = _playing_runs(core, principal, 1)[0]
+    clock = ManualClock(1_000_000)
+    a, b = Lease(core.store, clock, "head-a", ttl_s=6), Lease(core.store, clock, "head-b", ttl_s=6)
+    assert a.take(fresh=True)
+    old = a.tenure
+    assert recorder.record_many(core, [("turn", _turn(run, 0), old), ("turn", _turn(run, 1), old)]) == [True, True]
+    clock.advance(6_001)
+    assert b.take(fresh=True)
+    new = b.tenure
+    assert [t["tick"] for t in recorder.replay(core, run)["turns"]] == [0, 1]  # what B replays
+    out = recorder.record_many(core, [("turn", _turn(run, 2), old), ("turn", _turn(run, 2), new),
+                                      ("report", (run, 3, {0: _turn(run, 2)[-1]}), old)])
+    assert isinstance(out[0], Stale) and out[1] is True and isinstance(out[2], Stale)
+    # the actor's own calls answer a stale write with the error the play code stops on
+    rec = recorder.Recorder(str(core.data_dir))
+    with pytest.raises(Stale):
+        asyncio.run(rec.turn(*_turn(run, 3), tenure=old))
+    assert asyncio.run(rec.turn(*_turn(run, 3), tenure=new)) is True
+    ticks = [r["tick"] for r in core.store.all("SELECT tick FROM run_turns WHERE run_id = ? ORDER BY tick", (run,))]
+    assert ticks == [0, 1, 2, 3]  # none twice, none lost
+    roster = json.loads(core.store.one("SELECT roster FROM runs WHERE id = ?", (run,))["roster"])
+    assert roster[0]["usage"]["agent_turns"] == 4 and roster[0]["turns"]["answered"] == 4
+    b.release()  # nobody holds it: a write stamped with any tenure is refused
+    assert isinstance(recorder.record_many(core, [("turn", _turn(run, 4), new)])[0], Stale)

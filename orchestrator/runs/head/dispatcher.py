@@ -64,10 +64,12 @@ CHUNK_AGENT_TICKS = CHUNK_RUNS * 24 * 300
 
 class Dispatcher:
     def __init__(self, core: Core, *, ray_address: str | None = None, num_cpus: int | None = None,
-                 workers: int | None = None, lease: Lease | None = None, shared: Shared | None = None,
-                 agents: Exchanges | None = None):
+                 workers: int | None = None, lease: Lease | None = None, tenure: str | None = None,
+                 shared: Shared | None = None, agents: Exchanges | None = None):
         self.core = core
         self.lease = lease  # the dispatcher lease its head holds; None: this process alone plays (tests)
+        # the tenure of the lease this dispatcher plays in: every write checks it, every job carries it
+        self.tenure = tenure if tenure is not None else (lease.tenure if lease is not None else None)
         self.shared = shared or Shared(core.store, detached=joined(ray_address))
         self._fenced = False  # the head lost the lease: nothing more is claimed or written
         self.ray_address = ray_address
@@ -238,7 +240,7 @@ class Dispatcher:
             raise Fenced("this head lost the dispatcher lease")
         with self.core.store.write() as c:
             if self.lease is not None:
-                self.lease.fence(c)
+                self.lease.fence(c, self.tenure)
             yield c
 
     def _write(self, step, what: str, land=None, run_ids: tuple = ()) -> None:
@@ -397,7 +399,7 @@ class Dispatcher:
                    spend_cap_usd=run.cap_usd, tick_ms=self.tick_ms, account_id=run.account_id,
                    head_node=self._node, archive="" if reach == PROCESS else self.archive.location,
                    archive_node="" if reach == SHARED else self._node, agents=self.agents.for_seats(seats),
-                   keep_log=self.keep_log)
+                   keep_log=self.keep_log, tenure=self.tenure or "")
 
     def _collect(self, timeout: float) -> None:
         # wake on the first result, then take whatever else is ready too

@@ -55,14 +55,14 @@ class Duty:
         """Take the lease now if it is free, and dispatch before returning; else wait for it in the
         background, or raise Busy when `wait` is False."""
         asked = time.monotonic()
-        taken = self.lease.take()
+        taken = self.lease.take(fresh=True)
         if not taken and not wait:
             raise Busy(self.lease.held_by() or "another head")
         self.core.agents = self.agents
         if taken:
             self._holding.start(taken_at=asked)  # renewed from now on, while the dispatcher starts
             try:
-                self._start()  # on the caller's thread: Ray may start here, and wants the main thread
+                self._start(self.lease.tenure)  # on the caller's thread: Ray may start here, and wants the main thread
             except BaseException:
                 self._holding.stop()
                 raise
@@ -84,7 +84,7 @@ class Duty:
         return self.dispatcher is not None and self._holding.valid()
 
     def _taken(self) -> None:
-        self._steps.submit(self._start)
+        self._steps.submit(self._start, self.lease.tenure)  # read now: a later take may start another tenure
 
     def _lost(self) -> None:
         with self._lock:
@@ -92,11 +92,12 @@ class Duty:
                 self.dispatcher.fence()  # at once, on the lease's thread: nothing more is written
         self._steps.submit(self._stop, fenced=True)
 
-    def _start(self) -> None:
+    def _start(self, tenure: str | None) -> None:
         with self._lock:
             if self.dispatcher is not None:
                 return
-            d = Dispatcher(self.core, lease=self.lease, shared=self.shared, agents=self.agents, **self._args)
+            d = Dispatcher(self.core, lease=self.lease, tenure=tenure, shared=self.shared, agents=self.agents,
+                           **self._args)
             self.dispatcher = d
         try:
             d.start()

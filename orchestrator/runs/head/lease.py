@@ -6,6 +6,11 @@ lease has expired another head takes it and resumes what was in flight under the
 # write that last renewed it, so it has stopped before any other head may take it; and every write of
 # its dispatcher checks, in the same transaction, that it still holds the lease for FENCE_S more
 # (`Lease.fence`), so a head stalled past its lease (a paused VM, a store that hung) writes nothing.
+# Each holding is a tenure of its own (`leases.tenure`, `holder@taken_at_ms`), handed to the dispatcher it
+# starts and stamped on every job: the Recorder actor, which every head's workers share, lands a
+# playing run's turns and totals only while their stamp is the lease's current tenure, in the same
+# transaction, so a superseded head's workers (paused, partitioned, not yet killed) add nothing to a run
+# the new holder replays.
 # Expiry is read on each head's own clock: heads on several machines need their clocks in step (NTP)
 # to well within FENCE_S.
 from __future__ import annotations
@@ -40,17 +45,25 @@ class Lease:
                  sole: bool = False):
         self.store, self.clock, self.holder, self.name, self.ttl_ms = store, clock, holder, name, int(ttl_s * 1000)
         self.sole = sole
+        self.tenure: str | None = None  # this head's tenure, as the last take returned it
 
-    def take(self) -> bool:
-        """Take it, or renew it when held: True while this head holds it."""
+    def take(self, fresh: bool = False) -> bool:
+        """Take it, or renew it when held: True while this head holds it. fresh: a new tenure, even
+        when this head holds it already (it starts dispatching again)."""
         with self.store.write() as c:
-            return leases.take(c, self.name, self.holder, self.clock.now_ms(), self.ttl_ms)
+            tenure = leases.take(c, self.name, self.holder, self.clock.now_ms(), self.ttl_ms, fresh=fresh)
+        if tenure is not None:
+            self.tenure = tenure
+        return tenure is not None
 
     def held_by(self) -> str | None:
         return leases.holder(self.store.conn(), self.name, self.clock.now_ms())
 
-    def fence(self, c) -> None:
-        """Inside a write transaction: raise Fenced unless this head holds the lease for FENCE_S more."""
+    def fence(self, c, tenure: str | None = None) -> None:
+        """Inside a write transaction: raise Fenced unless this head holds the lease for FENCE_S more
+        (and, when given, in that tenure: a dispatcher started in an earlier one writes nothing)."""
+        if tenure is not None and not leases.stamped(c, self.name, tenure):
+            raise Fenced(f"this head's ({self.holder}) tenure of the {self.name} lease has ended")
         if not self.sole and not leases.holds(c, self.name, self.holder, self.clock.now_ms() + int(FENCE_S * 1000)):
             raise Fenced(f"this head ({self.holder}) no longer holds the {self.name} lease")
 
@@ -104,7 +117,7 @@ class Holding:
         while not self._stop.is_set():
             asked = time.monotonic()  # the store's expiry is at least this + TTL: read before the write
             try:
-                held = self.lease.take()
+                held = self.lease.take(fresh=not self.holding)  # a tenure of its own for each holding
             except Exception as e:  # noqa: BLE001 - any store failure (either dialect) is a renewal not made
                 held = None
                 log.warning("the %s lease could not be renewed: %s", self.lease.name, e)

@@ -23,6 +23,10 @@ A write the store refuses for now (a full disk, a held lock) is retried until it
 RECORD_PATIENCE_S pass (`[runs] record_patience_s` in config.toml): the match waits meanwhile, and only a store that stays unwritable fails the
 run, with a message that names the cause.
 
+Every head's workers share this actor, so each write carries the tenure of the dispatcher lease its job
+was handed in, and lands only while that is the lease's current tenure, checked in the write's own
+transaction; a write from a superseded tenure is answered Stale and its match stops.
+
 The functions below do the work over a Core; the actor only holds one.
 """
 from __future__ import annotations
@@ -36,9 +40,10 @@ import ray
 
 from orchestrator.core import Core
 from orchestrator.runs import lifecycle
+from orchestrator.runs.head.lease import NAME as LEASE
 from orchestrator.seats.funding import run_credentials
-from orchestrator.seats.recording import Unrecorded
-from orchestrator.store import OperationalError, turns
+from orchestrator.seats.recording import Stale, Unrecorded
+from orchestrator.store import OperationalError, leases, turns
 
 log = logging.getLogger("studio.recorder")
 RECORD_PATIENCE_S = 120.0
@@ -80,36 +85,44 @@ def record(core: Core, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
     return _patiently(core, lambda c: lifecycle.metered(c, run_id, tick, seats), "a run's usage")
 
 
-def record_turn(core: Core, run_id: str, tick: int, seat: int, turn: dict, play: list, memory, report: dict) -> bool:
-    return _patiently(core, lambda c: lifecycle.recorded(c, run_id, tick, seat, turn, play, memory, report),
-                      "a model turn")
-
-
 _STEPS = {"report": lifecycle.metered, "turn": lifecycle.recorded}
 
 
-def record_many(core: Core, entries: list[tuple[str, tuple]]) -> list:
-    """Turns and reports (kind, args as `turn` and `report` take them) in one transaction; one result
-    each, in order: what its step returned, or the exception that refused it. A store that stays
+def record_many(core: Core, entries: list[tuple]) -> list:
+    """Turns and reports (kind, args as `turn` and `report` take them[, tenure]) in one transaction; one
+    result each, in order: what its step returned, or the exception that refused it (Stale for a tenure
+    of the dispatcher lease that has ended; an entry with no tenure is not checked). A store that stays
     unwritable raises Unrecorded for all of them; an entry the store refuses for any other reason is
     written again alone, so it fails by itself and the others land."""
     try:
-        return _patiently(core, lambda c: [_STEPS[kind](c, *args) for kind, args in entries],
-                          f"{len(entries)} model turns and reports")
+        return _patiently(core, lambda c: _steps(c, entries), f"{len(entries)} model turns and reports")
     except Unrecorded:
         raise
     except Exception:
         if len(entries) == 1:
             raise
     out = []
-    for kind, args in entries:
+    for entry in entries:
         try:
-            out.append(_patiently(core, lambda c: _STEPS[kind](c, *args), "a model turn"))
+            out.append(_patiently(core, lambda c: _steps(c, [entry])[0], "a model turn"))
         except Unrecorded:
             raise
         except Exception as e:
-            log.exception("recording a %s of run %s failed", kind, args[0])
+            log.exception("recording a %s of run %s failed", entry[0], entry[1][0])
             out.append(e)
+    return out
+
+
+def _steps(c, entries: list[tuple]) -> list:
+    current = {t: leases.stamped(c, LEASE, t) for t in {e[2] for e in entries if len(e) > 2 and e[2]}}
+    out = []
+    for kind, args, *tenure in entries:
+        if tenure and tenure[0] and not current[tenure[0]]:
+            log.warning("a %s of run %s from a superseded dispatcher (%s) was refused", kind, args[0], tenure[0])
+            out.append(Stale(f"run {args[0]} was handed over by a dispatcher whose lease has passed to "
+                             "another head; this worker's writes for it are refused"))
+        else:
+            out.append(_STEPS[kind](c, *args))
     return out
 
 
@@ -137,13 +150,14 @@ class Recorder:
     async def replay(self, run_id: str) -> dict:
         return await asyncio.to_thread(replay, self.core, run_id)
 
-    async def report(self, run_id: str, tick: int, seats: dict[int, dict]) -> bool:
-        return _one(await self.write([("report", (run_id, tick, seats))]))
+    async def report(self, run_id: str, tick: int, seats: dict[int, dict], tenure: str = "") -> bool:
+        return _one(await self.write([("report", (run_id, tick, seats), tenure)]))
 
-    async def turn(self, run_id: str, tick: int, seat: int, turn: dict, play: list, memory, report: dict) -> bool:
-        return _one(await self.write([("turn", (run_id, tick, seat, turn, play, memory, report))]))
+    async def turn(self, run_id: str, tick: int, seat: int, turn: dict, play: list, memory, report: dict,
+                   tenure: str = "") -> bool:
+        return _one(await self.write([("turn", (run_id, tick, seat, turn, play, memory, report), tenure)]))
 
-    async def write(self, entries: list[tuple[str, tuple]]) -> list:
+    async def write(self, entries: list[tuple]) -> list:
         """Entries written in the next transaction; returns once it committed (record_many's results)."""
         done = asyncio.get_running_loop().create_future()
         self._queue.append((entries, done))
