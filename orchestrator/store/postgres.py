@@ -13,7 +13,7 @@ import re
 import select
 import sqlite3
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
@@ -30,6 +30,7 @@ from orchestrator.store.errors import Unstorable
 SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 WRITE_LOCK = 0x5354_5544_494F  # one advisory lock for every write transaction of the service
 MIGRATE_LOCK = WRITE_LOCK + 1
+_BEGIN_LOCKED = f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
 
 
 class UrlError(ValueError):
@@ -90,7 +91,9 @@ class Row:
 
 
 def _rows(cursor: psycopg.Cursor):
-    names = {d.name: i for i, d in enumerate(cursor.description or ())}
+    # the names straight from the result: `description` builds an object per column per statement
+    res = cursor.pgresult
+    names = {} if res is None else {res.fname(i).decode(): i for i in range(res.nfields)}
     return lambda values: Row(names, values)
 
 
@@ -203,16 +206,29 @@ class Pooled:
 
     def execute(self, sql: str, params: tuple | list = ()) -> psycopg.Cursor:
         for again in (True, False):
-            with _store_errors(), self.pool.connection() as raw:
-                try:
-                    return Connection(raw).execute(sql, params)
-                except psycopg.OperationalError:
-                    if not (again and raw.broken and _is_read(sql)):
-                        raise
+            raw = _borrow(self.pool)
+            try:
+                return Connection(raw).execute(sql, params)
+            except psycopg.OperationalError:
+                if not (again and raw.broken and _is_read(sql)):
+                    raise
+            finally:
+                self.pool.putconn(raw)
 
     def executemany(self, sql: str, rows) -> psycopg.Cursor:
-        with _store_errors(), self.pool.connection() as raw:
+        raw = _borrow(self.pool)
+        try:
             return Connection(raw).executemany(sql, rows)
+        finally:
+            self.pool.putconn(raw)
+
+
+def _borrow(pool: ConnectionPool) -> psycopg.Connection:
+    # getconn and putconn, not the pool's context manager, whose layers cost a statement's worth of CPU
+    try:
+        return pool.getconn()
+    except psycopg.Error as e:
+        raise as_store_error(e) from None
 
 
 def _is_read(sql: str) -> bool:
@@ -302,14 +318,21 @@ class PostgresStore:
             with _store_errors(), held.raw.transaction():
                 yield held
             return
-        with _store_errors(), self.pool.connection() as raw:
-            c = self._local.tx = Connection(raw)
-            try:
-                with raw.transaction():
-                    raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        raw = _borrow(self.pool)
+        c = self._local.tx = Connection(raw)
+        try:
+            with _store_errors():
+                raw.execute(_BEGIN_LOCKED)  # one round trip, not two
+                try:
                     yield c
-            finally:
-                self._local.tx = None
+                except BaseException:
+                    with suppress(psycopg.Error):  # a connection that cannot roll back, the pool discards
+                        raw.execute("ROLLBACK")
+                    raise
+                raw.execute("COMMIT")
+        finally:
+            self._local.tx = None
+            self.pool.putconn(raw)
 
     def one(self, sql: str, params: tuple = ()) -> Row | None:
         return self.conn().execute(sql, params).fetchone()
