@@ -322,8 +322,8 @@ class PostgresStore:
         c = self._local.tx = Connection(raw)
         try:
             with _store_errors():
-                raw.execute(_BEGIN_LOCKED)  # one round trip, not two
                 try:
+                    raw.execute(_BEGIN_LOCKED)  # one round trip, not two
                     yield c
                 except BaseException:
                     with suppress(psycopg.Error):  # a connection that cannot roll back, the pool discards
