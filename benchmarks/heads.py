@@ -2,7 +2,7 @@
 takes, what the head costs per run on SQLite and on PostgreSQL, and what a request pays for limits
 kept in the store. Prints one JSON object.
 
-    .venv/bin/python benchmarks/heads.py [--quick] [--waiters 1000] [--seconds 15] [--repeats 2]
+    .venv/bin/python benchmarks/heads.py [--quick] [--waiters 1000] [--seconds 15] [--repeats 2] [--only cpu]
 """
 # 1. `rate_limit_hit_us`: one request's count against its token's per-minute ceiling, in process memory
 #    (as before the counts moved to the store), in a SQLite data dir and in PostgreSQL.
@@ -565,11 +565,12 @@ def targets(figures: dict) -> list[dict]:
 def run(a, tmp: Path) -> dict:
     from tests.cluster.harness import LoopbackCluster
 
-    limits = rate_limit_costs(tmp, a.hits, 5)
+    skipped = not_measured("left out by --only cpu")
+    limits = skipped if a.only == "cpu" else rate_limit_costs(tmp, a.hits, 5)
     cluster = LoopbackCluster(1)
     try:
         with Load() as load:
-            crowd, fail = crowd_and_failover(a, tmp, cluster.address)
+            crowd, fail = ({}, skipped) if a.only == "cpu" else crowd_and_failover(a, tmp, cluster.address)
             cpu = cpu_by_store(a, tmp, cluster.address)
     finally:
         cluster.shutdown()
@@ -617,6 +618,7 @@ def main() -> None:
     ap.add_argument("--cpu-trials", type=int, default=30)
     ap.add_argument("--hits", type=int, default=2000, help="counts per rate-limit measurement")
     ap.add_argument("--settle", type=float, default=3.0)
+    ap.add_argument("--only", choices=["cpu"], help="measure only this part (the head's CPU per run)")
     ap.add_argument("--drain-s", type=float, default=120.0)
     a = ap.parse_args()
     if a.quick:

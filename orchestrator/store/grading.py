@@ -14,6 +14,7 @@ from orchestrator.records.grading import (
     SeatGrading,
 )
 from orchestrator.store import dialect
+from orchestrator.store import roster as stored_roster
 from orchestrator.store.database import Connection
 
 _COUNT = "(SELECT COUNT(*) FROM decision_turns WHERE run_id = runs.id)"
@@ -70,7 +71,7 @@ def open_of_ended(c: Connection, ended: tuple[str, ...]) -> list[OpenGrading]:
 
 def _plan(r) -> GradingPlan:
     eff = loads(r["effective"])[0]
-    return GradingPlan(roster=loads(r["roster"])[0], mode=r["grading"], env=eff["env"],
+    return GradingPlan(roster=stored_roster.seats(loads(r["roster"])[0]), mode=r["grading"], env=eff["env"],
                        fork_tick=(eff.get("fork") or {}).get("tick", 0))
 
 

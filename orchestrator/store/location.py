@@ -36,6 +36,17 @@ def setting(config: dict, environ: Mapping[str, str] = os.environ) -> tuple[str,
     return CONFIG, url
 
 
+def pool_size(config: dict) -> int:
+    """`[store] pool_size`: the most connections this process holds to PostgreSQL (unused on SQLite)."""
+    from orchestrator.store.postgres import POOL_SIZE
+
+    value = (config.get("store") or {}).get("pool_size", POOL_SIZE)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+        raise SettingError(f"config.toml [store] pool_size: should be a whole number of connections from 1 to 1000 "
+                           f"(got {value!r})")
+    return value
+
+
 def open_store(data_dir: str | Path, config: dict, busy_timeout_s: float, *,
                environ: Mapping[str, str] = os.environ) -> Store | PostgresStore:
     """The store the setting names, its schema brought up to date; the data dir is created only once
@@ -52,8 +63,9 @@ def open_store(data_dir: str | Path, config: dict, busy_timeout_s: float, *,
         pg.conninfo(url)
     except pg.UrlError as e:
         raise SettingError(f"{name}: {e}") from None
+    size = pool_size(config)
     try:
-        store = pg.PostgresStore(url, busy_timeout_s, data_dir=data_dir)
+        store = pg.PostgresStore(url, busy_timeout_s, data_dir=data_dir, pool_size=size)
     except psycopg.Error as e:
         raise SettingError(f"{name}: cannot reach the database {pg.redacted(url)}: {_one_line(e, url)}") from None
     Path(data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -10,9 +10,10 @@ the database, and reads never wait. A lock not granted within the busy wait is r
 from __future__ import annotations
 
 import re
+import select
 import sqlite3
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import errors as pgerrors
 from psycopg.adapt import Loader
+from psycopg_pool import ConnectionPool
 
 from orchestrator.store import migrations
 from orchestrator.store.dialect import POSTGRES_FUNCTIONS
@@ -28,6 +30,7 @@ from orchestrator.store.errors import Unstorable
 SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 WRITE_LOCK = 0x5354_5544_494F  # one advisory lock for every write transaction of the service
 MIGRATE_LOCK = WRITE_LOCK + 1
+_BEGIN_LOCKED = f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"
 
 
 class UrlError(ValueError):
@@ -88,7 +91,9 @@ class Row:
 
 
 def _rows(cursor: psycopg.Cursor):
-    names = {d.name: i for i, d in enumerate(cursor.description or ())}
+    # the names straight from the result: `description` builds an object per column per statement
+    res = cursor.pgresult
+    names = {} if res is None else {res.fname(i).decode(): i for i in range(res.nfields)}
     return lambda values: Row(names, values)
 
 
@@ -188,6 +193,48 @@ class Connection:
         self.raw.close()
 
 
+class Pooled:
+    """`conn()` outside a write: each statement on a connection borrowed from the pool for it alone
+    (autocommit: the statement commits by itself). The cursor comes back with its rows already on the
+    client, so it is read after the connection went back. A read whose connection the server dropped
+    under it is sent once more on another; a write is not (it may have committed)."""
+
+    dialect = "postgresql"
+
+    def __init__(self, pool: ConnectionPool):
+        self.pool = pool
+
+    def execute(self, sql: str, params: tuple | list = ()) -> psycopg.Cursor:
+        for again in (True, False):
+            raw = _borrow(self.pool)
+            try:
+                return Connection(raw).execute(sql, params)
+            except psycopg.OperationalError:
+                if not (again and raw.broken and _is_read(sql)):
+                    raise
+            finally:
+                self.pool.putconn(raw)
+
+    def executemany(self, sql: str, rows) -> psycopg.Cursor:
+        raw = _borrow(self.pool)
+        try:
+            return Connection(raw).executemany(sql, rows)
+        finally:
+            self.pool.putconn(raw)
+
+
+def _borrow(pool: ConnectionPool) -> psycopg.Connection:
+    # getconn and putconn, not the pool's context manager, whose layers cost a statement's worth of CPU
+    try:
+        return pool.getconn()
+    except psycopg.Error as e:
+        raise as_store_error(e) from None
+
+
+def _is_read(sql: str) -> bool:
+    return sql.lstrip()[:6].upper() == "SELECT"
+
+
 def schema(script: str) -> str:
     """A migration of the SQLite schema as PostgreSQL writes it: 64-bit integers, identity keys, double
     precision, bytea; no rowid clause."""
@@ -204,41 +251,88 @@ def statements(script: str) -> list[str]:
     return [s.strip() for s in text.split(";") if s.strip()]
 
 
+# `[store] pool_size` in config.toml: the most connections one process holds open to the database. A
+# write holds one for its transaction (waiting on the write lock included), a read only for its
+# statement; a borrow that finds none free within the busy wait is a refusal for now (503).
+POOL_SIZE = 20
+_MIN_OPEN = 2  # kept open while idle, so a quiet head's next request does not pay a connect
+
+
+def _checked(raw: psycopg.Connection) -> None:
+    """The check on borrow. A connection the server dropped (a restart, pg_terminate_backend) has the
+    server's goodbye or the end of the stream waiting on its socket, and a sound idle one has nothing:
+    only then is a round trip spent to find out; a failure here makes the pool discard it and try
+    another."""
+    if raw.closed or raw.broken:
+        raise psycopg.OperationalError("the connection is closed")
+    if select.select([raw.fileno()], [], [], 0)[0]:
+        raw.execute("")
+
+
 class PostgresStore:
     dialect = "postgresql"
 
-    def __init__(self, url: str, busy_timeout_s: float, migrate: bool = True, data_dir: str | Path | None = None):
+    def __init__(self, url: str, busy_timeout_s: float, migrate: bool = True, data_dir: str | Path | None = None,
+                 pool_size: int = POOL_SIZE):
         self.url = url
         self.busy_timeout_s = busy_timeout_s
         self.data_dir = None if data_dir is None else Path(data_dir)  # the archive's, not the store's
         self._conninfo = conninfo(url)
-        self._local = threading.local()
+        self._local = threading.local()  # the connection of the write transaction this thread is in
         self.created = False
-        if migrate:
-            self.created = self.schema_version() == 0
-            self.migrate()
+        with _store_errors():  # connected once first: a server that cannot be reached says why, at once
+            first = self._connect()
+        try:
+            if migrate:
+                self.created = self._version(first) == 0
+                self._migrate(Connection(first))
+        except psycopg.Error as e:
+            first.close()
+            raise as_store_error(e) from None
+        first.close()
+        self.pool = ConnectionPool(self._conninfo, min_size=min(_MIN_OPEN, pool_size), max_size=pool_size,
+                                   kwargs={"autocommit": True, "row_factory": _rows, "connect_timeout": 10},
+                                   configure=self._configure, check=_checked, timeout=busy_timeout_s,
+                                   name="studio-store", open=True)
 
-    def conn(self) -> Connection:
-        c = getattr(self._local, "conn", None)
-        if c is None or c.raw.closed or c.raw.broken:
-            with _store_errors():
-                c = self._local.conn = Connection(self._connect())
-        return c
+    def _configure(self, raw: psycopg.Connection) -> None:
+        raw.adapters.register_loader("numeric", _Numeric)
+        raw.execute(f"SET lock_timeout = {int(self.busy_timeout_s * 1000)}")
 
     def _connect(self) -> psycopg.Connection:
         raw = psycopg.connect(self._conninfo, autocommit=True, row_factory=_rows, connect_timeout=10)
-        raw.adapters.register_loader("numeric", _Numeric)
-        raw.execute(f"SET lock_timeout = {int(self.busy_timeout_s * 1000)}")
+        self._configure(raw)
         return raw
+
+    def conn(self) -> Connection | Pooled:
+        """Inside a write on this thread, its transaction's connection (reads see its changes); else
+        each statement on a connection borrowed for it."""
+        return getattr(self._local, "tx", None) or Pooled(self.pool)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """A write transaction, serialized with every other one on the database; commits on success,
-        rolls back on any exception."""
-        c = self.conn()
-        with _store_errors(), c.raw.transaction():
-            c.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-            yield c
+        rolls back on any exception. A write inside a write is a savepoint of the same transaction."""
+        held = getattr(self._local, "tx", None)
+        if held is not None:
+            with _store_errors(), held.raw.transaction():
+                yield held
+            return
+        raw = _borrow(self.pool)
+        c = self._local.tx = Connection(raw)
+        try:
+            with _store_errors():
+                try:
+                    raw.execute(_BEGIN_LOCKED)  # one round trip, not two
+                    yield c
+                except BaseException:
+                    with suppress(psycopg.Error):  # a connection that cannot roll back, the pool discards
+                        raw.execute("ROLLBACK")
+                    raise
+                raw.execute("COMMIT")
+        finally:
+            self._local.tx = None
+            self.pool.putconn(raw)
 
     def one(self, sql: str, params: tuple = ()) -> Row | None:
         return self.conn().execute(sql, params).fetchone()
@@ -250,16 +344,21 @@ class PostgresStore:
         self.conn().execute("SELECT 1").fetchone()
 
     def schema_version(self) -> int:
-        if self.one("SELECT to_regclass('studio_schema')")[0] is None:
+        with _store_errors(), self.pool.connection() as raw:
+            return self._version(raw)
+
+    @staticmethod
+    def _version(raw: psycopg.Connection) -> int:
+        if raw.execute("SELECT to_regclass('studio_schema')").fetchone()[0] is None:
             return 0
-        row = self.one("SELECT version FROM studio_schema")
+        row = raw.execute("SELECT version FROM studio_schema").fetchone()
         return 0 if row is None else row[0]
 
     def migrate(self) -> int:
         """Bring the schema to the current version, one migration per transaction; heads starting at
         once take turns (an advisory lock), and each re-reads the version under it."""
-        with _store_errors():
-            return self._migrate(self.conn())
+        with _store_errors(), self.pool.connection() as raw:
+            return self._migrate(Connection(raw))
 
     def _migrate(self, c: Connection) -> int:
         for i in range(len(migrations.MIGRATIONS)):
@@ -278,13 +377,10 @@ class PostgresStore:
         with c.raw.transaction():  # the functions the dialect's queries call, as this version writes them
             c.raw.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
             c.raw.execute(POSTGRES_FUNCTIONS)
-        return self.schema_version()
+        return self._version(c.raw)
 
     def close(self) -> None:
-        c = getattr(self._local, "conn", None)
-        if c is not None:
-            c.close()
-            self._local.conn = None
+        self.pool.close()
 
 
 # PostgreSQL's "not now": a lock not granted in the busy wait, a serialization or deadlock retry, the

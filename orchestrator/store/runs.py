@@ -17,6 +17,7 @@ from orchestrator.records.roster import Seat, plain
 from orchestrator.records.run import Ended, Run, RunRef
 from orchestrator.statuses import ACTIVE, IN_WORLD, QUEUED, TERMINAL
 from orchestrator.store import dialect, turns
+from orchestrator.store import roster as stored_roster
 from orchestrator.store.database import Connection, Row
 
 
@@ -49,7 +50,7 @@ def run_of(row: Row | dict) -> Run:
     bad: list[str] = []
     d = dict(row)
     d["effective"] = _loads(d["effective"], "effective", bad)
-    d["roster"] = _loads(d["roster"], "roster", bad)
+    d["roster"] = stored_roster.seats(_loads(d["roster"], "roster", bad))
     d["error"] = json.loads(d["error"]) if d["error"] else None
     d["results"] = json.loads(d["results"]) if d["results"] else None
     d["archived"] = json.loads(d["archived"]) if d["archived"] else None
@@ -149,7 +150,7 @@ def scored_matches(c: Connection, account_id: str, statuses: tuple[str, ...], *,
 
 
 def _roster(text: str) -> tuple[Seat, ...]:
-    return tuple(Seat.model_validate(s) for s in _loads(text, "roster", []))
+    return tuple(Seat.model_validate(s) for s in stored_roster.seats(_loads(text, "roster", [])))
 
 
 def account_and_roster(c: Connection, run_id: str) -> tuple[str, tuple[Seat, ...]] | None:

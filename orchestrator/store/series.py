@@ -190,15 +190,19 @@ def paired_scores(c: Connection, batch_id: str, seats, metrics) -> dict[str, dic
 # -- what a batch read sees --------------------------------------------------------------------------
 
 def runs_of(c: Connection, batch_id: str) -> SeriesRuns:
-    """The series' runs from one index (runs_batch_state), its kept summary's version, its spend."""
-    rows = c.execute("SELECT id, status, match_id, grading_status FROM runs WHERE batch_id = ? ORDER BY trial",
-                     (batch_id,)).fetchall()
-    kept = c.execute("SELECT version FROM batch_summaries WHERE batch_id = ?", (batch_id,)).fetchone()
+    """The series' runs from one index (runs_batch_state), its kept summary's version, its spend: one
+    statement (a waiting read asks this several times a second)."""
     # a spend an earlier version stored as infinite is left out of the sum (studio doctor repairs it)
-    spend = c.execute("SELECT COALESCE(SUM(CASE WHEN ABS(spend_usd) <= 1e300 THEN spend_usd END), 0), "
-                      "COALESCE(SUM(CASE WHEN stop_reason = 'cancelled' THEN 1 ELSE 0 END), 0) FROM runs WHERE batch_id = ?", (batch_id,)).fetchone()
+    rows = c.execute("SELECT id, status, match_id, grading_status, "
+                     "(SELECT version FROM batch_summaries WHERE batch_id = ?), "
+                     "COALESCE(SUM(CASE WHEN ABS(spend_usd) <= 1e300 THEN spend_usd END) OVER (), 0), "
+                     "COALESCE(SUM(CASE WHEN stop_reason = 'cancelled' THEN 1 ELSE 0 END) OVER (), 0) "
+                     "FROM runs WHERE batch_id = ? ORDER BY trial", (batch_id, batch_id)).fetchall()
+    if not rows:
+        return SeriesRuns((), (), (), (), summary_version(c, batch_id), 0, 0)
+    first = rows[0]
     return SeriesRuns(tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows),
-                      tuple(r[3] for r in rows), None if kept is None else kept[0], spend[0], spend[1])
+                      tuple(r[3] for r in rows), first[4], first[5], first[6])
 
 
 # -- its kept summary --------------------------------------------------------------------------------
