@@ -1,5 +1,7 @@
 """What the whole session shares: one private local Ray, started by the first test that needs it;
 and the tiers every test is marked with (tests/tiers.py)."""
+import asyncio
+
 import pytest
 
 from orchestrator import workers
@@ -100,6 +102,17 @@ _PG_OFF = pytest.StashKey[str | None]()
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):
         config.stash[_PG_OFF] = postgres.decide()
+
+
+@pytest.fixture(autouse=True)
+def _leaves_asyncio_unpatched():
+    """nest_asyncio2 (which inspect_ai applies when called inside a running loop) patches asyncio for
+    the whole process, and later tests in it hung: the test that applies it fails, named."""
+    before = hasattr(asyncio, "_nest_patched")
+    yield
+    if not before and hasattr(asyncio, "_nest_patched"):
+        pytest.fail("this test left asyncio patched by nest_asyncio2 (inspect_ai called inside a running "
+                    "loop, e.g. Playwright's sync API): call it on a thread of its own", pytrace=False)
 
 
 def pytest_report_header(config):

@@ -109,8 +109,12 @@ class Engine:
         return sorted(out, key=lambda t: -t[0])
 
     def close(self) -> None:
+        # close, not quit: quit waits for the child's exit through python-chess's event loop thread,
+        # and in a process whose asyncio nest_asyncio2 has patched (inspect_ai does so when it is called
+        # inside a running loop: a notebook, Playwright's sync API) that wait never ended and the
+        # process hung; close ends the pipe and the engine at once, and an engine keeps no state
         try:
-            self._engine.quit()
+            self._engine.close()
         except (chess.engine.EngineError, OSError):  # already gone: nothing left to close
             pass
 

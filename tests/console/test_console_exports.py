@@ -5,9 +5,10 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import read_eval_log as _read_eval_log
 from playwright.sync_api import expect
 
 from orchestrator import accounts, console_auth
@@ -44,6 +45,13 @@ def series_file(browser, playing, tmp_path_factory):
     got.value.save_as(path)
     yield p, batch, path, page
     page.context.close()
+
+
+def read_eval_log(path: str):
+    """inspect_ai's reader on a thread of its own: called where Playwright's sync API runs its loop,
+    it patches asyncio for the whole process (nest_asyncio2), and a later test's chess engine hung."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(_read_eval_log, path).result()
 
 
 def test_the_series_and_run_pages_download_the_owners_inspect_log(page, playing, series_file):
