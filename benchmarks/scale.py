@@ -1,39 +1,10 @@
 """Where the service's CPU goes per scripted run, and how many model matches it plays at once. Prints
 one JSON object.
 
-`studio serve` runs in its own process as users run it (a private local Ray below it, one scripted
-worker per core) on a fresh data dir in one temporary directory, removed at the end with Ray's
-session files. CPU is read from /proc for every process under `studio serve` (benchmarks/lib/procs.py):
-utime + stime, sampled every 0.25 s, so the service is measured without being instrumented.
-
-Scripted runs: after an untimed warm-up series, `--series` series of `--trials` runs of the base
-world (16 local seats + the 8 anchors of two anchor lists = 24 agents, `--ticks` ticks) are
-launched together, and a client thread per series follows it through its batch read
-(GET /api/v1/batches/:id) every `--poll` s until it ends. The window runs from the first launch to
-the moment the service falls quiet after the last run (so the archiving and compaction that follow
-are in it); each process's CPU over the window, per run played, grouped: the head (`studio serve`
-itself), the scripted workers (Ray actors playing the matches), other Ray workers (the Recorder,
-model workers, tasks), Ray's own processes (raylet, GCS, agents). The head's ceiling in runs/s is
-1000 / its ms per run. `cpu_ms_per_run_by_part` names the parts a regression shows in: the head,
-the series summaries' actors, the compactor, the recorder, the scripted workers over the engine alone
-(below), the other Ray workers and Ray's own processes. The same is measured once more with nobody reading the batches (one client
-asking every `--poll` s whether any run is left), to tell the batch reads' cost from the data
-path's; `--quick` skips it. The engine alone: the same matches (their effective env and roster, read
-back through the API) built, played and scored in this process, CPU per run.
-
-Model matches: a fake provider (tests/seats/fake_provider.py's lean app, in its own process)
-answers every turn after a fixed latency. Each `--model` phase launches its runs (2 model seats,
-no anchors) at once, as series of up to 50 (the Lab plan's ceiling), then waits for the last to
-end. Time from the first launch to the last run finished (the runs' finished_at_ms), against the
-ideal (ticks x latency); how many played at once; the service's peak memory (summed RSS of its
-processes, sampled) and CPU per model turn.
-
-What the benchmark writes into the data dir's config.toml (operator config, as other benchmarks
-do): the Lab plan's request rate and the refusals per address raised out of the way, and its
-queued launches (10) raised so the biggest phase's series are admitted together. The requests in
-flight per provider key are the shipped defaults': every phase plays on one key, whose allowance has
-to grow from where it starts to what the phase asks of it (orchestrator/seats/limits.py), as it
-would for a user who never heard of the setting.
+`studio serve` runs in its own process as users run it (a private local Ray, one scripted worker per
+core) on a fresh data dir in one temporary directory, removed at the end with Ray's session files.
+CPU is read from /proc for every process under it (benchmarks/lib/procs.py), so the service is
+measured without being instrumented.
 
     python benchmarks/scale.py [--quick] [--series 4] [--trials 50] [--ticks 300] [--poll 0.5]
                                [--model RUNS:TICKS:LATENCY_MS ...] [--scripted-only] [--model-timeout 900] [--events derived|stored]
@@ -196,6 +167,15 @@ def window(a, c, url: str, token: str, sampler: Sampler, head: int, followed: bo
 
 
 def scripted(a, url: str, token: str, sampler: Sampler, head: int) -> tuple[dict, list]:
+    """After an untimed warm-up series, `--series` series of `--trials` runs of the base world (16 local
+    seats + the 8 anchors of two anchor lists, `--ticks` ticks) launched together, a client per series
+    following its batch read. The window runs to the moment the service falls quiet after the last run,
+    so the archiving and compaction that follow are in it. CPU per run played is grouped by part (the
+    head, the series summaries' actors, the compactor, the recorder, the scripted workers over the engine
+    alone, other Ray workers, Ray's own processes) so a regression shows where it lives; the head's
+    ceiling in runs/s is 1000 / its ms per run. A second window with nobody reading the batches tells
+    the batch reads' cost from the data path's (`--quick` skips it). The engine alone plays the same
+    matches, their effective env and roster read back through the API, in this process."""
     import httpx
 
     from benchmarks.series import body
@@ -324,6 +304,10 @@ def at_once(runs: list[dict]) -> int:
 
 def model_phase(phase: dict, url: str, token: str, provider: Provider, sampler: Sampler, head: int,
                 timeout: float) -> tuple[dict, list]:
+    """The phase's runs (2 model seats, no anchors) launched at once as series of up to 50 (the Lab plan's
+    ceiling) against a fake provider that answers after a fixed latency, then waited to the last end.
+    Time from the first launch to the last finished_at_ms, against the ideal (ticks x latency); how
+    many played at once; the service's peak memory (summed RSS, sampled) and CPU per model turn."""
     import httpx
 
     from tests.api.util import bearer
@@ -394,6 +378,11 @@ def say(what: str) -> None:
 
 
 def run(a, tmp: Path) -> dict:
+    """Writes into the data dir's config.toml, as operator config: the Lab plan's request rate and the
+    refusals per address raised out of the way, and its queued launches raised so the biggest phase's
+    series are admitted together. The requests in flight per provider key stay the shipped defaults:
+    every phase plays on one key whose allowance has to grow to what the phase asks of it
+    (orchestrator/seats/limits.py), as it would for a user who never heard of the setting."""
     from benchmarks.series import serve
     from orchestrator import accounts, auth
     from orchestrator.core import Core

@@ -1,17 +1,9 @@
 """Series through the API vs the engine alone on the same cores, interleaved. Prints one JSON object.
 
-The process and everything it starts (`studio serve` in its own process as users run it, its Ray,
-the engine-alone processes) are pinned to the same `--cores` CPUs; the service gets one Ray worker
-per core, the engine alone one process per core. The polling client is this process, on the same
-cores. Each repeat plays one `--trials` series of the base world (16 local seats + the 8 anchors
-of two anchor lists = 24 agents) through the REST API, launch to every result readable, and the
-engine alone plays the same matches (match building and scoring included); the two phases swap
-order every repeat so drift on a shared machine hits both. Then `--singles` single runs, one at a
-time on the idle service, give the per-run overhead: POST to results readable, minus the engine's
-own time (build, play, score) for the same match. The service's processes are sampled from /proc over
-the API phases (benchmarks/lib/procs.py): each part's CPU per run (head, summaries, compactor,
-workers over the engine alone's CPU for the same matches), as benchmarks/scale.py names them. Everything it writes, Ray's session files
-included, lives in one temporary directory removed at the end.
+Everything it starts (`studio serve` as users run it, its Ray, the engine-alone processes) and this
+polling process are pinned to the same `--cores` CPUs: one Ray worker or engine process per core. The
+two phases swap order every repeat so drift on a shared machine hits both. Everything it writes, Ray's
+session files included, lives in one temporary directory removed at the end.
 
     python benchmarks/series.py [--cores 2] [--trials 50] [--ticks 300] [--repeats 3] [--singles 20]
                                 [--events derived|stored]
@@ -171,6 +163,11 @@ def serve(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
 
 
 def run(a, cores: list[int], tmp: Path) -> dict:
+    """Each repeat plays one `--trials` series of the base world (16 local seats + the 8 anchors of two
+    anchor lists) through the REST API, launch to every result readable, and the engine alone plays
+    the same matches, building and scoring included. Then `--singles` single runs, one at a time on the
+    idle service, give the per-run overhead. The service's processes are sampled from /proc over the
+    API phases (benchmarks/lib/procs.py) for each part's CPU per run, as benchmarks/scale.py names them."""
     import httpx
 
     from benchmarks.lib.parts import GROUPS, RAY_OWN, by_name, by_part

@@ -5,7 +5,7 @@ the player for the job's kind (world.py, arena.py) and hands back an `Outcome` (
 match as Arrow IPC bytes (or, for a scripted worker's chunk, its log as a table: `job.land_chunk`
 writes the chunk's matches together); on a worker, `job.for_head` lands a match alone when the worker
 reaches the archive and turns the outcome into the run's row for the head. head.py is the one way to the
-seats' keys and the recorder of their turns and totals (orchestrator.seats.recording).
+seats' keys and the recorder of their turns and totals (seats/recording.py).
 """
 from orchestrator.play.job import Job, Outcome, unplayed
 from orchestrator.play.pick import play_job, play_job_async

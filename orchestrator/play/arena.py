@@ -67,7 +67,7 @@ def _reporter(recorder: Recorder, seats: dict[int, ArenaSeat], on_tick: Callable
     return on_ply
 
 
-# Games playing at once on one model worker, each on a thread: the game loop (engine.arena.play) asks
+# Games playing at once on one model worker, each on a thread: the engine's game loop asks
 # its seats one answer at a time and grades with Stockfish, so it is not a coroutine.
 GAME_THREADS = 64
 

@@ -1,17 +1,10 @@
 """Model seats in arena games: the position as text, one move back (docs/ARENA.md).
 
-Built on orchestrator.seats' public pieces (SeatBase's turns, make_chat, the fault rule, reply_cost,
+Built on the seats package's public pieces (SeatBase's turns, make_chat, the fault rule, reply_cost,
 the one reply encoding). A seat in the `tools` format gets one tool, `move`; a `json` seat answers
-`{"move": "..."}`; either may answer the bare move in text.
-
-Every call of a turn is one asking of the model, so the world's provider-fault rule (docs/SEATS.md,
-"Provider faults"; orchestrator.seats.faults) counts calls as the world counts ticks: a call that
-ends in a provider fault is counted (timed_out or provider_errors) and gets its transcript row;
-FAULT_TICKS such calls in a row, whatever their causes, raise SeatFaulted, and the run fails under the
-last cause's code, never as a loss. A timed-out call answers None (the play loop counts it as one
-illegal answer); any other fault is asked again at once. A refusal or a reply cut at its token ceiling
-is the model's answer: it ends a streak, is recorded as such in the transcript and is refused with
-that reason (an empty answer to the play loop, which re-asks).
+`{"move": "..."}`; either may answer the bare move in text. Every call of a turn is one asking of the
+model, so the world's provider-fault rule (docs/SEATS.md, "Provider faults"; seats/faults.py) counts
+calls as the world counts ticks, and a run of faulted calls fails the run, never as a loss.
 """
 from __future__ import annotations
 
@@ -80,9 +73,9 @@ def read_move(text: str, calls=()) -> str:
 
 
 class ArenaSeat(SeatBase):
-    """answer(position, feedback) for engine.arena.play; runs its provider calls on `loop`: a loop of
+    """answer(position, feedback) for the arena's game loop; runs its provider calls on `loop`: a loop of
     the game's own, or a model worker's running loop, which the game's thread then waits on. Its turns
-    are a world seat's (orchestrator.seats.base): a ply is this game's tick, each call one transcript
+    are a world seat's (seats/base.py): a ply is this game's tick, each call one transcript
     row, one turn in the ledger per answer asked.
 
     on_fault, when set, is called with the ply after every faulted call, so the run view shows the
@@ -108,6 +101,12 @@ class ArenaSeat(SeatBase):
         self._refused: str | None = None  # the reason this seat refused its own last answer
 
     def answer(self, position, feedback: str | None) -> str | None:
+        """A faulted call is counted (timed_out or provider_errors) and gets its transcript row;
+        FAULT_TICKS such calls in a row, whatever their causes, raise SeatFaulted and the run fails under
+        the last cause's code. A timed-out call answers None (the play loop counts one illegal answer);
+        any other fault is asked again at once. A refusal or a reply cut at its token ceiling is the
+        model's answer: it ends a streak, is recorded as such and is refused with that reason (an empty
+        answer to the play loop, which re-asks)."""
         if feedback:
             self.refused_last(feedback)
         if feedback and self._refused is not None:

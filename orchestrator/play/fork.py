@@ -1,5 +1,5 @@
 """Playing a fork where its job plays (docs/FORKS.md): the original's log read from the
-archive, the state at the fork's tick rebuilt (engine.fork, on the grader's rebuild) and the match
+archive, the state at the fork's tick rebuilt (the engine's fork module, on the grader's rebuild) and the match
 played on from there; the memory of each model seat kept from the original restored from its
 transcript.
 
@@ -79,7 +79,7 @@ def rebuilt(original: tuple[dict, dict], env: dict, policies, ticks: tuple):
 def new_match(job, seat_specs, original: tuple[dict, dict] | None = None) -> Match:
     """The job's match, ready to play: a new one, or for a fork the original rebuilt to its tick.
     original: the original's (event columns, metadata) when they come from elsewhere than the archive
-    (a bundle's check, orchestrator.bundles.verify)."""
+    (a bundle's check, bundles/verify.py)."""
     f = fork_of(job)
     specs = seat_specs(job.seats)
     if not f:
@@ -109,7 +109,7 @@ def kept_models(job) -> list[int]:
 
 @functools.lru_cache(maxsize=4)
 def _turns(uri: str, match_id: str, seat: int, tick: int) -> tuple:
-    """The seat's answered turns before tick that its memory held then (seats.memory.held: turns are
+    """The seat's answered turns before tick that its memory held then (the memory's `held`: turns are
     dropped in blocks, so how many depends on how many it had answered)."""
     rows, _ = Archive(uri).read_transcript(match_id, seat=seat, limit=1_000_000)
     answered = [r for r in rows if r["tick"] < tick and r["error"] is None and r["reply"] is not None]
@@ -142,7 +142,7 @@ def memories(job) -> dict[int, list[tuple[str, Reply, int]]]:
 
 
 def reply_of(turn: dict, *, calls: bool = True) -> Reply:
-    """A transcript row's reply as the provider gave it (records.turn.Said, decoded): its text and
+    """A transcript row's reply as the provider gave it (the turn record's `Said`, decoded): its text and
     tool calls; call ids are not kept, so they are numbered as a reply without ids is. calls: whether
     the seat made tool calls (the `tools` format)."""
     said = Said.decode(turn["reply"], calls=calls)

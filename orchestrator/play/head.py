@@ -1,15 +1,11 @@
 """The control plane as a playing job reaches it: its seats' keys, and a place for their turns and
-totals. One protocol (orchestrator.seats.recording.Recorder), chosen once per job by `recorder_for`:
+totals. One protocol (the seats' `Recorder`, seats/recording.py), chosen once per job by `recorder_for`:
 
-- `Remote`: on a worker, the head node's Recorder actor (orchestrator.runs.head.recorder). It hands the
-  keys over in the call (never written on the worker's side) and writes each turn and report to the
-  run's row at once, so the worker opens no file of the control plane;
+- `Remote`: on a worker, the head node's Recorder actor (runs/head/recorder.py). It hands the keys over
+  in the call and writes each turn and report to the run's row at once, so the worker never writes a
+  key down nor opens a file of the control plane;
 - `InProcess`: in-process play reads the keys from the job's data dir and records nowhere (its
   caller records the outcome), so it has nothing to replay.
-
-A worker playing hundreds of matches on one event loop sends their turns and reports to the recorder
-through one `Outbox`: whatever its matches write while a call is on its way goes in the next call,
-each write awaited until the recorder has committed it.
 """
 from __future__ import annotations
 
@@ -71,6 +67,10 @@ IN_FLIGHT, BATCH = 4, 512
 
 
 class Outbox:
+    """A worker playing hundreds of matches on one event loop sends their turns and reports to the
+    recorder through one Outbox: whatever its matches write while a call is on its way goes in the
+    next call, each write awaited until the recorder has committed it."""
+
     def __init__(self, recorder):
         self.recorder = recorder
         self.queue: list[tuple[str, tuple, str, asyncio.Future]] = []

@@ -53,7 +53,7 @@ class Job:
 
     @property
     def derives(self) -> bool:
-        """A scripted match of this job is archived as its inputs (analytics.archive.derive), its log
+        """A scripted match of this job is archived as its inputs (analytics/archive/derive.py), its log
         derived on demand; a fork keeps its log (its start is another match's log)."""
         return not self.keep_log and not self.meta.get("fork")
 
@@ -71,7 +71,7 @@ class Job:
         return self.meta.get("node_id") != self.head_node
 
     def usage(self) -> list[dict]:
-        """Every seat's usage, zeroed: the one shape a run's usage takes (seats.ledger.new_usage)."""
+        """Every seat's usage, zeroed: the one shape a run's usage takes (the seat ledger's `new_usage`)."""
         return [new_usage() for _ in self.seats]
 
 
@@ -93,7 +93,7 @@ class Outcome:
     transcript: bytes | None = None  # model turns, likewise (None when every seat is scripted)
     game: bytes | None = None     # an arena game's graded log (JSON), likewise
     log: object = None            # the event log as an Arrow table, not yet packed (world.play's pack=False)
-    inputs: dict | None = None    # instead of the log, a scripted match's record (analytics.archive.derive)
+    inputs: dict | None = None    # instead of the log, a scripted match's record (see archive/derive.py)
     seat_rows: list[dict] | None = None  # the archive's seat rows, made where the match was scored
 
 
@@ -184,7 +184,7 @@ def _archive(uri: str) -> Archive:
 
 def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
     """The scripted matches of one worker call that this worker can land, written together: one part
-    per series (analytics.archive.store.Archive.land_part), so the archive's write costs are paid once
+    per series (the archive's `land_part`), so the archive's write costs are paid once
     per chunk and its compaction is a move. Returns run id -> the manifest `for_head` records (None:
     the archive refused the part, and the match goes back to the head as bytes); runs left out were
     not for this worker to land."""
@@ -211,7 +211,7 @@ def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
 
 
 def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True) -> Ended:
-    """The outcome as the head records it (orchestrator.runs.lifecycle.ended_many): the run's columns
+    """The outcome as the head records it (the run lifecycle's `ended_many`): the run's columns
     as plain data for the runs repository to store, and the match's files landed here when this worker
     can reach the archive (`archived`: the files, their sizes, and which node and process wrote them;
     `landed`: what land_chunk wrote for it already). A write the archive refuses (a full disk, a store

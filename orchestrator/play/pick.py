@@ -22,7 +22,7 @@ def play_job(job: Job, should_stop: Callable[[], bool] = lambda: False,
              on_frame: Callable[[dict], None] | None = None,
              should_drain: Callable[[], bool] = lambda: False, pack: bool = True) -> Outcome:
     """Play a job wherever it runs: a Ray worker passes the head's Recorder actor, in-process play
-    none (orchestrator.play.head.recorder_for). on_tick gets every tick (an arena game's every ply)
+    none (head.py's `recorder_for`). on_tick gets every tick (an arena game's every ply)
     reported; on_frame, the world's live positions after each. pack=False: a scripted world match keeps its log
     as a table (world.play)."""
     recording = recorder_for(job, recorder)

@@ -1,5 +1,5 @@
 """Playing one world match: scripted seats in compiled stretches of ticks, model seats tick by tick
-(orchestrator.seats.player.ModelSeats). The match is scored from its finished event columns (the same
+(the seats' `ModelSeats`). The match is scored from its finished event columns (the same
 columns the archive stores; the rubric never reads live state).
 
 A match with model seats plays as a coroutine (`play_async`), one of hundreds on a model worker's
@@ -157,7 +157,7 @@ def packed(job: Job, match, stop: str, players: ModelSeats | None, usage: list[d
         meta["reseeds"] = [list(r) for r in match.config.reseeds]
     cols = match.columns()
     results = rubric.score(cols, specs_from_meta(meta))
-    # a scripted match is kept as its inputs: its log is derived on demand (analytics.archive.derive)
+    # a scripted match is kept as its inputs: its log is derived on demand (analytics/archive/derive.py)
     inputs = derive.record(match, meta, results) if players is None and job.derives else None
     log = log_table(job, cols, meta, match.messages) if inputs is None else None
     if job.meta.get("fork"):
