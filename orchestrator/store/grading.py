@@ -1,6 +1,6 @@
 """Decision grading's tables: decision_turns (one row per graded decision), decision_seats (one summary
 per graded seat) and the runs table's grading columns (grading, grading_status, graded,
-grading_total, grading_starts). The rules of a grading's status are orchestrator.grading.states'."""
+grading_total, grading_starts). The rules of a grading's status live in grading/states.py."""
 from __future__ import annotations
 
 import json

@@ -172,9 +172,9 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN check_detail TEXT;
     ALTER TABLE provider_keys ADD COLUMN checked_at_ms INTEGER;
     """,
-    # A model run's turns as they happen (orchestrator.runs.head.recorder): the owner's transcript while the run
+    # A model run's turns as they happen (runs/head/recorder.py): the owner's transcript while the run
     # plays, and what a resumed run replays after its worker or the service went away (play: the
-    # seat's actions as the tick code took them, seats.played; memory: the conversation entry the turn
+    # seat's actions as the tick code took them, the seat's `played`; memory: the conversation entry the turn
     # left). n numbers the asks of one seat in one tick (an arena seat may be asked again after an
     # illegal move; a world seat is asked once). The rows of a run go when its match, transcript
     # included, is archived; a run that failed before that keeps them as its transcript.
@@ -216,7 +216,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, seat)
     ) WITHOUT ROWID;
     """,
-    # A series read (GET /batches/:id) without recomputing its summary (orchestrator.runs.series.summaries):
+    # A series read (GET /batches/:id) without recomputing its summary (runs/series/summaries.py):
     # the summary kept per series with the digest of the scored matches it covers (version) and their
     # number (a process holding fewer never replaces it); and the series' runs, statuses and match ids
     # in trial order from one index, without reading the runs' rows
@@ -234,7 +234,7 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE runs ADD COLUMN archived TEXT;
     """,
-    # What the key's check found its server can do (orchestrator.seats.probe): tool calls 'yes' or
+    # What the key's check found its server can do (seats/probe.py): tool calls 'yes' or
     # 'no' (NULL: not probed, or no answer either way), what the probe saw, and the model it asked
     """
     ALTER TABLE provider_keys ADD COLUMN tools TEXT;
@@ -242,7 +242,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE provider_keys ADD COLUMN tools_model TEXT;
     """,
     # Series that stop when precise enough, within a budget (docs/RUNS.md,
-    # orchestrator.runs.series.stopping): the target (JSON, normalised), the budget and the plan's smallest
+    # runs/series/stopping.py): the target (JSON, normalised), the budget and the plan's smallest
     # spend cap at launch, whether a trial can spend at all (its caps are reserved against the budget
     # only then), why the service stopped launching its trials, and each roster seat's confidence
     # sequence as the stopping rule last computed it (JSON)

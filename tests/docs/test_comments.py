@@ -20,14 +20,7 @@ HOSTS = {"com", "org", "net", "io", "ai", "dev", "invalid", "local", "localhost"
 
 # Modules whose comments still navigate by dotted path or whose docstring is long; each entry goes when
 # its module is clean (the test fails on an entry that no longer finds anything, so the list only shrinks).
-PENDING: set[str] = {
-    "benchmarks/scale.py", "benchmarks/series.py", "orchestrator/play/__init__.py", "orchestrator/play/arena.py",
-    "orchestrator/play/arena_seats.py", "orchestrator/play/fork.py", "orchestrator/play/head.py",
-    "orchestrator/play/job.py", "orchestrator/play/pick.py", "orchestrator/play/world.py",
-    "orchestrator/runs/head/archiving.py", "orchestrator/runs/head/dispatcher.py",
-    "orchestrator/runs/head/grader.py", "orchestrator/runs/head/recorder.py", "orchestrator/store/__init__.py",
-    "orchestrator/store/grading.py", "orchestrator/store/migrations.py",
-}
+PENDING: set[str] = set()
 
 
 def _children(root: Path) -> dict[str, set[str]]:

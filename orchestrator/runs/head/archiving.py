@@ -1,21 +1,12 @@
 """After runs end: the export of their final views to archive/runs/, and the compaction of their
-matches into one Parquet file per series (analytics.archive.store). A single run is exported and
-compacted as it ends (with whatever else ended meanwhile: one file); a series waits until none of its
-runs is left to play, then goes in one file of views (`runs/<batch_id>.parquet`, rewritten whole if it
-is settled again) and one of matches. Per-run files would cost the service a Parquet write per run
-and leave analysts thousands of files to scan.
+matches into one Parquet file per series (analytics/archive/store.py). A single run goes as it ends,
+with whatever else ended meanwhile; a series waits until none of its runs is left to play, then goes
+in one file of views (`runs/<batch_id>.parquet`, rewritten whole if settled again) and one of matches.
+Per-run files would cost the service a Parquet write per run and leave analysts thousands to scan.
 
-Nothing on a request's path waits for it: the dispatcher hands ended runs to a thread, and whatever
-has queued up meanwhile goes in one file. The thread only decides and reads the store: the work on
-files (reading every landed match of a series and writing its Parquet files; building ended runs'
-views and writing them) runs as Ray tasks of a `Compactor` actor holding no CPU, in another process:
-on another node than the service's when the archive is shared, on the service's node when the archive
-is a path on its disk. An actor rather than plain tasks: a task would start a fresh Python process for
-most compactions (Ray ends idle workers beyond one per CPU within a second), and its imports cost more
-than the compaction. The service records nothing of it but a log line: the files are the record (a
-series' file exists, its landed files are gone), and a compaction that failed is run again by the
-next sweep.
-A cancel of a queued run, rarer, writes its row at once.
+Nothing on a request's path waits for it: the dispatcher hands ended runs to a thread. The service
+records nothing of it but a log line: the files are the record (a series' file exists, its landed
+files are gone), and a compaction that failed is run again by the next sweep.
 """
 from __future__ import annotations
 
@@ -112,7 +103,10 @@ def cancelled_in_queue(core, run_id: str) -> None:
 class Compactor:
     """A Ray actor's body: compacts series in the archive at `uri`, and writes ended runs' views there
     (Archiver places it). One actor runs its calls one at a time, in order: two compactions of one
-    series never overlap."""
+    series never overlap. It holds no CPU and runs in another process: on another node than the
+    service's when the archive is shared, on the service's node when the archive is a path on its disk.
+    An actor rather than plain tasks: a task would start a fresh Python process for most compactions
+    (Ray ends idle workers beyond one per CPU), and its imports cost more than the compaction."""
 
     def __init__(self, uri: str):
         import pyarrow
@@ -129,12 +123,13 @@ class Compactor:
 
 
 class Archiver:
-    """The service's thread that settles ended runs. Compactions run in this thread until `on_ray`
+    """The service's thread that settles ended runs: it only decides and reads the store, and whatever
+    has queued up meanwhile goes in one file; the work on files runs on a `Compactor`. Compactions run in this thread until `on_ray`
     names the service's Ray node, and always for an archive only this process reaches (PROCESS)."""
 
     def __init__(self, core, store: Archive | None = None, shared=None):
         self.core = core
-        self.shared = shared  # orchestrator.actors.Shared: every head's compactor is the service's one
+        self.shared = shared  # the actors' `Shared`: every head's compactor is the service's one
         self.archive = store or Archive.of(core.data_dir, core.config)
         self._queue: queue.Queue = queue.Queue()
         self._head: str | None = None  # the service's Ray node, once Ray runs

@@ -1,16 +1,11 @@
 """The dispatcher: one thread in the service that hands queued runs to Ray workers and records
 what comes back.
 
-Status changes go through orchestrator.runs.lifecycle. queued -> launching (claimed, then handed to
-a worker, where it may wait behind another job) -> running (the worker began it) -> finished |
-cancelled | failed. A store write that fails (disk full, a held lock) is kept and retried in order,
-and a periodic sweep hands any run left launching or running with no worker to `lifecycle.lost`:
-scripted runs and runs that never started are queued again, model runs that were playing fail. The
-same happens on start to the runs a previous process left behind.
-
-Among several heads only the one holding the store's dispatcher lease runs a Dispatcher
-(orchestrator.runs.head.duty); each of its store writes checks the lease in its own transaction
-(`Lease.fence`), so a head that lost the lease changes nothing another head may be resuming.
+Status changes go through the run lifecycle (runs/lifecycle.py). A store write that fails (disk full,
+a held lock) is kept and retried in order, and a periodic sweep hands any run left launching or
+running with no worker to `lifecycle.lost`: scripted runs and runs that never started are queued
+again, model runs that were playing fail. The same happens on start to the runs a previous process
+left behind.
 """
 from __future__ import annotations
 
@@ -63,6 +58,12 @@ CHUNK_AGENT_TICKS = CHUNK_RUNS * 24 * 300
 
 
 class Dispatcher:
+    """Runs go queued -> launching (claimed, then handed to a worker, where it may wait behind another
+    job) -> running (the worker began it) -> finished | cancelled | failed. Among several heads only the
+    one holding the store's dispatcher lease runs a Dispatcher (duty.py); each of its store writes
+    checks the lease in its own transaction (`Lease.fence`), so a head that lost the lease changes
+    nothing another head may be resuming."""
+
     def __init__(self, core: Core, *, ray_address: str | None = None, num_cpus: int | None = None,
                  workers: int | None = None, lease: Lease | None = None, tenure: str | None = None,
                  shared: Shared | None = None, agents: Exchanges | None = None):
@@ -91,7 +92,7 @@ class Dispatcher:
         self._maybe_queued = {True: True, False: True}
         self._first = {True: 0, False: 0}  # which worker of a pool goes first among equally loaded ones
         self.ends = lifecycle.Ends()  # set as a run's end lands in the store (a cancel waits on it)
-        self.live_frames: dict = {}   # run_id -> where its agents stand (play.world.live_frame), while it plays
+        self.live_frames: dict = {}   # run_id -> where its agents stand (the world's `live_frame`), while it plays
         self.archive = Archive.of(core.data_dir, core.config)  # workers land matches; the head those handed back
         self.archiver = Archiver(core, self.archive, self.shared)
         self.recorder = None          # the service's Recorder actor: model seats' keys and usage
@@ -100,7 +101,7 @@ class Dispatcher:
         # spectators (and tests) may slow scripted matches down to watch them live
         self.tick_ms = float((core.config.get("runs") or {}).get("min_tick_ms", 0))
         self.keep_log = derive.events_mode(core.config) == derive.STORED  # else scripted matches keep inputs
-        # agent seats' open turns (orchestrator.agents.exchange): the service's exchange, as the head sees it
+        # agent seats' open turns (agents/exchange.py): the service's exchange, as the head sees it
         self.agents = agents or Exchanges(core.config, core.clock, self.shared)
         self._own_agents = agents is None  # else its head's, which serves agents after this stops
 
@@ -392,7 +393,7 @@ class Dispatcher:
                    data_dir="", season_ticks=eff["season_ticks"], env=eff["env"], seats=seats,
                    meta={"scenario_id": run.scenario_id, "scenario_hash": run.scenario_hash,
                          "config_hash": eff["hash"], "batch_id": run.batch_id,
-                         # a fork's record, and where its worker reads the original (play.fork); as
+                         # a fork's record, and where its worker reads the original (play/fork.py); as
                          # JSON data, archived with the match's meta
                          **({"fork": run.fork.model_copy(update={"archive": self.archive.location}).model_dump(
                              mode="json")} if run.fork else {})},

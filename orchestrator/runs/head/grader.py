@@ -1,17 +1,7 @@
 """The head's side of grading: a thread that finds ended runs whose grading is pending, hands their
-decisions to Ray tasks on the workers (orchestrator.grading.work) in parts, and records each part as
-it comes back. Nothing here is on the run's own path: a run is finished, and its results are read,
-before its grading starts.
-
-One run's grading: a `count` task reads the match and lists its decisions; those not already stored
-(a grading started before, by this process or one that stopped) are split into parts
-(plan.parts); at most `tasks` of all runs' tasks are out at once, handed out account by account in
-turn with at most `per_account` of one account's out (orchestrator.grading.fair: one account's big
-grading never holds another's back for more than a part); every part's rows are stored as they
-arrive (`graded` counts them); when the last part is back the seat summaries are stored and the
-run's results gain them. A task that fails sends the grading back to pending to start again, at
-most states.MAX_STARTS times; after that it ends done with what it graded (graded < total) and the
-log names the failure.
+decisions to Ray tasks on the workers (grading/work.py) in parts, and records each part as it comes
+back. Nothing here is on the run's own path: a run is finished, and its results are read, before its
+grading starts.
 """
 from __future__ import annotations
 
@@ -54,6 +44,16 @@ class Grading:
 
 
 class Grader:
+    """One run's grading: a `count` task reads the match and lists its decisions; those not already
+    stored (a grading started before, by this process or one that stopped) are split into parts
+    (plan.parts); at most `tasks` of all runs' tasks are out at once, handed out account by account in
+    turn with at most `per_account` of one account's out (grading/fair.py: one account's big grading
+    never holds another's back for more than a part); every part's rows are stored as they arrive
+    (`graded` counts them); when the last part is back the seat summaries are stored and the run's
+    results gain them. A task that fails sends the grading back to pending to start again, at most
+    states.MAX_STARTS times; after that it ends done with what it graded (graded < total) and the log
+    names the failure."""
+
     def __init__(self, core: Core, archive: Archive, tasks: int | None = None):
         self.core = core
         # the workers open the archive themselves: a local one by its absolute path

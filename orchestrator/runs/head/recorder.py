@@ -1,33 +1,11 @@
-"""The one channel between the workers playing model seats and the control plane: the Ray side of
-orchestrator.seats.recording's Recorder (a worker reaches it through orchestrator.play.head.Remote).
+"""The one channel between the workers playing model seats and the control plane: the Ray side of the
+seats' `Recorder` protocol (seats/recording.py; a worker reaches it through play/head.py's `Remote`).
 
 Workers touch no file of the control plane (the store, the key file): a `Recorder` actor pinned to
-the head node does it for them.
-- `credentials(run_id)`: the decrypted keys of a run's model seats, returned in the call (never
-  written on the worker's side), with the operator's cap on each key's requests in flight;
-- `turn(run_id, tick, seat, ...)`: one model turn as it happened (its transcript row, what the seat
-  played, the conversation entry it left) with the seat's usage and counts so far, in one write. The
-  worker awaits it as each answer arrives, so a worker killed with -9, or a service that goes away,
-  loses neither spend nor transcript for any turn that was answered;
-- `report(run_id, tick, seats)`: every seat's usage and counts so far and the live tick, after each tick;
-- `write([(kind, args), ...])`: many turns and reports at once, each answered on its own; a worker
-  sends its matches' writes this way (orchestrator.play.head);
-- `replay(run_id)`: what a resumed run replays: its recorded turns and every seat's totals.
-
-Writes are grouped: whatever arrives while the store is busy with a transaction (and at least
-FLUSH_EVERY_S after the last one began) goes in the next one, many runs' rows in one transaction, on a
-thread of its own so the actor's event loop keeps taking calls. A call returns once its rows are
-committed, so "every metered turn is in the transcript" holds as before.
-
-A write the store refuses for now (a full disk, a held lock) is retried until it lands or
-RECORD_PATIENCE_S pass (`[runs] record_patience_s` in config.toml): the match waits meanwhile, and only a store that stays unwritable fails the
-run, with a message that names the cause.
-
-Every head's workers share this actor, so each write carries the tenure of the dispatcher lease its job
-was handed in, and lands only while that is the lease's current tenure, checked in the write's own
-transaction; a write from a superseded tenure is answered Stale and its match stops.
-
-The functions below do the work over a Core; the actor only holds one.
+the head node does it for them. Every head's workers share this actor, so each write carries the
+tenure of the dispatcher lease its job was handed in, and lands only while that is the lease's
+current tenure, checked in the write's own transaction; a write from a superseded tenure is answered
+Stale and its match stops. The functions below do the work over a Core; the actor only holds one.
 """
 from __future__ import annotations
 
@@ -134,7 +112,14 @@ def replay(core: Core, run_id: str) -> dict:
 
 class Recorder:
     """An async actor: its event loop only queues and answers; the store is written on one thread
-    (its own SQLite connection), read on others."""
+    (its own SQLite connection), read on others.
+
+    Writes are grouped: whatever arrives while the store is busy with a transaction (and at least
+    FLUSH_EVERY_S after the last one began) goes in the next one, many runs' rows in one transaction,
+    on a thread of its own so the event loop keeps taking calls. A call returns once its rows are
+    committed, so every metered turn is in the transcript. A write the store refuses for now (a full
+    disk, a held lock) is retried for `patience_s`: the match waits meanwhile, and only a store that
+    stays unwritable fails the run, with a message that names the cause."""
 
     def __init__(self, data_dir: str, store_url: str | None = None):
         self.core = Core.open(data_dir, store_url=store_url)
@@ -145,20 +130,29 @@ class Recorder:
         self._began = 0.0  # loop time the last transaction began
 
     async def credentials(self, run_id: str) -> dict[int, dict]:
+        """The decrypted keys of a run's model seats, returned in the call (never written on the
+        worker's side), with the operator's cap on each key's requests in flight."""
         return await asyncio.to_thread(run_credentials, self.core, run_id)
 
     async def replay(self, run_id: str) -> dict:
+        """What a resumed run replays: its recorded turns and every seat's totals."""
         return await asyncio.to_thread(replay, self.core, run_id)
 
     async def report(self, run_id: str, tick: int, seats: dict[int, dict], tenure: str = "") -> bool:
+        """Every seat's usage and counts so far and the live tick, after each tick."""
         return _one(await self.write([("report", (run_id, tick, seats), tenure)]))
 
     async def turn(self, run_id: str, tick: int, seat: int, turn: dict, play: list, memory, report: dict,
                    tenure: str = "") -> bool:
+        """One model turn as it happened (its transcript row, what the seat played, the conversation
+        entry it left) with the seat's usage and counts so far, in one write. The worker awaits it as
+        each answer arrives, so a worker killed with -9, or a service that goes away, loses neither
+        spend nor transcript for any turn that was answered."""
         return _one(await self.write([("turn", (run_id, tick, seat, turn, play, memory, report), tenure)]))
 
     async def write(self, entries: list[tuple]) -> list:
-        """Entries written in the next transaction; returns once it committed (record_many's results)."""
+        """Entries (turns and reports) written in the next transaction, each answered on its own; returns
+        once it committed (record_many's results). A worker sends its matches' writes this way."""
         done = asyncio.get_running_loop().create_future()
         self._queue.append((entries, done))
         if not self._flushing:
