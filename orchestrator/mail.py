@@ -11,6 +11,7 @@ starts at RETRY_BASE_MS and doubles; after max_attempts the notice stays unsent 
 """
 from __future__ import annotations
 
+import logging
 import mailbox
 import smtplib
 import threading
@@ -20,6 +21,7 @@ from orchestrator.core import Core
 from orchestrator.records.account import Notice
 from orchestrator.store import outbox
 
+log = logging.getLogger("studio.mail")
 BACKENDS = ("outbox", "smtp", "null")
 RETRY_BASE_MS = 30_000
 DEFAULT_MAX_ATTEMPTS = 6
@@ -115,7 +117,7 @@ class Mailer:
             try:
                 deliver_due(self.core)
             except Exception as e:  # a bad config or a full disk must not end the thread; retry next round
-                print(f"studio: mail delivery failed: {e}", flush=True)
+                log.warning("mail delivery failed: %s", e)
             self._wake.wait(self.interval_s)
             self._wake.clear()
 

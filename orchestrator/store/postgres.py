@@ -265,7 +265,11 @@ def _checked(raw: psycopg.Connection) -> None:
     another."""
     if raw.closed or raw.broken:
         raise psycopg.OperationalError("the connection is closed")
-    if select.select([raw.fileno()], [], [], 0)[0]:
+    # poll, not select: select refuses a descriptor numbered past 1024, which a head holding many
+    # sockets (long-polling agents) gives every new connection, and every borrow then failed
+    waiting = select.poll()
+    waiting.register(raw.fileno(), select.POLLIN)
+    if waiting.poll(0):
         raw.execute("")
 
 

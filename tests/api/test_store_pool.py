@@ -3,6 +3,7 @@ it is borrowed: a service whose every connection the server dropped (pg_terminat
 restart of PostgreSQL does) answers its next request as before, and nothing written is lost."""
 from __future__ import annotations
 
+import os
 import threading
 
 import httpx
@@ -88,3 +89,19 @@ def test_a_pool_size_that_is_not_a_count_of_connections_is_refused(value):
 
 def test_the_default_pool_size():
     assert location.pool_size({}) == pg.POOL_SIZE == 20
+
+
+def test_a_process_holding_many_descriptors_still_borrows(pg_url):
+    # a head with a thousand long-polling agents numbers its new sockets past 1024, where the check on
+    # borrow used select(), which refuses them: every borrow was refused after the busy wait
+    held = [open(os.devnull) for _ in range(1100)]
+    store = pg.PostgresStore(pg_url, busy_timeout_s=2, pool_size=2)
+    try:
+        for _ in range(5):  # each borrow after the first checks a connection numbered past 1024
+            assert store.one("SELECT 1")[0] == 1
+            with store.write() as c:
+                c.execute("SELECT 1")
+    finally:
+        store.close()
+        for f in held:
+            f.close()
