@@ -27,6 +27,9 @@ from orchestrator.play.job import for_head, land_chunk
 # 7-10 ms sooner and a 50-trial series played about 10% faster. The result is a few KB when the worker
 # lands its match itself; a match's log (about 1 MB at 24 agents x 300 ticks) when it hands it back.
 INLINE_RESULT_BYTES = 8 * 1024 * 1024
+# Ray gives its raylet a fixed 30 s to register, which a loaded machine's start can miss: a start that
+# timed out is tried again rather than failing the service
+START_TRIES = 3
 
 
 def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
@@ -40,9 +43,17 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         # "local" never joins a stale cluster left in /tmp/ray by an unclean exit
         _loopback_only()
         reaper.watch()  # Ray's agents outlive a killed driver; the watcher ends them
-        ray.init(address="local", num_cpus=num_cpus or len(os.sched_getaffinity(0)), include_dashboard=False,
-                 log_to_driver=False, configure_logging=False, _node_ip_address="127.0.0.1",
-                 _system_config={"max_direct_call_object_size": INLINE_RESULT_BYTES})
+        for attempt in range(START_TRIES):
+            try:
+                ray.init(address="local", num_cpus=num_cpus or len(os.sched_getaffinity(0)),
+                         include_dashboard=False, log_to_driver=False, configure_logging=False,
+                         _node_ip_address="127.0.0.1",
+                         _system_config={"max_direct_call_object_size": INLINE_RESULT_BYTES})
+                return
+            except Exception as e:  # Ray raises a bare Exception for a slow node start
+                if "timed out during startup" not in str(e) or attempt == START_TRIES - 1:
+                    raise
+                ray.shutdown()  # the half-started node's processes end before the next try
 
 
 def _loopback_only() -> None:
