@@ -7,7 +7,7 @@ import json
 
 import ray
 
-from orchestrator.runs.head import modelpool
+from orchestrator.runs.head import dispatcher, modelpool
 from tests.runs.conftest import start, wait_terminal
 from tests.runs.test_model_seats import model_account
 from tests.seats.fake_provider import FakeProvider
@@ -16,7 +16,13 @@ from tests.seats.fake_provider import FakeProvider
 def test_a_model_worker_placed_on_another_node_than_asked_plays_nothing(tmp_path, monkeypatch):
     here = ray.get_runtime_context().get_node_id()
     unseen = "ab" * 28  # a node the scheduler does not know: a worker asked for it starts on this one
-    monkeypatch.setattr(modelpool, "model_nodes", lambda: [here, unseen])
+
+    class TwoNodes(modelpool.ModelPool):
+        def nodes(self):
+            return [here, unseen]
+
+    # this server's pool only: the session's shared servers in this process grow on their own threads
+    monkeypatch.setattr(dispatcher, "ModelPool", TwoNodes)
     server = start(tmp_path / "data")
     try:
         with FakeProvider() as fake:

@@ -176,7 +176,7 @@ def test_the_long_poll_answers_at_w_or_as_soon_as_a_run_ends(paced):
             waited = time.monotonic() - t0
             if still["counts"] == before["counts"]:
                 break
-            assert waited < 1.5
+            assert waited < 10  # woken by the change, or a change that landed as w came due
         assert still == before and 1.4 <= waited < 10, waited
 
         answered = {}

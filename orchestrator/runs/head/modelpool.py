@@ -32,10 +32,14 @@ class ModelPool:
         """Every worker of the pool, ready or starting."""
         return self.ready + list(self.starting.values())
 
+    def nodes(self) -> list[str]:
+        """The live nodes, each once per model worker it should hold."""
+        return model_nodes()
+
     def grow(self) -> None:
         """Start a worker for each node that should hold one more (on start, for nodes that join, and
         after a worker was lost or placed on another node)."""
-        lacking = Counter(model_nodes())
+        lacking = Counter(self.nodes())
         lacking.subtract(self.node.values())
         for node, n in lacking.items():
             for _ in range(n):
@@ -55,7 +59,7 @@ class ModelPool:
         answered = ray.wait(list(self.starting), num_returns=len(self.starting), timeout=0)[0]
         if not answered:
             return
-        room = Counter(model_nodes())
+        room = Counter(self.nodes())
         room.subtract(self.node[id(w)] for w in self.ready)
         placed = []
         for ref in answered:
