@@ -322,12 +322,11 @@ class PostgresStore:
             with _store_errors(), held.raw.transaction():
                 yield held
             return
-        raw = _borrow(self.pool)
+        raw = self._begun()
         c = self._local.tx = Connection(raw)
         try:
             with _store_errors():
                 try:
-                    raw.execute(_BEGIN_LOCKED)  # one round trip, not two
                     yield c
                 except BaseException:
                     with suppress(psycopg.Error):  # a connection that cannot roll back, the pool discards
@@ -337,6 +336,27 @@ class PostgresStore:
         finally:
             self._local.tx = None
             self.pool.putconn(raw)
+
+    def _begun(self) -> psycopg.Connection:
+        """A borrowed connection in a transaction holding the write lock (one round trip, not two). The
+        check on borrow cannot see a drop whose goodbye is still on its way (pg_terminate_backend
+        returns before the backend has gone): a BEGIN that finds its connection gone changed nothing,
+        so it is sent once more on another."""
+        for again in (True, False):
+            raw = _borrow(self.pool)
+            try:
+                raw.execute(_BEGIN_LOCKED)
+                return raw
+            except BaseException as e:
+                if not raw.broken:  # the lock's wait ran out, say: its transaction ends here
+                    with suppress(psycopg.Error):
+                        raw.execute("ROLLBACK")
+                self.pool.putconn(raw)
+                if again and raw.broken and isinstance(e, psycopg.OperationalError):
+                    continue
+                if isinstance(e, psycopg.Error):
+                    as_store_error(e)
+                raise
 
     def one(self, sql: str, params: tuple = ()) -> Row | None:
         return self.conn().execute(sql, params).fetchone()
