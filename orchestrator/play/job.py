@@ -2,10 +2,9 @@
 
 A worker needs no access to the data dir. It lands the match's files in the archive itself when it can
 reach it (the job names the archive, and the node that can write it when it is one node's disk), and
-hands back only what the head records (`for_head`, an Ended record): the run's columns as plain data
-(results, roster with usage, spend), which the head's runs repository encodes, and a manifest of the
-files it wrote. A scripted worker writes
-the matches of one call together (`land_chunk`: one part per series, in the archive's final format); a
+hands back only what the head records (`for_head`, an Ended record): the run's columns, results and
+roster in the text the runs repository stores (its own encoders, run here and not on the head), and a
+manifest of the files it wrote. A scripted worker writes the matches of one call together (`land_chunk`: one part per series, in the archive's final format); a
 model worker lands each match as it ends. A worker that cannot reach the archive hands the match's
 Arrow IPC bytes back instead, for the head to land. The archive's formats are reached from here only.
 """
@@ -24,6 +23,7 @@ from orchestrator.errors import envelope
 from orchestrator.records.run import Ended
 from orchestrator.seats.ledger import Ledger, new_usage
 from orchestrator.statuses import CANCELLED, FAILED
+from orchestrator.store import runs as stored_runs
 
 log = logging.getLogger("studio.playing")
 
@@ -212,7 +212,7 @@ def land_chunk(played: list[tuple[Job, Outcome]]) -> dict[str, dict | None]:
 
 def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True) -> Ended:
     """The outcome as the head records it (the run lifecycle's `ended_many`): the run's columns
-    as plain data for the runs repository to store, and the match's files landed here when this worker
+    as the runs repository stores them, and the match's files landed here when this worker
     can reach the archive (`archived`: the files, their sizes, and which node and process wrote them;
     `landed`: what land_chunk wrote for it already). A write the archive refuses (a full disk, a store
     out of reach) is not retried here, where it would hold the worker: the bytes go back to the head,
@@ -237,6 +237,7 @@ def for_head(o: Outcome, job: Job, landed: dict | None = None, land: bool = True
         if turns is not None:
             seat["turns"] = turns
             seat["replied"] = turns["answered"] > 0
-    return Ended(o.run_id, o.status, o.stop_reason, o.match_ticks, o.match_id, o.results or None, roster,
+    return Ended(o.run_id, o.status, o.stop_reason, o.match_ticks, o.match_id, stored_runs.results_text(o.results),
+                 stored_runs.roster_text(roster),
                  o.spend_usd, sum(u["agent_turns"] for u in o.usage), o.error or None, o.started_at_ms,
                  archived or None, o.events, o.seats, o.transcript, o.game)

@@ -75,17 +75,18 @@ class Run(Record):
 @dataclass(slots=True)
 class Ended:
     """A played run as its worker hands it to the head, which stores it through the runs repository
-    (`ended`, which alone decides how a column is encoded): the run's columns as plain data, and the
-    match's files as bytes only when the worker could not land them (the head lands those and clears
-    them). A plain class, not a Record: the head takes thousands a minute, and a check on its side
-    would cost the head what the worker saves it."""
+    (`ended`): the run's columns, the two large ones already in their stored text (encoded by the
+    repository's own functions, on the worker: a structure costs the head more to unpickle and encode
+    than the text it becomes), and the match's files as bytes only when the worker could not land them
+    (the head lands those and clears them). A plain class, not a Record: the head takes thousands a
+    minute, and a check on its side would cost the head what the worker saves it."""
     run_id: str
     status: str
     stop_reason: str
     match_ticks: int
     match_id: str | None
-    results: dict | None  # the rubric's scorecards
-    roster: list[dict]    # the roster with each seat's usage
+    results: str | None   # the rubric's scorecards, as the runs repository encodes them (results_text)
+    roster: str           # the roster with each seat's usage, likewise (roster_text)
     spend_usd: float
     turns_settled: int
     error: dict | None = None

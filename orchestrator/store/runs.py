@@ -309,10 +309,20 @@ def set_cap(c: Connection, run_id: str, cap_usd: float) -> None:
     c.execute("UPDATE runs SET cap_usd = ? WHERE id = ?", (cap_usd, run_id))
 
 
+def results_text(results: dict | None) -> str | None:
+    """The results column as stored (an Ended record carries it so)."""
+    return _json(results)
+
+
+def roster_text(roster: list[dict]) -> str:
+    """The roster column as stored, each seat with its usage (an Ended record carries it so)."""
+    return json.dumps(roster)
+
+
 def outcome_row(run_id: str, o: dict, roster: list[dict]) -> Ended:
     """One outcome as `ended` takes it (o: as the play wing returns it; roster: with each seat's usage)."""
-    return Ended(run_id, o["status"], o["stop_reason"], o["match_ticks"], o["match_id"], o["results"] or None,
-                 roster, o["spend_usd"], sum(u["agent_turns"] for u in o["usage"]), o["error"] or None,
+    return Ended(run_id, o["status"], o["stop_reason"], o["match_ticks"], o["match_id"], results_text(o["results"]),
+                 roster_text(roster), o["spend_usd"], sum(u["agent_turns"] for u in o["usage"]), o["error"] or None,
                  o.get("started_at_ms"), o.get("archived"))
 
 
@@ -323,7 +333,7 @@ def ended(c: Connection, rows: list[Ended], now_ms: int) -> None:
     c.executemany("UPDATE runs SET status = ?, stop_reason = ?, results = ?, roster = ?, spend_usd = ?, "
                   "turns_settled = ?, live_tick = ?, error = ?, match_id = ?, archived = ?, "
                   f"started_at_ms = COALESCE(?, started_at_ms), finished_at_ms = {int(now_ms)} WHERE id = ?",
-                  [(r.status, r.stop_reason, _json(r.results), json.dumps(r.roster), r.spend_usd, r.turns_settled,
+                  [(r.status, r.stop_reason, r.results, r.roster, r.spend_usd, r.turns_settled,
                     r.match_ticks, _json(r.error), r.match_id, _json(r.archived), r.started_at_ms, r.run_id)
                    for r in rows])
 

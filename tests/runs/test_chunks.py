@@ -71,7 +71,7 @@ def test_a_run_that_raises_in_its_worker_fails_alone_and_the_chunk_plays_on():
     assert out[1]["raised"].startswith("KeyError") and "Traceback" in out[1]["traceback"]
     for o in (out[0], out[2]):
         # a job naming no archive: the match comes back as bytes for the head to land
-        assert o.status == "finished" and o.results["match_ticks"] == 30 and o.events
+        assert o.status == "finished" and json.loads(o.results)["match_ticks"] == 30 and o.events
         assert o.archived is None
 
 

@@ -248,8 +248,8 @@ def test_a_waiter_wakes_when_the_end_lands_and_only_for_its_run():
 
 
 def test_an_ended_record_of_plain_data_is_stored_as_the_run_reads_it(tmp_path):
-    """A worker hands the head its run's columns as plain data (the play wing's for_head); the runs
-    repository encodes them, and the run reads back what the worker made."""
+    """A worker hands the head its run's columns (the play wing's for_head), results and roster in the
+    runs repository's own encoding; the run reads back what the worker made."""
     from orchestrator.records.roster import plain
     from orchestrator.records.run import Ended
 
@@ -263,7 +263,8 @@ def test_an_ended_record_of_plain_data_is_stored_as_the_run_reads_it(tmp_path):
         usage = {"agent_turns": 3, "input_tokens": 0, "output_tokens": 0, "usd": 0.0}
         roster = [dict(s, usage=usage) for s in plain(runs.run_of(runs.stored(c, [rid])[0]).roster)]
         manifest = {"node_id": "n", "pid": 7, "files": {"seats/bat/m1.staged": 10}}
-        assert lifecycle.ended_many(c, [Ended(rid, "finished", "season_end", 3, "m1", results, roster, 0.0, 3,
+        assert lifecycle.ended_many(c, [Ended(rid, "finished", "season_end", 3, "m1", runs.results_text(results),
+                                              runs.roster_text(roster), 0.0, 3,
                                               None, 4, manifest)], 9) == {rid}
     run = runs.run_of(runs.stored(core.store.conn(), [rid])[0])
     assert run.status == "finished" and run.results == results and run.archived == manifest and run.error is None
