@@ -8,41 +8,41 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# Rough seconds per unit in `make test` on the 2-core machine: the slow modules' from a full run's
-# durations (2026-12-07), the folders' estimated from their slowest tests and their count. Only the
-# order units are handed out in reads them, so rough is enough; a folder's entry counts its modules
-# not named on their own. tests/runs' modules named here use only the session's `srv` (which every
+# Seconds per unit in `make test` on the 2-core machine: each unit's tests' durations (setup, call and
+# teardown) summed from a full run's `--durations=0` (2026-12-07 21:08 UTC, the machine otherwise
+# idle). Only the order units are handed out in reads them. A folder's entry counts its modules not
+# named on their own. tests/runs' modules named here use only the session's `srv` (which every
 # process starts anyway for the other folders), so running them beside the rest starts nothing twice;
 # the modules on `paced` and `idle` stay in the folder's unit, where those servers start once.
 UNITS = {
-    "faults/test_damaged_archive.py": 95,
-    "faults/test_service.py": 130,
-    "faults/test_model_store_faults.py": 45,
-    "faults": 50,
-    "benchmarks": 85,
-    "seats/test_text_properties.py": 45,
-    "arena/test_chess_grading.py": 15,
-    "api/test_schemathesis.py": 35,
-    "runs/test_model_resume.py": 35,
-    "runs/test_arena_faults.py": 35,
+    "faults/test_damaged_archive.py": 81,
+    "faults/test_service.py": 81,
+    "faults/test_model_store_faults.py": 39,
+    "faults": 42,
+    "benchmarks": 215,
+    "seats/test_text_properties.py": 92,
+    "arena/test_chess_grading.py": 21,
+    "api/test_schemathesis.py": 65,
+    "runs/test_model_resume.py": 42,
+    "runs/test_arena_faults.py": 17,
     "runs/test_arena_runs.py": 30,
-    "runs/test_model_faults.py": 30,
-    "runs": 325,
-    "console": 200,
-    "agents": 170,
-    "api": 160,
-    "cluster/test_heads.py": 200,
-    "cluster": 80,
-    "analytics": 70,
-    "mcp": 70,
-    "seats": 60,
-    "arena": 40,
-    "docs": 50,
-    "bundles": 40,
-    "orchestrator": 20,
-    "engine": 25,
-    "grading": 10,
-    "client": 15,
+    "runs/test_model_faults.py": 27,
+    "runs": 326,
+    "console": 277,
+    "agents": 129,
+    "api": 156,
+    "cluster/test_heads.py": 96,
+    "cluster": 81,
+    "analytics": 83,
+    "mcp": 55,
+    "seats": 41,
+    "arena": 60,
+    "docs": 52,
+    "bundles": 37,
+    "orchestrator": 76,
+    "engine": 10,
+    "grading": 5,
+    "client": 4,
 }
 _TESTS = Path(__file__).resolve().parent
 
