@@ -269,3 +269,6 @@ def test_an_ended_record_of_plain_data_is_stored_as_the_run_reads_it(tmp_path):
     run = runs.run_of(runs.stored(core.store.conn(), [rid])[0])
     assert run.status == "finished" and run.results == results and run.archived == manifest and run.error is None
     assert plain(run.roster) == roster and run.turns_settled == 3
+    # a page of runs (GET /runs) shows no results, so it leaves the largest column unread
+    (listed,), _ = runs.page(core.store.conn(), run.account_id, 10)
+    assert listed.id == rid and listed.results is None and listed.model_copy(update={"results": results}) == run
