@@ -4,6 +4,7 @@ archive refuses the write) hands the bytes back for the head. What a writer that
 is never read as a match and is swept away."""
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -58,12 +59,13 @@ def test_a_worker_lands_its_match_and_hands_back_the_row_and_a_manifest(tmp_path
     # the chunk's matches of one series in one part per kind, staged under the series until it is published
     assert manifest["files"] == {"events/bat_l/am.staged": (shared / "events" / "bat_l" / "am.staged").stat().st_size,
                                  "seats/bat_l/am.staged": (shared / "seats" / "bat_l" / "am.staged").stat().st_size}
-    # the run's columns as plain data, for the head's runs repository to store
-    assert lands.results["match_ticks"] == 20 and lands.turns_settled == 2 * 20
-    assert [s["usage"]["agent_turns"] for s in lands.roster] == [20, 20]
+    # the run's columns, results and roster in the text the head's runs repository stores
+    results, roster = json.loads(lands.results), json.loads(lands.roster)
+    assert results["match_ticks"] == 20 and lands.turns_settled == 2 * 20
+    assert [s["usage"]["agent_turns"] for s in roster] == [20, 20]
     # the files equal what in-process play packs for the same seeds, and read back as a match
     local = play_job(Job("a", "am", "", 20, _env(1), SEATS, {"scenario_id": "svc:custom-base-v1", "batch_id": "bat_l"}))
-    assert lands.results == local.results
+    assert results == local.results
     cols, meta = Archive(str(shared)).read_events("am", "bat_l")
     assert meta["run_id"] == "a" and len(cols["tick"])
     field = len(local.results["agents"]) + len(local.results.get("anchors", []))

@@ -247,7 +247,7 @@ def test_a_waiter_wakes_when_the_end_lands_and_only_for_its_run():
     assert ends._waiting == {}
 
 
-def test_an_ended_record_of_plain_data_is_stored_as_the_run_reads_it(tmp_path):
+def test_an_ended_record_is_stored_as_the_run_reads_it(tmp_path):
     """A worker hands the head its run's columns (the play wing's for_head), results and roster in the
     runs repository's own encoding; the run reads back what the worker made."""
     from orchestrator.records.roster import plain

@@ -145,7 +145,7 @@ def check_run(turns: list, archive_uri: str) -> None:
     cols, meta = public_log(*archive.read_events(match_id))
     log = play_by_play("a run", match_id, cols, meta)
     moments = timeline(cols, display_names(meta["field"]))
-    for page in (log, moments, row.results):
+    for page in (log, moments, json.loads(row.results)):  # the results as a response carries them
         encodes(page)
     assert no_hidden(log) and not any(SHOWN_BAD.search(m["text"]) for m in moments)
 
