@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import errors as pgerrors
 from psycopg.adapt import Loader
+from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
 from orchestrator.store import migrations
@@ -205,15 +206,9 @@ class Pooled:
         self.pool = pool
 
     def execute(self, sql: str, params: tuple | list = ()) -> psycopg.Cursor:
-        for again in (True, False):
-            raw = _borrow(self.pool)
-            try:
-                return Connection(raw).execute(sql, params)
-            except psycopg.OperationalError:
-                if not (again and raw.broken and _is_read(sql)):
-                    raise
-            finally:
-                self.pool.putconn(raw)
+        raw, cursor = _on_sound(self.pool, lambda raw: Connection(raw).execute(sql, params), _is_read(sql))
+        self.pool.putconn(raw)
+        return cursor
 
     def executemany(self, sql: str, rows) -> psycopg.Cursor:
         raw = _borrow(self.pool)
@@ -229,6 +224,28 @@ def _borrow(pool: ConnectionPool) -> psycopg.Connection:
         return pool.getconn()
     except psycopg.Error as e:
         raise as_store_error(e) from None
+
+
+def _on_sound(pool: ConnectionPool, first, again: bool) -> tuple[psycopg.Connection, Any]:
+    """A borrowed connection and what `first(connection)` returned. The check on borrow cannot see a
+    drop whose goodbye is still on its way (pg_terminate_backend returns before the backend has gone):
+    a first statement that finds its connection gone is sent once more on another when `again` (a read,
+    a BEGIN: nothing was changed). On any failure the connection goes back, its transaction ended."""
+    while True:
+        raw = _borrow(pool)
+        try:
+            return raw, first(raw)
+        except BaseException as e:
+            if not raw.broken and raw.info.transaction_status != TransactionStatus.IDLE:
+                with suppress(psycopg.Error):  # the lock's wait ran out, say
+                    raw.execute("ROLLBACK")
+            pool.putconn(raw)
+            if again and raw.broken and isinstance(e, psycopg.OperationalError):
+                again = False
+                continue
+            if isinstance(e, psycopg.Error):
+                as_store_error(e)
+            raise
 
 
 def _is_read(sql: str) -> bool:
@@ -322,7 +339,7 @@ class PostgresStore:
             with _store_errors(), held.raw.transaction():
                 yield held
             return
-        raw = self._begun()
+        raw, _ = _on_sound(self.pool, lambda raw: raw.execute(_BEGIN_LOCKED), again=True)  # one round trip
         c = self._local.tx = Connection(raw)
         try:
             with _store_errors():
@@ -336,27 +353,6 @@ class PostgresStore:
         finally:
             self._local.tx = None
             self.pool.putconn(raw)
-
-    def _begun(self) -> psycopg.Connection:
-        """A borrowed connection in a transaction holding the write lock (one round trip, not two). The
-        check on borrow cannot see a drop whose goodbye is still on its way (pg_terminate_backend
-        returns before the backend has gone): a BEGIN that finds its connection gone changed nothing,
-        so it is sent once more on another."""
-        for again in (True, False):
-            raw = _borrow(self.pool)
-            try:
-                raw.execute(_BEGIN_LOCKED)
-                return raw
-            except BaseException as e:
-                if not raw.broken:  # the lock's wait ran out, say: its transaction ends here
-                    with suppress(psycopg.Error):
-                        raw.execute("ROLLBACK")
-                self.pool.putconn(raw)
-                if again and raw.broken and isinstance(e, psycopg.OperationalError):
-                    continue
-                if isinstance(e, psycopg.Error):
-                    as_store_error(e)
-                raise
 
     def one(self, sql: str, params: tuple = ()) -> Row | None:
         return self.conn().execute(sql, params).fetchone()
