@@ -50,7 +50,9 @@ def core(request, tmp_path):
     (tmp_path / "data").mkdir()
     store = "" if request.param == "sqlite" else f'[store]\nurl = "{request.getfixturevalue("pg_url")}"\n'
     (tmp_path / "data" / "config.toml").write_text(store + CONFIG)
-    return Core.open(tmp_path / "data")
+    core = Core.open(tmp_path / "data")
+    yield core
+    core.store.close()  # before its database is dropped: an open pool would reconnect for good
 
 
 def test_a_launched_run_reads_back_as_its_record_and_its_view_is_built_from_it(core):
