@@ -101,9 +101,9 @@ def database() -> Iterator[str]:
     try:
         yield urlunsplit(parts._replace(path="/" + name))
     finally:
-        _drop(admin, name)
+        drop(admin, name)
 
-def _drop(admin: str, name: str) -> None:
+def drop(admin: str, name: str) -> None:
     """FORCE ends the test's own leftover connections; a superuser's process on the database (autovacuum)
     it may not end, so the drop is tried again once that is done, and as postgres where we are root."""
     import psycopg
