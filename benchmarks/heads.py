@@ -38,8 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.lib.figures import spread, target
+from benchmarks.lib.procs import cpu_beyond_idle
 from benchmarks.lib.raytmp import ray_tmpdir
-from benchmarks.longpoll import Conn, Load, _answer, _request, cpu_s
+from benchmarks.longpoll import Conn, Load, _answer, _request
 
 CONFIG = """[plans.lab]
 requests_per_minute = 100000000
@@ -408,29 +409,6 @@ def head_cpu_per_run(head: Head, token: str, trials: int, ticks: int, settle: fl
                     return
 
     return 1000 * cpu_beyond_idle(head.proc.pid, play, settle) / trials
-
-
-def cpu_beyond_idle(pid: int, work, settle: float) -> float:
-    """CPU seconds process `pid` spends while `work()` runs, less what it spends with nothing to do.
-
-    The idle work (a dispatcher's passes, a start's last compiles) comes in bursts: the quietest window
-    before or after is the floor taken off, so a burst while idling cannot push the figure below zero."""
-    before = idle_rates(pid, settle)
-    c0, t0 = cpu_s(pid), time.perf_counter()
-    work()
-    c1, t1 = cpu_s(pid), time.perf_counter()
-    idle = min(before + idle_rates(pid, settle))
-    return c1 - c0 - idle * (t1 - t0)
-
-
-def idle_rates(pid: int, seconds: float, windows: int = 4) -> list[float]:
-    """The process's CPU seconds per second in `windows` equal windows of `seconds` in all."""
-    out = []
-    for _ in range(windows):
-        c0, t0 = cpu_s(pid), time.perf_counter()
-        time.sleep(seconds / windows)
-        out.append((cpu_s(pid) - c0) / (time.perf_counter() - t0))
-    return out
 
 
 # --- the run --------------------------------------------------------------------------------------

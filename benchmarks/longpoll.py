@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.lib.figures import spread, target
-from benchmarks.lib.procs import stat
+from benchmarks.lib.procs import cpu_of
 from benchmarks.lib.raytmp import ray_tmpdir
 
 CONFIG = """[plans.lab]
@@ -126,11 +126,6 @@ async def act(c: Conn, run_id: str, seat: int, tick: int) -> None:
     assert status == 200, body
 
 
-def cpu_s(pid: int) -> float:
-    """The process's CPU seconds so far, every thread (utime + stime)."""
-    return stat(f"/proc/{pid}/stat")[2]
-
-
 async def crowd(a, port: int, run_id: str, tokens: list[str], n: int, me: Conn, tick: int, pid: int
                 ) -> tuple[list[dict], int]:
     """`a.rounds` rounds of n waiters on seat 0; seat 0's turn of `tick` is open at the start and
@@ -142,19 +137,19 @@ async def crowd(a, port: int, run_id: str, tokens: list[str], n: int, me: Conn, 
     what it spends with no waiter at all (the probes, Ray's threads), measured over the settle first."""
     waiters = [Conn(port, tokens[k % len(tokens)]) for k in range(n)]
     out = []
-    cpu0, t0 = cpu_s(pid), time.perf_counter()
+    cpu0, t0 = cpu_of(pid), time.perf_counter()
     await asyncio.sleep(a.settle)
-    idle_cpu_per_s = (cpu_s(pid) - cpu0) / (time.perf_counter() - t0)  # the probes, Ray's threads: no waiter
+    idle_cpu_per_s = (cpu_of(pid) - cpu0) / (time.perf_counter() - t0)  # the probes, Ray's threads: no waiter
     try:
         for _ in range(a.rounds):
             await act(me, run_id, 0, tick)  # seat 0 has no open turn until tick + 1
-            cpu0, t_ask, t0 = cpu_s(pid), time.time(), time.perf_counter()
+            cpu0, t_ask, t0 = cpu_of(pid), time.time(), time.perf_counter()
             asks = [asyncio.ensure_future(waiter(w, run_id)) for w in waiters]
             await asyncio.sleep(a.settle)
             t_sent = time.time()
             await act(me, run_id, 1, tick)  # tick plays; tick + 1 opens
             answers = await asyncio.gather(*asks)
-            cpu = cpu_s(pid) - cpu0 - idle_cpu_per_s * (time.perf_counter() - t0)
+            cpu = cpu_of(pid) - cpu0 - idle_cpu_per_s * (time.perf_counter() - t0)
             tick += 1
             good = [(b, at) for b, at in answers if b is not None and b["status"] == "your_turn" and b["tick"] == tick]
             assert good, answers[:3]

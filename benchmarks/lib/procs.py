@@ -171,3 +171,31 @@ class Sampler:
     def rss_hwm_kb(self) -> int:
         """The summed VmHWM (each process's own resident peak) of the tree's live processes."""
         return sum(kb(pid, "VmHWM") for pid in tree(self.root))
+
+
+def cpu_of(pid: int) -> float:
+    """The process's CPU seconds so far, every thread (utime + stime)."""
+    return stat(f"/proc/{pid}/stat")[2]
+
+
+def cpu_beyond_idle(pid: int, work, settle: float) -> float:
+    """CPU seconds process `pid` spends while `work()` runs, less what it spends with nothing to do.
+
+    The idle work (a dispatcher's passes, a start's last compiles) comes in bursts: the quietest window
+    before or after is the floor taken off, so a burst while idling cannot push the figure below zero."""
+    before = idle_rates(pid, settle)
+    c0, t0 = cpu_of(pid), time.perf_counter()
+    work()
+    c1, t1 = cpu_of(pid), time.perf_counter()
+    idle = min(before + idle_rates(pid, settle))
+    return c1 - c0 - idle * (t1 - t0)
+
+
+def idle_rates(pid: int, seconds: float, windows: int = 4) -> list[float]:
+    """The process's CPU seconds per second in `windows` equal windows of `seconds` in all."""
+    out = []
+    for _ in range(windows):
+        c0, t0 = cpu_of(pid), time.perf_counter()
+        time.sleep(seconds / windows)
+        out.append((cpu_of(pid) - c0) / (time.perf_counter() - t0))
+    return out

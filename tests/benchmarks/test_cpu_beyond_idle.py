@@ -1,4 +1,4 @@
-"""benchmarks/heads.py's CPU figure takes the process's idle work off what it measured: a burst of
+"""The benchmarks' CPU figures (benchmarks/heads.py's head per run) take the process's idle work off what it measured: a burst of
 idle work (a head's start still compiling) in the idle window must not turn the figure negative, as a
 1-second window once did on a loaded machine (-2 ms per run)."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from benchmarks.heads import cpu_beyond_idle
+from benchmarks.lib.procs import cpu_beyond_idle
 
 # burns the CPU seconds it reads from each stdin line, answers "done", and otherwise sleeps
 BURNER = """
