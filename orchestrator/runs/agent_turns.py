@@ -25,6 +25,7 @@ from orchestrator.statuses import QUEUED, TERMINAL
 from orchestrator.runs.service import WRITE, run_row
 from orchestrator.seats.prompt import compose_directions
 from orchestrator.validation import StrictModel, integer_param, parse
+from orchestrator.finite import INT_RANGE
 
 MAX_WAIT_MS = 30_000
 STORE_POLL_S = 0.5  # without an exchange here, how often a long-poll looks at the run's status
@@ -34,7 +35,7 @@ class SeatActions(StrictModel):
     """The body of POST /api/v1/runs/:id/seats/:seat/actions: the open turn's tick and the actions,
     each as a json-format model seat writes one (world `{action, ...}`; chess `{move}`, Connect Four
     `{column}`, or `{action: "resign"}`)."""
-    tick: Annotated[int, Field(ge=0)]
+    tick: Annotated[int, Field(ge=0, le=INT_RANGE)]
     actions: Annotated[list[dict[str, Any]], Field(max_length=5)]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 
+from orchestrator.finite import INT_RANGE
 from orchestrator.validation import PLAIN_TEXT
 from tests.api.util import bearer
 
@@ -63,6 +64,45 @@ def test_openapi_request_schemas_are_the_validating_models(client):
     env = schemas["Env"]["properties"]
     assert env["turn_timeout_ms"]["minimum"] == 5000 and env["turn_timeout_ms"]["maximum"] == 300000
     assert schemas["SkillBody"]["required"] == ["name", "text"]
+
+
+def _integers(schema, schemas, path=(), seen=frozenset()):
+    """(path, integer schema) for every integer a request schema can carry, following $refs once each."""
+    if isinstance(schema, list):
+        for item in schema:
+            yield from _integers(item, schemas, path, seen)
+        return
+    if not isinstance(schema, dict):
+        return
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        if name not in seen:
+            yield from _integers(schemas[name], schemas, path + (name,), seen | {name})
+        return
+    if schema.get("type") == "integer":
+        yield path, schema
+    for key, value in schema.items():
+        if key == "properties":
+            for prop, sub in value.items():
+                yield from _integers(sub, schemas, path + (prop,), seen)
+        elif isinstance(value, (dict, list)):
+            yield from _integers(value, schemas, path, seen)
+
+
+def test_every_integer_a_body_carries_states_the_64_bit_bound_the_server_holds(client, lab_token):
+    # schemathesis sent trials = 1316565780218250002432, valid by a document with no maximum, and the
+    # server refused it (400 bad_trials): the store holds 64-bit integers, so the document says so
+    doc = client.get("/api/v1/openapi.json").json()
+    schemas = doc["components"]["schemas"]
+    unbounded = [(f"{method} {path}",) + where for path, ops in doc["paths"].items() for method, op in ops.items()
+                 for where, s in _integers(op.get("requestBody", {}), schemas)
+                 if not s.get("maximum", INT_RANGE + 1) <= INT_RANGE]
+    assert unbounded == []
+    run_body = schemas["RunBody"]["properties"]
+    assert run_body["trials"]["maximum"] == INT_RANGE
+    r = client.post("/api/v1/runs/estimate", headers=bearer(lab_token),
+                    json={"scenario_id": "svc:x", "roster": [{"model": "local/random"}], "trials": INT_RANGE + 1})
+    assert r.status_code == 400 and r.json()["error"] == "bad_trials", r.text
 
 
 def test_unknown_route_is_not_found_envelope(client):

@@ -10,6 +10,7 @@ from orchestrator.seats.keys import ROUTED
 from orchestrator.errors import DomainError
 from orchestrator.runs.series import until as until_body
 from orchestrator.validation import PLAIN_TEXT, StrictModel, parse
+from orchestrator.finite import INT_RANGE
 
 MAX_SKILLS = 4
 MAX_INSTRUCTIONS = 4000
@@ -44,7 +45,7 @@ class ForkSpec(StrictModel):
     """A run that goes on from tick `tick` of an ended world run (docs/FORKS.md): the seats
     named (by index) are handed to new players from that tick, the others keep the original's."""
     run_id: Annotated[str, Field(min_length=1, max_length=100)]
-    tick: Annotated[int, Field(ge=1)]
+    tick: Annotated[int, Field(ge=1, le=INT_RANGE)]
     seats: ForkSeats = None
     control: bool = None
 
@@ -58,7 +59,7 @@ class RunBody(StrictModel):
     season_ticks: Annotated[int, Field(ge=10, le=2000)] = None
     env: Env = None
     max_spend_usd: SpendCap = None
-    trials: Annotated[int, Field(ge=1)] = None
+    trials: Annotated[int, Field(ge=1, le=INT_RANGE)] = None
     seed_mode: Literal["vary", "pinned"] = None
     # a series that plays the same seeds, trial by trial, as an earlier series of the account, so two
     # configurations (or a seat with and without a skill) compare pairwise

@@ -14,6 +14,7 @@ from analytics.data import DIMENSIONS
 from orchestrator.errors import DomainError
 from orchestrator.runs.series import waves
 from orchestrator.validation import StrictModel
+from orchestrator.finite import INT_RANGE
 
 METRICS = ("fitness_index", *DIMENSIONS)
 DEFAULT_METRIC = "fitness_index"
@@ -28,7 +29,7 @@ class Until(StrictModel):
     """Stop launching trials once the confidence sequence of the metric's mean is this narrow."""
     half_width: HalfWidth
     metric: Literal[METRICS] | None = None
-    seat: Annotated[StrictInt, Field(ge=0)] | None = None
+    seat: Annotated[StrictInt, Field(ge=0, le=INT_RANGE)] | None = None
 
 
 CODES = {"until": "bad_until", "budget_usd": "bad_spend_cap"}
