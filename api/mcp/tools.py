@@ -255,8 +255,8 @@ COMPARE_QUERY = {
     "batch_a": {"type": "string", "description": "a series' batch_id (required)"},
     "batch_b": {"type": "string", "description": "another series' batch_id, best launched with paired_with: batch_a "
                 "(required)"},
-    "seat": {"type": "integer", "minimum": 0},
-    "seat_b": {"type": "integer", "minimum": 0},
+    "seat": {"type": "integer", "minimum": 0, "maximum": analysis.MAX_SEAT},
+    "seat_b": {"type": "integer", "minimum": 0, "maximum": analysis.MAX_SEAT},
     "metric": {"type": "string", "enum": list(analysis.METRICS)},
 }
 EXPORT_QUERY = {

@@ -36,12 +36,15 @@ def leaderboard(c: Reader, request: Request):
                                 resamples=q.get("resamples"), game=q.get("game"))
 
 
+SEAT = {"type": "integer", "minimum": 0, "maximum": analysis.MAX_SEAT}
+
+
 @router.get("/compare", responses=responses({200: ComparisonAnswer}), openapi_extra={"parameters": [
     _param("batch_a", {"type": "string", "minLength": 1}, "a series' batch_id", True),
     _param("batch_b", {"type": "string", "minLength": 1},
            "another series' batch_id (launch it with paired_with: batch_a)", True),
-    _param("seat", {"type": "integer", "minimum": 0}, "the seat of batch_a, default 0"),
-    _param("seat_b", {"type": "integer", "minimum": 0}, "the seat of batch_b, default the same as seat"),
+    _param("seat", SEAT, "the seat of batch_a, default 0"),
+    _param("seat_b", SEAT, "the seat of batch_b, default the same as seat"),
     _param("metric", {"enum": list(analysis.METRICS)}, "default fitness_index")]},
     summary="One seat under two series, paired on the seeds both played")
 def compare(c: Reader, request: Request):

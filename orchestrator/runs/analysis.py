@@ -28,6 +28,7 @@ from orchestrator.validation import integer_param
 
 FORMATS = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet"}
 MAX_RESAMPLES = 2000
+MAX_SEAT = 63  # the highest seat index compare accepts: above every plan's roster
 
 
 def _str(name: str, value: Any, *, required: bool = True) -> str | None:
@@ -116,8 +117,8 @@ def compare(core: Core, principal: Principal, *, batch_a: Any = None, batch_b: A
     launched with paired_with replays the other's seeds): difference of means with its interval."""
     require(principal, "runs:read")
     a, b = _series(core, principal, "batch_a", batch_a), _series(core, principal, "batch_b", batch_b)
-    seat = _int("seat", seat, 0, 63, 0)
-    seat_b = _int("seat_b", seat_b, 0, 63, None)
+    seat = _int("seat", seat, 0, MAX_SEAT, 0)
+    seat_b = _int("seat_b", seat_b, 0, MAX_SEAT, None)
     metric = _str("metric", metric, required=False) or "fitness_index"
     if metric not in METRICS:
         raise DomainError("bad_request", f"metric: should be one of {', '.join(METRICS)}")

@@ -186,6 +186,15 @@ def test_paired_series_replay_the_same_seeds_and_compare(lab, srv):
     got = compare_configs(data, first["batch_id"], second["batch"]["batch_id"], 0)
     assert len(got["paired_on"]) == 3 and got["difference"]["n"] == 3
     assert skill_uplift(data, second["batch"]["batch_id"], first["batch_id"], 0)["difference"]["n"] == 3
+    # a seat past the bound the API document states is refused by it, never passed to the comparison
+    from orchestrator.runs.analysis import MAX_SEAT
+    doc = lab.get("/api/v1/openapi.json").json()
+    seat_params = [p for p in doc["paths"]["/api/v1/compare"]["get"]["parameters"] if p["name"] in ("seat", "seat_b")]
+    assert [p["schema"]["maximum"] for p in seat_params] == [MAX_SEAT, MAX_SEAT]
+    for name in ("seat", "seat_b"):
+        r = lab.get("/api/v1/compare", params={"batch_a": first["batch_id"], "batch_b": second["batch"]["batch_id"],
+                                                name: MAX_SEAT + 1})
+        assert r.status_code == 400 and r.json()["error"] == "bad_request" and r.json()["message"].startswith(name)
     bad = lab.post("/api/v1/runs", json=local_body(trials=2, paired_with="bat_nope")).json()
     assert bad["error"] == "bad_request" and "paired_with" in bad["message"]
     single = lab.post("/api/v1/runs", json=local_body(paired_with=first["batch_id"])).json()
