@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.lib.figures import spread, target
-from benchmarks.lib.procs import Sampler, stat
+from benchmarks.lib.procs import Sampler, cpu_of, machine_cpu_s
 
 GOAL_S = 600  # `make test` under 10 minutes
 
@@ -38,23 +38,15 @@ def kind(title: str) -> str:
     return next((k for part, k in KINDS if part in title), "other")
 
 
-def busy_s() -> tuple[float, float]:
-    """The machine's busy and idle CPU seconds so far (/proc/stat)."""
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:9]]
-    tick = os.sysconf("SC_CLK_TCK")
-    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / tick, (v[3] + v[4]) / tick
-
-
 def suite(pytest_args: list[str], every: float) -> dict:
-    b0, i0 = busy_s()
+    b0, i0 = machine_cpu_s()
     t0 = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "pytest", *pytest_args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     sampler = Sampler(proc.pid, every=every).start()
     out, _ = proc.communicate()
     wall = time.monotonic() - t0
-    b1, i1 = busy_s()
+    b1, i1 = machine_cpu_s()
     by_kind: dict[str, list] = {}
     titles, last_seen = sampler.titles(), sampler.mark().cpu
     for pid, cpu_s in last_seen.items():
@@ -93,7 +85,7 @@ def actor_starts(repeats: int) -> dict:
             for name, make in made.items():
                 actor = make()
                 pid = ray.get(actor.pid.remote(), timeout=120)
-                out[name].append(stat(f"/proc/{pid}/stat")[2])
+                out[name].append(cpu_of(pid))
                 ray.kill(actor)
     finally:
         ray.shutdown()

@@ -199,3 +199,10 @@ def idle_rates(pid: int, seconds: float, windows: int = 4) -> list[float]:
         time.sleep(seconds / windows)
         out.append((cpu_of(pid) - c0) / (time.perf_counter() - t0))
     return out
+
+
+def machine_cpu_s() -> tuple[float, float]:
+    """The machine's busy and idle CPU seconds so far, every core (/proc/stat)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / TICK, (v[3] + v[4]) / TICK

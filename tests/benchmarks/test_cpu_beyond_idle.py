@@ -1,6 +1,6 @@
-"""The benchmarks' CPU figures (benchmarks/heads.py's head per run) take the process's idle work off what it measured: a burst of
-idle work (a head's start still compiling) in the idle window must not turn the figure negative, as a
-1-second window once did on a loaded machine (-2 ms per run)."""
+"""The benchmarks' CPU figures (benchmarks/heads.py's head per run) take the process's idle work off what
+they measured: a burst of idle work (a head's start still compiling) in the idle window must not turn the
+figure negative, as a 1-second window once did on a loaded machine (-2 ms per run)."""
 from __future__ import annotations
 
 import subprocess
